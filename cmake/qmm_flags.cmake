@@ -1,0 +1,26 @@
+# Flags every qmatmul translation unit gets. -ffp-contract=off: no compiler
+# may fuse or split a floating-point step behind our back (bit-exactness).
+function(qmm_target_flags tgt)
+  target_compile_options(${tgt} PRIVATE -ffp-contract=off -fno-math-errno -Wall -Wextra -Wshadow -Wstrict-prototypes
+    -Wno-unused-parameter)
+  if(QMM_WERROR)
+    target_compile_options(${tgt} PRIVATE -Werror)
+  endif()
+  if(QMM_SANITIZE)
+    target_compile_options(${tgt} PRIVATE -fsanitize=${QMM_SANITIZE} -fno-omit-frame-pointer -g)
+  endif()
+endfunction()
+
+function(qmm_target_link_flags tgt)
+  if(QMM_SANITIZE)
+    target_link_options(${tgt} PUBLIC -fsanitize=${QMM_SANITIZE})
+  endif()
+endfunction()
+
+# qmm_add_kernel(<file> <flags...>): one kernel translation unit with its own
+# target flags; counted so a build that compiles no kernel fails loudly.
+macro(qmm_add_kernel file)
+  set_source_files_properties(${file} PROPERTIES COMPILE_OPTIONS "${ARGN}")
+  list(APPEND QMM_KERNEL_SOURCES ${file})
+  math(EXPR QMM_KERNEL_COUNT "${QMM_KERNEL_COUNT} + 1")
+endmacro()

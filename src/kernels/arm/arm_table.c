@@ -1,0 +1,13 @@
+/* Arm kernel families in priority order: the first whose features the CPU
+ * has wins (per weight type). */
+#include "registry/registry.h"
+
+#if defined(QMM_ARCH_ARM) && !defined(QMM_PORTABLE_ONLY)
+/* extern const qmm_kernel qmm_kernel_<name>; one per family */
+
+const qmm_kernel *const qmm_arm_kernels[] = {
+    NULL,
+};
+#else
+const qmm_kernel *const qmm_arm_kernels[] = {NULL};
+#endif

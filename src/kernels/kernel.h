@@ -1,0 +1,95 @@
+/* The micro-kernel family contract.
+ *
+ * A family is one descriptor: stateless queries, packers and compute entry
+ * points for one weight type on one ISA. Families know nothing of threads,
+ * tensors or the environment: they get pointers, sizes and strides, and
+ * compute a step-aligned sub-rectangle. The exec layer cuts the work into
+ * such rectangles; the registry picks families by CPU features.
+ *
+ * Numerics (binding for every family, see src/kernels/ref/ref_kernels.c):
+ *  - Quantized weights (Q4_0, Q8_0): activations are quantized per row in
+ *    blocks of 32 by qmm_act_quantize_block (src/formats/formats.h). Each
+ *    output starts at 0.0f and accumulates its blocks in ascending k order:
+ *        acc = fmaf((float)isum_b, w_scale_b * x_scale_b, acc)
+ *    with isum_b the exact int32 block dot product (Q4_0: sum (qw - 8) * qx),
+ *    w_scale_b the block's fp16 d converted to fp32, the product rounded to
+ *    fp32 before the fma.
+ *  - F32 / F16 weights (F16 converted exactly to fp32): acc = fmaf(w, x, acc)
+ *    per element, ascending k, starting at 0.0f.
+ *  So a SIMD family vectorises across outputs (rows of W, rows of x), never
+ *  across k, and reproduces the reference bit for bit.
+ */
+#ifndef QMM_KERNEL_H
+#define QMM_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qmatmul.h"
+
+/* Family flags. */
+enum {
+    /* Threads running this family are capped (SME: the units are shared and
+     * few); the cap comes from the SME unit count or QMM_SME. */
+    QMM_KF_CAPPED = 1u << 0,
+};
+
+/* An activation layout: how m rows of k fp32 values are packed for a family. */
+typedef struct qmm_act_layout {
+    /* Rows are packed in groups of m_step; a pack call starts on a group. */
+    int m_step;
+    size_t (*packed_size)(int64_t m, int64_t k);
+    /* Byte offset of packed row m_idx (a multiple of m_step). */
+    size_t (*packed_offset)(int64_t m_idx, int64_t k);
+    /* Packs m rows of x (row j at x + j * x_row_stride bytes) into dst, which
+     * is the packed buffer at packed_offset(m0). Pads a partial last group. */
+    void (*pack)(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
+} qmm_act_layout;
+
+typedef struct qmm_kernel {
+    const char *name;  /* unique, e.g. "avx512vnni_q4_0"; stored in packed blobs */
+    qmm_type wtype;    /* the weight type it multiplies */
+    uint64_t required; /* QMM_CPU_* features it needs, all of them */
+    /* Features masked off the CPU's to select this family's fallback in a
+     * chain (SME families: SME | SME2). 0: no fallback is ever chained. */
+    uint64_t exclusive;
+    unsigned flags;     /* QMM_KF_* */
+    uint32_t layout_id; /* bump when the packed weight layout changes */
+
+    /* Geometry, informational except the steps: mr x nr output tile, kr/sr
+     * interleave of k. */
+    int mr, nr, kr, sr;
+    /* Any column chunk starts at a multiple of n_step (a weight panel). */
+    int n_step;
+
+    /* Packed weights for an n x k matrix. */
+    size_t (*w_packed_size)(int64_t k, int64_t n);
+    /* Byte offset of the panel holding row n_idx (a multiple of n_step). */
+    size_t (*w_packed_offset)(int64_t n_idx, int64_t k);
+    /* Packs source rows [n0, n1) into the packed buffer dst (its base, not
+     * an offset). n0 is a multiple of n_step; n1 too, or n1 == n. src points
+     * at source row 0, rows src_row_stride bytes apart, in GGUF block layout.
+     * Disjoint row ranges may be packed concurrently. */
+    void (*w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t src_row_stride, void *dst);
+    /* Dequantizes packed row `row` (ggml values exactly) into dst[k]. */
+    void (*w_read_row)(const void *packed, int64_t k, int64_t n, int64_t row, float *dst);
+
+    /* Activation layout for GEMM (m >= 2), and for GEMV (m == 1); a GEMV
+     * layout with pack == NULL means the GEMM layout. */
+    qmm_act_layout act;
+    qmm_act_layout act_gemv;
+
+    /* y[i][j] for rows i < m of the packed activations `a` (at a row that is a
+     * multiple of act.m_step) and columns j < n of the packed weights `w` (at
+     * a panel, w_packed_offset). n need not be a multiple of n_step; m need
+     * not be a multiple of mr. y rows are y_row_stride bytes apart. */
+    void (*gemm)(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t y_row_stride);
+    /* One activation row (act_gemv layout), columns j < n. NULL: gemm. */
+    void (*gemv)(int64_t n, int64_t k, const void *a, const void *w, float *y);
+} qmm_kernel;
+
+static inline const qmm_act_layout *qmm_kernel_act(const qmm_kernel *kf, int gemv) {
+    return (gemv && kf->act_gemv.pack) ? &kf->act_gemv : &kf->act;
+}
+
+#endif

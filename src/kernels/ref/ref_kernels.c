@@ -1,0 +1,179 @@
+/* The portable reference families. This file defines every result qmatmul
+ * computes; see the numerics in src/kernels/kernel.h. Written for clarity,
+ * not speed: it is the oracle. Built with -ffp-contract=off, so each fmaf
+ * below is the only fused step and nothing else is fused. */
+#include "kernels/ref/ref_kernels.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "formats/formats.h"
+
+/* ------------------------------------------------------------ activations */
+
+size_t qmm_ref_act_q8_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k / QMM_QK) * sizeof(qmm_act_block); }
+
+size_t qmm_ref_act_q8_offset(int64_t m_idx, int64_t k) { return qmm_ref_act_q8_size(m_idx, k); }
+
+void qmm_ref_act_q8_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    qmm_act_block *out = (qmm_act_block *)dst;
+    const int64_t nb = k / QMM_QK;
+    for (int64_t i = 0; i < m; i++) {
+        const float *row = (const float *)((const char *)x + (size_t)i * x_row_stride);
+        for (int64_t b = 0; b < nb; b++) {
+            qmm_act_block *blk = &out[i * nb + b];
+            qmm_act_quantize_block(row + b * QMM_QK, blk->q, &blk->d, &blk->sum);
+        }
+    }
+}
+
+size_t qmm_ref_act_f32_size(int64_t m, int64_t k) { return (size_t)m * (size_t)k * sizeof(float); }
+
+size_t qmm_ref_act_f32_offset(int64_t m_idx, int64_t k) { return qmm_ref_act_f32_size(m_idx, k); }
+
+void qmm_ref_act_f32_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    float *out = (float *)dst;
+    for (int64_t i = 0; i < m; i++)
+        memcpy(out + i * k, (const char *)x + (size_t)i * x_row_stride, (size_t)k * sizeof(float));
+}
+
+/* ------------------------------------------------ plain-row weight layout */
+
+#define REF_WEIGHTS(tag, row_bytes_expr)                                                                                       \
+    static size_t tag##_row_bytes(int64_t k) { return (size_t)(row_bytes_expr); }                                              \
+    static size_t tag##_w_size(int64_t k, int64_t n) { return tag##_row_bytes(k) * (size_t)n; }                                \
+    static size_t tag##_w_offset(int64_t n_idx, int64_t k) { return tag##_row_bytes(k) * (size_t)n_idx; }                      \
+    static void tag##_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {        \
+        (void)n;                                                                                                               \
+        const size_t rb = tag##_row_bytes(k);                                                                                  \
+        for (int64_t i = n0; i < n1; i++)                                                                                      \
+            memcpy((char *)dst + (size_t)i * rb, (const char *)src + (size_t)i * stride, rb);                                  \
+    }
+
+REF_WEIGHTS(q4_0, (k / QMM_QK) * sizeof(qmm_block_q4_0))
+REF_WEIGHTS(q8_0, (k / QMM_QK) * sizeof(qmm_block_q8_0))
+REF_WEIGHTS(f32, k * sizeof(float))
+REF_WEIGHTS(f16, k * sizeof(uint16_t))
+
+static void q4_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_dequantize_row_q4_0((const qmm_block_q4_0 *)((const char *)w + q4_0_w_offset(row, k)), dst, k);
+}
+static void q8_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_dequantize_row_q8_0((const qmm_block_q8_0 *)((const char *)w + q8_0_w_offset(row, k)), dst, k);
+}
+static void f32_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    memcpy(dst, (const char *)w + f32_w_offset(row, k), (size_t)k * sizeof(float));
+}
+static void f16_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    const uint16_t *src = (const uint16_t *)((const char *)w + f16_w_offset(row, k));
+    for (int64_t l = 0; l < k; l++)
+        dst[l] = qmm_fp16_to_fp32(src[l]);
+}
+
+/* ------------------------------------------------------------------ compute */
+
+/* The definition of a quantized output element. */
+static void q4_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const int64_t nb = k / QMM_QK;
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    const qmm_block_q4_0 *wq = (const qmm_block_q4_0 *)w;
+    for (int64_t i = 0; i < m; i++) {
+        float *yrow = (float *)((char *)y + (size_t)i * ys);
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t b = 0; b < nb; b++) {
+                const qmm_block_q4_0 *wb = &wq[j * nb + b];
+                const qmm_act_block *xb = &act[i * nb + b];
+                int32_t isum = 0;
+                for (int l = 0; l < QMM_QK / 2; l++) {
+                    isum += ((wb->qs[l] & 0x0f) - 8) * xb->q[l];
+                    isum += ((wb->qs[l] >> 4) - 8) * xb->q[l + QMM_QK / 2];
+                }
+                const float scale = qmm_fp16_to_fp32(wb->d) * xb->d;
+                acc = fmaf((float)isum, scale, acc);
+            }
+            yrow[j] = acc;
+        }
+    }
+}
+
+static void q8_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const int64_t nb = k / QMM_QK;
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    const qmm_block_q8_0 *wq = (const qmm_block_q8_0 *)w;
+    for (int64_t i = 0; i < m; i++) {
+        float *yrow = (float *)((char *)y + (size_t)i * ys);
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t b = 0; b < nb; b++) {
+                const qmm_block_q8_0 *wb = &wq[j * nb + b];
+                const qmm_act_block *xb = &act[i * nb + b];
+                int32_t isum = 0;
+                for (int l = 0; l < QMM_QK; l++)
+                    isum += wb->qs[l] * xb->q[l];
+                const float scale = qmm_fp16_to_fp32(wb->d) * xb->d;
+                acc = fmaf((float)isum, scale, acc);
+            }
+            yrow[j] = acc;
+        }
+    }
+}
+
+static void f32_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const float *x = (const float *)a;
+    const float *wf = (const float *)w;
+    for (int64_t i = 0; i < m; i++) {
+        float *yrow = (float *)((char *)y + (size_t)i * ys);
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t l = 0; l < k; l++)
+                acc = fmaf(wf[j * k + l], x[i * k + l], acc);
+            yrow[j] = acc;
+        }
+    }
+}
+
+static void f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const float *x = (const float *)a;
+    const uint16_t *wh = (const uint16_t *)w;
+    for (int64_t i = 0; i < m; i++) {
+        float *yrow = (float *)((char *)y + (size_t)i * ys);
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t l = 0; l < k; l++)
+                acc = fmaf(qmm_fp16_to_fp32(wh[j * k + l]), x[i * k + l], acc);
+            yrow[j] = acc;
+        }
+    }
+}
+
+#define REF_ACT_Q8 {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack}
+#define REF_ACT_F32 {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack}
+
+#define REF_FAMILY(tag, wt, act_layout)                                                                                        \
+    const qmm_kernel qmm_kernel_ref_##tag = {                                                                                  \
+        .name = "ref_" #tag,                                                                                                   \
+        .wtype = wt,                                                                                                           \
+        .required = 0,                                                                                                         \
+        .exclusive = 0,                                                                                                        \
+        .flags = 0,                                                                                                            \
+        .layout_id = 1,                                                                                                        \
+        .mr = 1,                                                                                                               \
+        .nr = 1,                                                                                                               \
+        .kr = 1,                                                                                                               \
+        .sr = 1,                                                                                                               \
+        .n_step = 1,                                                                                                           \
+        .w_packed_size = tag##_w_size,                                                                                         \
+        .w_packed_offset = tag##_w_offset,                                                                                     \
+        .w_pack = tag##_w_pack,                                                                                                \
+        .w_read_row = tag##_read_row,                                                                                          \
+        .act = act_layout,                                                                                                     \
+        .act_gemv = {0, NULL, NULL, NULL},                                                                                     \
+        .gemm = tag##_gemm,                                                                                                    \
+        .gemv = NULL,                                                                                                          \
+    };
+
+REF_FAMILY(q4_0, QMM_TYPE_Q4_0, REF_ACT_Q8)
+REF_FAMILY(q8_0, QMM_TYPE_Q8_0, REF_ACT_Q8)
+REF_FAMILY(f32, QMM_TYPE_F32, REF_ACT_F32)
+REF_FAMILY(f16, QMM_TYPE_F16, REF_ACT_F32)

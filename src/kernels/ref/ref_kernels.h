@@ -1,0 +1,25 @@
+/* The portable reference families: the oracle every SIMD family is tested
+ * against bit for bit, and the fallback of last resort. Their packed layout
+ * is the plain GGUF rows; their activation layouts are the reference ones. */
+#ifndef QMM_REF_KERNELS_H
+#define QMM_REF_KERNELS_H
+
+#include "kernels/kernel.h"
+
+extern const qmm_kernel qmm_kernel_ref_q4_0;
+extern const qmm_kernel qmm_kernel_ref_q8_0;
+extern const qmm_kernel qmm_kernel_ref_f32;
+extern const qmm_kernel qmm_kernel_ref_f16;
+
+/* Reference int8 activation layout (rows of qmm_act_block), reusable by
+ * families that consume it. */
+size_t qmm_ref_act_q8_size(int64_t m, int64_t k);
+size_t qmm_ref_act_q8_offset(int64_t m_idx, int64_t k);
+void qmm_ref_act_q8_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
+
+/* Reference fp32 activation layout (contiguous rows of k floats). */
+size_t qmm_ref_act_f32_size(int64_t m, int64_t k);
+size_t qmm_ref_act_f32_offset(int64_t m_idx, int64_t k);
+void qmm_ref_act_f32_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
+
+#endif

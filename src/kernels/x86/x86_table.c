@@ -1,0 +1,13 @@
+/* x86 kernel families in priority order: the first whose features the CPU
+ * has wins (per weight type). */
+#include "registry/registry.h"
+
+#if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
+/* extern const qmm_kernel qmm_kernel_<name>; one per family */
+
+const qmm_kernel *const qmm_x86_kernels[] = {
+    NULL,
+};
+#else
+const qmm_kernel *const qmm_x86_kernels[] = {NULL};
+#endif

@@ -1,0 +1,256 @@
+/* Every kernel family the CPU can run, against the reference family of its
+ * weight type, bit for bit: GEMM and GEMV on odd shapes and on step-aligned
+ * sub-rectangles, weight packing split in row ranges, GET_ROWS readers, and
+ * the packer/kernel offset agreement. No writes outside the output. */
+#include <math.h>
+
+#include "cpu/cpu.h"
+#include "formats/formats.h"
+#include "registry/registry.h"
+#include "test_util.h"
+
+#define CANARY 0xA5
+
+static uint64_t seed = 12345;
+
+/* A random n x k weight matrix in GGUF layout of the family's type. */
+static void *make_weights(qmm_type t, int64_t k, int64_t n, size_t *row_bytes) {
+    float *f = malloc((size_t)k * sizeof(float));
+    size_t rb = t == QMM_TYPE_F32 ? (size_t)k * 4
+                : t == QMM_TYPE_F16 ? (size_t)k * 2
+                : t == QMM_TYPE_Q4_0 ? (size_t)(k / 32) * sizeof(qmm_block_q4_0)
+                                     : (size_t)(k / 32) * sizeof(qmm_block_q8_0);
+    uint8_t *w = malloc(rb * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        /* vary magnitudes per row so scales differ widely */
+        const float mag = (i % 5 == 0) ? 100.0f : (i % 5 == 1) ? 0.001f : 1.0f;
+        for (int64_t l = 0; l < k; l++)
+            f[l] = qmm_test_rand_f(&seed) * mag;
+        if (i % 7 == 3) /* an all-zero block */
+            memset(f, 0, 32 * sizeof(float));
+        void *row = w + (size_t)i * rb;
+        switch (t) {
+        case QMM_TYPE_F32: memcpy(row, f, rb); break;
+        case QMM_TYPE_F16:
+            for (int64_t l = 0; l < k; l++)
+                ((uint16_t *)row)[l] = qmm_fp32_to_fp16(f[l]);
+            break;
+        case QMM_TYPE_Q4_0: qmm_quantize_row_q4_0(f, row, k); break;
+        default: qmm_quantize_row_q8_0(f, row, k); break;
+        }
+    }
+    free(f);
+    *row_bytes = rb;
+    return w;
+}
+
+static float *make_acts(int64_t m, int64_t k) {
+    float *x = malloc((size_t)(m * k) * sizeof(float));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            float v = qmm_test_rand_f(&seed);
+            if (i % 4 == 1)
+                v *= 1000.0f;
+            if (i % 4 == 2 && l < 32)
+                v = 0.0f; /* a zero block: d = 0 */
+            if (i % 9 == 5 && l % 33 == 0)
+                v = 0.5f * (float)((int)(l % 7) - 3); /* exact ties for rounding */
+            x[i * k + l] = v;
+        }
+    return x;
+}
+
+static void *pack_weights(const qmm_kernel *kf, int64_t k, int64_t n, const void *src, size_t rb, int split, size_t *size) {
+    const size_t sz = kf->w_packed_size(k, n);
+    uint8_t *p = qmm_test_alloc(sz + 64);
+    memset(p, 0, sz);
+    memset(p + sz, CANARY, 64);
+    if (!split) {
+        kf->w_pack(k, n, 0, n, src, rb, p);
+    } else {
+        /* pack in row ranges of varying panel counts, back to front */
+        int64_t step = kf->n_step;
+        int64_t starts[64];
+        int cnt = 0;
+        for (int64_t s = 0; s < n && cnt < 63; s += step * (1 + cnt % 3))
+            starts[cnt++] = s;
+        starts[cnt] = n;
+        for (int c = cnt - 1; c >= 0; c--)
+            kf->w_pack(k, n, starts[c], starts[c + 1], src, rb, p);
+    }
+    for (int i = 0; i < 64; i++)
+        CHECK(p[sz + i] == CANARY, "%s w_pack wrote past packed size k=%" PRId64 " n=%" PRId64, kf->name, k, n);
+    *size = sz;
+    return p;
+}
+
+static void *pack_acts(const qmm_act_layout *al, int64_t m, int64_t k, const float *x, int split, const char *name) {
+    const size_t sz = al->packed_size(m, k);
+    uint8_t *p = qmm_test_alloc(sz + 64);
+    memset(p, 0, sz);
+    memset(p + sz, CANARY, 64);
+    if (!split) {
+        al->pack(m, k, x, (size_t)k * sizeof(float), p);
+    } else {
+        for (int64_t m0 = 0; m0 < m; m0 += al->m_step) {
+            int64_t cnt = m - m0 < al->m_step ? m - m0 : al->m_step;
+            al->pack(cnt, k, x + m0 * k, (size_t)k * sizeof(float), p + al->packed_offset(m0, k));
+        }
+    }
+    for (int i = 0; i < 64; i++)
+        CHECK(p[sz + i] == CANARY, "%s act pack wrote past packed size m=%" PRId64 " k=%" PRId64, name, m, k);
+    return p;
+}
+
+static int bits_equal(float a, float b) {
+    uint32_t ua, ub;
+    memcpy(&ua, &a, 4);
+    memcpy(&ub, &b, 4);
+    return ua == ub;
+}
+
+static void run(const qmm_kernel *kf, int gemv, int64_t m, int64_t n, int64_t k, const void *act, const void *w, float *y,
+                size_t ys) {
+    if (gemv && kf->gemv)
+        kf->gemv(n, k, act, w, y);
+    else
+        kf->gemm(m, n, k, act, w, y, ys);
+}
+
+static void test_shape(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, int64_t n, int64_t k) {
+    size_t rb, wsz, rsz;
+    void *src = make_weights(kf->wtype, k, n, &rb);
+    float *x = make_acts(m, k);
+    void *wp = pack_weights(kf, k, n, src, rb, 0, &wsz);
+    void *wp2 = pack_weights(kf, k, n, src, rb, 1, &wsz);
+    CHECK(memcmp(wp, wp2, wsz) == 0, "%s: packing in row ranges differs from packing at once (k=%" PRId64 " n=%" PRId64 ")",
+          kf->name, k, n);
+    void *wr = pack_weights(ref, k, n, src, rb, 0, &rsz);
+    const int gemv = (m == 1);
+    const qmm_act_layout *al = qmm_kernel_act(kf, gemv);
+    const qmm_act_layout *rl = qmm_kernel_act(ref, gemv);
+    void *a = pack_acts(al, m, k, x, 0, kf->name);
+    void *a2 = pack_acts(al, m, k, x, 1, kf->name);
+    CHECK(memcmp(a, a2, al->packed_size(m, k)) == 0, "%s: activation packing in row groups differs (m=%" PRId64 ")",
+          kf->name, m);
+    void *ar = pack_acts(rl, m, k, x, 0, ref->name);
+
+    const size_t ys = (size_t)(n + 3) * sizeof(float); /* a padded row stride */
+    float *yr = qmm_test_alloc(ys * (size_t)m + 64);
+    float *yk = qmm_test_alloc(ys * (size_t)m + 64);
+    memset(yr, 0x7f, ys * (size_t)m + 64);
+    memset(yk, 0x7f, ys * (size_t)m + 64);
+    ref->gemm(m, n, k, ar, wr, yr, ys);
+    run(kf, gemv, m, n, k, a, wp, yk, ys);
+    long bad = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n + 3; j++) {
+            float r = *(float *)((char *)yr + i * ys + j * 4), v = *(float *)((char *)yk + i * ys + j * 4);
+            if (!bits_equal(r, v)) {
+                if (bad++ < 3)
+                    fprintf(stderr, "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "][%" PRId64 "] = %.9g, ref %.9g%s\n",
+                            kf->name, m, n, k, i, j, v, r, j >= n ? " (outside the output)" : "");
+            }
+        }
+    CHECK(bad == 0, "%s: %ld outputs differ from %s (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, ref->name, m,
+          n, k);
+
+    /* Sub-rectangles: columns from panel starts with odd widths, rows from
+     * group starts; each must reproduce the reference's bits there. */
+    if (!gemv) {
+        memset(yk, 0x7f, ys * (size_t)m + 64);
+        const int64_t ms = al->m_step;
+        for (int64_t m0 = 0; m0 < m; m0 += ms * 2) {
+            int64_t mc = m - m0 < ms * 2 ? m - m0 : ms * 2;
+            for (int64_t n0 = 0; n0 < n; n0 += kf->n_step * 2) {
+                int64_t nc = n - n0 < kf->n_step * 2 ? n - n0 : kf->n_step * 2;
+                kf->gemm(mc, nc, k, (char *)a + al->packed_offset(m0, k), (char *)wp + kf->w_packed_offset(n0, k),
+                         (float *)((char *)yk + m0 * ys) + n0, ys);
+            }
+        }
+        bad = 0;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n + 3; j++) {
+                float r = *(float *)((char *)yr + i * ys + j * 4), v = *(float *)((char *)yk + i * ys + j * 4);
+                bad += !bits_equal(r, v);
+            }
+        CHECK(bad == 0, "%s: sub-rectangle runs differ in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name,
+              bad, m, n, k);
+    }
+
+    /* Offsets agree with sizes. */
+    for (int64_t n0 = 0; n0 < n; n0 += kf->n_step)
+        CHECK(kf->w_packed_offset(n0, k) < wsz, "%s: w_packed_offset(%" PRId64 ") beyond size", kf->name, n0);
+    CHECK(al->packed_offset(0, k) == 0, "%s: act offset of row 0", kf->name);
+
+    /* GET_ROWS readers */
+    float *r1 = malloc((size_t)k * 4), *r2 = malloc((size_t)k * 4);
+    for (int64_t i = 0; i < n; i++) {
+        ref->w_read_row(wr, k, n, i, r1);
+        kf->w_read_row(wp, k, n, i, r2);
+        int same = 1;
+        for (int64_t l = 0; l < k; l++)
+            same &= bits_equal(r1[l], r2[l]);
+        CHECK(same, "%s: w_read_row(%" PRId64 ") differs (k=%" PRId64 " n=%" PRId64 ")", kf->name, i, k, n);
+    }
+    free(r1);
+    free(r2);
+    free(src);
+    free(x);
+    free(wp);
+    free(wp2);
+    free(wr);
+    free(a);
+    free(a2);
+    free(ar);
+    free(yr);
+    free(yk);
+}
+
+struct visit_ctx {
+    uint64_t features;
+    int tested;
+};
+
+static void visit(const qmm_kernel *kf, void *user) {
+    struct visit_ctx *vc = user;
+    const qmm_kernel *ref = qmm_kernel_reference(kf->wtype);
+    CHECK(ref != NULL, "%s: no reference family for its type", kf->name);
+    if (!ref)
+        return;
+    if ((kf->required & ~vc->features) != 0) {
+        printf("skip %-28s (CPU lacks its features)\n", kf->name);
+        return;
+    }
+    CHECK(kf->n_step > 0 && kf->act.m_step > 0, "%s: steps must be positive", kf->name);
+    static const int64_t ks[] = {32, 64, 96, 160, 256, 1024};
+    static const int64_t ns[] = {1, 3, 17, 31, 64, 77, 130};
+    static const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8, 13, 17, 33};
+    const int slow = (kf == ref);
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+            for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+                if (slow && (mi + ni + ki) % 4 != 0)
+                    continue; /* the reference against itself: a sample is enough */
+                if (ks[ki] >= 1024 && (ns[ni] > 64 || ms[mi] > 8))
+                    continue;
+                test_shape(kf, ref, ms[mi], ns[ni], ks[ki]);
+            }
+    vc->tested++;
+    printf("ok   %-28s\n", kf->name);
+}
+
+int main(void) {
+    struct visit_ctx vc = {qmm_cpu_detect()->features, 0};
+    const char *only = getenv("QMM_TEST_KERNEL"); /* run one family */
+    if (only) {
+        const qmm_kernel *kf = qmm_kernel_find(only);
+        CHECK(kf != NULL, "no family named %s", only);
+        if (kf)
+            visit(kf, &vc);
+    } else {
+        qmm_kernels_foreach(visit, &vc);
+    }
+    CHECK(vc.tested > 0, "no family tested");
+    return qmm_test_summary();
+}

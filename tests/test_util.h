@@ -1,0 +1,59 @@
+/* A minimal test harness: CHECK records failures and goes on; main returns
+ * qmm_test_summary(), which prints "N passed, N failed". */
+#ifndef QMM_TEST_UTIL_H
+#define QMM_TEST_UTIL_H
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long qmm_test_pass_count, qmm_test_fail_count;
+
+#define CHECK(cond, ...)                                                                                                       \
+    do {                                                                                                                       \
+        if (cond) {                                                                                                            \
+            qmm_test_pass_count++;                                                                                             \
+        } else {                                                                                                               \
+            qmm_test_fail_count++;                                                                                             \
+            if (qmm_test_fail_count <= 50) {                                                                                   \
+                fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                                      \
+                fprintf(stderr, __VA_ARGS__);                                                                                  \
+                fputc('\n', stderr);                                                                                           \
+            }                                                                                                                  \
+        }                                                                                                                      \
+    } while (0)
+
+#define CHECK_OK(expr)                                                                                                         \
+    do {                                                                                                                       \
+        qmm_status s_ = (expr);                                                                                                \
+        CHECK(s_ == QMM_OK, "%s -> %s (%s)", #expr, qmm_status_str(s_), qmm_last_error());                                     \
+    } while (0)
+
+static inline int qmm_test_summary(void) {
+    printf("%ld passed, %ld failed\n", qmm_test_pass_count, qmm_test_fail_count);
+    return qmm_test_fail_count ? 1 : 0;
+}
+
+/* Deterministic random numbers (splitmix64). */
+static inline uint64_t qmm_test_rand_u64(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1). */
+static inline float qmm_test_rand_f(uint64_t *s) { return (float)((double)(qmm_test_rand_u64(s) >> 11) * 0x1p-52 - 1.0); }
+
+static inline void *qmm_test_alloc(size_t n) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n ? n : 1) != 0) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+#endif
