@@ -1,0 +1,237 @@
+/* The probe runner, the portable probe variants, and the run-time choice of
+ * variant by CPU features. */
+#define _GNU_SOURCE 1
+#include "probe.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu/cpu.h"
+
+double qmm_bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------ portable variants */
+
+/* Eight independent 64-bit sums: what plain C code can stream. */
+static uint64_t read_scalar(const void *p, size_t bytes) {
+    const uint64_t *v = (const uint64_t *)p;
+    uint64_t s[8] = {0};
+    for (size_t i = 0; i < bytes / 8; i += 8)
+        for (int j = 0; j < 8; j++)
+            s[j] += v[i + (size_t)j];
+    return s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
+}
+
+/* A scalar int8 multiply-accumulate into int32 (the reference families'
+ * inner step), 8 independent chains; each chain's low byte is its next int8
+ * operand, so nothing is loop-invariant. */
+static uint64_t int8_scalar(uint64_t iters) {
+    volatile int8_t vb = -5;
+    const int32_t b = vb;
+    int32_t acc[8];
+    for (int j = 0; j < 8; j++)
+        acc[j] = j;
+    for (uint64_t i = 0; i < iters; i++)
+#pragma GCC unroll 16
+        for (int j = 0; j < 8; j++)
+            acc[j] += (int32_t)(int8_t)acc[j] * b;
+    uint64_t s = 0;
+    for (int j = 0; j < 8; j++)
+        s += (uint32_t)acc[j];
+    return s;
+}
+
+/* The reference F32 families' step: fmaf, 8 independent chains. */
+static uint64_t fma_scalar(uint64_t iters) {
+    volatile float va = 0.999999f, vb = 1e-7f;
+    const float a = va, b = vb;
+    float acc[8];
+    for (int j = 0; j < 8; j++)
+        acc[j] = (float)j;
+    for (uint64_t i = 0; i < iters; i++)
+#pragma GCC unroll 16
+        for (int j = 0; j < 8; j++)
+            acc[j] = fmaf(acc[j], a, b);
+    float s = 0;
+    for (int j = 0; j < 8; j++)
+        s += acc[j];
+    return (uint64_t)s;
+}
+
+static const qmm_probe probe_read_scalar = {"u64-load", QMM_PROBE_READ, 0,
+                                            "streaming read: 64-bit loads into 8 independent sums (portable C)", read_scalar,
+                                            NULL, 0};
+static const qmm_probe probe_int8_scalar = {"scalar-int8", QMM_PROBE_INT8, 0,
+                                            "scalar int8*int8 -> int32 multiply-add, 8 independent chains (portable C), 2 ops "
+                                            "per MAC",
+                                            NULL, int8_scalar, 8 * 2};
+static const qmm_probe probe_fma_scalar = {"fmaf", QMM_PROBE_FMA, 0,
+                                           "fmaf(), 8 independent chains (portable C, as the reference families), 2 flops each",
+                                           NULL, fma_scalar, 8 * 2};
+
+static const qmm_probe *const probe_table[] = {
+#if defined(QMM_PROBE_X86)
+    &qmm_probe_read_avx512, &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512, &qmm_probe_read_avx2,
+    &qmm_probe_int8_avxvnni, &qmm_probe_int8_avx2,     &qmm_probe_fma_avx2,
+#endif
+#if defined(QMM_PROBE_ARM)
+    &qmm_probe_read_neon, &qmm_probe_int8_sdot, &qmm_probe_fma_neon,
+#endif
+    &probe_read_scalar,   &probe_int8_scalar,   &probe_fma_scalar,   NULL,
+};
+
+const qmm_probe *const *qmm_probes(void) { return probe_table; }
+
+const qmm_probe *qmm_probe_best(qmm_probe_kind kind, uint64_t features) {
+    for (int i = 0; probe_table[i]; i++)
+        if (probe_table[i]->kind == kind && (probe_table[i]->required & ~features) == 0)
+            return probe_table[i];
+    return NULL;
+}
+
+/* ----------------------------------------------------------------- runner */
+
+typedef struct job {
+    const qmm_probe *p;
+    int n_threads, reps;
+    uint8_t *buf;
+    size_t slice; /* READ: bytes per thread */
+    uint64_t work; /* READ: passes; else iterations */
+    pthread_barrier_t bar;
+    double *times;
+} job;
+
+typedef struct targ {
+    job *j;
+    int ith;
+} targ;
+
+static volatile uint64_t probe_sink;
+
+static void *worker(void *arg) {
+    targ *t = arg;
+    job *j = t->j;
+    uint64_t s = 0;
+    for (int r = 0; r < j->reps; r++) {
+        pthread_barrier_wait(&j->bar);
+        const double t0 = qmm_bench_now();
+        if (j->p->kind == QMM_PROBE_READ) {
+            const uint8_t *mine = j->buf + (size_t)t->ith * j->slice;
+            for (uint64_t k = 0; k < j->work; k++)
+                s += j->p->read(mine, j->slice);
+        } else {
+            s += j->p->compute(j->work);
+        }
+        pthread_barrier_wait(&j->bar);
+        if (t->ith == 0)
+            j->times[r] = qmm_bench_now() - t0;
+    }
+    probe_sink += s;
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int run_job(job *j) {
+    pthread_t th[256];
+    targ args[256];
+    if (j->n_threads > 256)
+        j->n_threads = 256;
+    pthread_barrier_init(&j->bar, NULL, (unsigned)j->n_threads);
+    int started = 1;
+    for (int i = 1; i < j->n_threads; i++) {
+        args[i] = (targ){j, i};
+        if (pthread_create(&th[i], NULL, worker, &args[i]) != 0)
+            break; /* cannot happen in practice; the barrier would hang, so stop here */
+        started++;
+    }
+    if (started != j->n_threads) {
+        pthread_barrier_destroy(&j->bar);
+        return -1;
+    }
+    args[0] = (targ){j, 0};
+    worker(&args[0]);
+    for (int i = 1; i < j->n_threads; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&j->bar);
+    return 0;
+}
+
+int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, size_t bytes, qmm_probe_result *out) {
+    memset(out, 0, sizeof *out);
+    if (n_threads < 1)
+        n_threads = 1;
+    if (reps < 1)
+        reps = 1;
+    job j;
+    memset(&j, 0, sizeof j);
+    j.p = p;
+    j.n_threads = n_threads;
+    double times[64];
+    j.times = times;
+    if (reps > 64)
+        reps = 64;
+    double per_run_units; /* bytes or ops per unit of work */
+    if (p->kind == QMM_PROBE_READ) {
+        j.slice = bytes / (size_t)n_threads / 256 * 256;
+        if (j.slice == 0)
+            return -1;
+        void *mem = NULL;
+        if (posix_memalign(&mem, 4096, j.slice * (size_t)n_threads) != 0)
+            return -1;
+        j.buf = mem;
+        /* real pages, each thread's slice first touched by... any thread:
+         * one node here; NUMA machines would want first touch per thread */
+        memset(j.buf, 1, j.slice * (size_t)n_threads);
+        /* calibrate: one pass per thread */
+        j.reps = 1;
+        j.work = 1;
+        run_job(&j);
+        const double t1 = times[0] > 1e-6 ? times[0] : 1e-6;
+        j.work = (uint64_t)ceil(target_s / t1);
+        if (j.work < 1)
+            j.work = 1;
+        per_run_units = (double)j.slice * (double)n_threads * (double)j.work;
+        out->bytes = (double)(j.slice * (size_t)n_threads);
+    } else {
+        /* calibrate single-threaded, scale to the target */
+        j.reps = 1;
+        j.work = 1u << 16;
+        j.n_threads = 1;
+        for (;;) {
+            run_job(&j);
+            if (times[0] > 0.02 || j.work > (1ull << 40))
+                break;
+            j.work *= 4;
+        }
+        j.work = (uint64_t)((double)j.work * target_s / times[0]);
+        if (j.work < 1)
+            j.work = 1;
+        j.n_threads = n_threads;
+        per_run_units = (double)j.work * p->ops_per_iter * (double)n_threads;
+    }
+    j.reps = reps;
+    run_job(&j);
+    free(j.buf);
+    double rates[64];
+    for (int r = 0; r < reps; r++)
+        rates[r] = per_run_units / times[r] * 1e-9;
+    qsort(rates, (size_t)reps, sizeof rates[0], cmp_double);
+    out->probe = p;
+    out->n_threads = n_threads;
+    out->reps = reps;
+    out->min = rates[0];
+    out->max = rates[reps - 1];
+    out->median = reps % 2 ? rates[reps / 2] : 0.5 * (rates[reps / 2 - 1] + rates[reps / 2]);
+    return 0;
+}
