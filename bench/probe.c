@@ -1,6 +1,5 @@
 /* The probe runner, the portable probe variants, and the run-time choice of
  * variant by CPU features. */
-#define _GNU_SOURCE 1
 #include "probe.h"
 
 #include <math.h>

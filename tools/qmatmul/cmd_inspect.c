@@ -8,7 +8,7 @@
 #include "io/gguf.h"
 #include "qmatmul.h"
 
-int qmm_cmd_inspect(int argc, char **argv);
+#include "commands.h"
 
 static void usage(FILE *f) {
     fprintf(f, "usage: qmatmul inspect [--items N] FILE.gguf\n"
@@ -35,7 +35,7 @@ static void human_bytes(uint64_t b, char *out, size_t n) {
         snprintf(out, n, "%" PRIu64 " B", b);
 }
 
-int qmm_cmd_inspect(int argc, char **argv) {
+int cmd_inspect(int argc, char **argv) {
     const char *path = NULL;
     int items = 8;
     for (int i = 1; i < argc; i++) {
