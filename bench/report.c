@@ -84,7 +84,7 @@ void bench_print_table(FILE *f, const bench_report *r) {
     }
     if (name_w > 40)
         name_w = 40;
-    fprintf(f, "\n%-*s %4s %-13s %-7s %-7s %-18s %10s %-19s %11s %-16s %7s\n", name_w, "matrix", "x", "n x k", "type", "phase",
+    fprintf(f, "\n%-*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, "matrix", "count", "n x k", "type", "phase",
             "kernel", "time/call", "[min - max]", "rate", "% of limit", "vs ref");
     for (int i = 0; i < r->n_rows; i++) {
         const bench_row *w = &r->rows[i];
@@ -100,11 +100,13 @@ void bench_print_table(FILE *f, const bench_report *r) {
             snprintf(pct, sizeof pct, "%3.0f%% %s", w->pct, w->limit_name ? w->limit_name : "");
         else
             snprintf(pct, sizeof pct, "-");
-        if (w->speedup > 0)
+        if (w->speedup > 0 && strcmp(w->kernel, w->ref_kernel) == 0)
+            snprintf(sp, sizeof sp, "(is ref)");
+        else if (w->speedup > 0)
             snprintf(sp, sizeof sp, "%.1fx%s", w->speedup, w->ref_n_measured < w->n ? "*" : "");
         else
             snprintf(sp, sizeof sp, "-");
-        fprintf(f, "%-*.*s %4d %-13s %-7s %-7s %-18s %10s %-19s %11s %-16s %7s\n", name_w, name_w, w->name, w->count, shape,
+        fprintf(f, "%-*.*s %5d %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, name_w, w->name, w->count, shape,
                 qmm_type_name(w->type), w->phase == PHASE_DECODE ? "decode" : "prefill", w->kernel,
                 fmt_time(w->t.median, tt, sizeof tt), spread, rate, pct, sp);
     }
@@ -332,22 +334,49 @@ int bench_write_svg(const char *path, const bench_report *r) {
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\" transform=\"rotate(0)\">memory read %.1f GB/s</text>\n", px(&p, xl) + 4,
                 py(&p, bw * xl) - 6, bw);
     }
-    /* points */
-    for (int i = 0; i < r->n_rows; i++) {
+    /* points, then their labels pushed apart vertically where they would
+     * overlap (points of one phase often share an intensity) */
+    double lx_[512], ly_[512], ptx[512], pty[512];
+    int idx[512], np = 0;
+    for (int i = 0; i < r->n_rows && np < 512; i++) {
         const bench_row *w = &r->rows[i];
         const double x = row_oi(w), y = row_gflops(w);
         if (!(x > 0 && y > 0))
             continue;
         const char *col = w->phase == PHASE_DECODE ? "#117a65" : "#7d3c98";
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>\n", px(&p, x), py(&p, y), col);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\" fill-opacity=\"0.8\"/>\n", px(&p, x), py(&p, y), col);
+        ptx[np] = px(&p, x);
+        pty[np] = py(&p, y);
+        lx_[np] = ptx[np] + 9;
+        ly_[np] = pty[np] + 4;
+        idx[np++] = i;
+    }
+    for (int a = 1; a < np; a++) /* insertion sort by label y */
+        for (int c = a; c > 0 && ly_[c] < ly_[c - 1]; c--) {
+            double t;
+            int ti;
+            t = ly_[c], ly_[c] = ly_[c - 1], ly_[c - 1] = t;
+            t = lx_[c], lx_[c] = lx_[c - 1], lx_[c - 1] = t;
+            t = ptx[c], ptx[c] = ptx[c - 1], ptx[c - 1] = t;
+            t = pty[c], pty[c] = pty[c - 1], pty[c - 1] = t;
+            ti = idx[c], idx[c] = idx[c - 1], idx[c - 1] = ti;
+        }
+    for (int a = 0; a < np; a++)
+        for (int c = 0; c < a; c++)
+            if (fabs(lx_[a] - lx_[c]) < 90 && ly_[a] < ly_[c] + 11)
+                ly_[a] = ly_[c] + 11;
+    for (int a = 0; a < np; a++) {
+        const bench_row *w = &r->rows[idx[a]];
+        const char *col = w->phase == PHASE_DECODE ? "#117a65" : "#7d3c98";
         char label[80];
         snprintf(label, sizeof label, "%.40s %s", w->name, w->phase == PHASE_DECODE ? "dec" : "pre");
         for (char *s = label; *s; s++)
             if (*s == '<' || *s == '>' || *s == '&')
                 *s = '_';
-        /* stagger labels so same-intensity points stay readable */
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%s</text>\n", px(&p, x) + 7,
-                py(&p, y) + 4 + (double)((i % 3) - 1) * 9, col, label);
+        if (ly_[a] - 4 - pty[a] > 6)
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"0.5\"/>\n", ptx[a] + 4,
+                    pty[a], lx_[a] - 1, ly_[a] - 4, col);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%s</text>\n", lx_[a], ly_[a], col, label);
     }
     fprintf(f, "</g>\n");
     /* legend */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "cpu/cpu.h"
@@ -69,7 +70,13 @@ typedef struct bench {
     int probe_reps;
 } bench;
 
+static int show_progress = -1; /* only on a terminal */
+
 static void progress(const char *fmt, ...) {
+    if (show_progress < 0)
+        show_progress = isatty(2);
+    if (!show_progress)
+        return;
     char buf[160];
     va_list ap;
     va_start(ap, fmt);
@@ -78,7 +85,10 @@ static void progress(const char *fmt, ...) {
     fprintf(stderr, "\r%-100.100s", buf);
     fflush(stderr);
 }
-static void progress_done(void) { fprintf(stderr, "\r%100s\r", ""); }
+static void progress_done(void) {
+    if (show_progress > 0)
+        fprintf(stderr, "\r%100s\r", "");
+}
 
 static void note(bench *b, const char *fmt, ...) {
     if (b->rep->n_notes >= (int)(sizeof b->rep->notes / sizeof b->rep->notes[0]))
@@ -502,9 +512,26 @@ static int model_groups(bench *b, qmm_gguf *g, matrix **out) {
             }
             continue;
         }
+        /* the name's pattern, short: "blk.N.ffn_up.weight" -> "ffn_up" */
+        char pat[96];
+        snprintf(pat, sizeof pat, "%s", t->name);
+        char *bs = strstr(pat, "blk.");
+        if (bs) {
+            char *e = bs + 4;
+            while (*e >= '0' && *e <= '9')
+                e++;
+            if (e > bs + 4 && *e == '.')
+                memmove(bs, e + 1, strlen(e + 1) + 1);
+        }
+        const size_t pl = strlen(pat);
+        if (pl > 7 && strcmp(pat + pl - 7, ".weight") == 0)
+            pat[pl - 7] = 0;
+        /* the token embedding is its own group (it is read by GET_ROWS) */
+        const int embd = strstr(t->name, "token_embd") != NULL;
         int gi = -1;
         for (int j = 0; j < nm; j++)
-            if (mats[j].type == (qmm_type)t->type && mats[j].k == t->ne[0] && mats[j].n == t->ne[1])
+            if (mats[j].type == (qmm_type)t->type && mats[j].k == t->ne[0] && mats[j].n == t->ne[1] &&
+                (strstr(mats[j].name, "token_embd") != NULL) == embd)
                 gi = j;
         if (gi < 0) {
             gi = nm++;
@@ -514,19 +541,11 @@ static int model_groups(bench *b, qmm_gguf *g, matrix **out) {
             mx->n = t->ne[1];
             mx->row_bytes = qmm_row_size(mx->type, mx->k);
             mx->members = calloc((size_t)nt, sizeof *mx->members);
-            snprintf(mx->name, sizeof mx->name, "%s", t->name);
-        } else if (mats[gi].n_members == 1) {
-            /* name the group by the pattern: blk.N. -> blk.*. */
-            char *s = strstr(mats[gi].name, "blk.");
-            if (s) {
-                char *d = s + 4, *e = d;
-                while (*e >= '0' && *e <= '9')
-                    e++;
-                if (e > d) {
-                    memmove(d + 1, e, strlen(e) + 1);
-                    *d = '*';
-                }
-            }
+            snprintf(mx->name, sizeof mx->name, "%s", pat);
+        } else if (!strstr(mats[gi].name, pat)) {
+            /* identical shapes of other names join the group: list them */
+            const size_t l = strlen(mats[gi].name);
+            snprintf(mats[gi].name + l, sizeof mats[gi].name - l, "+%s", pat);
         }
         mats[gi].members[mats[gi].n_members++] = t->data;
         mats[gi].count++;
@@ -829,12 +848,16 @@ int cmd_bench(int argc, char **argv) {
         /* --model: the token embedding is read by GET_ROWS, not multiplied,
          * unless it is also the output (tied) */
         const int is_embd = model && strstr(mats[j].name, "token_embd") && qmm_gguf_find_tensor(g, "output.weight") >= 0;
+        if (is_embd)
+            rep->rows[rep->n_rows - 1].count = -rep->rows[rep->n_rows - 1].count; /* shown, not counted */
         if (!is_embd)
             dec_s += dec[j].t.median * mats[j].count;
     }
     for (int j = 0; j < nm && rep->n_rows < 510; j++) {
         rep->rows[rep->n_rows++] = pre[j];
         const int is_embd = model && strstr(mats[j].name, "token_embd") && qmm_gguf_find_tensor(g, "output.weight") >= 0;
+        if (is_embd)
+            rep->rows[rep->n_rows - 1].count = -rep->rows[rep->n_rows - 1].count;
         if (!is_embd)
             pre_s += pre[j].t.median * mats[j].count;
     }
@@ -853,8 +876,23 @@ int cmd_bench(int argc, char **argv) {
     if (run_ref)
         note(&b, "vs ref: the portable reference family on the same shape, fewer calls; * = timed on the first n' columns and "
                  "scaled by n/n'");
+    {
+        double load = 0;
+        FILE *lf = fopen("/proc/loadavg", "r");
+        if (lf) {
+            if (fscanf(lf, "%lf", &load) != 1)
+                load = 0;
+            fclose(lf);
+        }
+        if (load > 0.5 * ci->n_cores + 0.5)
+            note(&b, "the machine was busy (1-minute load average %.1f on %d cores): figures are noisy", load, ci->n_cores);
+    }
     if (model)
-        note(&b, "model decode rotates through the distinct tensors of each group (plus copies up to the rotation size)");
+        note(&b, "token_embd (count shown negative) is read by GET_ROWS, not multiplied: left out of tokens/s while output.weight "
+                 "exists");
+    if (model)
+        note(&b, "--model: a row is a group of tensors of one type and shape (names without blk.N. and .weight); decode "
+                 "rotates through sets of one tensor per group, distinct tensors of the group where it has them");
     rc = 0;
 
     bench_print_table(stdout, rep);
