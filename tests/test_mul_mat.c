@@ -119,9 +119,7 @@ static void compute_expected(problem *p) {
     qmm_context_free(ref);
 }
 
-static long compare(const problem *p, const float *got) {
-    return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1;
-}
+static long compare(const problem *p, const float *got) { return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1; }
 
 #define NPROB 12
 static problem probs[NPROB];
@@ -315,7 +313,8 @@ static void f16_path(void) {
         uint16_t *wb = malloc((size_t)(wrow * n * bw2 * bw3) * 2);
         for (int64_t i = 0; i < wrow * n * bw2 * bw3; i++)
             wb[i] = qmm_fp32_to_fp16(qmm_test_rand_f(&seed));
-        qmm_tensor w = {QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, (size_t)(wrow * n) * 2, (size_t)(wrow * n * bw2) * 2}, wb};
+        qmm_tensor w = {
+            QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, (size_t)(wrow * n) * 2, (size_t)(wrow * n * bw2) * 2}, wb};
         float *xb = malloc((size_t)(k * m * b2 * b3) * 4);
         for (int64_t i = 0; i < k * m * b2 * b3; i++)
             xb[i] = qmm_test_rand_f(&seed);
@@ -327,7 +326,8 @@ static void f16_path(void) {
         /* expected: per batch, pack the broadcast weight slice with the reference */
         for (int64_t i3 = 0; i3 < b3; i3++)
             for (int64_t i2 = 0; i2 < b2; i2++) {
-                const uint16_t *ws = (const uint16_t *)((char *)wb + (size_t)(i2 / (b2 / bw2)) * w.nb[2] + (size_t)(i3 / (b3 / bw3)) * w.nb[3]);
+                const uint16_t *ws =
+                    (const uint16_t *)((char *)wb + (size_t)(i2 / (b2 / bw2)) * w.nb[2] + (size_t)(i3 / (b3 / bw3)) * w.nb[3]);
                 uint16_t *dense = malloc((size_t)(k * n) * 2);
                 for (int64_t r = 0; r < n; r++)
                     memcpy(dense + r * k, ws + r * wrow, (size_t)k * 2);
@@ -384,7 +384,8 @@ static void get_rows(void) {
                 memcpy(row, src, (size_t)p->k * 4);
             else
                 qmm_dequantize(p->type, src, row, 1, p->k);
-            CHECK(memcmp(row, out + j * p->k, (size_t)p->k * 4) == 0, "get_rows %s row %d differs", qmm_type_name(p->type), ids[j]);
+            CHECK(memcmp(row, out + j * p->k, (size_t)p->k * 4) == 0, "get_rows %s row %d differs", qmm_type_name(p->type),
+                  ids[j]);
         }
         /* out of range: an error, and nothing written */
         memset(out, 0x5a, (size_t)(p->k * r * b1) * 4);
