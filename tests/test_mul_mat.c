@@ -4,6 +4,7 @@
  * pool entry point with a pool written here, and a stress run. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "formats/formats.h"
 #include "qmatmul.h"
@@ -162,8 +163,8 @@ static void sweep_threads(void) {
         }
     CHECK(bad == 0, "%ld of %ld runs differ from the reference across threads 1..17 x multipliers 1..8", bad, runs);
     /* many threads on small shapes */
-    static const int big[] = {64, 200};
-    for (int b = 0; b < 2; b++) {
+    static const int big[] = {64, 200, 512};
+    for (int b = 0; b < 3; b++) {
         qmm_context *ctx = make_ctx(big[b], 4, 0, NULL);
         for (int i = 0; ctx && i < nprob; i++) {
             float *y = run(ctx, &probs[i], NULL);
@@ -404,8 +405,30 @@ static void get_rows(void) {
     qmm_context_free(ctx);
 }
 
+static double cpu_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Idle workers sleep after a short spin: a pool of 4 that sits idle for
+ * 300 ms must not burn CPU time meanwhile (a spinning pool would use ~900 ms). */
+static void idle_pool(void) {
+    qmm_context *ctx = make_ctx(4, 4, 0, NULL);
+    float *y = run(ctx, &probs[0], NULL);
+    free(y);
+    const double c0 = cpu_seconds();
+    struct timespec d = {0, 300 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    const double used = cpu_seconds() - c0;
+    CHECK(used < 0.15, "an idle pool of 4 threads used %.3f s of CPU in 0.3 s", used);
+    printf("idle pool: %.4f s of CPU in 0.3 s idle\n", used);
+    qmm_context_free(ctx);
+}
+
 int main(void) {
     setup();
+    idle_pool();
     sweep_threads();
     sweep_caps();
     byo_pool();
