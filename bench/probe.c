@@ -64,26 +64,29 @@ static uint64_t fma_scalar(uint64_t iters) {
     return (uint64_t)s;
 }
 
-static const qmm_probe probe_read_scalar = {"u64-load", QMM_PROBE_READ, 0,
-                                            "streaming read: 64-bit loads into 8 independent sums (portable C)", read_scalar,
-                                            NULL, 0};
-static const qmm_probe probe_int8_scalar = {"scalar-int8", QMM_PROBE_INT8, 0,
+static const qmm_probe probe_read_scalar = {
+    "u64-load", QMM_PROBE_READ, 0, "streaming read: 64-bit loads into 8 independent sums (portable C)", read_scalar, NULL, 0};
+static const qmm_probe probe_int8_scalar = {"scalar-int8",
+                                            QMM_PROBE_INT8,
+                                            0,
                                             "scalar int8*int8 -> int32 multiply-add, 8 independent chains (portable C), 2 ops "
                                             "per MAC",
-                                            NULL, int8_scalar, 8 * 2};
-static const qmm_probe probe_fma_scalar = {"fmaf", QMM_PROBE_FMA, 0,
-                                           "fmaf(), 8 independent chains (portable C, as the reference families), 2 flops each",
-                                           NULL, fma_scalar, 8 * 2};
+                                            NULL,
+                                            int8_scalar,
+                                            8 * 2};
+static const qmm_probe probe_fma_scalar = {
+    "fmaf", QMM_PROBE_FMA, 0,    "fmaf(), 8 independent chains (portable C, as the reference families), 2 flops each",
+    NULL,   fma_scalar,    8 * 2};
 
 static const qmm_probe *const probe_table[] = {
 #if defined(QMM_PROBE_X86)
-    &qmm_probe_read_avx512, &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512, &qmm_probe_read_avx2,
-    &qmm_probe_int8_avxvnni, &qmm_probe_int8_avx2,     &qmm_probe_fma_avx2,
+    &qmm_probe_read_avx512,  &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512, &qmm_probe_read_avx2,
+    &qmm_probe_int8_avxvnni, &qmm_probe_int8_avx2,       &qmm_probe_fma_avx2,
 #endif
 #if defined(QMM_PROBE_ARM)
-    &qmm_probe_read_neon, &qmm_probe_int8_sdot, &qmm_probe_fma_neon,
+    &qmm_probe_read_neon,    &qmm_probe_int8_sdot,       &qmm_probe_fma_neon,
 #endif
-    &probe_read_scalar,   &probe_int8_scalar,   &probe_fma_scalar,   NULL,
+    &probe_read_scalar,      &probe_int8_scalar,         &probe_fma_scalar,     NULL,
 };
 
 const qmm_probe *const *qmm_probes(void) { return probe_table; }
@@ -101,7 +104,7 @@ typedef struct job {
     const qmm_probe *p;
     int n_threads, reps;
     uint8_t *buf;
-    size_t slice; /* READ: bytes per thread */
+    size_t slice;  /* READ: bytes per thread */
     uint64_t work; /* READ: passes; else iterations */
     pthread_barrier_t bar;
     double *times;

@@ -21,7 +21,7 @@ typedef enum qmm_probe_kind {
 
 /* One probe variant. The loop functions are what the threads run. */
 typedef struct qmm_probe {
-    const char *name;   /* "vpdpbusd-zmm" */
+    const char *name; /* "vpdpbusd-zmm" */
     qmm_probe_kind kind;
     uint64_t required;  /* QMM_CPU_* features */
     const char *method; /* one line: what it runs and how it counts */

@@ -51,13 +51,21 @@ static uint64_t fma_neon(uint64_t iters) {
     return (uint64_t)vaddvq_f32(s);
 }
 
-const qmm_probe qmm_probe_read_neon = {"neon-load", QMM_PROBE_READ, QMM_CPU_NEON,
-                                       "streaming read: 16-byte ld1 loads summed with add, 4 independent sums", read_neon,
-                                       NULL, 0};
+const qmm_probe qmm_probe_read_neon = {"neon-load",
+                                       QMM_PROBE_READ,
+                                       QMM_CPU_NEON,
+                                       "streaming read: 16-byte ld1 loads summed with add, 4 independent sums",
+                                       read_neon,
+                                       NULL,
+                                       0};
 const qmm_probe qmm_probe_int8_sdot = {
-    "sdot", QMM_PROBE_INT8, QMM_CPU_NEON | QMM_CPU_DOTPROD,
-    "sdot (by vector), 12 independent accumulator chains; 16 s8*s8 MACs per instruction, 2 ops per MAC", NULL, int8_sdot,
+    "sdot",
+    QMM_PROBE_INT8,
+    QMM_CPU_NEON | QMM_CPU_DOTPROD,
+    "sdot (by vector), 12 independent accumulator chains; 16 s8*s8 MACs per instruction, 2 ops per MAC",
+    NULL,
+    int8_sdot,
     CHAINS * 16 * 2};
-const qmm_probe qmm_probe_fma_neon = {"fmla", QMM_PROBE_FMA, QMM_CPU_NEON,
-                                      "fmla .4s, 12 independent chains; 4 fp32 FMAs per instruction, 2 flops each", NULL,
-                                      fma_neon, CHAINS * 4 * 2};
+const qmm_probe qmm_probe_fma_neon = {
+    "fmla", QMM_PROBE_FMA, QMM_CPU_NEON,  "fmla .4s, 12 independent chains; 4 fp32 FMAs per instruction, 2 flops each",
+    NULL,   fma_neon,      CHAINS * 4 * 2};

@@ -84,17 +84,33 @@ static uint64_t fma_ymm(uint64_t iters) {
     return (uint64_t)(t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7]);
 }
 
-const qmm_probe qmm_probe_read_avx2 = {
-    "ymm-load", QMM_PROBE_READ, QMM_CPU_AVX2, "streaming read: 32-byte aligned ymm loads summed with vpaddq, 8 per step",
-    read_avx2, NULL, 0};
+const qmm_probe qmm_probe_read_avx2 = {"ymm-load",
+                                       QMM_PROBE_READ,
+                                       QMM_CPU_AVX2,
+                                       "streaming read: 32-byte aligned ymm loads summed with vpaddq, 8 per step",
+                                       read_avx2,
+                                       NULL,
+                                       0};
 const qmm_probe qmm_probe_int8_avxvnni = {
-    "vpdpbusd-ymm", QMM_PROBE_INT8, QMM_CPU_AVX2 | QMM_CPU_AVXVNNI,
-    "AVX-VNNI vpdpbusd ymm, 12 independent chains; 32 u8*s8 MACs per instruction, 2 ops per MAC", NULL, int8_avxvnni,
+    "vpdpbusd-ymm",
+    QMM_PROBE_INT8,
+    QMM_CPU_AVX2 | QMM_CPU_AVXVNNI,
+    "AVX-VNNI vpdpbusd ymm, 12 independent chains; 32 u8*s8 MACs per instruction, 2 ops per MAC",
+    NULL,
+    int8_avxvnni,
     CHAINS * 32 * 2};
 const qmm_probe qmm_probe_int8_avx2 = {
-    "vpmaddubsw-ymm", QMM_PROBE_INT8, QMM_CPU_AVX2,
-    "vpmaddubsw + vpmaddwd + vpaddd ymm, 12 independent chains; 32 u8*s8 MACs per triple, 2 ops per MAC", NULL, int8_avx2,
+    "vpmaddubsw-ymm",
+    QMM_PROBE_INT8,
+    QMM_CPU_AVX2,
+    "vpmaddubsw + vpmaddwd + vpaddd ymm, 12 independent chains; 32 u8*s8 MACs per triple, 2 ops per MAC",
+    NULL,
+    int8_avx2,
     CHAINS2 * 32 * 2};
-const qmm_probe qmm_probe_fma_avx2 = {
-    "vfmadd-ymm", QMM_PROBE_FMA, QMM_CPU_AVX2 | QMM_CPU_FMA,
-    "vfmadd231ps ymm, 12 independent chains; 8 fp32 FMAs per instruction, 2 flops each", NULL, fma_ymm, CHAINS * 8 * 2};
+const qmm_probe qmm_probe_fma_avx2 = {"vfmadd-ymm",
+                                      QMM_PROBE_FMA,
+                                      QMM_CPU_AVX2 | QMM_CPU_FMA,
+                                      "vfmadd231ps ymm, 12 independent chains; 8 fp32 FMAs per instruction, 2 flops each",
+                                      NULL,
+                                      fma_ymm,
+                                      CHAINS * 8 * 2};

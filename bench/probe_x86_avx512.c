@@ -54,13 +54,25 @@ static uint64_t fma_zmm(uint64_t iters) {
     return (uint64_t)_mm512_reduce_add_ps(s);
 }
 
-const qmm_probe qmm_probe_read_avx512 = {
-    "zmm-load", QMM_PROBE_READ, QMM_CPU_AVX512F,
-    "streaming read: 64-byte aligned zmm loads summed with vpaddq, 4 independent sums", read_avx512, NULL, 0};
+const qmm_probe qmm_probe_read_avx512 = {"zmm-load",
+                                         QMM_PROBE_READ,
+                                         QMM_CPU_AVX512F,
+                                         "streaming read: 64-byte aligned zmm loads summed with vpaddq, 4 independent sums",
+                                         read_avx512,
+                                         NULL,
+                                         0};
 const qmm_probe qmm_probe_int8_avx512vnni = {
-    "vpdpbusd-zmm", QMM_PROBE_INT8, QMM_CPU_AVX512F | QMM_CPU_AVX512VNNI,
-    "vpdpbusd zmm, 12 independent accumulator chains; 64 u8*s8 MACs per instruction, 2 ops per MAC", NULL, int8_vnni,
+    "vpdpbusd-zmm",
+    QMM_PROBE_INT8,
+    QMM_CPU_AVX512F | QMM_CPU_AVX512VNNI,
+    "vpdpbusd zmm, 12 independent accumulator chains; 64 u8*s8 MACs per instruction, 2 ops per MAC",
+    NULL,
+    int8_vnni,
     CHAINS * 64 * 2};
-const qmm_probe qmm_probe_fma_avx512 = {
-    "vfmadd-zmm", QMM_PROBE_FMA, QMM_CPU_AVX512F,
-    "vfmadd231ps zmm, 12 independent chains; 16 fp32 FMAs per instruction, 2 flops each", NULL, fma_zmm, CHAINS * 16 * 2};
+const qmm_probe qmm_probe_fma_avx512 = {"vfmadd-zmm",
+                                        QMM_PROBE_FMA,
+                                        QMM_CPU_AVX512F,
+                                        "vfmadd231ps zmm, 12 independent chains; 16 fp32 FMAs per instruction, 2 flops each",
+                                        NULL,
+                                        fma_zmm,
+                                        CHAINS * 16 * 2};

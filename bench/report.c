@@ -73,8 +73,9 @@ void bench_print_table(FILE *f, const bench_report *r) {
         print_probe(f, "fp32 (C)", "GFLOP/s", &r->ref_fma);
     }
     if (r->model_path[0]) {
-        fprintf(f, "\nmodel: %s\n  file %s; packed %d tensors into %s in %.2f s\n", r->model_path, fmt_bytes(r->file_bytes, b1, sizeof b1),
-                r->n_packed_tensors, fmt_bytes(r->packed_bytes, b2, sizeof b2), r->pack_total_s);
+        fprintf(f, "\nmodel: %s\n  file %s; packed %d tensors into %s in %.2f s\n", r->model_path,
+                fmt_bytes(r->file_bytes, b1, sizeof b1), r->n_packed_tensors, fmt_bytes(r->packed_bytes, b2, sizeof b2),
+                r->pack_total_s);
     }
     int name_w = 6;
     for (int i = 0; i < r->n_rows; i++) {
@@ -84,8 +85,8 @@ void bench_print_table(FILE *f, const bench_report *r) {
     }
     if (name_w > 40)
         name_w = 40;
-    fprintf(f, "\n%-*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, "matrix", "count", "n x k", "type", "phase",
-            "kernel", "time/call", "[min - max]", "rate", "% of limit", "vs ref");
+    fprintf(f, "\n%-*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, "matrix", "count", "n x k", "type",
+            "phase", "kernel", "time/call", "[min - max]", "rate", "% of limit", "vs ref");
     for (int i = 0; i < r->n_rows; i++) {
         const bench_row *w = &r->rows[i];
         char shape[48], spread[96], rate[32], pct[64], sp[24], tt[24];
@@ -157,8 +158,8 @@ static void json_probe(FILE *f, const char *name, const char *unit, const qmm_pr
     json_str(f, p->probe ? p->probe->name : "");
     fprintf(f, ", \"method\": ");
     json_str(f, p->probe ? p->probe->method : "");
-    fprintf(f, ", \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"runs\": %d, \"threads\": %d", unit, p->median,
-            p->min, p->max, p->reps, p->n_threads);
+    fprintf(f, ", \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"runs\": %d, \"threads\": %d", unit,
+            p->median, p->min, p->max, p->reps, p->n_threads);
     if (p->bytes > 0)
         fprintf(f, ", \"buffer_bytes\": %.0f", p->bytes);
     fprintf(f, "}%s\n", last ? "" : ",");
@@ -191,7 +192,8 @@ int bench_write_json(const char *path, const bench_report *r) {
     if (r->model_path[0]) {
         fprintf(f, "  \"model\": {\"path\": ");
         json_str(f, r->model_path);
-        fprintf(f, ", \"file_bytes\": %.0f, \"packed_bytes\": %.0f, \"packed_tensors\": %d, \"pack_seconds\": %.6g, \"skipped\": [",
+        fprintf(f,
+                ", \"file_bytes\": %.0f, \"packed_bytes\": %.0f, \"packed_tensors\": %d, \"pack_seconds\": %.6g, \"skipped\": [",
                 r->file_bytes, r->packed_bytes, r->n_packed_tensors, r->pack_total_s);
         for (int i = 0; i < r->n_skipped; i++) {
             if (i)
@@ -205,9 +207,9 @@ int bench_write_json(const char *path, const bench_report *r) {
         const bench_row *w = &r->rows[i];
         fprintf(f, "    {\"matrix\": ");
         json_str(f, w->name);
-        fprintf(f, ", \"count\": %d, \"phase\": \"%s\", \"type\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"kernel\": ", w->count,
-                w->phase == PHASE_DECODE ? "decode" : "prefill", qmm_type_name(w->type), (long long)w->m, (long long)w->n,
-                (long long)w->k);
+        fprintf(f, ", \"count\": %d, \"phase\": \"%s\", \"type\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"kernel\": ",
+                w->count, w->phase == PHASE_DECODE ? "decode" : "prefill", qmm_type_name(w->type), (long long)w->m,
+                (long long)w->n, (long long)w->k);
         json_str(f, w->kernel);
         fprintf(f, ", ");
         json_stat(f, "seconds", &w->t);
@@ -225,8 +227,9 @@ int bench_write_json(const char *path, const bench_report *r) {
         }
         fprintf(f, "}%s\n", i + 1 < r->n_rows ? "," : "");
     }
-    fprintf(f, "  ],\n  \"totals\": {\"decode_seconds_per_token\": %.6g, \"prefill_seconds\": %.6g, \"decode_tokens_per_s\": %.6g, "
-               "\"prefill_tokens_per_s\": %.6g},\n",
+    fprintf(f,
+            "  ],\n  \"totals\": {\"decode_seconds_per_token\": %.6g, \"prefill_seconds\": %.6g, \"decode_tokens_per_s\": %.6g, "
+            "\"prefill_tokens_per_s\": %.6g},\n",
             r->decode_s, r->prefill_s, r->tok_s_decode, r->tok_s_prefill);
     fprintf(f, "  \"notes\": [");
     for (int i = 0; i < r->n_notes; i++) {
@@ -283,8 +286,9 @@ int bench_write_svg(const char *path, const bench_report *r) {
         ymin = fmin(ymin, bw * xmin);
     plot p = {floor(log10(xmin / 2)), ceil(log10(xmax * 4)), floor(log10(ymin / 2)), ceil(log10(ymax * 2)), 80, 50, 720, 440};
     const double Wt = 980, Ht = 560;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-               "font-family=\"sans-serif\" font-size=\"12\">\n",
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n",
             Wt, Ht, Wt, Ht);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     fprintf(f, "<text x=\"%.0f\" y=\"24\" font-size=\"15\" font-weight=\"bold\">Roofline: ", p.L);
@@ -302,13 +306,17 @@ int bench_write_svg(const char *path, const bench_report *r) {
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", p.L, y, p.L + p.W, y);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", p.L - 6, y + 4, pow(10, e));
     }
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n", p.L, p.T, p.W, p.H);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">operational intensity (FLOP per byte of weights + activations + "
-               "outputs)</text>\n",
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n", p.L, p.T, p.W,
+            p.H);
+    fprintf(f,
+            "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">operational intensity (FLOP per byte of weights + activations + "
+            "outputs)</text>\n",
             p.L + p.W / 2, p.T + p.H + 36);
-    fprintf(f, "<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\">attained GFLOP/s (int8: GOP/s)</text>\n",
+    fprintf(f,
+            "<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\">attained GFLOP/s (int8: GOP/s)</text>\n",
             p.T + p.H / 2);
-    fprintf(f, "<clipPath id=\"area\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n", p.L, p.T, p.W, p.H);
+    fprintf(f, "<clipPath id=\"area\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n", p.L, p.T, p.W,
+            p.H);
     fprintf(f, "<g clip-path=\"url(#area)\">\n");
     /* roofs: memory line up to each ceiling, then the ceiling */
     const struct {
@@ -322,17 +330,19 @@ int bench_write_svg(const char *path, const bench_report *r) {
             continue;
         const double xr = bw > 0 ? c / bw : xa; /* ridge point */
         if (bw > 0)
-            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\n",
+            fprintf(f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"6 "
+                    "3\"/>\n",
                     px(&p, xa), py(&p, bw * xa), px(&p, xr), py(&p, c), roofs[i].color);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", px(&p, xr), py(&p, c),
-                px(&p, xb), py(&p, c), roofs[i].color);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", px(&p, xr),
+                py(&p, c), px(&p, xb), py(&p, c), roofs[i].color);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s peak %.1f (%s)</text>\n", p.L + p.W - 4,
                 py(&p, c) - 5, roofs[i].color, roofs[i].label, c, roofs[i].pr->probe ? roofs[i].pr->probe->name : "");
     }
     if (bw > 0) {
         const double xl = xa * 1.5;
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\" transform=\"rotate(0)\">memory read %.1f GB/s</text>\n", px(&p, xl) + 4,
-                py(&p, bw * xl) - 6, bw);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\" transform=\"rotate(0)\">memory read %.1f GB/s</text>\n",
+                px(&p, xl) + 4, py(&p, bw * xl) - 6, bw);
     }
     /* points, then their labels pushed apart vertically where they would
      * overlap (points of one phase often share an intensity) */
@@ -381,9 +391,10 @@ int bench_write_svg(const char *path, const bench_report *r) {
     fprintf(f, "</g>\n");
     /* legend */
     const double lx = p.L + p.W + 14;
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#117a65\"/><text x=\"%.1f\" y=\"%.1f\">decode (m = 1)</text>\n", lx,
-            p.T + 10, lx + 10, p.T + 14);
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#7d3c98\"/><text x=\"%.1f\" y=\"%.1f\">prefill (m = %lld)</text>\n",
+    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#117a65\"/><text x=\"%.1f\" y=\"%.1f\">decode (m = 1)</text>\n",
+            lx, p.T + 10, lx + 10, p.T + 14);
+    fprintf(f,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#7d3c98\"/><text x=\"%.1f\" y=\"%.1f\">prefill (m = %lld)</text>\n",
             lx, p.T + 30, lx + 10, p.T + 34, (long long)r->m_prefill);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%d threads</text>\n", lx, p.T + 56, r->n_threads);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">written by qmatmul bench</text>\n", lx, p.T + 70);

@@ -248,7 +248,8 @@ static double detect_llc(void) {
  * scaled by n / n_sub (the work is linear in n). Weights are packed in ctx
  * (full may be an already packed full matrix). */
 static qmm_status measure_gemm(bench *b, qmm_context *ctx, const matrix *mx, const void *src, const qmm_weights *full, int64_t m,
-                               double budget, int max_reps, bench_stat *out, int64_t *n_measured, char *kernel, size_t kernel_size) {
+                               double budget, int max_reps, bench_stat *out, int64_t *n_measured, char *kernel,
+                               size_t kernel_size) {
     qmm_status st;
     double t;
     const int64_t n_est = mx->n < 64 ? mx->n : 64;
@@ -430,33 +431,32 @@ static qmm_status bench_prefill_and_ref(bench *b, matrix *mats, int nm, bench_ro
 /* ------------------------------------------------------------------- main */
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: qmatmul bench [--preset NAME] [--type T] [--m N] [--threads N] [--model FILE.gguf]\n"
-            "                     [--json FILE] [--plot FILE.svg] [--no-ref] [--kernel NAME] [--time X]\n"
-            "\n"
-            "Runs the matmuls of one transformer layer of a model preset with random weights, decode\n"
-            "(m = 1) and prefill (m = --m), on --threads threads, and prints per matrix and phase the\n"
-            "kernel family that ran, the time per call (median [min - max]), GB/s of weights (decode)\n"
-            "or GFLOP/s (prefill), the percentage of this machine's measured limit, and the speed-up\n"
-            "over the portable reference family; then tokens/s estimated from the layer x layers.\n"
-            "\n"
-            "  --preset NAME   llama-3-8b (default), llama-3.2-1b, qwen2.5-7b\n"
-            "  --type T        weight type: Q4_0 (default), Q8_0, F16, F32\n"
-            "  --m N           prefill rows (tokens), default 512\n"
-            "  --threads N     0 (default): every core available\n"
-            "  --model FILE    benchmark every 2-D F32/F16/Q4_0/Q8_0 weight of a GGUF file instead\n"
-            "                  (identical shapes grouped; pack time and size; skipped tensors listed)\n"
-            "  --json FILE     every figure and the machine's description as JSON\n"
-            "  --plot FILE     a roofline SVG: intensity vs throughput, the limits as lines\n"
-            "  --no-ref        skip the reference family\n"
-            "  --kernel NAME   force a kernel family for its type (as QMM_KERNEL)\n"
-            "  --time X        scale every time budget by X (default 1; the defaults take ~1 minute)\n"
-            "\n"
-            "Methods. Decode calls rotate through copies of the packed weights holding > 2 x LLC\n"
-            "and >= 64 MiB, so weights come from memory; time per call is the median of every call.\n"
-            "Prefill: median of up to 5 calls per matrix after a warm-up. The reference family runs\n"
-            "fewer calls, at prefill on the first n' columns (a multiple of 64), scaled by n / n'\n"
-            "(marked * in the table). Limits, each on the same thread count, median of 5 runs:\n");
+    fprintf(f, "usage: qmatmul bench [--preset NAME] [--type T] [--m N] [--threads N] [--model FILE.gguf]\n"
+               "                     [--json FILE] [--plot FILE.svg] [--no-ref] [--kernel NAME] [--time X]\n"
+               "\n"
+               "Runs the matmuls of one transformer layer of a model preset with random weights, decode\n"
+               "(m = 1) and prefill (m = --m), on --threads threads, and prints per matrix and phase the\n"
+               "kernel family that ran, the time per call (median [min - max]), GB/s of weights (decode)\n"
+               "or GFLOP/s (prefill), the percentage of this machine's measured limit, and the speed-up\n"
+               "over the portable reference family; then tokens/s estimated from the layer x layers.\n"
+               "\n"
+               "  --preset NAME   llama-3-8b (default), llama-3.2-1b, qwen2.5-7b\n"
+               "  --type T        weight type: Q4_0 (default), Q8_0, F16, F32\n"
+               "  --m N           prefill rows (tokens), default 512\n"
+               "  --threads N     0 (default): every core available\n"
+               "  --model FILE    benchmark every 2-D F32/F16/Q4_0/Q8_0 weight of a GGUF file instead\n"
+               "                  (identical shapes grouped; pack time and size; skipped tensors listed)\n"
+               "  --json FILE     every figure and the machine's description as JSON\n"
+               "  --plot FILE     a roofline SVG: intensity vs throughput, the limits as lines\n"
+               "  --no-ref        skip the reference family\n"
+               "  --kernel NAME   force a kernel family for its type (as QMM_KERNEL)\n"
+               "  --time X        scale every time budget by X (default 1; the defaults take ~1 minute)\n"
+               "\n"
+               "Methods. Decode calls rotate through copies of the packed weights holding > 2 x LLC\n"
+               "and >= 64 MiB, so weights come from memory; time per call is the median of every call.\n"
+               "Prefill: median of up to 5 calls per matrix after a warm-up. The reference family runs\n"
+               "fewer calls, at prefill on the first n' columns (a multiple of 64), scaled by n / n'\n"
+               "(marked * in the table). Limits, each on the same thread count, median of 5 runs:\n");
     const qmm_cpu_info *ci = qmm_cpu_detect();
     for (const qmm_probe *const *p = qmm_probes(); *p; p++)
         fprintf(f, "  %-15s %-5s %s%s\n", (*p)->name,
@@ -653,8 +653,8 @@ int cmd_bench(int argc, char **argv) {
     rep->n_threads = b.nth;
     rep->llc_bytes = detect_llc();
     rep->m_prefill = m_pre;
-    snprintf(rep->machine, sizeof rep->machine, "%s (%s, %d cores available%s)", ci->model[0] ? ci->model : "unknown CPU", ci->arch,
-             ci->n_cores, ci->numa_nodes > 1 ? ", NUMA" : "");
+    snprintf(rep->machine, sizeof rep->machine, "%s (%s, %d cores available%s)", ci->model[0] ? ci->model : "unknown CPU",
+             ci->arch, ci->n_cores, ci->numa_nodes > 1 ? ", NUMA" : "");
     for (int bit = 0; bit < 64; bit++) {
         const char *fn = qmm_cpu_feature_name(1ull << bit);
         if (fn && (ci->features >> bit) & 1) {
@@ -696,8 +696,9 @@ int cmd_bench(int argc, char **argv) {
         const struct {
             const char *name;
             int64_t k, n;
-        } defs[7] = {{"q", pr->hidden, q},      {"k", pr->hidden, kv},      {"v", pr->hidden, kv},      {"o", q, pr->hidden},
-                     {"gate", pr->hidden, pr->ffn}, {"up", pr->hidden, pr->ffn}, {"down", pr->ffn, pr->hidden}};
+        } defs[7] = {{"q", pr->hidden, q},         {"k", pr->hidden, kv},         {"v", pr->hidden, kv},
+                     {"o", q, pr->hidden},         {"gate", pr->hidden, pr->ffn}, {"up", pr->hidden, pr->ffn},
+                     {"down", pr->ffn, pr->hidden}};
         nm = 7;
         mats = calloc(7, sizeof *mats);
         for (int j = 0; j < 7; j++) {
@@ -888,8 +889,9 @@ int cmd_bench(int argc, char **argv) {
             note(&b, "the machine was busy (1-minute load average %.1f on %d cores): figures are noisy", load, ci->n_cores);
     }
     if (model)
-        note(&b, "token_embd (count shown negative) is read by GET_ROWS, not multiplied: left out of tokens/s while output.weight "
-                 "exists");
+        note(&b,
+             "token_embd (count shown negative) is read by GET_ROWS, not multiplied: left out of tokens/s while output.weight "
+             "exists");
     if (model)
         note(&b, "--model: a row is a group of tensors of one type and shape (names without blk.N. and .weight); decode "
                  "rotates through sets of one tensor per group, distinct tensors of the group where it has them");
