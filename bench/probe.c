@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "cpu/cpu.h"
@@ -100,12 +101,17 @@ const qmm_probe *qmm_probe_best(qmm_probe_kind kind, uint64_t features) {
 
 /* ----------------------------------------------------------------- runner */
 
+/* Many short runs (a few ms each) and their median: on a shared machine a
+ * short run usually gets its cores whole, as the kernels' calls do, while a
+ * long run averages in the time other processes took. */
+
 typedef struct job {
     const qmm_probe *p;
     int n_threads, reps;
     uint8_t *buf;
-    size_t slice;  /* READ: bytes per thread */
-    uint64_t work; /* READ: passes; else iterations */
+    size_t chunk;    /* READ: bytes one thread reads per run */
+    size_t n_chunks; /* READ: chunks in the buffer */
+    uint64_t iters;  /* compute: iterations per thread per run */
     pthread_barrier_t bar;
     double *times;
 } job;
@@ -125,11 +131,12 @@ static void *worker(void *arg) {
         pthread_barrier_wait(&j->bar);
         const double t0 = qmm_bench_now();
         if (j->p->kind == QMM_PROBE_READ) {
-            const uint8_t *mine = j->buf + (size_t)t->ith * j->slice;
-            for (uint64_t k = 0; k < j->work; k++)
-                s += j->p->read(mine, j->slice);
+            /* consecutive runs read different chunks of a buffer much larger
+             * than the LLC, so every run comes from memory */
+            const size_t c = ((size_t)r * (size_t)j->n_threads + (size_t)t->ith) % j->n_chunks;
+            s += j->p->read(j->buf + c * j->chunk, j->chunk);
         } else {
-            s += j->p->compute(j->work);
+            s += j->p->compute(j->iters);
         }
         pthread_barrier_wait(&j->bar);
         if (t->ith == 0)
@@ -145,20 +152,22 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static int run_job(job *j) {
-    pthread_t th[256];
-    targ args[256];
-    if (j->n_threads > 256)
-        j->n_threads = 256;
+    enum { MAX_T = 256 };
+    pthread_t th[MAX_T];
+    targ args[MAX_T];
+    if (j->n_threads > MAX_T)
+        j->n_threads = MAX_T;
     pthread_barrier_init(&j->bar, NULL, (unsigned)j->n_threads);
     int started = 1;
     for (int i = 1; i < j->n_threads; i++) {
         args[i] = (targ){j, i};
         if (pthread_create(&th[i], NULL, worker, &args[i]) != 0)
-            break; /* cannot happen in practice; the barrier would hang, so stop here */
+            break;
         started++;
     }
-    if (started != j->n_threads) {
-        pthread_barrier_destroy(&j->bar);
+    if (started != j->n_threads) { /* the barrier would never open: give up */
+        for (int i = 1; i < started; i++)
+            pthread_cancel(th[i]);
         return -1;
     }
     args[0] = (targ){j, 0};
@@ -169,65 +178,80 @@ static int run_job(job *j) {
     return 0;
 }
 
+#define MAX_REPS 256
+
 int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, size_t bytes, qmm_probe_result *out) {
     memset(out, 0, sizeof *out);
     if (n_threads < 1)
         n_threads = 1;
     if (reps < 1)
         reps = 1;
+    if (reps > MAX_REPS)
+        reps = MAX_REPS;
     job j;
     memset(&j, 0, sizeof j);
     j.p = p;
     j.n_threads = n_threads;
-    double times[64];
+    double times[MAX_REPS];
     j.times = times;
-    if (reps > 64)
-        reps = 64;
-    double per_run_units; /* bytes or ops per unit of work */
+    double units; /* bytes or ops per run, all threads */
     if (p->kind == QMM_PROBE_READ) {
-        j.slice = bytes / (size_t)n_threads / 256 * 256;
-        if (j.slice == 0)
-            return -1;
+        /* the buffer like packed weights: 2 MiB aligned, huge pages asked */
+        const size_t huge = (size_t)2 << 20;
+        bytes = (bytes + huge - 1) / huge * huge;
         void *mem = NULL;
-        if (posix_memalign(&mem, 4096, j.slice * (size_t)n_threads) != 0)
+        if (posix_memalign(&mem, huge, bytes) != 0)
             return -1;
+#ifdef MADV_HUGEPAGE
+        madvise(mem, bytes, MADV_HUGEPAGE);
+#endif
         j.buf = mem;
-        /* real pages, each thread's slice first touched by... any thread:
-         * one node here; NUMA machines would want first touch per thread */
-        memset(j.buf, 1, j.slice * (size_t)n_threads);
-        /* calibrate: one pass per thread */
-        j.reps = 1;
-        j.work = 1;
-        run_job(&j);
-        const double t1 = times[0] > 1e-6 ? times[0] : 1e-6;
-        j.work = (uint64_t)ceil(target_s / t1);
-        if (j.work < 1)
-            j.work = 1;
-        per_run_units = (double)j.slice * (double)n_threads * (double)j.work;
-        out->bytes = (double)(j.slice * (size_t)n_threads);
+        memset(j.buf, 1, bytes); /* real pages */
+        /* calibrate: 4 MiB per thread */
+        j.chunk = (size_t)4 << 20;
+        if (j.chunk * (size_t)n_threads * 2 > bytes)
+            j.chunk = bytes / (size_t)n_threads / 2 / 4096 * 4096;
+        j.n_chunks = bytes / j.chunk;
+        j.reps = 3;
+        if (run_job(&j) != 0) {
+            free(mem);
+            return -1;
+        }
+        qsort(times, 3, sizeof times[0], cmp_double);
+        const double per_byte = times[0] / (double)j.chunk;
+        size_t chunk = (size_t)(target_s / (per_byte > 0 ? per_byte : 1e-12)) / 4096 * 4096;
+        const size_t lo = (size_t)256 << 10, hi = bytes / (size_t)n_threads / 4 / 4096 * 4096;
+        j.chunk = chunk < lo ? lo : chunk > hi ? hi : chunk;
+        j.n_chunks = bytes / j.chunk;
+        units = (double)j.chunk * (double)n_threads;
+        out->bytes = (double)bytes;
     } else {
-        /* calibrate single-threaded, scale to the target */
-        j.reps = 1;
-        j.work = 1u << 16;
+        /* calibrate on one thread, scale to the target */
+        j.reps = 3;
+        j.iters = 1024;
         j.n_threads = 1;
         for (;;) {
-            run_job(&j);
-            if (times[0] > 0.02 || j.work > (1ull << 40))
+            if (run_job(&j) != 0)
+                return -1;
+            qsort(times, 3, sizeof times[0], cmp_double);
+            if (times[0] > 0.5e-3 || j.iters > (1ull << 40))
                 break;
-            j.work *= 4;
+            j.iters *= 4;
         }
-        j.work = (uint64_t)((double)j.work * target_s / times[0]);
-        if (j.work < 1)
-            j.work = 1;
+        j.iters = (uint64_t)((double)j.iters * target_s / times[0]);
+        if (j.iters < 1)
+            j.iters = 1;
         j.n_threads = n_threads;
-        per_run_units = (double)j.work * p->ops_per_iter * (double)n_threads;
+        units = (double)j.iters * p->ops_per_iter * (double)n_threads;
     }
     j.reps = reps;
-    run_job(&j);
+    const int rc = run_job(&j);
     free(j.buf);
-    double rates[64];
+    if (rc != 0)
+        return -1;
+    double rates[MAX_REPS];
     for (int r = 0; r < reps; r++)
-        rates[r] = per_run_units / times[r] * 1e-9;
+        rates[r] = units / times[r] * 1e-9;
     qsort(rates, (size_t)reps, sizeof rates[0], cmp_double);
     out->probe = p;
     out->n_threads = n_threads;

@@ -47,9 +47,10 @@ const qmm_probe *const *qmm_probes(void);
  * variant if no other). */
 const qmm_probe *qmm_probe_best(qmm_probe_kind kind, uint64_t features);
 
-/* Runs a probe on n_threads threads, reps times, each run about target_s
- * seconds (READ: passes over a buffer of `bytes`, split between the threads).
- * Returns 0 on success (-1: out of memory). */
+/* Runs a probe on n_threads threads: reps short runs of about target_s
+ * seconds each (READ: each thread reads a chunk of a buffer of `bytes`, a
+ * different chunk every run), and their median and spread. Returns 0 on
+ * success (-1: out of memory or threads). */
 int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, size_t bytes, qmm_probe_result *out);
 
 /* Monotonic seconds. */

@@ -178,7 +178,7 @@ static const qmm_probe_result *probe_get(bench *b, const qmm_probe *p) {
     size_t bytes = (size_t)256 << 20;
     if (llc * 8 > (double)bytes)
         bytes = (size_t)(llc * 8);
-    if (qmm_probe_run(p, b->nth, b->probe_reps, 0.12 * b->budget_scale, bytes, r) != 0)
+    if (qmm_probe_run(p, b->nth, b->probe_reps, 0.004, bytes, r) != 0)
         return NULL;
     b->probe_done[b->n_probe_done++] = p;
     return r;
@@ -248,7 +248,7 @@ static double detect_llc(void) {
  * scaled by n / n_sub (the work is linear in n). Weights are packed in ctx
  * (full may be an already packed full matrix). */
 static qmm_status measure_gemm(bench *b, qmm_context *ctx, const matrix *mx, const void *src, const qmm_weights *full, int64_t m,
-                               double budget, int max_reps, bench_stat *out, int64_t *n_measured, char *kernel,
+                               double budget, int max_reps, int allow_subset, bench_stat *out, int64_t *n_measured, char *kernel,
                                size_t kernel_size) {
     qmm_status st;
     double t;
@@ -264,9 +264,12 @@ static qmm_status measure_gemm(bench *b, qmm_context *ctx, const matrix *mx, con
     qmm_weights_free(w);
     w = NULL;
     const double per_col = t / (double)n_est;
+    /* calls of ~budget/12 (30-250 ms): short enough that most of them run
+     * uninterrupted on a shared machine, long enough to be a real GEMM */
+    const double call = fmin(fmax(budget / 12, 0.03), 0.25);
     int64_t n_run = mx->n;
-    if (per_col * (double)mx->n * 2 > budget) {
-        n_run = (int64_t)(budget / (2 * per_col)) / 64 * 64;
+    if (allow_subset && per_col * (double)mx->n > call * 1.5) {
+        n_run = (int64_t)(call / per_col) / 64 * 64;
         if (n_run < 64)
             n_run = 64;
         if (n_run > mx->n)
@@ -401,7 +404,7 @@ static qmm_status bench_prefill_and_ref(bench *b, matrix *mats, int nm, bench_ro
         /* the budget follows the share of the work: ~20 s for the layer */
         const double budget = 20.0 * b->budget_scale * (2.0 * (double)b->m_pre * (double)mx->n * (double)mx->k) / total_flops;
         const void *src = mx->n_members ? mx->members[0] : srcs[j];
-        st = measure_gemm(b, b->ctx, mx, src, NULL, b->m_pre, fmax(budget, 0.3), 5, &w->t, &w->n_measured, w->kernel,
+        st = measure_gemm(b, b->ctx, mx, src, NULL, b->m_pre, fmax(budget, 0.3), 15, 1, &w->t, &w->n_measured, w->kernel,
                           sizeof w->kernel);
         if (st)
             break;
@@ -427,8 +430,8 @@ static qmm_status bench_prefill_and_ref(bench *b, matrix *mats, int nm, bench_ro
             }
             progress("reference family: %s %s (%d of %d)", mx->name, ph == PHASE_DECODE ? "decode" : "prefill", j + 1, nm);
             const double budget = (ph == PHASE_DECODE ? 0.6 : 1.2) * b->budget_scale;
-            st = measure_gemm(b, b->ref_ctx, mx, src, NULL, ph == PHASE_DECODE ? 1 : b->m_pre, budget, 3, &w->t_ref,
-                              &w->ref_n_measured, w->ref_kernel, sizeof w->ref_kernel);
+            st = measure_gemm(b, b->ref_ctx, mx, src, NULL, ph == PHASE_DECODE ? 1 : b->m_pre, budget, 3, ph == PHASE_PREFILL,
+                              &w->t_ref, &w->ref_n_measured, w->ref_kernel, sizeof w->ref_kernel);
             if (st == QMM_OK && w->t.median > 0)
                 w->speedup = w->t_ref.median / w->t.median;
         }
@@ -462,9 +465,11 @@ static void usage(FILE *f) {
                "\n"
                "Methods. Decode calls rotate through copies of the packed weights holding > 2 x LLC\n"
                "and >= 64 MiB, so weights come from memory; time per call is the median of every call.\n"
-               "Prefill: median of up to 5 calls per matrix after a warm-up. The reference family runs\n"
-               "fewer calls, at prefill on the first n' columns (a multiple of 64), scaled by n / n'\n"
-               "(marked * in the table). Limits, each on the same thread count, median of 5 runs:\n");
+               "Prefill: median of up to 15 calls per matrix after a warm-up; calls are kept to 30-250 ms\n"
+               "(a short call usually runs uninterrupted on a shared machine): a matrix whose full call\n"
+               "would be longer runs on its first n' columns (a multiple of 64) and its time is scaled\n"
+               "by n / n' (marked * in the table; n' in the JSON). The reference family runs fewer\n"
+               "calls, the same way. Limits, on the same thread count, median of 61 runs of ~4 ms each:\n");
     const qmm_cpu_info *ci = qmm_cpu_detect();
     for (const qmm_probe *const *p = qmm_probes(); *p; p++)
         fprintf(f, "  %-15s %-5s %s%s\n", (*p)->name,
@@ -472,8 +477,10 @@ static void usage(FILE *f) {
                 : (*p)->kind == QMM_PROBE_INT8 ? "int8"
                                                : "fp32",
                 (*p)->method, ((*p)->required & ~ci->features) ? " (not on this CPU)" : "");
-    fprintf(f, "  Memory read runs over max(256 MiB, 8 x LLC), split between the threads; the compute\n"
-               "  probes run independent chains long enough that latency is covered. Decode rows are\n"
+    fprintf(f, "  Memory read: each run, every thread reads its own chunk of a buffer of max(256 MiB,\n"
+               "  8 x LLC) (2 MiB aligned, huge pages asked, as packed weights), a different chunk each run,\n"
+               "  so reads come from memory. The compute probes run enough independent chains that\n"
+               "  latency is covered. Decode rows are\n"
                "  compared with the read bandwidth; prefill rows with the peak of the instruction their\n"
                "  family uses (chosen by the family's required CPU features).\n");
 }
@@ -638,7 +645,9 @@ int cmd_bench(int argc, char **argv) {
     b.run_ref = run_ref;
     b.budget_scale = tscale;
     b.seed = 0x5eed;
-    b.probe_reps = 5;
+    b.probe_reps = (int)(61 * tscale) | 1;
+    if (b.probe_reps > 255)
+        b.probe_reps = 255;
     int rc = 1;
     qmm_status st;
     qmm_gguf *g = NULL;
