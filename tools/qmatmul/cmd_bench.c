@@ -469,7 +469,8 @@ static void usage(FILE *f) {
                "(a short call usually runs uninterrupted on a shared machine): a matrix whose full call\n"
                "would be longer runs on its first n' columns (a multiple of 64) and its time is scaled\n"
                "by n / n' (marked * in the table; n' in the JSON). The reference family runs fewer\n"
-               "calls, the same way. Limits, on the same thread count, median of 61 runs of ~4 ms each:\n");
+               "calls: decode on the full matrix, prefill as above. Limits, same thread count, median of\n"
+               "61 runs of ~4 ms each:\n");
     const qmm_cpu_info *ci = qmm_cpu_detect();
     for (const qmm_probe *const *p = qmm_probes(); *p; p++)
         fprintf(f, "  %-15s %-5s %s%s\n", (*p)->name,
