@@ -4,8 +4,12 @@
 
 #if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
+extern const qmm_kernel qmm_kernel_avx512vnni_q4_0;
+extern const qmm_kernel qmm_kernel_avx512vnni_q8_0;
 
 const qmm_kernel *const qmm_x86_kernels[] = {
+    &qmm_kernel_avx512vnni_q4_0,
+    &qmm_kernel_avx512vnni_q8_0,
     NULL,
 };
 #else
