@@ -6,10 +6,14 @@
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
 extern const qmm_kernel qmm_kernel_avx512vnni_q4_0;
 extern const qmm_kernel qmm_kernel_avx512vnni_q8_0;
+extern const qmm_kernel qmm_kernel_avx512_f32;
+extern const qmm_kernel qmm_kernel_avx512_f16;
 
 const qmm_kernel *const qmm_x86_kernels[] = {
     &qmm_kernel_avx512vnni_q4_0,
     &qmm_kernel_avx512vnni_q8_0,
+    &qmm_kernel_avx512_f32,
+    &qmm_kernel_avx512_f16,
     NULL,
 };
 #else
