@@ -107,6 +107,12 @@ QMM_A5F_INLINE void qmm_a5f_tile(int esz, int MR, int NP, int64_t l0, int64_t l1
     }
 }
 
+/* Widens l in [l0, l1) of an F16 panel into dst (16 floats per l). */
+static inline void qmm_a5f_widen(const uint8_t *p, int64_t l0, int64_t l1, float *dst) {
+    for (int64_t l = l0; l < l1; l++)
+        _mm512_store_ps(dst + (l - l0) * QMM_A5F_NR, qmm_a5f_w(p, l, 2));
+}
+
 /* GEMV: NP panels (1..4) at once, one accumulator chain each, whole k. */
 QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x, const uint8_t *p, size_t pb, float *y,
                                       int nc_last) {
@@ -146,9 +152,12 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
     static const tile_fn tiles_np1[9] = {NULL, t1_1, t2_1, t3_1, t4_1, t5_1, t6_1, t7_1, t8_1};                                \
     static const tile_fn tiles_np2[9] = {NULL, t1_2, t2_2, t3_2, t4_2, t5_2, t6_2, t7_2, t8_2};                                \
     /* k slice outer, then panel pairs, then activation groups: the pair's                                                     \
-     * slice is reused from L1 by every group. */                                                                              \
+     * slice is reused from L1 by every group. F16 slices are widened once                                                     \
+     * per pair into an fp32 scratch (exact), so the tiles are the F32 ones                                                    \
+     * and vcvtph2ps is paid once per weight, not once per activation group. */                                                \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                     \
         const size_t pb = qmm_a5f_panel_bytes(k, esz);                                                                         \
+        float scratch[2 * QMM_A5F_KC * QMM_A5F_NR] __attribute__((aligned(64)));                                               \
         for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_A5F_KC) {                                                            \
             const int64_t l1 = k - l0 < QMM_A5F_KC ? k : l0 + QMM_A5F_KC;                                                      \
             for (int64_t n0 = 0; n0 < n; n0 += 2 * QMM_A5F_NR) {                                                               \
@@ -157,11 +166,20 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
                 const int np = rest > QMM_A5F_NR ? 2 : 1;                                                                      \
                 const int nc0 = (int)(rest < QMM_A5F_NR ? rest : QMM_A5F_NR);                                                  \
                 const int nc1 = np == 2 ? (int)(rest - QMM_A5F_NR < QMM_A5F_NR ? rest - QMM_A5F_NR : QMM_A5F_NR) : 0;          \
+                const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                         \
+                int64_t t0 = l0, t1 = l1, aofs = 0;                                                                            \
+                if (esz == 2) {                                                                                                \
+                    for (int j = 0; j < np; j++)                                                                               \
+                        qmm_a5f_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_A5F_KC * QMM_A5F_NR);                     \
+                    q0 = (const uint8_t *)scratch;                                                                             \
+                    q1 = (const uint8_t *)(scratch + QMM_A5F_KC * QMM_A5F_NR);                                                 \
+                    t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_A5F_MR;                                                              \
+                }                                                                                                              \
                 for (int64_t r0 = 0; r0 < m; r0 += QMM_A5F_MR) {                                                               \
                     const int mr = (int)(m - r0 < QMM_A5F_MR ? m - r0 : QMM_A5F_MR);                                           \
-                    const float *ag = (const float *)((const char *)a + qmm_a5f_act_offset(r0, k));                            \
-                    (np == 2 ? tiles_np2 : tiles_np1)[mr](l0, l1, l0 == 0, ag, p0, p0 + pb,                                    \
-                                                          (float *)((char *)y + (size_t)r0 * ys) + n0, ys, nc0, nc1);          \
+                    const float *ag = (const float *)((const char *)a + qmm_a5f_act_offset(r0, k)) + aofs;                     \
+                    (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, (float *)((char *)y + (size_t)r0 * ys) + n0, \
+                                                          ys, nc0, nc1);                                                       \
                 }                                                                                                              \
             }                                                                                                                  \
             if (k == 0)                                                                                                        \
@@ -187,7 +205,7 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
 #define QMM_A5F_TILE(esz, mr, np)                                                                                              \
     static void t##mr##_##np(int64_t l0, int64_t l1, int first, const float *a, const uint8_t *p0, const uint8_t *p1, float *y, \
                              size_t ys, int nc0, int nc1) {                                                                    \
-        qmm_a5f_tile(esz, mr, np, l0, l1, first, a, p0, p1, y, ys, nc0, nc1);                                                  \
+        qmm_a5f_tile(4, mr, np, l0, l1, first, a, p0, p1, y, ys, nc0, nc1);                                                  \
     }
 #define QMM_A5F_TILE_SET(esz, np)                                                                                              \
     QMM_A5F_TILE(esz, 1, np)                                                                                                   \
