@@ -138,7 +138,9 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
 }
 
 #define QMM_A5F_FAMILY(esz)                                                                                                    \
-    static size_t w_size(int64_t k, int64_t n) { return (size_t)((n + QMM_A5F_NR - 1) / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz); } \
+    static size_t w_size(int64_t k, int64_t n) {                                                                               \
+        return (size_t)((n + QMM_A5F_NR - 1) / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz);                                      \
+    }                                                                                                                          \
     static size_t w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz); }  \
     static size_t act_size(int64_t m, int64_t k) { return qmm_a5f_act_size(m, k); }                                            \
     static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_a5f_act_offset(m_idx, k); }                                \
@@ -178,8 +180,8 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
                 for (int64_t r0 = 0; r0 < m; r0 += QMM_A5F_MR) {                                                               \
                     const int mr = (int)(m - r0 < QMM_A5F_MR ? m - r0 : QMM_A5F_MR);                                           \
                     const float *ag = (const float *)((const char *)a + qmm_a5f_act_offset(r0, k)) + aofs;                     \
-                    (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, (float *)((char *)y + (size_t)r0 * ys) + n0, \
-                                                          ys, nc0, nc1);                                                       \
+                    float *yt = (float *)((char *)y + (size_t)r0 * ys) + n0;                                                   \
+                    (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, yt, ys, nc0, nc1);                      \
                 }                                                                                                              \
             }                                                                                                                  \
             if (k == 0)                                                                                                        \

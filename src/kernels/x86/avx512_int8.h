@@ -151,7 +151,9 @@ QMM_A5_INLINE void qmm_a5_load_w(qmm_a5_wkind kind, const uint8_t *qb, __m512i w
 }
 
 /* k offset within the block of weight vector c (matches qmm_a5_load_w). */
-QMM_A5_INLINE int qmm_a5_kofs(qmm_a5_wkind kind, int c) { return kind == QMM_A5_W_Q4 ? (c < 4 ? 4 * c : 16 + 4 * (c - 4)) : 4 * c; }
+QMM_A5_INLINE int qmm_a5_kofs(qmm_a5_wkind kind, int c) {
+    return kind == QMM_A5_W_Q4 ? (c < 4 ? 4 * c : 16 + 4 * (c - 4)) : 4 * c;
+}
 
 QMM_A5_INLINE int32_t qmm_a5_ld32(const uint8_t *p) {
     int32_t v;
@@ -256,8 +258,8 @@ QMM_A5_INLINE void qmm_a5_tile(qmm_a5_wkind kind, int MR, int G, int64_t nb, con
             const int nc = (int)(n - n0 < QMM_A5_NR ? n - n0 : QMM_A5_NR);                                                     \
             for (int64_t m0 = 0; m0 < m; m0 += QMM_A5_MR) {                                                                    \
                 const int mr = (int)(m - m0 < QMM_A5_MR ? m - m0 : QMM_A5_MR);                                                 \
-                tiles_by_mr[mr](nb, (const uint8_t *)a + (size_t)(m0 / QMM_A5_MR) * gb, p, (float *)((char *)y + (size_t)m0 * ys) + n0, \
-                                ys, nc);                                                                                       \
+                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_A5_MR) * gb;                                        \
+                tiles_by_mr[mr](nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                              \
             }                                                                                                                  \
         }                                                                                                                      \
     }                                                                                                                          \
