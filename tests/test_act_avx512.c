@@ -32,7 +32,10 @@ static void fill(float *x, int r, uint64_t *seed) {
                 v[j] = NAN;
             break;
         case 4: v[7] = INFINITY; break;
-        case 5: v[31] = -INFINITY; v[0] = NAN; break;
+        case 5:
+            v[31] = -INFINITY;
+            v[0] = NAN;
+            break;
         case 6: /* maximum a denormal: d underflows to 0 */
             for (int j = 0; j < 32; j++)
                 v[j] = (j % 3) ? 1e-45f : -1e-45f;
@@ -56,7 +59,10 @@ static void fill(float *x, int r, uint64_t *seed) {
             for (int j = 0; j < 32; j++)
                 v[j] = (j & 1) ? 1e-40f : 1e-41f;
             break;
-        case 11: v[9] = -INFINITY; v[10] = INFINITY; break;
+        case 11:
+            v[9] = -INFINITY;
+            v[10] = INFINITY;
+            break;
         default: break;
         }
     }

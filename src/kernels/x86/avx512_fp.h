@@ -78,8 +78,8 @@ QMM_A5F_INLINE __m512 qmm_a5f_w(const uint8_t *p, int64_t l, int esz) {
 
 /* MR rows of an activation group x NP panels (1 or 2), k range [l0, l1):
  * accumulators start at 0 (first slice) or at the partial sums in y. */
-QMM_A5F_INLINE void qmm_a5f_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, const float *act,
-                                 const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1) {
+QMM_A5F_INLINE void qmm_a5f_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, const float *act, const uint8_t *p0,
+                                 const uint8_t *p1, float *y, size_t ys, int nc0, int nc1) {
     const __mmask16 m0 = (__mmask16)((1u << nc0) - 1u), m1 = (__mmask16)((1u << nc1) - 1u);
     __m512 acc[QMM_A5F_MR][2];
     for (int i = 0; i < MR; i++) {
@@ -137,86 +137,86 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
     }
 }
 
-#define QMM_A5F_FAMILY(esz)                                                                                                    \
-    static size_t w_size(int64_t k, int64_t n) {                                                                               \
-        return (size_t)((n + QMM_A5F_NR - 1) / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz);                                      \
-    }                                                                                                                          \
-    static size_t w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz); }  \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_a5f_act_size(m, k); }                                            \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_a5f_act_offset(m_idx, k); }                                \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) { qmm_a5f_act_pack(m, k, x, xs, dst); }   \
-    static size_t act1_size(int64_t m, int64_t k) { return qmm_a5f_act1_size(m, k); }                                          \
-    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_a5f_act1_offset(m_idx, k); }                              \
-    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) { qmm_a5f_act1_pack(m, k, x, xs, dst); } \
-    typedef void (*tile_fn)(int64_t, int64_t, int, const float *, const uint8_t *, const uint8_t *, float *, size_t, int, int); \
-    QMM_A5F_TILE_SET(esz, 1)                                                                                                   \
-    QMM_A5F_TILE_SET(esz, 2)                                                                                                   \
-    static const tile_fn tiles_np1[9] = {NULL, t1_1, t2_1, t3_1, t4_1, t5_1, t6_1, t7_1, t8_1};                                \
-    static const tile_fn tiles_np2[9] = {NULL, t1_2, t2_2, t3_2, t4_2, t5_2, t6_2, t7_2, t8_2};                                \
-    /* k slice outer, then panel pairs, then activation groups: the pair's                                                     \
-     * slice is reused from L1 by every group. F16 slices are widened once                                                     \
-     * per pair into an fp32 scratch (exact), so the tiles are the F32 ones                                                    \
-     * and vcvtph2ps is paid once per weight, not once per activation group. */                                                \
-    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                     \
-        const size_t pb = qmm_a5f_panel_bytes(k, esz);                                                                         \
-        float scratch[2 * QMM_A5F_KC * QMM_A5F_NR] __attribute__((aligned(64)));                                               \
-        for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_A5F_KC) {                                                            \
-            const int64_t l1 = k - l0 < QMM_A5F_KC ? k : l0 + QMM_A5F_KC;                                                      \
-            for (int64_t n0 = 0; n0 < n; n0 += 2 * QMM_A5F_NR) {                                                               \
-                const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb;                                       \
-                const int64_t rest = n - n0;                                                                                   \
-                const int np = rest > QMM_A5F_NR ? 2 : 1;                                                                      \
-                const int nc0 = (int)(rest < QMM_A5F_NR ? rest : QMM_A5F_NR);                                                  \
-                const int nc1 = np == 2 ? (int)(rest - QMM_A5F_NR < QMM_A5F_NR ? rest - QMM_A5F_NR : QMM_A5F_NR) : 0;          \
-                const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                         \
-                int64_t t0 = l0, t1 = l1, aofs = 0;                                                                            \
-                if (esz == 2) {                                                                                                \
-                    for (int j = 0; j < np; j++)                                                                               \
-                        qmm_a5f_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_A5F_KC * QMM_A5F_NR);                     \
-                    q0 = (const uint8_t *)scratch;                                                                             \
-                    q1 = (const uint8_t *)(scratch + QMM_A5F_KC * QMM_A5F_NR);                                                 \
-                    t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_A5F_MR;                                                              \
-                }                                                                                                              \
-                for (int64_t r0 = 0; r0 < m; r0 += QMM_A5F_MR) {                                                               \
-                    const int mr = (int)(m - r0 < QMM_A5F_MR ? m - r0 : QMM_A5F_MR);                                           \
-                    const float *ag = (const float *)((const char *)a + qmm_a5f_act_offset(r0, k)) + aofs;                     \
-                    float *yt = (float *)((char *)y + (size_t)r0 * ys) + n0;                                                   \
-                    (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, yt, ys, nc0, nc1);                      \
-                }                                                                                                              \
-            }                                                                                                                  \
-            if (k == 0)                                                                                                        \
-                break;                                                                                                         \
-        }                                                                                                                      \
-    }                                                                                                                          \
-    static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                              \
-        qmm_a5f_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                         \
-    }                                                                                                                          \
-    static void gemv1(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                              \
-        qmm_a5f_gemv_tile(esz, 1, k, x, p, pb, y, nc);                                                                         \
-    }                                                                                                                          \
-    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                           \
-        const size_t pb = qmm_a5f_panel_bytes(k, esz);                                                                         \
-        int64_t n0 = 0;                                                                                                        \
-        for (; n - n0 >= 4 * QMM_A5F_NR; n0 += 4 * QMM_A5F_NR)                                                                 \
-            gemv4(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb, pb, y + n0, QMM_A5F_NR);          \
-        for (; n0 < n; n0 += QMM_A5F_NR)                                                                                       \
-            gemv1(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb, pb, y + n0,                        \
-                  (int)(n - n0 < QMM_A5F_NR ? n - n0 : QMM_A5F_NR));                                                           \
+#define QMM_A5F_FAMILY(esz)                                                                                                      \
+    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
+        return (size_t)((n + QMM_A5F_NR - 1) / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz);                                        \
+    }                                                                                                                            \
+    static size_t w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz); }      \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_a5f_act_size(m, k); }                                              \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_a5f_act_offset(m_idx, k); }                                  \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) { qmm_a5f_act_pack(m, k, x, xs, dst); }     \
+    static size_t act1_size(int64_t m, int64_t k) { return qmm_a5f_act1_size(m, k); }                                            \
+    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_a5f_act1_offset(m_idx, k); }                                \
+    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) { qmm_a5f_act1_pack(m, k, x, xs, dst); }   \
+    typedef void (*tile_fn)(int64_t, int64_t, int, const float *, const uint8_t *, const uint8_t *, float *, size_t, int, int);  \
+    QMM_A5F_TILE_SET(esz, 1)                                                                                                     \
+    QMM_A5F_TILE_SET(esz, 2)                                                                                                     \
+    static const tile_fn tiles_np1[9] = {NULL, t1_1, t2_1, t3_1, t4_1, t5_1, t6_1, t7_1, t8_1};                                  \
+    static const tile_fn tiles_np2[9] = {NULL, t1_2, t2_2, t3_2, t4_2, t5_2, t6_2, t7_2, t8_2};                                  \
+    /* k slice outer, then panel pairs, then activation groups: the pair's                                                       \
+     * slice is reused from L1 by every group. F16 slices are widened once                                                       \
+     * per pair into an fp32 scratch (exact), so the tiles are the F32 ones                                                      \
+     * and vcvtph2ps is paid once per weight, not once per activation group. */                                                  \
+    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
+        const size_t pb = qmm_a5f_panel_bytes(k, esz);                                                                           \
+        float scratch[2 * QMM_A5F_KC * QMM_A5F_NR] __attribute__((aligned(64)));                                                 \
+        for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_A5F_KC) {                                                              \
+            const int64_t l1 = k - l0 < QMM_A5F_KC ? k : l0 + QMM_A5F_KC;                                                        \
+            for (int64_t n0 = 0; n0 < n; n0 += 2 * QMM_A5F_NR) {                                                                 \
+                const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb;                                         \
+                const int64_t rest = n - n0;                                                                                     \
+                const int np = rest > QMM_A5F_NR ? 2 : 1;                                                                        \
+                const int nc0 = (int)(rest < QMM_A5F_NR ? rest : QMM_A5F_NR);                                                    \
+                const int nc1 = np == 2 ? (int)(rest - QMM_A5F_NR < QMM_A5F_NR ? rest - QMM_A5F_NR : QMM_A5F_NR) : 0;            \
+                const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                           \
+                int64_t t0 = l0, t1 = l1, aofs = 0;                                                                              \
+                if (esz == 2) {                                                                                                  \
+                    for (int j = 0; j < np; j++)                                                                                 \
+                        qmm_a5f_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_A5F_KC * QMM_A5F_NR);                       \
+                    q0 = (const uint8_t *)scratch;                                                                               \
+                    q1 = (const uint8_t *)(scratch + QMM_A5F_KC * QMM_A5F_NR);                                                   \
+                    t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_A5F_MR;                                                                \
+                }                                                                                                                \
+                for (int64_t r0 = 0; r0 < m; r0 += QMM_A5F_MR) {                                                                 \
+                    const int mr = (int)(m - r0 < QMM_A5F_MR ? m - r0 : QMM_A5F_MR);                                             \
+                    const float *ag = (const float *)((const char *)a + qmm_a5f_act_offset(r0, k)) + aofs;                       \
+                    float *yt = (float *)((char *)y + (size_t)r0 * ys) + n0;                                                     \
+                    (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, yt, ys, nc0, nc1);                        \
+                }                                                                                                                \
+            }                                                                                                                    \
+            if (k == 0)                                                                                                          \
+                break;                                                                                                           \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
+        qmm_a5f_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                           \
+    }                                                                                                                            \
+    static void gemv1(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
+        qmm_a5f_gemv_tile(esz, 1, k, x, p, pb, y, nc);                                                                           \
+    }                                                                                                                            \
+    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
+        const size_t pb = qmm_a5f_panel_bytes(k, esz);                                                                           \
+        int64_t n0 = 0;                                                                                                          \
+        for (; n - n0 >= 4 * QMM_A5F_NR; n0 += 4 * QMM_A5F_NR)                                                                   \
+            gemv4(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb, pb, y + n0, QMM_A5F_NR);             \
+        for (; n0 < n; n0 += QMM_A5F_NR)                                                                                         \
+            gemv1(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb, pb, y + n0,                          \
+                  (int)(n - n0 < QMM_A5F_NR ? n - n0 : QMM_A5F_NR));                                                             \
     }
 
-#define QMM_A5F_TILE(esz, mr, np)                                                                                              \
-    static void t##mr##_##np(int64_t l0, int64_t l1, int first, const float *a, const uint8_t *p0, const uint8_t *p1, float *y, \
-                             size_t ys, int nc0, int nc1) {                                                                    \
-        qmm_a5f_tile(4, mr, np, l0, l1, first, a, p0, p1, y, ys, nc0, nc1);                                                  \
+#define QMM_A5F_TILE(esz, mr, np)                                                                                                \
+    static void t##mr##_##np(int64_t l0, int64_t l1, int first, const float *a, const uint8_t *p0, const uint8_t *p1, float *y,  \
+                             size_t ys, int nc0, int nc1) {                                                                      \
+        qmm_a5f_tile(4, mr, np, l0, l1, first, a, p0, p1, y, ys, nc0, nc1);                                                      \
     }
-#define QMM_A5F_TILE_SET(esz, np)                                                                                              \
-    QMM_A5F_TILE(esz, 1, np)                                                                                                   \
-    QMM_A5F_TILE(esz, 2, np)                                                                                                   \
-    QMM_A5F_TILE(esz, 3, np)                                                                                                   \
-    QMM_A5F_TILE(esz, 4, np)                                                                                                   \
-    QMM_A5F_TILE(esz, 5, np)                                                                                                   \
-    QMM_A5F_TILE(esz, 6, np)                                                                                                   \
-    QMM_A5F_TILE(esz, 7, np)                                                                                                   \
+#define QMM_A5F_TILE_SET(esz, np)                                                                                                \
+    QMM_A5F_TILE(esz, 1, np)                                                                                                     \
+    QMM_A5F_TILE(esz, 2, np)                                                                                                     \
+    QMM_A5F_TILE(esz, 3, np)                                                                                                     \
+    QMM_A5F_TILE(esz, 4, np)                                                                                                     \
+    QMM_A5F_TILE(esz, 5, np)                                                                                                     \
+    QMM_A5F_TILE(esz, 6, np)                                                                                                     \
+    QMM_A5F_TILE(esz, 7, np)                                                                                                     \
     QMM_A5F_TILE(esz, 8, np)
 
 #endif

@@ -25,8 +25,8 @@
 #include "kernels/kernel.h"
 
 #define QMM_A5_ACT_BLK 40 /* bytes per row per block in the activation layout */
-#define QMM_A5_NR 16      /* weight rows per panel: one zmm lane each */
-#define QMM_A5_MR 8       /* activation rows per GEMM tile (the act group) */
+#define QMM_A5_NR      16 /* weight rows per panel: one zmm lane each */
+#define QMM_A5_MR      8  /* activation rows per GEMM tile (the act group) */
 
 /* ------------------------------------------------------------ activations */
 
@@ -77,8 +77,7 @@ static inline void qmm_a5_quant_block(const float *x, int8_t *q, float *d_out, i
 }
 
 /* Packs m rows (m <= g at a group start, or many groups) in groups of g. */
-static inline void qmm_a5_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g,
-                                   int32_t zp) {
+static inline void qmm_a5_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g, int32_t zp) {
     const int64_t nb = k / QMM_QK;
     uint8_t *out = (uint8_t *)dst;
     for (int64_t r0 = 0; r0 < m; r0 += g) {
@@ -166,8 +165,8 @@ QMM_A5_INLINE int32_t qmm_a5_ld32(const uint8_t *p) {
  * product per lane (vpdpbusd from the bias), then
  *     acc = fma((float)isum, wscale * xscale, acc)
  * which is the reference order, lane by lane. */
-QMM_A5_INLINE void qmm_a5_tile(qmm_a5_wkind kind, int MR, int G, int64_t nb, const uint8_t *act, const uint8_t *panel,
-                               int qbytes, float *y, size_t ys, int ncols) {
+QMM_A5_INLINE void qmm_a5_tile(qmm_a5_wkind kind, int MR, int G, int64_t nb, const uint8_t *act, const uint8_t *panel, int qbytes,
+                               float *y, size_t ys, int ncols) {
     const uint8_t *sc = panel;
     const uint8_t *qw = panel + qmm_a5_scale_bytes(nb);
     const size_t ablk = (size_t)G * QMM_A5_ACT_BLK;
@@ -217,59 +216,59 @@ QMM_A5_INLINE void qmm_a5_tile(qmm_a5_wkind kind, int MR, int G, int64_t nb, con
 }
 
 /* Instantiations with constant MR (the compiler keeps acc[] in registers). */
-#define QMM_A5_TILES(kind, qbytes)                                                                                              \
-    static void tile_g1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 1, 1, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 1, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m2(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 2, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m3(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 3, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m4(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 4, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m5(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 5, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m6(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 6, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m7(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 7, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    static void tile_m8(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                         \
-        qmm_a5_tile(kind, 8, 8, nb, a, p, qbytes, y, ys, nc);                                                                  \
-    }                                                                                                                          \
-    typedef void (*tile_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                  \
-    static const tile_fn tiles_by_mr[9] = {NULL, tile_m1, tile_m2, tile_m3, tile_m4, tile_m5, tile_m6, tile_m7, tile_m8};       \
-    /* Panel-outer: one panel (k/32 * (32 + qbytes) bytes) stays in L1/L2 while                                                 \
-     * the activation groups stream past it; the weights are read once. */                                                    \
-    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                     \
-        const int64_t nb = k / QMM_QK;                                                                                         \
-        const size_t pb = qmm_a5_panel_bytes(k, qbytes);                                                                       \
-        const size_t gb = (size_t)nb * QMM_A5_MR * QMM_A5_ACT_BLK;                                                             \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_A5_NR) {                                                                        \
-            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_A5_NR) * pb;                                             \
-            const int nc = (int)(n - n0 < QMM_A5_NR ? n - n0 : QMM_A5_NR);                                                     \
-            for (int64_t m0 = 0; m0 < m; m0 += QMM_A5_MR) {                                                                    \
-                const int mr = (int)(m - m0 < QMM_A5_MR ? m - m0 : QMM_A5_MR);                                                 \
-                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_A5_MR) * gb;                                        \
-                tiles_by_mr[mr](nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                              \
-            }                                                                                                                  \
-        }                                                                                                                      \
-    }                                                                                                                          \
-    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                           \
-        const int64_t nb = k / QMM_QK;                                                                                         \
-        const size_t pb = qmm_a5_panel_bytes(k, qbytes);                                                                       \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_A5_NR) {                                                                        \
-            const int nc = (int)(n - n0 < QMM_A5_NR ? n - n0 : QMM_A5_NR);                                                     \
-            tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5_NR) * pb, y + n0, 0, nc);                \
-        }                                                                                                                      \
+#define QMM_A5_TILES(kind, qbytes)                                                                                               \
+    static void tile_g1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 1, 1, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 1, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m2(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 2, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m3(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 3, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m4(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 4, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m5(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 5, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m6(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 6, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m7(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 7, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    static void tile_m8(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
+        qmm_a5_tile(kind, 8, 8, nb, a, p, qbytes, y, ys, nc);                                                                    \
+    }                                                                                                                            \
+    typedef void (*tile_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                    \
+    static const tile_fn tiles_by_mr[9] = {NULL, tile_m1, tile_m2, tile_m3, tile_m4, tile_m5, tile_m6, tile_m7, tile_m8};        \
+    /* Panel-outer: one panel (k/32 * (32 + qbytes) bytes) stays in L1/L2 while                                                  \
+     * the activation groups stream past it; the weights are read once. */                                                       \
+    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_a5_panel_bytes(k, qbytes);                                                                         \
+        const size_t gb = (size_t)nb * QMM_A5_MR * QMM_A5_ACT_BLK;                                                               \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_A5_NR) {                                                                          \
+            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_A5_NR) * pb;                                               \
+            const int nc = (int)(n - n0 < QMM_A5_NR ? n - n0 : QMM_A5_NR);                                                       \
+            for (int64_t m0 = 0; m0 < m; m0 += QMM_A5_MR) {                                                                      \
+                const int mr = (int)(m - m0 < QMM_A5_MR ? m - m0 : QMM_A5_MR);                                                   \
+                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_A5_MR) * gb;                                          \
+                tiles_by_mr[mr](nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                                 \
+            }                                                                                                                    \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_a5_panel_bytes(k, qbytes);                                                                         \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_A5_NR) {                                                                          \
+            const int nc = (int)(n - n0 < QMM_A5_NR ? n - n0 : QMM_A5_NR);                                                       \
+            tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5_NR) * pb, y + n0, 0, nc);                  \
+        }                                                                                                                        \
     }
 
 #endif

@@ -10,9 +10,7 @@
 
 #define QBYTES 512 /* quant bytes per block and panel */
 
-static size_t w_size(int64_t k, int64_t n) {
-    return (size_t)((n + QMM_A5_NR - 1) / QMM_A5_NR) * qmm_a5_panel_bytes(k, QBYTES);
-}
+static size_t w_size(int64_t k, int64_t n) { return (size_t)((n + QMM_A5_NR - 1) / QMM_A5_NR) * qmm_a5_panel_bytes(k, QBYTES); }
 
 static size_t w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_A5_NR) * qmm_a5_panel_bytes(k, QBYTES); }
 
