@@ -506,9 +506,9 @@ static int model_groups(bench *b, qmm_gguf *g, matrix **out) {
     int nm = 0, n_1d = 0;
     for (int64_t i = 0; i < nt; i++) {
         const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
-        const int two_d = t->ne[1] > 1 && t->ne[2] == 1 && t->ne[3] == 1;
+        const int two_d = t->n_dims >= 2 && t->ne[2] == 1 && t->ne[3] == 1;
         if (!two_d) {
-            if (t->ne[1] == 1 && t->ne[2] == 1 && t->ne[3] == 1)
+            if (t->n_dims <= 1)
                 n_1d++;
             else if (r->n_skipped < 64)
                 snprintf(r->skipped[r->n_skipped++], sizeof r->skipped[0], "%s: %u-D, not a weight matrix", t->name, t->n_dims);
@@ -906,7 +906,7 @@ int cmd_bench(int argc, char **argv) {
         if (load > 0.5 * ci->n_cores + 0.5)
             note(&b, "the machine was busy (1-minute load average %.1f on %d cores): figures are noisy", load, ci->n_cores);
     }
-    if (model)
+    if (model && qmm_gguf_find_tensor(g, "token_embd.weight") >= 0 && qmm_gguf_find_tensor(g, "output.weight") >= 0)
         note(&b,
              "token_embd (count shown negative) is read by GET_ROWS, not multiplied: left out of tokens/s while output.weight "
              "exists");
