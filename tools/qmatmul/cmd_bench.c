@@ -178,7 +178,7 @@ static const qmm_probe_result *probe_get(bench *b, const qmm_probe *p) {
     size_t bytes = (size_t)256 << 20;
     if (llc * 8 > (double)bytes)
         bytes = (size_t)(llc * 8);
-    if (qmm_probe_run(p, b->nth, b->probe_reps, 0.004, bytes, r) != 0)
+    if (qmm_probe_run(p, b->nth, b->probe_reps, 0.001, bytes, r) != 0)
         return NULL;
     b->probe_done[b->n_probe_done++] = p;
     return r;
@@ -470,7 +470,7 @@ static void usage(FILE *f) {
                "would be longer runs on its first n' columns (a multiple of 64) and its time is scaled\n"
                "by n / n' (marked * in the table; n' in the JSON). The reference family runs fewer\n"
                "calls: decode on the full matrix, prefill as above. Limits, same thread count, median of\n"
-               "61 runs of ~4 ms each:\n");
+               "201 runs of ~1 ms each:\n");
     const qmm_cpu_info *ci = qmm_cpu_detect();
     for (const qmm_probe *const *p = qmm_probes(); *p; p++)
         fprintf(f, "  %-15s %-5s %s%s\n", (*p)->name,
@@ -646,7 +646,7 @@ int cmd_bench(int argc, char **argv) {
     b.run_ref = run_ref;
     b.budget_scale = tscale;
     b.seed = 0x5eed;
-    b.probe_reps = (int)(61 * tscale) | 1;
+    b.probe_reps = (int)(201 * tscale) | 1;
     if (b.probe_reps > 255)
         b.probe_reps = 255;
     int rc = 1;
