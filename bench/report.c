@@ -285,7 +285,7 @@ int bench_write_svg(const char *path, const bench_report *r) {
     if (bw > 0)
         ymin = fmin(ymin, bw * xmin);
     plot p = {floor(log10(xmin / 2)), ceil(log10(xmax * 4)), floor(log10(ymin / 2)), ceil(log10(ymax * 2)), 80, 50, 720, 440};
-    const double Wt = 980, Ht = 560;
+    const double Wt = 920, Ht = 580;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
             "font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -336,8 +336,6 @@ int bench_write_svg(const char *path, const bench_report *r) {
                     px(&p, xa), py(&p, bw * xa), px(&p, xr), py(&p, c), roofs[i].color);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", px(&p, xr),
                 py(&p, c), px(&p, xb), py(&p, c), roofs[i].color);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s peak %.1f (%s)</text>\n", p.L + p.W - 4,
-                py(&p, c) - 5, roofs[i].color, roofs[i].label, c, roofs[i].pr->probe ? roofs[i].pr->probe->name : "");
     }
     if (bw > 0) {
         const double xl = xa * 1.5;
@@ -373,7 +371,8 @@ int bench_write_svg(const char *path, const bench_report *r) {
         }
     for (int a = 0; a < np; a++)
         for (int c = 0; c < a; c++)
-            if (fabs(lx_[a] - lx_[c]) < 90 && ly_[a] < ly_[c] + 11)
+            if (lx_[a] < lx_[c] + 6.0 * (double)strlen(r->rows[idx[c]].name) + 30 &&
+                lx_[c] < lx_[a] + 6.0 * (double)strlen(r->rows[idx[a]].name) + 30 && ly_[a] < ly_[c] + 11 && ly_[a] > ly_[c] - 11)
                 ly_[a] = ly_[c] + 11;
     for (int a = 0; a < np; a++) {
         const bench_row *w = &r->rows[idx[a]];
@@ -389,15 +388,25 @@ int bench_write_svg(const char *path, const bench_report *r) {
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%s</text>\n", lx_[a], ly_[a], col, label);
     }
     fprintf(f, "</g>\n");
-    /* legend */
-    const double lx = p.L + p.W + 14;
+    /* the ceilings named at their height, right of the plot */
+    for (int i = 0; i < 2; i++) {
+        const double c = roofs[i].pr->median;
+        if (c <= 0)
+            continue;
+        const int close = r->int8.median > 0 && r->fma.median > 0 && fabs(log10(r->int8.median / r->fma.median)) < 0.08;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s %.1f</text>\n", p.L + p.W + 6,
+                py(&p, c) + 4 + (close && i ? 12.0 : 0.0), roofs[i].color, roofs[i].label, c);
+    }
+    /* legend: under the plot, right */
+    const double lx = p.L + p.W - 230, ly = p.T + p.H + 52;
     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#117a65\"/><text x=\"%.1f\" y=\"%.1f\">decode (m = 1)</text>\n",
-            lx, p.T + 10, lx + 10, p.T + 14);
+            lx, ly - 4, lx + 8, ly);
     fprintf(f,
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#7d3c98\"/><text x=\"%.1f\" y=\"%.1f\">prefill (m = %lld)</text>\n",
-            lx, p.T + 30, lx + 10, p.T + 34, (long long)r->m_prefill);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%d threads</text>\n", lx, p.T + 56, r->n_threads);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">written by qmatmul bench</text>\n", lx, p.T + 70);
+            lx + 110, ly - 4, lx + 118, ly, (long long)r->m_prefill);
+    fprintf(f,
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555\">%d threads; medians; written by qmatmul bench</text>\n",
+            p.L, ly, r->n_threads);
     fprintf(f, "</svg>\n");
     return fclose(f) == 0 ? 0 : -1;
 }
