@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -121,7 +122,7 @@ typedef struct targ {
     int ith;
 } targ;
 
-static volatile uint64_t probe_sink;
+static _Atomic uint64_t probe_sink; /* keeps the probe results alive */
 
 static void *worker(void *arg) {
     targ *t = arg;
@@ -142,7 +143,7 @@ static void *worker(void *arg) {
         if (t->ith == 0)
             j->times[r] = qmm_bench_now() - t0;
     }
-    probe_sink += s;
+    atomic_fetch_add_explicit(&probe_sink, s, memory_order_relaxed);
     return NULL;
 }
 
