@@ -107,7 +107,9 @@ void bench_print_table(FILE *f, const bench_report *r) {
             snprintf(sp, sizeof sp, "%.1fx%s", w->speedup, w->ref_n_measured < w->n ? "*" : "");
         else
             snprintf(sp, sizeof sp, "-");
-        fprintf(f, "%-*.*s %5d %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, name_w, w->name, w->count, shape,
+        char cnt[16];
+        snprintf(cnt, sizeof cnt, w->count < 0 ? "(%d)" : "%d", w->count < 0 ? -w->count : w->count);
+        fprintf(f, "%-*.*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, name_w, w->name, cnt, shape,
                 qmm_type_name(w->type), w->phase == PHASE_DECODE ? "decode" : "prefill", w->kernel,
                 fmt_time(w->t.median, tt, sizeof tt), spread, rate, pct, sp);
     }

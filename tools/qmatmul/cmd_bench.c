@@ -908,7 +908,7 @@ int cmd_bench(int argc, char **argv) {
     }
     if (model && qmm_gguf_find_tensor(g, "token_embd.weight") >= 0 && qmm_gguf_find_tensor(g, "output.weight") >= 0)
         note(&b,
-             "token_embd (count shown negative) is read by GET_ROWS, not multiplied: left out of tokens/s while output.weight "
+             "token_embd (count in parentheses) is read by GET_ROWS, not multiplied: left out of tokens/s while output.weight "
              "exists");
     if (model)
         note(&b, "--model: a row is a group of tensors of one type and shape (names without blk.N. and .weight); decode "
