@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -339,10 +343,13 @@ int bench_write_svg(const char *path, const bench_report *r) {
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", px(&p, xr),
                 py(&p, c), px(&p, xb), py(&p, c), roofs[i].color);
     }
-    if (bw > 0) {
-        const double xl = xa * 1.5;
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\" transform=\"rotate(0)\">memory read %.1f GB/s</text>\n",
-                px(&p, xl) + 4, py(&p, bw * xl) - 6, bw);
+    if (bw > 0) { /* along the memory line, just above it */
+        const double xl = xa * 1.3;
+        const double ang = -atan((p.H / (p.y1 - p.y0)) / (p.W / (p.x1 - p.x0))) * 180.0 / M_PI;
+        fprintf(
+            f,
+            "<text font-size=\"11\" fill=\"#555\" transform=\"translate(%.1f %.1f) rotate(%.1f)\">memory read %.1f GB/s</text>\n",
+            px(&p, xl), py(&p, bw * xl) - 5, ang, bw);
     }
     /* points, then their labels pushed apart vertically where they would
      * overlap (points of one phase often share an intensity) */
