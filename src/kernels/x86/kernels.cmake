@@ -4,3 +4,5 @@
 qmm_add_kernel(src/kernels/x86/act_q8_avx2.c -mavx2 -mfma -mf16c)
 qmm_add_kernel(src/kernels/x86/matmul_q4_0_avx2.c -mavx2 -mfma -mf16c)
 qmm_add_kernel(src/kernels/x86/matmul_q8_0_avx2.c -mavx2 -mfma -mf16c)
+qmm_add_kernel(src/kernels/x86/matmul_f32_avx2.c -mavx2 -mfma)
+qmm_add_kernel(src/kernels/x86/matmul_f16_avx2.c -mavx2 -mfma -mf16c)

@@ -1,0 +1,135 @@
+/* F32 / F16 weights x fp32 activations with AVX2 FMA: the body shared by
+ * matmul_f32_avx2.c and matmul_f16_avx2.c. The includer defines
+ *   FP_SYM, FP_NAME, FP_WTYPE, FP_ELEM (float or uint16_t),
+ *   fp_load8(const FP_ELEM *p)   8 weights as fp32 (F16: vcvtph2ps, exact),
+ *   fp_to_f32(FP_ELEM v)         one weight as fp32 (the reference's value).
+ *
+ * Packed panel of 16 weight rows (n_step 16): element l of row j at
+ * l * 16 + j, i.e. the panel transposed, k steps of 16 weights (64 B F32,
+ * 32 B F16, the source's size; F16 stays F16). One k step is two vectors of
+ * 8 output rows, multiplied by a broadcast activation: the reference's
+ * acc = fma(w, x, acc) in ascending k for each output, 16 at once. Tile 6 x 16
+ * for GEMM: 12 independent accumulators cover the FMA latency x throughput
+ * (4 x 2) with room, using 12 + 2 + 1 of the 16 ymm registers. Activations:
+ * the reference fp32 layout (plain rows). */
+#include <immintrin.h>
+#include <string.h>
+
+#include "formats/formats.h"
+#include "kernels/kernel.h"
+#include "kernels/ref/ref_kernels.h"
+
+#define FP_NR 16
+#define FP_MR 6
+
+static size_t fp_panel_bytes(int64_t k) { return (size_t)k * FP_NR * sizeof(FP_ELEM); }
+
+static size_t fp_w_size(int64_t k, int64_t n) { return (size_t)((n + FP_NR - 1) / FP_NR) * fp_panel_bytes(k); }
+
+static size_t fp_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / FP_NR) * fp_panel_bytes(k); }
+
+static void fp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    for (int64_t p = n0 / FP_NR; p * FP_NR < n1; p++) {
+        FP_ELEM *panel = (FP_ELEM *)((char *)dst + (size_t)p * fp_panel_bytes(k));
+        for (int j = 0; j < FP_NR; j++) {
+            const int64_t row = p * FP_NR + j;
+            const char *s = (const char *)src + (size_t)row * stride;
+            for (int64_t l = 0; l < k; l++) {
+                FP_ELEM v;
+                if (row < n1)
+                    memcpy(&v, s + l * (int64_t)sizeof(FP_ELEM), sizeof v);
+                else
+                    memset(&v, 0, sizeof v); /* padding rows */
+                panel[l * FP_NR + j] = v;
+            }
+        }
+    }
+}
+
+static void fp_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(row, k));
+    const int j = (int)(row % FP_NR);
+    for (int64_t l = 0; l < k; l++)
+        dst[l] = fp_to_f32(panel[l * FP_NR + j]);
+}
+
+static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
+    static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (ncols == FP_NR) {
+        _mm256_storeu_ps(y, v0);
+        _mm256_storeu_ps(y + 8, v1);
+        return;
+    }
+    const int c0 = ncols < 8 ? ncols : 8, c1 = ncols - c0;
+    _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c0)), v0);
+    _mm256_maskstore_ps(y + 8, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c1)), v1);
+}
+
+/* mr activation rows (k floats apart) x one panel of 16 rows. */
+static inline __attribute__((always_inline)) void fp_tile(const int mr, int64_t k, const float *x, const FP_ELEM *panel, float *y,
+                                                          size_t ys, int ncols) {
+    __m256 acc[FP_MR][2];
+    for (int r = 0; r < mr; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (int64_t l = 0; l < k; l++) {
+        const __m256 w0 = fp_load8(panel + l * FP_NR), w1 = fp_load8(panel + l * FP_NR + 8);
+        for (int r = 0; r < mr; r++) {
+            const __m256 xb = _mm256_broadcast_ss(x + r * k + l);
+            acc[r][0] = _mm256_fmadd_ps(w0, xb, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(w1, xb, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < mr; r++)
+        fp_store((float *)((char *)y + (size_t)r * ys), acc[r][0], acc[r][1], ncols);
+}
+
+static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const float *x = (const float *)a;
+    for (int64_t j0 = 0; j0 < n; j0 += FP_NR) {
+        const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k));
+        const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
+        int64_t i = 0;
+        for (; i + FP_MR <= m; i += FP_MR)
+            fp_tile(FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
+        float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
+        switch (m - i) {
+        case 5: fp_tile(5, k, x + i * k, panel, yi, ys, ncols); break;
+        case 4: fp_tile(4, k, x + i * k, panel, yi, ys, ncols); break;
+        case 3: fp_tile(3, k, x + i * k, panel, yi, ys, ncols); break;
+        case 2: fp_tile(2, k, x + i * k, panel, yi, ys, ncols); break;
+        case 1: fp_tile(1, k, x + i * k, panel, yi, ys, ncols); break;
+        default: break;
+        }
+    }
+}
+
+static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    for (int64_t j0 = 0; j0 < n; j0 += FP_NR) {
+        const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
+        fp_tile(1, k, (const float *)a, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
+    }
+}
+
+const qmm_kernel FP_SYM = {
+    .name = FP_NAME,
+    .wtype = FP_WTYPE,
+    .required = FP_REQUIRED,
+    .exclusive = 0,
+    .flags = 0,
+    .layout_id = 1,
+    .mr = FP_MR,
+    .nr = FP_NR,
+    .kr = 1,
+    .sr = 1,
+    .n_step = FP_NR,
+    .w_packed_size = fp_w_size,
+    .w_packed_offset = fp_w_offset,
+    .w_pack = fp_w_pack,
+    .w_read_row = fp_read_row,
+    .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},
+    .act_gemv = {0, NULL, NULL, NULL},
+    .gemm = fp_gemm,
+    .gemv = fp_gemv,
+};
