@@ -28,6 +28,7 @@
 #include "kernels/x86/act_q8_avx2.h"
 
 #define Q4_NR 8
+#define Q4_PF 1024 /* GEMV software prefetch distance, bytes (measured) */
 #define Q4_MR 4
 #define Q4_BLOCK_BYTES 144 /* per block of a panel: 16 B scales + 128 B quants */
 
@@ -95,40 +96,58 @@ static inline void q4_store(float *y, __m256 v, int ncols) {
         _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + Q4_NR - ncols)), v);
 }
 
-/* mr activation rows (a, nb blocks apart) x one panel: each weight vector is
- * loaded and unpacked once and used for all mr rows. */
-static inline __attribute__((always_inline)) void q4_tile(const int mr, int64_t nb, const qmm_act_block *a, const uint8_t *panel,
-                                                          float *y, size_t ys, int ncols) {
-    const uint8_t *qw = panel + (size_t)nb * 16;
+/* mr activation rows (a, nb blocks apart) x np consecutive panels (np * mr
+ * <= 4 accumulators): each weight vector is loaded and unpacked once for all
+ * mr rows, each activation broadcast made once for all np panels. ncols: the
+ * last panel's valid columns. */
+static inline __attribute__((always_inline)) void q4_tile(const int np, const int mr, int64_t nb, const qmm_act_block *a,
+                                                          const uint8_t *panel, float *y, size_t ys, int ncols) {
+    const size_t pb = (size_t)nb * Q4_BLOCK_BYTES;
     const __m256i m4 = _mm256_set1_epi8(0x0f);
-    __m256 acc[Q4_MR];
-    for (int r = 0; r < mr; r++)
-        acc[r] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nb; b++) {
-        const __m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + b * 16)));
-        __m256i is[Q4_MR];
+    __m256 acc[2][Q4_MR];
+    for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
-            is[r] = _mm256_setzero_si256();
+            acc[p][r] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        __m256i is[2][Q4_MR];
+        for (int p = 0; p < np; p++)
+            for (int r = 0; r < mr; r++)
+                is[p][r] = _mm256_setzero_si256();
         for (int c = 0; c < 4; c++) {
-            const __m256i raw = _mm256_loadu_si256((const __m256i *)(qw + b * 128 + c * 32));
-            const __m256i lo = _mm256_and_si256(raw, m4);
-            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+            __m256i lo[2], hi[2];
+            for (int p = 0; p < np; p++) {
+                const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 128;
+                if (mr == 1 && c == 0) /* GEMV: memory bound; run ahead across 4 KiB pages */
+                    _mm_prefetch((const char *)(qw + Q4_PF), _MM_HINT_T0);
+                if (mr == 1 && c == 2)
+                    _mm_prefetch((const char *)(qw + Q4_PF + 64), _MM_HINT_T0);
+                const __m256i raw = _mm256_loadu_si256((const __m256i *)(qw + c * 32));
+                lo[p] = _mm256_and_si256(raw, m4);
+                hi[p] = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+            }
             for (int r = 0; r < mr; r++) {
                 const int8_t *xq = a[r * nb + b].q;
-                is[r] = dot_step(is[r], lo, q4_bcast4(xq + 4 * c));
-                is[r] = dot_step(is[r], hi, q4_bcast4(xq + 16 + 4 * c));
+                const __m256i xl = q4_bcast4(xq + 4 * c), xh = q4_bcast4(xq + 16 + 4 * c);
+                for (int p = 0; p < np; p++) {
+                    is[p][r] = dot_step(is[p][r], lo[p], xl);
+                    is[p][r] = dot_step(is[p][r], hi[p], xh);
+                }
             }
         }
-        for (int r = 0; r < mr; r++) {
-            const qmm_act_block *xb = &a[r * nb + b];
-            /* sum (q - 8) x = sum q x - 8 sum x, exact in int32 */
-            const __m256i isum = _mm256_sub_epi32(dot_finish(is[r]), _mm256_set1_epi32(xb->sum * 8));
-            const __m256 scale = _mm256_mul_ps(wd, _mm256_set1_ps(xb->d));
-            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, acc[r]);
+        for (int p = 0; p < np; p++) {
+            const __m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + p * pb + b * 16)));
+            for (int r = 0; r < mr; r++) {
+                const qmm_act_block *xb = &a[r * nb + b];
+                /* sum (q - 8) x = sum q x - 8 sum x, exact in int32 */
+                const __m256i isum = _mm256_sub_epi32(dot_finish(is[p][r]), _mm256_set1_epi32(xb->sum * 8));
+                const __m256 scale = _mm256_mul_ps(wd, _mm256_set1_ps(xb->d));
+                acc[p][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, acc[p][r]);
+            }
         }
     }
-    for (int r = 0; r < mr; r++)
-        q4_store((float *)((char *)y + (size_t)r * ys), acc[r], ncols);
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < mr; r++)
+            q4_store((float *)((char *)y + (size_t)r * ys) + p * Q4_NR, acc[p][r], p == np - 1 ? ncols : Q4_NR);
 }
 
 static void q4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
@@ -141,23 +160,28 @@ static void q4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *
         const int ncols = (int)(n - j0 < Q4_NR ? n - j0 : Q4_NR);
         int64_t i = 0;
         for (; i + Q4_MR <= m; i += Q4_MR)
-            q4_tile(Q4_MR, nb, act + i * nb, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
+            q4_tile(1, Q4_MR, nb, act + i * nb, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
         float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
         switch (m - i) {
-        case 3: q4_tile(3, nb, act + i * nb, panel, yi, ys, ncols); break;
-        case 2: q4_tile(2, nb, act + i * nb, panel, yi, ys, ncols); break;
-        case 1: q4_tile(1, nb, act + i * nb, panel, yi, ys, ncols); break;
+        case 3: q4_tile(1, 3, nb, act + i * nb, panel, yi, ys, ncols); break;
+        case 2: q4_tile(1, 2, nb, act + i * nb, panel, yi, ys, ncols); break;
+        case 1: q4_tile(1, 1, nb, act + i * nb, panel, yi, ys, ncols); break;
         default: break;
         }
     }
 }
 
+/* Two panels at a time: the activation broadcasts serve 16 rows. */
 static void q4_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     const int64_t nb = k / QMM_QK;
-    for (int64_t j0 = 0; j0 < n; j0 += Q4_NR) {
-        const int ncols = (int)(n - j0 < Q4_NR ? n - j0 : Q4_NR);
-        q4_tile(1, nb, (const qmm_act_block *)a, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, ncols);
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    int64_t j0 = 0;
+    for (; j0 + Q4_NR < n; j0 += 2 * Q4_NR) {
+        const int ncols = (int)(n - j0 - Q4_NR < Q4_NR ? n - j0 - Q4_NR : Q4_NR);
+        q4_tile(2, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, ncols);
     }
+    if (j0 < n)
+        q4_tile(1, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, (int)(n - j0));
 }
 
 static size_t q4_act_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k / QMM_QK) * sizeof(qmm_act_block); }

@@ -25,6 +25,7 @@
 #include "kernels/x86/act_q8_avx2.h"
 
 #define Q8_NR 8
+#define Q8_PF 1024 /* GEMV software prefetch distance, bytes */
 #define Q8_MR 4
 #define Q8_BLOCK_BYTES 272 /* per block of a panel: 16 B scales + 256 B quants */
 
@@ -88,62 +89,81 @@ static inline void q8_store(float *y, __m256 v, int ncols) {
         _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + Q8_NR - ncols)), v);
 }
 
-/* mr activation rows (a, nb blocks apart) x one panel; |w| is taken once per
- * weight vector and used for all mr rows. */
-static inline __attribute__((always_inline)) void q8_tile(const int mr, int64_t nb, const qmm_act_block *a, const uint8_t *panel,
-                                                          float *y, size_t ys, int ncols) {
-    const uint8_t *qw = panel + (size_t)nb * 16;
-    __m256 acc[Q8_MR];
-    for (int r = 0; r < mr; r++)
-        acc[r] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nb; b++) {
-        const __m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + b * 16)));
-        __m256i is[Q8_MR];
+/* mr activation rows (a, nb blocks apart) x np consecutive panels (np * mr
+ * <= 4 accumulators): |w| is taken once per weight vector for all mr rows,
+ * each activation broadcast made once for all np panels. ncols: the last
+ * panel's valid columns. */
+static inline __attribute__((always_inline)) void q8_tile(const int np, const int mr, int64_t nb, const qmm_act_block *a,
+                                                          const uint8_t *panel, float *y, size_t ys, int ncols) {
+    const size_t pb = (size_t)nb * Q8_BLOCK_BYTES;
+    __m256 acc[2][Q8_MR];
+    for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
-            is[r] = _mm256_setzero_si256();
+            acc[p][r] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        __m256i is[2][Q8_MR];
+        for (int p = 0; p < np; p++)
+            for (int r = 0; r < mr; r++)
+                is[p][r] = _mm256_setzero_si256();
         for (int g = 0; g < 8; g++) {
-            const __m256i wv = _mm256_loadu_si256((const __m256i *)(qw + b * 256 + g * 32));
-            const __m256i aw = _mm256_abs_epi8(wv);
+            __m256i wv[2], aw[2];
+            for (int p = 0; p < np; p++) {
+                const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 256;
+                if (mr == 1 && (g & 1) == 0) /* GEMV: memory bound; run ahead across 4 KiB pages */
+                    _mm_prefetch((const char *)(qw + Q8_PF + g * 32), _MM_HINT_T0);
+                wv[p] = _mm256_loadu_si256((const __m256i *)(qw + g * 32));
+                aw[p] = _mm256_abs_epi8(wv[p]);
+            }
             for (int r = 0; r < mr; r++) {
-                const __m256i sx = _mm256_sign_epi8(q8_bcast4(a[r * nb + b].q + 4 * g), wv);
-                is[r] = dot_step(is[r], aw, sx);
+                const __m256i xb = q8_bcast4(a[r * nb + b].q + 4 * g);
+                for (int p = 0; p < np; p++)
+                    is[p][r] = dot_step(is[p][r], aw[p], _mm256_sign_epi8(xb, wv[p]));
             }
         }
-        for (int r = 0; r < mr; r++) {
-            const __m256 scale = _mm256_mul_ps(wd, _mm256_set1_ps(a[r * nb + b].d));
-            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_finish(is[r])), scale, acc[r]);
+        for (int p = 0; p < np; p++) {
+            const __m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + p * pb + b * 16)));
+            for (int r = 0; r < mr; r++) {
+                const __m256 scale = _mm256_mul_ps(wd, _mm256_set1_ps(a[r * nb + b].d));
+                acc[p][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_finish(is[p][r])), scale, acc[p][r]);
+            }
         }
     }
-    for (int r = 0; r < mr; r++)
-        q8_store((float *)((char *)y + (size_t)r * ys), acc[r], ncols);
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < mr; r++)
+            q8_store((float *)((char *)y + (size_t)r * ys) + p * Q8_NR, acc[p][r], p == np - 1 ? ncols : Q8_NR);
 }
 
 static void q8_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
-    /* Panel outer: the panel stays in L1 while the row groups stream past. */
+    /* Panel outer: the panel stays in L1/L2 while the row groups stream past. */
     for (int64_t j0 = 0; j0 < n; j0 += Q8_NR) {
         const uint8_t *panel = (const uint8_t *)w + q8_w_offset(j0, k);
         const int ncols = (int)(n - j0 < Q8_NR ? n - j0 : Q8_NR);
         int64_t i = 0;
         for (; i + Q8_MR <= m; i += Q8_MR)
-            q8_tile(Q8_MR, nb, act + i * nb, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
+            q8_tile(1, Q8_MR, nb, act + i * nb, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
         float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
         switch (m - i) {
-        case 3: q8_tile(3, nb, act + i * nb, panel, yi, ys, ncols); break;
-        case 2: q8_tile(2, nb, act + i * nb, panel, yi, ys, ncols); break;
-        case 1: q8_tile(1, nb, act + i * nb, panel, yi, ys, ncols); break;
+        case 3: q8_tile(1, 3, nb, act + i * nb, panel, yi, ys, ncols); break;
+        case 2: q8_tile(1, 2, nb, act + i * nb, panel, yi, ys, ncols); break;
+        case 1: q8_tile(1, 1, nb, act + i * nb, panel, yi, ys, ncols); break;
         default: break;
         }
     }
 }
 
+/* Two panels at a time: the activation broadcasts serve 16 rows. */
 static void q8_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     const int64_t nb = k / QMM_QK;
-    for (int64_t j0 = 0; j0 < n; j0 += Q8_NR) {
-        const int ncols = (int)(n - j0 < Q8_NR ? n - j0 : Q8_NR);
-        q8_tile(1, nb, (const qmm_act_block *)a, (const uint8_t *)w + q8_w_offset(j0, k), y + j0, 0, ncols);
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    int64_t j0 = 0;
+    for (; j0 + Q8_NR < n; j0 += 2 * Q8_NR) {
+        const int ncols = (int)(n - j0 - Q8_NR < Q8_NR ? n - j0 - Q8_NR : Q8_NR);
+        q8_tile(2, 1, nb, act, (const uint8_t *)w + q8_w_offset(j0, k), y + j0, 0, ncols);
     }
+    if (j0 < n)
+        q8_tile(1, 1, nb, act, (const uint8_t *)w + q8_w_offset(j0, k), y + j0, 0, (int)(n - j0));
 }
 
 static size_t q8_act_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k / QMM_QK) * sizeof(qmm_act_block); }
