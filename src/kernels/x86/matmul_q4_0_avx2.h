@@ -131,6 +131,9 @@ static inline __attribute__((always_inline)) void q4_tile(const int np, const in
                 for (int p = 0; p < np; p++) {
                     is[p][r] = dot_step(is[p][r], lo[p], xl);
                     is[p][r] = dot_step(is[p][r], hi[p], xh);
+                    /* keep the chain: gcc would reassociate the exact integer
+                     * sums into a tree and spill the products it holds */
+                    __asm__("" : "+x"(is[p][r]));
                 }
             }
         }

@@ -117,7 +117,12 @@ static inline __attribute__((always_inline)) void q8_tile(const int np, const in
             for (int r = 0; r < mr; r++) {
                 const __m256i xb = q8_bcast4(a[r * nb + b].q + 4 * g);
                 for (int p = 0; p < np; p++)
+                {
                     is[p][r] = dot_step(is[p][r], aw[p], _mm256_sign_epi8(xb, wv[p]));
+                    /* keep the chain: gcc would reassociate the exact integer
+                     * sums into a tree and spill the products it holds */
+                    __asm__("" : "+x"(is[p][r]));
+                }
             }
         }
         for (int p = 0; p < np; p++) {
