@@ -4,11 +4,14 @@
 
 #if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
-/* AVX2 */
+/* AVX-VNNI, AVX2 */
+extern const qmm_kernel qmm_kernel_avxvnni_q4_0, qmm_kernel_avxvnni_q8_0;
 extern const qmm_kernel qmm_kernel_avx2_q4_0, qmm_kernel_avx2_q8_0, qmm_kernel_avx2_f32, qmm_kernel_avx2_f16;
 
 const qmm_kernel *const qmm_x86_kernels[] = {
-    /* AVX2: after the AVX-512 rows */
+    /* AVX-VNNI, then AVX2: after the AVX-512 rows */
+    &qmm_kernel_avxvnni_q4_0,
+    &qmm_kernel_avxvnni_q8_0,
     &qmm_kernel_avx2_q4_0,
     &qmm_kernel_avx2_q8_0,
     &qmm_kernel_avx2_f32,
