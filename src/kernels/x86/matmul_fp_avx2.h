@@ -21,6 +21,7 @@
 
 #define FP_NR 16
 #define FP_MR 6
+#define FP_PF 1024 /* GEMV software prefetch distance, bytes */
 
 static size_t fp_panel_bytes(int64_t k) { return (size_t)k * FP_NR * sizeof(FP_ELEM); }
 
@@ -64,25 +65,40 @@ static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
     }
     const int c0 = ncols < 8 ? ncols : 8, c1 = ncols - c0;
     _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c0)), v0);
-    _mm256_maskstore_ps(y + 8, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c1)), v1);
+    if (c1 > 0)
+        _mm256_maskstore_ps(y + 8, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c1)), v1);
 }
 
-/* mr activation rows (k floats apart) x one panel of 16 rows. */
-static inline __attribute__((always_inline)) void fp_tile(const int mr, int64_t k, const float *x, const FP_ELEM *panel, float *y,
-                                                          size_t ys, int ncols) {
-    __m256 acc[FP_MR][2];
-    for (int r = 0; r < mr; r++)
-        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+/* mr activation rows (k floats apart) x np consecutive panels of 16 rows
+ * (np * mr <= 6: 2 * np * mr accumulators). ncols: the last panel's valid
+ * columns. */
+static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x, const FP_ELEM *panel,
+                                                          float *y, size_t ys, int ncols) {
+    const int64_t pe = k * FP_NR; /* elements per panel */
+    __m256 acc[4][FP_MR][2];
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < mr; r++)
+            acc[p][r][0] = acc[p][r][1] = _mm256_setzero_ps();
     for (int64_t l = 0; l < k; l++) {
-        const __m256 w0 = fp_load8(panel + l * FP_NR), w1 = fp_load8(panel + l * FP_NR + 8);
+        __m256 w0[4], w1[4];
+        for (int p = 0; p < np; p++) {
+            const FP_ELEM *wl = panel + p * pe + l * FP_NR;
+            if (mr == 1) /* GEMV: memory bound; run ahead across 4 KiB pages */
+                _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
+            w0[p] = fp_load8(wl);
+            w1[p] = fp_load8(wl + 8);
+        }
         for (int r = 0; r < mr; r++) {
             const __m256 xb = _mm256_broadcast_ss(x + r * k + l);
-            acc[r][0] = _mm256_fmadd_ps(w0, xb, acc[r][0]);
-            acc[r][1] = _mm256_fmadd_ps(w1, xb, acc[r][1]);
+            for (int p = 0; p < np; p++) {
+                acc[p][r][0] = _mm256_fmadd_ps(w0[p], xb, acc[p][r][0]);
+                acc[p][r][1] = _mm256_fmadd_ps(w1[p], xb, acc[p][r][1]);
+            }
         }
     }
-    for (int r = 0; r < mr; r++)
-        fp_store((float *)((char *)y + (size_t)r * ys), acc[r][0], acc[r][1], ncols);
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < mr; r++)
+            fp_store((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1], p == np - 1 ? ncols : FP_NR);
 }
 
 static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
@@ -92,23 +108,31 @@ static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *
         const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
         int64_t i = 0;
         for (; i + FP_MR <= m; i += FP_MR)
-            fp_tile(FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
+            fp_tile(1, FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
         float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
         switch (m - i) {
-        case 5: fp_tile(5, k, x + i * k, panel, yi, ys, ncols); break;
-        case 4: fp_tile(4, k, x + i * k, panel, yi, ys, ncols); break;
-        case 3: fp_tile(3, k, x + i * k, panel, yi, ys, ncols); break;
-        case 2: fp_tile(2, k, x + i * k, panel, yi, ys, ncols); break;
-        case 1: fp_tile(1, k, x + i * k, panel, yi, ys, ncols); break;
+        case 5: fp_tile(1, 5, k, x + i * k, panel, yi, ys, ncols); break;
+        case 4: fp_tile(1, 4, k, x + i * k, panel, yi, ys, ncols); break;
+        case 3: fp_tile(1, 3, k, x + i * k, panel, yi, ys, ncols); break;
+        case 2: fp_tile(1, 2, k, x + i * k, panel, yi, ys, ncols); break;
+        case 1: fp_tile(1, 1, k, x + i * k, panel, yi, ys, ncols); break;
         default: break;
         }
     }
 }
 
+/* Four panels at a time: 8 independent FMA chains cover the FMA latency,
+ * which two chains (one panel) would not. */
 static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
-    for (int64_t j0 = 0; j0 < n; j0 += FP_NR) {
+    const float *x = (const float *)a;
+    int64_t j0 = 0;
+    for (; j0 + 3 * FP_NR < n; j0 += 4 * FP_NR) {
+        const int ncols = (int)(n - j0 - 3 * FP_NR < FP_NR ? n - j0 - 3 * FP_NR : FP_NR);
+        fp_tile(4, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
+    }
+    for (; j0 < n; j0 += FP_NR) {
         const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
-        fp_tile(1, k, (const float *)a, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
+        fp_tile(1, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
     }
 }
 
