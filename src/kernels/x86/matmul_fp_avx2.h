@@ -83,8 +83,8 @@ static inline __attribute__((always_inline)) void fp_tile(const int np, const in
         __m256 w0[4], w1[4];
         for (int p = 0; p < np; p++) {
             const FP_ELEM *wl = panel + p * pe + l * FP_NR;
-            if (mr == 1) /* GEMV: memory bound; run ahead across 4 KiB pages */
-                _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
+            /* memory bound at small m: run ahead across 4 KiB pages */
+            _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
             w0[p] = fp_load8(wl);
             w1[p] = fp_load8(wl + 8);
         }

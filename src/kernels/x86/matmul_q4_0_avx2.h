@@ -117,9 +117,9 @@ static inline __attribute__((always_inline)) void q4_tile(const int np, const in
             __m256i lo[2], hi[2];
             for (int p = 0; p < np; p++) {
                 const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 128;
-                if (mr == 1 && c == 0) /* GEMV: memory bound; run ahead across 4 KiB pages */
+                if (c == 0) /* memory bound at small m: run ahead across 4 KiB pages */
                     _mm_prefetch((const char *)(qw + Q4_PF), _MM_HINT_T0);
-                if (mr == 1 && c == 2)
+                if (c == 2)
                     _mm_prefetch((const char *)(qw + Q4_PF + 64), _MM_HINT_T0);
                 const __m256i raw = _mm256_loadu_si256((const __m256i *)(qw + c * 32));
                 lo[p] = _mm256_and_si256(raw, m4);

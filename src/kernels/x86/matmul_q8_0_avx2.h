@@ -109,7 +109,7 @@ static inline __attribute__((always_inline)) void q8_tile(const int np, const in
             __m256i wv[2], aw[2];
             for (int p = 0; p < np; p++) {
                 const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 256;
-                if (mr == 1 && (g & 1) == 0) /* GEMV: memory bound; run ahead across 4 KiB pages */
+                if ((g & 1) == 0) /* memory bound at small m: run ahead across 4 KiB pages */
                     _mm_prefetch((const char *)(qw + Q8_PF + g * 32), _MM_HINT_T0);
                 wv[p] = _mm256_loadu_si256((const __m256i *)(qw + g * 32));
                 aw[p] = _mm256_abs_epi8(wv[p]);
