@@ -101,23 +101,47 @@ static inline __attribute__((always_inline)) void fp_tile(const int np, const in
             fp_store((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1], p == np - 1 ? ncols : FP_NR);
 }
 
+/* r < FP_MR rows x one panel. */
+static void fp_tile_rows(int r, int64_t k, const float *x, const FP_ELEM *panel, float *y, size_t ys, int ncols) {
+    switch (r) {
+    case 5: fp_tile(1, 5, k, x, panel, y, ys, ncols); break;
+    case 4: fp_tile(1, 4, k, x, panel, y, ys, ncols); break;
+    case 3: fp_tile(1, 3, k, x, panel, y, ys, ncols); break;
+    case 2: fp_tile(1, 2, k, x, panel, y, ys, ncols); break;
+    case 1: fp_tile(1, 1, k, x, panel, y, ys, ncols); break;
+    default: break;
+    }
+}
+
 static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const float *x = (const float *)a;
-    for (int64_t j0 = 0; j0 < n; j0 += FP_NR) {
-        const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k));
-        const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
-        int64_t i = 0;
-        for (; i + FP_MR <= m; i += FP_MR)
-            fp_tile(1, FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
-        float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
-        switch (m - i) {
-        case 5: fp_tile(1, 5, k, x + i * k, panel, yi, ys, ncols); break;
-        case 4: fp_tile(1, 4, k, x + i * k, panel, yi, ys, ncols); break;
-        case 3: fp_tile(1, 3, k, x + i * k, panel, yi, ys, ncols); break;
-        case 2: fp_tile(1, 2, k, x + i * k, panel, yi, ys, ncols); break;
-        case 1: fp_tile(1, 1, k, x + i * k, panel, yi, ys, ncols); break;
-        default: break;
+    const int64_t mfull = m - m % FP_MR;
+    const int r = (int)(m % FP_MR);
+    /* The last r rows take gp panels at once so that they too have 8 FMA
+     * chains (one row: 4 panels, two rows: 2); a panel group is done for all
+     * rows before the next, so weights come from memory once. */
+    const int gp = r == 1 ? 4 : r == 2 ? 2 : 1;
+    for (int64_t j0 = 0; j0 < n; j0 += gp * FP_NR) {
+        const int64_t jend = j0 + gp * FP_NR < n ? j0 + gp * FP_NR : n;
+        for (int64_t jp = j0; jp < jend; jp += FP_NR) {
+            const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(jp, k));
+            const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
+            for (int64_t i = 0; i < mfull; i += FP_MR)
+                fp_tile(1, FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + jp, ys, ncols);
         }
+        if (r == 0)
+            continue;
+        const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k));
+        float *yr = (float *)((char *)y + (size_t)mfull * ys) + j0;
+        const int64_t npan = (jend - j0 + FP_NR - 1) / FP_NR;
+        const int nlast = (int)(jend - j0 - (npan - 1) * FP_NR);
+        if (gp == 4 && npan == 4)
+            fp_tile(4, 1, k, x + mfull * k, panel, yr, ys, nlast);
+        else if (gp == 2 && npan == 2)
+            fp_tile(2, 2, k, x + mfull * k, panel, yr, ys, nlast);
+        else
+            for (int64_t q = 0; q < npan; q++)
+                fp_tile_rows(r, k, x + mfull * k, panel + q * k * FP_NR, yr + q * FP_NR, ys, q == npan - 1 ? nlast : FP_NR);
     }
 }
 
