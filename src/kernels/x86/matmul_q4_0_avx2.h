@@ -142,7 +142,7 @@ static inline __attribute__((always_inline)) void q4_tile(const int np, const in
             for (int r = 0; r < mr; r++) {
                 const qmm_act_block *xb = &a[r * nb + b];
                 /* sum (q - 8) x = sum q x - 8 sum x, exact in int32 */
-                const __m256i isum = _mm256_sub_epi32(dot_finish(is[p][r]), _mm256_set1_epi32(xb->sum * 8));
+                const __m256i isum = _mm256_sub_epi32(dot_finish(is[p][r]), _mm256_slli_epi32(_mm256_set1_epi32(xb->sum), 3));
                 const __m256 scale = _mm256_mul_ps(wd, _mm256_set1_ps(xb->d));
                 acc[p][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, acc[p][r]);
             }
