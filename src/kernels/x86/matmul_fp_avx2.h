@@ -21,7 +21,7 @@
 
 #define FP_NR 16
 #define FP_MR 6
-#define FP_PF 1024 /* GEMV software prefetch distance, bytes */
+#define FP_PF 512 /* GEMV software prefetch distance, bytes */
 
 static size_t fp_panel_bytes(int64_t k) { return (size_t)k * FP_NR * sizeof(FP_ELEM); }
 

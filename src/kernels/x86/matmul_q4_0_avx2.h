@@ -104,23 +104,24 @@ static inline __attribute__((always_inline)) void q4_tile(const int np, const in
                                                           const uint8_t *panel, float *y, size_t ys, int ncols) {
     const size_t pb = (size_t)nb * Q4_BLOCK_BYTES;
     const __m256i m4 = _mm256_set1_epi8(0x0f);
-    __m256 acc[2][Q4_MR];
+    __m256 acc[4][Q4_MR];
     for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
             acc[p][r] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
-        __m256i is[2][Q4_MR];
+        __m256i is[4][Q4_MR];
         for (int p = 0; p < np; p++)
             for (int r = 0; r < mr; r++)
                 is[p][r] = _mm256_setzero_si256();
+        for (int p = 0; p < np; p++) { /* memory bound at small m: run ahead across 4 KiB pages */
+            const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 128;
+            _mm_prefetch((const char *)(qw + Q4_PF), _MM_HINT_T0);
+            _mm_prefetch((const char *)(qw + Q4_PF + 64), _MM_HINT_T0);
+        }
         for (int c = 0; c < 4; c++) {
-            __m256i lo[2], hi[2];
+            __m256i lo[4], hi[4];
             for (int p = 0; p < np; p++) {
                 const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 128;
-                if (c == 0) /* memory bound at small m: run ahead across 4 KiB pages */
-                    _mm_prefetch((const char *)(qw + Q4_PF), _MM_HINT_T0);
-                if (c == 2)
-                    _mm_prefetch((const char *)(qw + Q4_PF + 64), _MM_HINT_T0);
                 const __m256i raw = _mm256_loadu_si256((const __m256i *)(qw + c * 32));
                 lo[p] = _mm256_and_si256(raw, m4);
                 hi[p] = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
@@ -179,12 +180,12 @@ static void q4_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
     int64_t j0 = 0;
-    for (; j0 + Q4_NR < n; j0 += 2 * Q4_NR) {
-        const int ncols = (int)(n - j0 - Q4_NR < Q4_NR ? n - j0 - Q4_NR : Q4_NR);
-        q4_tile(2, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, ncols);
+    for (; j0 + 3 * Q4_NR < n; j0 += 4 * Q4_NR) {
+        const int ncols = (int)(n - j0 - 3 * Q4_NR < Q4_NR ? n - j0 - 3 * Q4_NR : Q4_NR);
+        q4_tile(4, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, ncols);
     }
-    if (j0 < n)
-        q4_tile(1, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, (int)(n - j0));
+    for (; j0 < n; j0 += Q4_NR)
+        q4_tile(1, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, (int)(n - j0 < Q4_NR ? n - j0 : Q4_NR));
 }
 
 static size_t q4_act_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k / QMM_QK) * sizeof(qmm_act_block); }

@@ -96,21 +96,24 @@ static inline void q8_store(float *y, __m256 v, int ncols) {
 static inline __attribute__((always_inline)) void q8_tile(const int np, const int mr, int64_t nb, const qmm_act_block *a,
                                                           const uint8_t *panel, float *y, size_t ys, int ncols) {
     const size_t pb = (size_t)nb * Q8_BLOCK_BYTES;
-    __m256 acc[2][Q8_MR];
+    __m256 acc[4][Q8_MR];
     for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
             acc[p][r] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
-        __m256i is[2][Q8_MR];
+        __m256i is[4][Q8_MR];
         for (int p = 0; p < np; p++)
             for (int r = 0; r < mr; r++)
                 is[p][r] = _mm256_setzero_si256();
+        for (int p = 0; p < np; p++) { /* memory bound at small m: run ahead across 4 KiB pages */
+            const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 256;
+            for (int i = 0; i < 4; i++)
+                _mm_prefetch((const char *)(qw + Q8_PF + 64 * i), _MM_HINT_T0);
+        }
         for (int g = 0; g < 8; g++) {
-            __m256i wv[2], aw[2];
+            __m256i wv[4], aw[4];
             for (int p = 0; p < np; p++) {
                 const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 256;
-                if ((g & 1) == 0) /* memory bound at small m: run ahead across 4 KiB pages */
-                    _mm_prefetch((const char *)(qw + Q8_PF + g * 32), _MM_HINT_T0);
                 wv[p] = _mm256_loadu_si256((const __m256i *)(qw + g * 32));
                 aw[p] = _mm256_abs_epi8(wv[p]);
             }
@@ -163,12 +166,12 @@ static void q8_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
     int64_t j0 = 0;
-    for (; j0 + Q8_NR < n; j0 += 2 * Q8_NR) {
-        const int ncols = (int)(n - j0 - Q8_NR < Q8_NR ? n - j0 - Q8_NR : Q8_NR);
-        q8_tile(2, 1, nb, act, (const uint8_t *)w + q8_w_offset(j0, k), y + j0, 0, ncols);
+    for (; j0 + 3 * Q8_NR < n; j0 += 4 * Q8_NR) {
+        const int ncols = (int)(n - j0 - 3 * Q8_NR < Q8_NR ? n - j0 - 3 * Q8_NR : Q8_NR);
+        q8_tile(4, 1, nb, act, (const uint8_t *)w + q8_w_offset(j0, k), y + j0, 0, ncols);
     }
-    if (j0 < n)
-        q8_tile(1, 1, nb, act, (const uint8_t *)w + q8_w_offset(j0, k), y + j0, 0, (int)(n - j0));
+    for (; j0 < n; j0 += Q8_NR)
+        q8_tile(1, 1, nb, act, (const uint8_t *)w + q8_w_offset(j0, k), y + j0, 0, (int)(n - j0 < Q8_NR ? n - j0 : Q8_NR));
 }
 
 static size_t q8_act_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k / QMM_QK) * sizeof(qmm_act_block); }
