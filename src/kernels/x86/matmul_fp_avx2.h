@@ -1,6 +1,6 @@
 /* F32 / F16 weights x fp32 activations with AVX2 FMA: the body shared by
  * matmul_f32_avx2.c and matmul_f16_avx2.c. The includer defines
- *   FP_SYM, FP_NAME, FP_WTYPE, FP_ELEM (float or uint16_t),
+ *   FP_SYM, FP_NAME, FP_WTYPE, FP_REQUIRED, FP_ELEM (float or uint16_t),
  *   fp_load8(const FP_ELEM *p)   8 weights as fp32 (F16: vcvtph2ps, exact),
  *   fp_to_f32(FP_ELEM v)         one weight as fp32 (the reference's value).
  *
@@ -21,7 +21,7 @@
 
 #define FP_NR 16
 #define FP_MR 6
-#define FP_PF 512 /* GEMV software prefetch distance, bytes */
+#define FP_PF 512 /* software prefetch distance per panel stream, bytes (measured) */
 
 static size_t fp_panel_bytes(int64_t k) { return (size_t)k * FP_NR * sizeof(FP_ELEM); }
 

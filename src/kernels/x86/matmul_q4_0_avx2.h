@@ -28,7 +28,7 @@
 #include "kernels/x86/act_q8_avx2.h"
 
 #define Q4_NR 8
-#define Q4_PF 1024 /* GEMV software prefetch distance, bytes (measured) */
+#define Q4_PF 1024 /* software prefetch distance per panel stream, bytes (measured) */
 #define Q4_MR 4
 #define Q4_BLOCK_BYTES 144 /* per block of a panel: 16 B scales + 128 B quants */
 
@@ -97,7 +97,7 @@ static inline void q4_store(float *y, __m256 v, int ncols) {
 }
 
 /* mr activation rows (a, nb blocks apart) x np consecutive panels (np * mr
- * <= 4 accumulators): each weight vector is loaded and unpacked once for all
+ * <= 4 float accumulators): each weight vector is loaded and unpacked once for all
  * mr rows, each activation broadcast made once for all np panels. ncols: the
  * last panel's valid columns. */
 static inline __attribute__((always_inline)) void q4_tile(const int np, const int mr, int64_t nb, const qmm_act_block *a,
@@ -175,7 +175,8 @@ static void q4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *
     }
 }
 
-/* Two panels at a time: the activation broadcasts serve 16 rows. */
+/* Four panels at a time: the activation broadcasts serve 32 rows, and four
+ * streams run ahead in memory at once (measured: ~10-20% over two). */
 static void q4_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
