@@ -16,13 +16,13 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 #define _mm256_dpbusd_avx_epi32 emu_dpbusd
 
 /* The two bodies in one unit: rename what they both define. */
-#define dot_step q4_dot_step
-#define dot_finish q4_dot_finish
+#define dot_step                q4_dot_step
+#define dot_finish              q4_dot_finish
 #define qmm_kernel_avxvnni_q4_0 qmm_test_avxvnni_emu_q4_0
 #include "kernels/x86/matmul_q4_0_avxvnni.c"
 #undef dot_step
 #undef dot_finish
-#define dot_step q8_dot_step
-#define dot_finish q8_dot_finish
+#define dot_step                q8_dot_step
+#define dot_finish              q8_dot_finish
 #define qmm_kernel_avxvnni_q8_0 qmm_test_avxvnni_emu_q8_0
 #include "kernels/x86/matmul_q8_0_avxvnni.c"

@@ -48,9 +48,7 @@ static void test_act_packer(void) {
                 xb[j] = (float)(j - 16) + 0.5f;
             xb[31] = 127.0f;
             break;
-        case 8: /* one large value among tiny ones */
-            xb[17] = -1e30f;
-            break;
+        case 8: /* one large value among tiny ones */ xb[17] = -1e30f; break;
         default: break;
         }
         qmm_act_block got[12], want[12];

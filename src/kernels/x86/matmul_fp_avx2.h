@@ -72,8 +72,8 @@ static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
 /* mr activation rows (k floats apart) x np consecutive panels of 16 rows
  * (np * mr <= 6: 2 * np * mr accumulators). ncols: the last panel's valid
  * columns. */
-static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x, const FP_ELEM *panel,
-                                                          float *y, size_t ys, int ncols) {
+static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x,
+                                                          const FP_ELEM *panel, float *y, size_t ys, int ncols) {
     const int64_t pe = k * FP_NR; /* elements per panel */
     __m256 acc[4][FP_MR][2];
     for (int p = 0; p < np; p++)

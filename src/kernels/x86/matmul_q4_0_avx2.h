@@ -27,9 +27,9 @@
 #include "kernels/kernel.h"
 #include "kernels/x86/act_q8_avx2.h"
 
-#define Q4_NR 8
-#define Q4_PF 1024 /* software prefetch distance per panel stream, bytes (measured) */
-#define Q4_MR 4
+#define Q4_NR          8
+#define Q4_PF          1024 /* software prefetch distance per panel stream, bytes (measured) */
+#define Q4_MR          4
 #define Q4_BLOCK_BYTES 144 /* per block of a panel: 16 B scales + 128 B quants */
 
 static size_t q4_panel_bytes(int64_t k) { return (size_t)(k / QMM_QK) * Q4_BLOCK_BYTES; }

@@ -24,9 +24,9 @@
 #include "kernels/kernel.h"
 #include "kernels/x86/act_q8_avx2.h"
 
-#define Q8_NR 8
-#define Q8_PF 1024 /* software prefetch distance per panel stream, bytes (measured) */
-#define Q8_MR 4
+#define Q8_NR          8
+#define Q8_PF          1024 /* software prefetch distance per panel stream, bytes (measured) */
+#define Q8_MR          4
 #define Q8_BLOCK_BYTES 272 /* per block of a panel: 16 B scales + 256 B quants */
 
 static size_t q8_panel_bytes(int64_t k) { return (size_t)(k / QMM_QK) * Q8_BLOCK_BYTES; }
@@ -119,8 +119,7 @@ static inline __attribute__((always_inline)) void q8_tile(const int np, const in
             }
             for (int r = 0; r < mr; r++) {
                 const __m256i xb = q8_bcast4(a[r * nb + b].q + 4 * g);
-                for (int p = 0; p < np; p++)
-                {
+                for (int p = 0; p < np; p++) {
                     is[p][r] = dot_step(is[p][r], aw[p], _mm256_sign_epi8(xb, wv[p]));
                     /* keep the chain: gcc would reassociate the exact integer
                      * sums into a tree and spill the products it holds */
