@@ -31,18 +31,22 @@ static size_t fp_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / FP
 
 static void fp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     (void)n;
+    enum { KC = 64 }; /* k steps per slice: the slice of the panel (4 KiB F32) stays in L1 while 16 rows fill it */
     for (int64_t p = n0 / FP_NR; p * FP_NR < n1; p++) {
         FP_ELEM *panel = (FP_ELEM *)((char *)dst + (size_t)p * fp_panel_bytes(k));
-        for (int j = 0; j < FP_NR; j++) {
-            const int64_t row = p * FP_NR + j;
-            const char *s = (const char *)src + (size_t)row * stride;
-            for (int64_t l = 0; l < k; l++) {
-                FP_ELEM v;
-                if (row < n1)
-                    memcpy(&v, s + l * (int64_t)sizeof(FP_ELEM), sizeof v);
-                else
-                    memset(&v, 0, sizeof v); /* padding rows */
-                panel[l * FP_NR + j] = v;
+        for (int64_t l0 = 0; l0 < k; l0 += KC) {
+            const int64_t l1 = l0 + KC < k ? l0 + KC : k;
+            for (int j = 0; j < FP_NR; j++) {
+                const int64_t row = p * FP_NR + j;
+                const char *s = (const char *)src + (size_t)row * stride;
+                for (int64_t l = l0; l < l1; l++) {
+                    FP_ELEM v;
+                    if (row < n1)
+                        memcpy(&v, s + l * (int64_t)sizeof(FP_ELEM), sizeof v);
+                    else
+                        memset(&v, 0, sizeof v); /* padding rows */
+                    panel[l * FP_NR + j] = v;
+                }
             }
         }
     }
