@@ -197,7 +197,8 @@ const qmm_kernel QMM_Q4_SYM = {
     .name = QMM_Q4_NAME,
     .wtype = QMM_TYPE_Q4_0,
     .required = QMM_Q4_REQUIRED,
-    .exclusive = 0,
+    /* masked off to choose the fallback (QMM_CAP hybrid runs): AVX-VNNI falls back to AVX2, AVX2 to the reference */
+    .exclusive = (QMM_Q4_REQUIRED & QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : QMM_Q4_REQUIRED,
     .flags = 0,
     .layout_id = 1,
     .mr = Q4_MR,

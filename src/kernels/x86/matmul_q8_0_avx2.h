@@ -182,7 +182,8 @@ const qmm_kernel QMM_Q8_SYM = {
     .name = QMM_Q8_NAME,
     .wtype = QMM_TYPE_Q8_0,
     .required = QMM_Q8_REQUIRED,
-    .exclusive = 0,
+    /* masked off to choose the fallback (QMM_CAP hybrid runs): AVX-VNNI falls back to AVX2, AVX2 to the reference */
+    .exclusive = (QMM_Q8_REQUIRED & QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : QMM_Q8_REQUIRED,
     .flags = 0,
     .layout_id = 1,
     .mr = Q8_MR,
