@@ -7,6 +7,8 @@
 /* SME / SVE families: declared here, above the NEON ones. */
 
 /* NEON */
+extern const qmm_kernel qmm_kernel_neon_i8mm_q4_0;
+extern const qmm_kernel qmm_kernel_neon_i8mm_q8_0;
 extern const qmm_kernel qmm_kernel_neon_dotprod_q4_0;
 extern const qmm_kernel qmm_kernel_neon_dotprod_q8_0;
 
@@ -14,6 +16,8 @@ const qmm_kernel *const qmm_arm_kernels[] = {
     /* SME / SVE rows go here, above the NEON rows. */
 
     /* NEON: i8mm before dotprod, then fp32 / fp16. */
+    &qmm_kernel_neon_i8mm_q4_0,
+    &qmm_kernel_neon_i8mm_q8_0,
     &qmm_kernel_neon_dotprod_q4_0,
     &qmm_kernel_neon_dotprod_q8_0,
     NULL,
