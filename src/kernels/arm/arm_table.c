@@ -11,6 +11,8 @@ extern const qmm_kernel qmm_kernel_neon_i8mm_q4_0;
 extern const qmm_kernel qmm_kernel_neon_i8mm_q8_0;
 extern const qmm_kernel qmm_kernel_neon_dotprod_q4_0;
 extern const qmm_kernel qmm_kernel_neon_dotprod_q8_0;
+extern const qmm_kernel qmm_kernel_neon_f32;
+extern const qmm_kernel qmm_kernel_neon_f16;
 
 const qmm_kernel *const qmm_arm_kernels[] = {
     /* SME / SVE rows go here, above the NEON rows. */
@@ -20,6 +22,8 @@ const qmm_kernel *const qmm_arm_kernels[] = {
     &qmm_kernel_neon_i8mm_q8_0,
     &qmm_kernel_neon_dotprod_q4_0,
     &qmm_kernel_neon_dotprod_q8_0,
+    &qmm_kernel_neon_f32,
+    &qmm_kernel_neon_f16,
     NULL,
 };
 #else
