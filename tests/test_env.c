@@ -21,7 +21,8 @@ static const char *describe(void) {
 }
 
 static void clear_env(void) {
-    const char *vars[] = {"QMM_SME", "QMM_THREADS", "QMM_CHUNK_MULTIPLIER", "QMM_KERNEL", "QMM_LOG", "QMM_CAP", "QMM_HIDE_FEATURES"};
+    const char *vars[] = {"QMM_SME", "QMM_THREADS", "QMM_CHUNK_MULTIPLIER", "QMM_KERNEL",
+                          "QMM_LOG", "QMM_CAP",     "QMM_HIDE_FEATURES"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
 }

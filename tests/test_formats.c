@@ -23,7 +23,9 @@ static uint32_t fbits(float f) {
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-__attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) { return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT); }
+__attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) {
+    return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+}
 __attribute__((target("f16c"))) static float hw_f16_to_f32(uint16_t h) { return _cvtsh_ss(h); }
 #endif
 
@@ -262,7 +264,8 @@ static void test_ground_truth(void) {
                     qmm_weights_free(w);
                     free(wf), free(x), free(y), free(ws), free(wd);
                 }
-        CHECK(bad == 0, "%s reference path: %ld of %ld outputs outside the ground-truth bound", qmm_type_name(ts[ti]), bad, checked);
+        CHECK(bad == 0, "%s reference path: %ld of %ld outputs outside the ground-truth bound", qmm_type_name(ts[ti]), bad,
+              checked);
         printf("%s: %ld outputs within the ground-truth bound\n", qmm_type_name(ts[ti]), checked);
         qmm_context_free(ctx);
     }
