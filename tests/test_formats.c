@@ -27,14 +27,14 @@ __attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) {
     return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
 }
 __attribute__((target("f16c"))) static float hw_f16_to_f32(uint16_t h) { return _cvtsh_ss(h); }
-#define HW_F16_NAME "F16C"
+#define HW_F16_NAME    "F16C"
 #define HW_F16_PRESENT (qmm_cpu_detect()->features & QMM_CPU_F16C)
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 /* fcvtn / fcvtl: base AArch64 Advanced SIMD, rounding to nearest even (the default FPCR). */
 static uint16_t hw_f32_to_f16(float f) { return vget_lane_u16(vreinterpret_u16_f16(vcvt_f16_f32(vdupq_n_f32(f))), 0); }
 static float hw_f16_to_f32(uint16_t h) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0); }
-#define HW_F16_NAME "fcvt"
+#define HW_F16_NAME    "fcvt"
 #define HW_F16_PRESENT 1
 #endif
 

@@ -15,8 +15,8 @@
 #include "kernels/kernel.h"
 #include "kernels/ref/ref_kernels.h"
 
-#define NR 16 /* weight rows per panel */
-#define MR 4  /* activation rows per tile */
+#define NR 16             /* weight rows per panel */
+#define MR 4              /* activation rows per tile */
 typedef uint16_t wtype_t; /* IEEE half bits */
 
 static size_t w_size(int64_t k, int64_t n) { return (size_t)((n + NR - 1) / NR) * NR * (size_t)k * sizeof(wtype_t); }
@@ -60,10 +60,10 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t k, 
         for (int i = 0; i < mc; i++)
             xv[i] = vld1q_f32(x + (size_t)i * (size_t)k + l);
         float32x4_t w[4];
-#define QMM_STEP(lane)                                                                                                         \
-    load_w(panel + (l + lane) * NR, w);                                                                                        \
-    for (int i = 0; i < mc; i++)                                                                                               \
-        for (int v = 0; v < 4; v++)                                                                                            \
+#define QMM_STEP(lane)                                                                                                           \
+    load_w(panel + (l + lane) * NR, w);                                                                                          \
+    for (int i = 0; i < mc; i++)                                                                                                 \
+        for (int v = 0; v < 4; v++)                                                                                              \
             acc[i][v] = vfmaq_laneq_f32(acc[i][v], w[v], xv[i], lane);
         QMM_STEP(0)
         QMM_STEP(1)

@@ -53,10 +53,10 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t k, 
         for (int i = 0; i < mc; i++)
             xv[i] = vld1q_f32(x + (size_t)i * (size_t)k + l);
         float32x4_t w[4];
-#define QMM_STEP(lane)                                                                                                         \
-    load_w(panel + (l + lane) * NR, w);                                                                                        \
-    for (int i = 0; i < mc; i++)                                                                                               \
-        for (int v = 0; v < 4; v++)                                                                                            \
+#define QMM_STEP(lane)                                                                                                           \
+    load_w(panel + (l + lane) * NR, w);                                                                                          \
+    for (int i = 0; i < mc; i++)                                                                                                 \
+        for (int v = 0; v < 4; v++)                                                                                              \
             acc[i][v] = vfmaq_laneq_f32(acc[i][v], w[v], xv[i], lane);
         QMM_STEP(0)
         QMM_STEP(1)
