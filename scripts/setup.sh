@@ -18,9 +18,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Python for test data: numpy, and gguf (the format's reference writer).
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import gguf, numpy' 2>/dev/null; then
+# Python for test data: numpy, and gguf (the format's reference writer);
+# cmeel-simde: SIMDe headers, to run the AVX-512 families where the CPU lacks them.
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import gguf, numpy' 2>/dev/null ||
+  ! .venv/bin/pip show -q cmeel-simde >/dev/null 2>&1; then
   echo "setup: creating .venv with gguf and numpy"
   python3 -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check gguf numpy
+  .venv/bin/pip install -q --disable-pip-version-check gguf numpy cmeel-simde==0.8.2
 fi
