@@ -4,7 +4,7 @@
  *
  * Each probe variant is ISA-specific code in its own translation unit with
  * its own target flags (probe_x86_avx512.c, probe_x86_avx2.c,
- * probe_x86_avxvnni.c, probe_arm.c,
+ * probe_x86_avxvnni.c, probe_arm.c, probe_arm_dotprod.c,
  * and the portable loops in probe.c); probe.c picks them at run time from
  * the CPU features (qmm_cpu_detect). */
 #ifndef QMM_BENCH_PROBE_H

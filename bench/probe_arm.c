@@ -1,5 +1,5 @@
-/* Arm probes (compiled with -march=armv8.2-a+dotprod): NEON loads, sdot and
- * fmla, the instructions of the NEON kernel families. */
+/* Arm probes for every AArch64 CPU (baseline flags): NEON loads and fmla.
+ * sdot is in probe_arm_dotprod.c, compiled with +dotprod. */
 #include <arm_neon.h>
 
 #include "cpu/cpu.h"
@@ -19,22 +19,6 @@ static uint64_t read_neon(const void *p, size_t bytes) {
 }
 
 #define CHAINS 12
-
-/* sdot: 16 s8*s8 MACs per instruction (4 per 32-bit lane). */
-static uint64_t int8_sdot(uint64_t iters) {
-    const int8x16_t a = vdupq_n_s8((int8_t)((iters & 7) | 1)), b = vdupq_n_s8(3);
-    int32x4_t acc[CHAINS];
-    for (int j = 0; j < CHAINS; j++)
-        acc[j] = vdupq_n_s32(j);
-    for (uint64_t i = 0; i < iters; i++)
-#pragma GCC unroll 16
-        for (int j = 0; j < CHAINS; j++)
-            acc[j] = vdotq_s32(acc[j], a, b);
-    int32x4_t s = acc[0];
-    for (int j = 1; j < CHAINS; j++)
-        s = vaddq_s32(s, acc[j]);
-    return (uint64_t)(uint32_t)vaddvq_s32(s);
-}
 
 static uint64_t fma_neon(uint64_t iters) {
     const float32x4_t a = vdupq_n_f32(0.999999f), b = vdupq_n_f32((float)(iters & 1) * 1e-7f + 1e-7f);
@@ -58,14 +42,6 @@ const qmm_probe qmm_probe_read_neon = {"neon-load",
                                        read_neon,
                                        NULL,
                                        0};
-const qmm_probe qmm_probe_int8_sdot = {
-    "sdot",
-    QMM_PROBE_INT8,
-    QMM_CPU_NEON | QMM_CPU_DOTPROD,
-    "sdot (by vector), 12 independent accumulator chains; 16 s8*s8 MACs per instruction, 2 ops per MAC",
-    NULL,
-    int8_sdot,
-    CHAINS * 16 * 2};
 const qmm_probe qmm_probe_fma_neon = {
     "fmla", QMM_PROBE_FMA, QMM_CPU_NEON,  "fmla .4s, 12 independent chains; 4 fp32 FMAs per instruction, 2 flops each",
     NULL,   fma_neon,      CHAINS * 4 * 2};
