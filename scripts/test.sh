@@ -62,6 +62,7 @@ stage format format_check
 optional avx512-emu scripts/test-avx512-emu.sh
 optional sanitizers scripts/run-sanitizers.sh
 optional arm scripts/test-arm.sh
+optional arm-vl scripts/test-arm-vl.sh
 optional fuzz scripts/run-fuzzers.sh
 
 echo "=== all stages in $(($(date +%s) - t_all)) s${failed_names:+; failed:$failed_names}"
