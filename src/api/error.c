@@ -1,2 +1,59 @@
-/* (core layer, in progress) */
-typedef int qmm_placeholder_error_t;
+#include "api/error.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+static _Thread_local char last_error[512];
+static atomic_int log_level = QMM_LOG_WARN;
+
+static void vset(const char *fmt, va_list ap) { vsnprintf(last_error, sizeof last_error, fmt, ap); }
+
+void qmm_set_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vset(fmt, ap);
+    va_end(ap);
+}
+
+qmm_status qmm_fail(qmm_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vset(fmt, ap);
+    va_end(ap);
+    qmm_log(QMM_LOG_DEBUG, "%s: %s", qmm_status_str(status), last_error);
+    return status;
+}
+
+void qmm_clear_error(void) { last_error[0] = 0; }
+
+const char *qmm_last_error(void) { return last_error; }
+
+void qmm_log_set_level(int level) { atomic_store(&log_level, level); }
+int qmm_log_level(void) { return atomic_load(&log_level); }
+
+void qmm_log(int level, const char *fmt, ...) {
+    if (level > atomic_load(&log_level))
+        return;
+    static const char *names[] = {"", "error", "warn", "info", "debug"};
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "qmatmul %s: %s\n", names[level < 0 ? 0 : level > 4 ? 4 : level], buf);
+}
+
+const char *qmm_status_str(qmm_status status) {
+    switch (status) {
+    case QMM_OK: return "ok";
+    case QMM_ERR_INVALID_ARG: return "invalid argument";
+    case QMM_ERR_UNSUPPORTED: return "unsupported type or operation";
+    case QMM_ERR_BAD_BLOB: return "packed weights failed validation";
+    case QMM_ERR_BAD_FILE: return "malformed file";
+    case QMM_ERR_NO_MEMORY: return "out of memory";
+    case QMM_ERR_IO: return "I/O error";
+    case QMM_ERR_INCOMPATIBLE: return "incompatible (made for another CPU, version or source)";
+    }
+    return "unknown status";
+}

@@ -47,7 +47,7 @@ typedef struct qmm_act_layout {
 } qmm_act_layout;
 
 typedef struct qmm_kernel {
-    const char *name;  /* unique, e.g. "avx512vnni_q4_0"; stored in packed blobs */
+    const char *name;  /* unique, at most 23 chars, e.g. "avx512vnni_q4_0"; stored in packed blobs */
     qmm_type wtype;    /* the weight type it multiplies */
     uint64_t required; /* QMM_CPU_* features it needs, all of them */
     /* Features masked off the CPU's to select this family's fallback in a

@@ -1,0 +1,23 @@
+/* Error messages (per thread) and logging. */
+#ifndef QMM_ERROR_H
+#define QMM_ERROR_H
+
+#include "qmatmul.h"
+
+#if defined(__GNUC__)
+#define QMM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define QMM_PRINTF(a, b)
+#endif
+
+/* Records a message for qmm_last_error() and returns status. */
+qmm_status qmm_fail(qmm_status status, const char *fmt, ...) QMM_PRINTF(2, 3);
+void qmm_set_error(const char *fmt, ...) QMM_PRINTF(1, 2);
+void qmm_clear_error(void);
+
+enum { QMM_LOG_NONE = 0, QMM_LOG_ERROR = 1, QMM_LOG_WARN = 2, QMM_LOG_INFO = 3, QMM_LOG_DEBUG = 4 };
+void qmm_log_set_level(int level);
+int qmm_log_level(void);
+void qmm_log(int level, const char *fmt, ...) QMM_PRINTF(2, 3);
+
+#endif

@@ -1,0 +1,271 @@
+/* The operations' public entry points: argument checks, work sizes, and the
+ * pooled and bring-your-own-threads runs of the exec layer. */
+#include <string.h>
+
+#include "api/error.h"
+#include "api/internal.h"
+#include "exec/exec.h"
+
+#define MAX_NTH 4096
+#define MAX_ELEMS ((int64_t)1 << 40)
+
+/* A tensor view: positive dims, byte strides aligned to the element, and
+ * every address it spans representable. */
+static qmm_status check_view(const qmm_tensor *t, const char *what, qmm_type type, size_t elem) {
+    if (!t)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s is NULL", what);
+    if (t->type != type)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s has type %s, expected %s", what,
+                        qmm_type_name(t->type) ? qmm_type_name(t->type) : "?", qmm_type_name(type));
+    if (!t->data)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s data is NULL", what);
+    if ((uintptr_t)t->data % elem)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s data is not %zu-byte aligned", what, elem);
+    uint64_t span = elem, total = 1;
+    for (int i = 0; i < 4; i++) {
+        if (t->ne[i] <= 0 || t->ne[i] > MAX_ELEMS)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s ne[%d] = %lld", what, i, (long long)t->ne[i]);
+        total *= (uint64_t)t->ne[i];
+        if (total > (uint64_t)MAX_ELEMS)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s has too many elements", what);
+        if (t->nb[i] % elem)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[%d] = %zu is not a multiple of %zu", what, i, t->nb[i], elem);
+        if (t->ne[i] > 1 && t->nb[i] > (UINT64_MAX / 4) / (uint64_t)(t->ne[i] - 1))
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s strides overflow", what);
+        span += (uint64_t)(t->ne[i] - 1) * t->nb[i];
+        if (span > (uint64_t)PTRDIFF_MAX || span > UINTPTR_MAX - (uintptr_t)t->data)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s spans more memory than can be addressed", what);
+    }
+    if (t->nb[0] != elem)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[0] = %zu, expected %zu (rows contiguous in elements)", what, t->nb[0], elem);
+    return QMM_OK;
+}
+
+/* An output view must not alias itself: each dim's stride spans the ones
+ * inside it, so every element has its own address. */
+static qmm_status check_output(const qmm_tensor *t, const char *what) {
+    for (int i = 1; i < 4; i++)
+        if (t->ne[i] > 1 && t->nb[i] < t->nb[i - 1] * (size_t)t->ne[i - 1])
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[%d] = %zu overlaps dim %d (needs >= %zu)", what, i, t->nb[i], i - 1,
+                            t->nb[i - 1] * (size_t)t->ne[i - 1]);
+    return QMM_OK;
+}
+
+static qmm_status check_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y) {
+    if (!ctx || !w)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat: context or weights is NULL");
+    qmm_status st;
+    if ((st = check_view(x, "x", QMM_TYPE_F32, 4)) || (st = check_view(y, "y", QMM_TYPE_F32, 4)) || (st = check_output(y, "y")))
+        return st;
+    if (x->ne[0] != w->k)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "x ne[0] = %lld, the weights have k = %lld", (long long)x->ne[0], (long long)w->k);
+    if (y->ne[0] != w->n)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "y ne[0] = %lld, the weights have n = %lld", (long long)y->ne[0], (long long)w->n);
+    for (int i = 1; i < 4; i++)
+        if (y->ne[i] != x->ne[i])
+            return qmm_fail(QMM_ERR_INVALID_ARG, "y ne[%d] = %lld, x ne[%d] = %lld", i, (long long)y->ne[i], i,
+                            (long long)x->ne[i]);
+    for (int s = 0; s < w->nslots; s++)
+        if (w->kf[s]->required & ~ctx->features)
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "weights packed for '%s', which this context cannot run", w->kf[s]->name);
+    return QMM_OK;
+}
+
+static qmm_status check_threads(int ith, int nth, const void *work, size_t work_size, size_t need, const qmm_sync *sync) {
+    if (nth < 1 || nth > MAX_NTH || ith < 0 || ith >= nth)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "thread %d of %d", ith, nth);
+    if (!sync || !sync->barrier || !sync->counter_store || !sync->counter_fetch_add)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "sync callbacks missing");
+    if (work_size < need)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "work buffer of %zu bytes, %zu needed", work_size, need);
+    if (need && (!work || (uintptr_t)work % 64))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "work buffer is NULL or not 64-byte aligned");
+    return QMM_OK;
+}
+
+/* ----------------------------------------------------------- pooled runs */
+
+typedef struct op_job {
+    int op; /* 0 mul_mat, 1 get_rows, 2 mul_mat_f16 */
+    const qmm_context *ctx;
+    const qmm_weights *w;
+    const qmm_tensor *a, *b, *c; /* x, y | ids, out | w16, x, y */
+    void *work;
+} op_job;
+
+static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
+    const op_job *j = arg;
+    switch (j->op) {
+    case 0: qmm_exec_mul_mat(j->ctx, j->w, j->a, j->b, ith, nth, j->work, sync); break;
+    case 1: qmm_exec_get_rows(j->w, j->a, j->b, ith, nth); break;
+    default: qmm_exec_mul_mat_f16(j->ctx, j->a, j->b, j->c, ith, nth, j->work, sync); break;
+    }
+}
+
+/* Grows the context scratch (under ctx->lock) and runs the job on the pool. */
+static qmm_status run_pooled(qmm_context *ctx, op_job *j, size_t need) {
+    pthread_mutex_lock(&ctx->lock);
+    if (need > ctx->scratch_size) {
+        qmm_free_big(ctx->scratch, ctx->scratch_size);
+        ctx->scratch_size = 0;
+        ctx->scratch = qmm_alloc_big(need + need / 4);
+        if (!ctx->scratch) {
+            pthread_mutex_unlock(&ctx->lock);
+            return qmm_fail(QMM_ERR_NO_MEMORY, "scratch of %zu bytes", need);
+        }
+        ctx->scratch_size = need + need / 4;
+    }
+    j->work = ctx->scratch;
+    qmm_pool_run(ctx->pool, ctx->n_threads, op_job_fn, j);
+    pthread_mutex_unlock(&ctx->lock);
+    return QMM_OK;
+}
+
+/* ------------------------------------------------------------- MUL_MAT */
+
+qmm_status qmm_mul_mat_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int n_threads,
+                                 size_t *size) {
+    qmm_status st = check_mul_mat(ctx, w, x, y);
+    if (st)
+        return st;
+    if (!size || n_threads < 1 || n_threads > MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
+    *size = qmm_exec_mul_mat_work_size(ctx, w, x, n_threads);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
+                               void *work, size_t work_size, const qmm_sync *sync) {
+    qmm_status st = check_mul_mat(ctx, w, x, y);
+    if (st)
+        return st;
+    if (nth < 1 || nth > MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
+    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(ctx, w, x, nth), sync)))
+        return st;
+    qmm_exec_mul_mat(ctx, w, x, y, ith, nth, work, sync);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y) {
+    qmm_status st = check_mul_mat(ctx, w, x, y);
+    if (st)
+        return st;
+    op_job j = {0, ctx, w, x, y, NULL, NULL};
+    return run_pooled(ctx, &j, qmm_exec_mul_mat_work_size(ctx, w, x, ctx->n_threads));
+}
+
+/* ------------------------------------------------------------ GET_ROWS */
+
+static qmm_status check_get_rows(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out) {
+    if (!ctx || !w)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "get_rows: context or weights is NULL");
+    qmm_status st;
+    if ((st = check_view(ids, "ids", QMM_TYPE_I32, 4)) || (st = check_view(out, "out", QMM_TYPE_F32, 4)) ||
+        (st = check_output(out, "out")))
+        return st;
+    if (ids->ne[3] != 1)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "ids has 4 dims; [r], [r, b1] or [r, b1, b2] expected");
+    if (out->ne[0] != w->k)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "out ne[0] = %lld, the weights have k = %lld", (long long)out->ne[0],
+                        (long long)w->k);
+    for (int i = 0; i < 3; i++)
+        if (out->ne[i + 1] != ids->ne[i])
+            return qmm_fail(QMM_ERR_INVALID_ARG, "out ne[%d] = %lld, ids ne[%d] = %lld", i + 1, (long long)out->ne[i + 1], i,
+                            (long long)ids->ne[i]);
+    for (int64_t i2 = 0; i2 < ids->ne[2]; i2++)
+        for (int64_t i1 = 0; i1 < ids->ne[1]; i1++)
+            for (int64_t i0 = 0; i0 < ids->ne[0]; i0++) {
+                const int32_t id = *(const int32_t *)((const char *)ids->data + (size_t)i0 * ids->nb[0] +
+                                                      (size_t)i1 * ids->nb[1] + (size_t)i2 * ids->nb[2]);
+                if (id < 0 || id >= w->n)
+                    return qmm_fail(QMM_ERR_INVALID_ARG, "ids[%lld, %lld, %lld] = %d is out of range [0, %lld)", (long long)i0,
+                                    (long long)i1, (long long)i2, id, (long long)w->n);
+            }
+    return QMM_OK;
+}
+
+qmm_status qmm_get_rows_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int n_threads,
+                                  size_t *size) {
+    qmm_status st = check_get_rows(ctx, w, ids, out);
+    if (st)
+        return st;
+    if (!size || n_threads < 1 || n_threads > MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
+    *size = 0;
+    return QMM_OK;
+}
+
+qmm_status qmm_get_rows_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int ith,
+                                int nth, void *work, size_t work_size, const qmm_sync *sync) {
+    qmm_status st = check_get_rows(ctx, w, ids, out);
+    if (st)
+        return st;
+    if ((st = check_threads(ith, nth, work, work_size, 0, sync)))
+        return st;
+    qmm_exec_get_rows(w, ids, out, ith, nth);
+    return QMM_OK;
+}
+
+qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out) {
+    qmm_status st = check_get_rows(ctx, w, ids, out);
+    if (st)
+        return st;
+    op_job j = {1, ctx, w, ids, out, NULL, NULL};
+    return run_pooled(ctx, &j, 0);
+}
+
+/* ------------------------------------------------- F16, packed per call */
+
+static qmm_status check_f16(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y) {
+    if (!ctx)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_f16: context is NULL");
+    qmm_status st;
+    if ((st = check_view(w, "w", QMM_TYPE_F16, 2)) || (st = check_view(x, "x", QMM_TYPE_F32, 4)) ||
+        (st = check_view(y, "y", QMM_TYPE_F32, 4)) || (st = check_output(y, "y")))
+        return st;
+    if (x->ne[0] != w->ne[0])
+        return qmm_fail(QMM_ERR_INVALID_ARG, "x ne[0] = %lld, w ne[0] = %lld", (long long)x->ne[0], (long long)w->ne[0]);
+    if (y->ne[0] != w->ne[1])
+        return qmm_fail(QMM_ERR_INVALID_ARG, "y ne[0] = %lld, w ne[1] = %lld", (long long)y->ne[0], (long long)w->ne[1]);
+    for (int i = 1; i < 4; i++)
+        if (y->ne[i] != x->ne[i])
+            return qmm_fail(QMM_ERR_INVALID_ARG, "y ne[%d] = %lld, x ne[%d] = %lld", i, (long long)y->ne[i], i,
+                            (long long)x->ne[i]);
+    if (x->ne[2] % w->ne[2] || x->ne[3] % w->ne[3])
+        return qmm_fail(QMM_ERR_INVALID_ARG, "x batches [%lld, %lld] are not multiples of w batches [%lld, %lld]",
+                        (long long)x->ne[2], (long long)x->ne[3], (long long)w->ne[2], (long long)w->ne[3]);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int n_threads,
+                                     size_t *size) {
+    qmm_status st = check_f16(ctx, w, x, y);
+    if (st)
+        return st;
+    if (!size || n_threads < 1 || n_threads > MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
+    *size = qmm_exec_mul_mat_f16_work_size(ctx, w, x, n_threads);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
+                                   void *work, size_t work_size, const qmm_sync *sync) {
+    qmm_status st = check_f16(ctx, w, x, y);
+    if (st)
+        return st;
+    if (nth < 1 || nth > MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
+    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(ctx, w, x, nth), sync)))
+        return st;
+    qmm_exec_mul_mat_f16(ctx, w, x, y, ith, nth, work, sync);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat_f16(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y) {
+    qmm_status st = check_f16(ctx, w, x, y);
+    if (st)
+        return st;
+    op_job j = {2, ctx, NULL, w, x, y, NULL};
+    return run_pooled(ctx, &j, qmm_exec_mul_mat_f16_work_size(ctx, w, x, ctx->n_threads));
+}

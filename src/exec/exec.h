@@ -1,0 +1,24 @@
+/* The operations, built on one per-thread compute entry point each: every
+ * thread derives the same plan from the arguments, packs its share of the
+ * activations, meets the others at a barrier, then takes column chunks from
+ * the shared counter. Arguments are validated by the api layer. */
+#ifndef QMM_EXEC_H
+#define QMM_EXEC_H
+
+#include "api/internal.h"
+
+size_t qmm_exec_mul_mat_work_size(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, int nth);
+void qmm_exec_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
+                      void *work, const qmm_sync *sync);
+
+void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int ith, int nth);
+
+size_t qmm_exec_mul_mat_f16_work_size(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, int nth);
+void qmm_exec_mul_mat_f16(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
+                          void *work, const qmm_sync *sync);
+
+/* Chunk geometry, exposed for tests: columns per chunk for n columns, nth
+ * threads, multiplier mult, a common step. */
+int64_t qmm_chunk_cols(int64_t n, int nth, int mult, int64_t step);
+
+#endif

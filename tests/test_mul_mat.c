@@ -1,0 +1,417 @@
+/* End to end: qmm_mul_mat (and the F16 path, GET_ROWS) through contexts of
+ * every thread count, chunk multiplier, cap and hybrid split, against the
+ * single-threaded reference family, bit for bit. Also the bring-your-own-
+ * pool entry point with a pool written here, and a stress run. */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "formats/formats.h"
+#include "qmatmul.h"
+#include "test_util.h"
+
+static uint64_t seed = 777;
+
+static const qmm_type types[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F32, QMM_TYPE_F16};
+static const char *ref_names[] = {"ref_q4_0", "ref_q8_0", "ref_f32", "ref_f16"};
+
+typedef struct problem {
+    qmm_type type;
+    int64_t k, n, m, b2, b3;
+    void *wsrc;
+    size_t wsize;
+    float *xbuf;
+    qmm_tensor x;
+    size_t ybytes;
+    float *expect; /* y of the reference, padded layout below */
+} problem;
+
+/* y rows padded by 5 floats, batches by 64 bytes: outputs with strides. */
+static void y_view(const problem *p, float *buf, qmm_tensor *y) {
+    y->type = QMM_TYPE_F32;
+    y->ne[0] = p->n, y->ne[1] = p->m, y->ne[2] = p->b2, y->ne[3] = p->b3;
+    y->nb[0] = 4;
+    y->nb[1] = (size_t)(p->n + 5) * 4;
+    y->nb[2] = y->nb[1] * (size_t)p->m + 64;
+    y->nb[3] = y->nb[2] * (size_t)p->b2;
+    y->data = buf;
+}
+
+static void make_problem(problem *p, qmm_type t, int64_t k, int64_t n, int64_t m, int64_t b2, int64_t b3) {
+    memset(p, 0, sizeof *p);
+    p->type = t, p->k = k, p->n = n, p->m = m, p->b2 = b2, p->b3 = b3;
+    float *f = malloc((size_t)(k * n) * 4);
+    for (int64_t i = 0; i < k * n; i++)
+        f[i] = qmm_test_rand_f(&seed) * ((i / k) % 3 == 0 ? 10.0f : 1.0f);
+    p->wsize = qmm_row_size(t, k) * (size_t)n;
+    p->wsrc = malloc(p->wsize);
+    if (t == QMM_TYPE_F32)
+        memcpy(p->wsrc, f, p->wsize);
+    else
+        qmm_quantize(t, f, p->wsrc, n, k);
+    free(f);
+    /* x with padded rows and a permuted batch layout (b3 inner) */
+    const int64_t row = k + 3;
+    p->xbuf = malloc((size_t)(row * m * b2 * b3 + 8) * 4);
+    for (int64_t i = 0; i < row * m * b2 * b3 + 8; i++)
+        p->xbuf[i] = qmm_test_rand_f(&seed);
+    p->x.type = QMM_TYPE_F32;
+    p->x.ne[0] = k, p->x.ne[1] = m, p->x.ne[2] = b2, p->x.ne[3] = b3;
+    p->x.nb[0] = 4;
+    p->x.nb[1] = (size_t)row * 4;
+    p->x.nb[3] = p->x.nb[1] * (size_t)m;
+    p->x.nb[2] = p->x.nb[3] * (size_t)b3;
+    p->x.data = p->xbuf;
+    qmm_tensor y;
+    y_view(p, NULL, &y);
+    p->ybytes = y.nb[3] * (size_t)b3;
+}
+
+static void free_problem(problem *p) {
+    free(p->wsrc);
+    free(p->xbuf);
+    free(p->expect);
+}
+
+static int type_index(qmm_type t) {
+    for (int i = 0; i < 4; i++)
+        if (types[i] == t)
+            return i;
+    return 0;
+}
+
+/* Runs p on ctx; returns a malloc'ed y buffer, sentinel-filled outside y. */
+static float *run(qmm_context *ctx, const problem *p, const char **kernel_out) {
+    qmm_weights *w = NULL;
+    qmm_status st = qmm_weights_pack(ctx, p->type, p->k, p->n, p->wsrc, p->wsize, &w);
+    CHECK(st == QMM_OK, "pack: %s", qmm_last_error());
+    if (st)
+        return NULL;
+    float *buf = qmm_test_alloc(p->ybytes);
+    memset(buf, 0xff, p->ybytes);
+    qmm_tensor y;
+    y_view(p, buf, &y);
+    st = qmm_mul_mat(ctx, w, &p->x, &y);
+    CHECK(st == QMM_OK, "mul_mat: %s", qmm_last_error());
+    if (kernel_out)
+        *kernel_out = qmm_weights_kernel(w);
+    qmm_weights_free(w);
+    return buf;
+}
+
+static qmm_context *make_ctx(int nth, int mult, int cap, const char *kernel) {
+    qmm_options o;
+    memset(&o, 0, sizeof o);
+    o.n_threads = nth;
+    o.chunk_multiplier = mult;
+    o.thread_cap = cap;
+    o.flags = QMM_IGNORE_ENV | (cap ? QMM_CAP_ALL_PRIMARIES : 0);
+    o.kernel = kernel;
+    qmm_context *ctx = NULL;
+    qmm_status st = qmm_context_create(&o, &ctx);
+    CHECK(st == QMM_OK, "context(nth=%d mult=%d cap=%d kernel=%s): %s", nth, mult, cap, kernel ? kernel : "auto",
+          qmm_last_error());
+    return ctx;
+}
+
+static void compute_expected(problem *p) {
+    qmm_context *ref = make_ctx(1, 1, 0, ref_names[type_index(p->type)]);
+    p->expect = run(ref, p, NULL);
+    qmm_context_free(ref);
+}
+
+static long compare(const problem *p, const float *got) {
+    return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1;
+}
+
+#define NPROB 12
+static problem probs[NPROB];
+static int nprob;
+
+static void setup(void) {
+    /* odd shapes: n and m not multiples of anything, batches */
+    static const int64_t shapes[][5] = {
+        {64, 17, 1, 1, 1}, {96, 77, 3, 1, 1}, {256, 130, 2, 2, 1}, {32, 3, 17, 1, 2}, {160, 250, 5, 1, 1}, {128, 1, 130, 1, 1},
+    };
+    for (int t = 0; t < 4; t++)
+        for (int s = 0; s < 6; s += 1 + (t % 2)) {
+            if (nprob >= NPROB)
+                break;
+            make_problem(&probs[nprob], types[t], shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4]);
+            compute_expected(&probs[nprob]);
+            nprob++;
+        }
+}
+
+static void sweep_threads(void) {
+    long bad = 0, runs = 0;
+    for (int nth = 1; nth <= 17; nth++)
+        for (int mult = 1; mult <= 8; mult++) {
+            qmm_context *ctx = make_ctx(nth, mult, 0, NULL);
+            if (!ctx)
+                continue;
+            for (int i = 0; i < nprob; i++) {
+                if ((i + mult + nth) % 3 != 0 && mult != 4)
+                    continue; /* every problem at the default multiplier, a third at the others */
+                float *y = run(ctx, &probs[i], NULL);
+                long b = compare(&probs[i], y);
+                if (b)
+                    fprintf(stderr, "  differs: nth=%d mult=%d problem %d (%s)\n", nth, mult, i, qmm_type_name(probs[i].type));
+                bad += b;
+                runs++;
+                free(y);
+            }
+            qmm_context_free(ctx);
+        }
+    CHECK(bad == 0, "%ld of %ld runs differ from the reference across threads 1..17 x multipliers 1..8", bad, runs);
+    /* many threads on small shapes */
+    static const int big[] = {64, 200};
+    for (int b = 0; b < 2; b++) {
+        qmm_context *ctx = make_ctx(big[b], 4, 0, NULL);
+        for (int i = 0; ctx && i < nprob; i++) {
+            float *y = run(ctx, &probs[i], NULL);
+            CHECK(compare(&probs[i], y) == 0, "nth=%d problem %d differs", big[b], i);
+            free(y);
+        }
+        qmm_context_free(ctx);
+    }
+}
+
+/* Caps 1..nth on every chain primary: hybrid runs when a chain has a
+ * fallback and the work is large enough (m >= 128), single family else. */
+static void sweep_caps(void) {
+    long bad = 0, runs = 0, hybrid_chains = 0;
+    for (int nth = 1; nth <= 6; nth++)
+        for (int cap = 0; cap <= nth; cap++) {
+            qmm_options o;
+            memset(&o, 0, sizeof o);
+            o.n_threads = nth;
+            o.thread_cap = cap;
+            o.pack_threads = nth + 1; /* always write the fallback slot */
+            o.flags = QMM_IGNORE_ENV | QMM_CAP_ALL_PRIMARIES;
+            qmm_context *ctx = NULL;
+            if (qmm_context_create(&o, &ctx) != QMM_OK)
+                continue;
+            for (int i = 0; i < nprob; i++) {
+                qmm_weights *w = NULL;
+                if (qmm_weights_pack(ctx, probs[i].type, probs[i].k, probs[i].n, probs[i].wsrc, probs[i].wsize, &w) != QMM_OK)
+                    continue;
+                hybrid_chains += qmm_weights_slot_count(w) == 2;
+                qmm_weights_free(w);
+                float *y = run(ctx, &probs[i], NULL);
+                bad += compare(&probs[i], y);
+                runs++;
+                free(y);
+            }
+            qmm_context_free(ctx);
+        }
+    CHECK(bad == 0, "%ld of %ld capped / hybrid runs differ from the reference", bad, runs);
+    printf("caps: %ld runs, %ld with a fallback slot\n", runs, hybrid_chains);
+}
+
+/* ------------------------------------------- bring your own thread pool */
+
+typedef struct my_pool {
+    pthread_barrier_t bar;
+    atomic_llong counter;
+} my_pool;
+
+static void my_barrier(void *u) { pthread_barrier_wait(&((my_pool *)u)->bar); }
+static void my_store(void *u, int64_t v) { atomic_store(&((my_pool *)u)->counter, v); }
+static int64_t my_add(void *u, int64_t d) { return atomic_fetch_add(&((my_pool *)u)->counter, d); }
+
+typedef struct my_thread {
+    qmm_context *ctx;
+    const qmm_weights *w;
+    const qmm_tensor *x, *y;
+    int ith, nth;
+    void *work;
+    size_t wsize;
+    qmm_sync sync;
+    qmm_status st;
+} my_thread;
+
+static void *my_thread_main(void *v) {
+    my_thread *t = v;
+    t->st = qmm_mul_mat_compute(t->ctx, t->w, t->x, t->y, t->ith, t->nth, t->work, t->wsize, &t->sync);
+    return NULL;
+}
+
+static void byo_pool(void) {
+    qmm_context *ctx = make_ctx(1, 4, 0, NULL);
+    for (int nth = 1; nth <= 5; nth++)
+        for (int i = 0; i < nprob; i++) {
+            problem *p = &probs[i];
+            qmm_weights *w = NULL;
+            CHECK_OK(qmm_weights_pack(ctx, p->type, p->k, p->n, p->wsrc, p->wsize, &w));
+            float *buf = qmm_test_alloc(p->ybytes);
+            memset(buf, 0xff, p->ybytes);
+            qmm_tensor y;
+            y_view(p, buf, &y);
+            size_t ws = 0;
+            CHECK_OK(qmm_mul_mat_work_size(ctx, w, &p->x, &y, nth, &ws));
+            void *work = qmm_test_alloc(ws);
+            my_pool pool;
+            pthread_barrier_init(&pool.bar, NULL, (unsigned)nth);
+            atomic_init(&pool.counter, 0);
+            my_thread th[5];
+            pthread_t tid[5];
+            for (int t = 0; t < nth; t++) {
+                th[t] = (my_thread){ctx, w, &p->x, &y, t, nth, work, ws, {&pool, my_barrier, my_store, my_add}, QMM_OK};
+                pthread_create(&tid[t], NULL, my_thread_main, &th[t]);
+            }
+            for (int t = 0; t < nth; t++) {
+                pthread_join(tid[t], NULL);
+                CHECK(th[t].st == QMM_OK, "byo thread %d: %s", t, qmm_status_str(th[t].st));
+            }
+            CHECK(memcmp(buf, p->expect, p->ybytes) == 0, "byo pool nth=%d problem %d differs", nth, i);
+            /* a work buffer one byte short is refused by every thread */
+            if (ws > 64) {
+                qmm_status st = qmm_mul_mat_compute(ctx, w, &p->x, &y, 0, nth, work, ws - 1, &th[0].sync);
+                CHECK(st == QMM_ERR_INVALID_ARG, "short work buffer accepted");
+            }
+            pthread_barrier_destroy(&pool.bar);
+            free(work);
+            free(buf);
+            qmm_weights_free(w);
+        }
+    qmm_context_free(ctx);
+}
+
+static void stress(void) {
+    qmm_context *ctx = make_ctx(4, 4, 0, NULL);
+    problem *p = &probs[0];
+    qmm_weights *w = NULL;
+    CHECK_OK(qmm_weights_pack(ctx, p->type, p->k, p->n, p->wsrc, p->wsize, &w));
+    float *buf = qmm_test_alloc(p->ybytes);
+    qmm_tensor y;
+    y_view(p, buf, &y);
+    long bad = 0;
+    for (int it = 0; it < 3000; it++) {
+        memset(buf, 0xff, p->ybytes);
+        if (qmm_mul_mat(ctx, w, &p->x, &y) != QMM_OK || memcmp(buf, p->expect, p->ybytes) != 0)
+            bad++;
+    }
+    CHECK(bad == 0, "stress: %ld of 3000 calls differ", bad);
+    free(buf);
+    qmm_weights_free(w);
+    qmm_context_free(ctx);
+}
+
+/* ------------------------------------------------------------ F16 path */
+
+static void f16_path(void) {
+    static const int64_t cases[][7] = {
+        /* k, n, m, b2, b3, bw2, bw3 */
+        {64, 33, 1, 8, 1, 2, 1},
+        {128, 70, 3, 4, 2, 1, 2},
+        {32, 5, 7, 1, 1, 1, 1},
+    };
+    qmm_context *ref = make_ctx(1, 1, 0, "ref_f16");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t k = cases[c][0], n = cases[c][1], m = cases[c][2], b2 = cases[c][3], b3 = cases[c][4], bw2 = cases[c][5],
+                      bw3 = cases[c][6];
+        /* w with padded rows */
+        const int64_t wrow = k + 8;
+        uint16_t *wb = malloc((size_t)(wrow * n * bw2 * bw3) * 2);
+        for (int64_t i = 0; i < wrow * n * bw2 * bw3; i++)
+            wb[i] = qmm_fp32_to_fp16(qmm_test_rand_f(&seed));
+        qmm_tensor w = {QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, (size_t)(wrow * n) * 2, (size_t)(wrow * n * bw2) * 2}, wb};
+        float *xb = malloc((size_t)(k * m * b2 * b3) * 4);
+        for (int64_t i = 0; i < k * m * b2 * b3; i++)
+            xb[i] = qmm_test_rand_f(&seed);
+        qmm_tensor x;
+        const int64_t xne[4] = {k, m, b2, b3};
+        qmm_tensor_init(&x, QMM_TYPE_F32, 4, xne, xb);
+        const int64_t yne[4] = {n, m, b2, b3};
+        float *expect = calloc((size_t)(n * m * b2 * b3), 4);
+        /* expected: per batch, pack the broadcast weight slice with the reference */
+        for (int64_t i3 = 0; i3 < b3; i3++)
+            for (int64_t i2 = 0; i2 < b2; i2++) {
+                const uint16_t *ws = (const uint16_t *)((char *)wb + (size_t)(i2 / (b2 / bw2)) * w.nb[2] + (size_t)(i3 / (b3 / bw3)) * w.nb[3]);
+                uint16_t *dense = malloc((size_t)(k * n) * 2);
+                for (int64_t r = 0; r < n; r++)
+                    memcpy(dense + r * k, ws + r * wrow, (size_t)k * 2);
+                qmm_weights *pw;
+                CHECK_OK(qmm_weights_pack(ref, QMM_TYPE_F16, k, n, dense, (size_t)(k * n) * 2, &pw));
+                const int64_t xs[2] = {k, m}, ys[2] = {n, m};
+                qmm_tensor xv, yv;
+                qmm_tensor_init(&xv, QMM_TYPE_F32, 2, xs, xb + (i3 * b2 + i2) * k * m);
+                qmm_tensor_init(&yv, QMM_TYPE_F32, 2, ys, expect + (i3 * b2 + i2) * n * m);
+                CHECK_OK(qmm_mul_mat(ref, pw, &xv, &yv));
+                qmm_weights_free(pw);
+                free(dense);
+            }
+        for (int nth = 1; nth <= 7; nth += 2) {
+            qmm_context *ctx = make_ctx(nth, 4, 0, NULL);
+            float *yb = malloc((size_t)(n * m * b2 * b3) * 4);
+            memset(yb, 0xff, (size_t)(n * m * b2 * b3) * 4);
+            qmm_tensor y;
+            qmm_tensor_init(&y, QMM_TYPE_F32, 4, yne, yb);
+            CHECK_OK(qmm_mul_mat_f16(ctx, &w, &x, &y));
+            CHECK(memcmp(yb, expect, (size_t)(n * m * b2 * b3) * 4) == 0, "f16 path case %zu nth=%d differs", c, nth);
+            free(yb);
+            qmm_context_free(ctx);
+        }
+        free(expect);
+        free(xb);
+        free(wb);
+    }
+    qmm_context_free(ref);
+}
+
+/* ------------------------------------------------------------ GET_ROWS */
+
+static void get_rows(void) {
+    qmm_context *ctx = make_ctx(3, 4, 0, NULL);
+    for (int i = 0; i < nprob; i++) {
+        problem *p = &probs[i];
+        qmm_weights *w;
+        CHECK_OK(qmm_weights_pack(ctx, p->type, p->k, p->n, p->wsrc, p->wsize, &w));
+        const int64_t r = 5, b1 = 2;
+        int32_t ids[10];
+        for (int j = 0; j < 10; j++)
+            ids[j] = (int32_t)((j * 7919) % p->n);
+        const int64_t ine[2] = {r, b1}, one[3] = {p->k, r, b1};
+        qmm_tensor it, ot;
+        qmm_tensor_init(&it, QMM_TYPE_I32, 2, ine, ids);
+        float *out = malloc((size_t)(p->k * r * b1) * 4);
+        qmm_tensor_init(&ot, QMM_TYPE_F32, 3, one, out);
+        CHECK_OK(qmm_get_rows(ctx, w, &it, &ot));
+        float *row = malloc((size_t)p->k * 4);
+        for (int j = 0; j < 10; j++) {
+            const void *src = (const char *)p->wsrc + (size_t)ids[j] * qmm_row_size(p->type, p->k);
+            if (p->type == QMM_TYPE_F32)
+                memcpy(row, src, (size_t)p->k * 4);
+            else
+                qmm_dequantize(p->type, src, row, 1, p->k);
+            CHECK(memcmp(row, out + j * p->k, (size_t)p->k * 4) == 0, "get_rows %s row %d differs", qmm_type_name(p->type), ids[j]);
+        }
+        /* out of range: an error, and nothing written */
+        memset(out, 0x5a, (size_t)(p->k * r * b1) * 4);
+        ids[3] = (int32_t)p->n;
+        CHECK(qmm_get_rows(ctx, w, &it, &ot) == QMM_ERR_INVALID_ARG, "id n accepted");
+        ids[3] = -1;
+        CHECK(qmm_get_rows(ctx, w, &it, &ot) == QMM_ERR_INVALID_ARG, "id -1 accepted");
+        int untouched = 1;
+        for (int64_t j = 0; j < p->k * r * b1 * 4; j++)
+            untouched &= ((unsigned char *)out)[j] == 0x5a;
+        CHECK(untouched, "get_rows wrote output before failing");
+        free(row);
+        free(out);
+        qmm_weights_free(w);
+    }
+    qmm_context_free(ctx);
+}
+
+int main(void) {
+    setup();
+    sweep_threads();
+    sweep_caps();
+    byo_pool();
+    stress();
+    f16_path();
+    get_rows();
+    for (int i = 0; i < nprob; i++)
+        free_problem(&probs[i]);
+    return qmm_test_summary();
+}

@@ -1,0 +1,8 @@
+/* Subcommands of the qmatmul tool: each takes its arguments after the
+ * command name and returns the process exit code. */
+#ifndef QMM_TOOL_COMMANDS_H
+#define QMM_TOOL_COMMANDS_H
+
+int cmd_info(int argc, char **argv);
+
+#endif
