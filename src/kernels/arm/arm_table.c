@@ -4,18 +4,28 @@
 
 #if defined(QMM_ARCH_ARM) && !defined(QMM_PORTABLE_ONLY)
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
+/* SME / SVE families: declared here, above the NEON ones. */
 #if defined(QMM_HAVE_SME_KERNELS)
 extern const qmm_kernel qmm_kernel_sme_q4_0, qmm_kernel_sme_q8_0;
 #endif
 extern const qmm_kernel qmm_kernel_sve_dotprod_q4_0, qmm_kernel_sve_dotprod_q8_0;
 
+/* NEON */
+extern const qmm_kernel qmm_kernel_neon_dotprod_q4_0;
+extern const qmm_kernel qmm_kernel_neon_dotprod_q8_0;
+
 const qmm_kernel *const qmm_arm_kernels[] = {
+    /* SME / SVE rows go here, above the NEON rows. */
 #if defined(QMM_HAVE_SME_KERNELS)
     &qmm_kernel_sme_q4_0,
     &qmm_kernel_sme_q8_0,
 #endif
     &qmm_kernel_sve_dotprod_q4_0,
     &qmm_kernel_sve_dotprod_q8_0,
+
+    /* NEON: i8mm before dotprod, then fp32 / fp16. */
+    &qmm_kernel_neon_dotprod_q4_0,
+    &qmm_kernel_neon_dotprod_q8_0,
     NULL,
 };
 #else

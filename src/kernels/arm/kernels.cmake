@@ -1,5 +1,7 @@
 # Arm kernel translation units, each with its own target flags.
 # qmm_add_kernel(src/kernels/arm/<file>.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_q4_0_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_q8_0_neon_dotprod.c -march=armv8.2-a+dotprod)
 
 # SVE (vector-length agnostic) and SME families: their shared layouts are in
 # sve_sme_layout.h. SME needs a compiler with the SME ACLE (clang >= 18); the
