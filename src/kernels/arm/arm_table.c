@@ -6,8 +6,9 @@
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
 /* SME / SVE families: declared here, above the NEON ones. */
 #if defined(QMM_HAVE_SME_KERNELS)
-extern const qmm_kernel qmm_kernel_sme_q4_0, qmm_kernel_sme_q8_0;
+extern const qmm_kernel qmm_kernel_sme_q4_0, qmm_kernel_sme_q8_0, qmm_kernel_sme_f32, qmm_kernel_sme_f16;
 #endif
+extern const qmm_kernel qmm_kernel_sve_i8mm_q4_0, qmm_kernel_sve_i8mm_q8_0;
 extern const qmm_kernel qmm_kernel_sve_dotprod_q4_0, qmm_kernel_sve_dotprod_q8_0;
 
 /* NEON */
@@ -19,7 +20,11 @@ const qmm_kernel *const qmm_arm_kernels[] = {
 #if defined(QMM_HAVE_SME_KERNELS)
     &qmm_kernel_sme_q4_0,
     &qmm_kernel_sme_q8_0,
+    &qmm_kernel_sme_f32,
+    &qmm_kernel_sme_f16,
 #endif
+    &qmm_kernel_sve_i8mm_q4_0,
+    &qmm_kernel_sve_i8mm_q8_0,
     &qmm_kernel_sve_dotprod_q4_0,
     &qmm_kernel_sve_dotprod_q8_0,
 
