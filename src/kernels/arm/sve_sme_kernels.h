@@ -131,33 +131,49 @@ static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const vo
 }
 
 #if QMM_SS_SME
+/* One row i of a sub-tile: its block sums (ZA0.S slice i), converted, times
+ * its scales (ZA2.S slice i), fused into the row's accumulator. */
+#define SS_FP_ROW(I)                                                                                                           \
+    if (rows > I)                                                                                                              \
+    acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, svread_hor_za32_s32_m(svundef_s32(), pw, 0, I)),                                 \
+                         svread_hor_za32_f32_m(svundef_f32(), pw, 2, I))
+#define SS_STORE_ROW(I)                                                                                                        \
+    if (rows > I)                                                                                                              \
+    svst1_f32(pst, (float *)((char *)y0 + (size_t)I * ys), acc##I)
+
 /* GEMM with SMOPA: activations in the SME layout (16-row groups). For each
- * sub-tile of min(SVL/32, 16) activation rows x as many panel rows, per
- * block: ZA0.S = 8 SMOPA (4-way int8 outer products) = the exact block sums;
- * then each row slice of ZA0 takes the per-block float step into the fp32
- * accumulators kept in ZA1.S (so the register count does not grow with the
- * vector length). ZA2/ZA3 are unused. */
+ * sub-tile of tw = min(SVL/32, 16) activation rows x tw panel rows, per
+ * block:
+ *   ZA0.S = 8 SMOPA (4-way int8 outer products) = the exact block sums;
+ *   ZA2.S = 0 + x_d (outer) w_d by one FMOPA = fl(x_d * w_d) per output (the
+ *           fused add of +0 changes nothing: a -0 product becomes +0, and an
+ *           accumulator never is -0, so fma(isum, +-0, acc) agree);
+ *   then per row: acc_i = fma(scvtf(ZA0 slice i), ZA2 slice i, acc_i), the
+ *   accumulators held in 16 Z registers (rows past tw are never touched). */
 static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys)
     __arm_streaming __arm_inout("za") {
     const int64_t nb = k / QMM_QK;
     const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SS_NP ? lanes : QMM_SS_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw), pb = svwhilelt_b8_s64(0, 4 * tw), pt8 = svptrue_b8();
+    const svfloat32_t zf = svdup_n_f32(0.0f);
     (void)pt8;
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SS_MP) {
         const uint8_t *ag = (const uint8_t *)a + qmm_ss_act_offset(m0, k);
         for (int64_t n0 = 0; n0 < n; n0 += QMM_SS_NP) {
             const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SS_NP) * (size_t)nb * QMM_SS_BLK;
             for (int64_t r0 = 0; r0 < QMM_SS_MP && m0 + r0 < m; r0 += tw) {
-                const uint32_t rows = (uint32_t)(m - m0 - r0 < tw ? m - m0 - r0 : tw);
+                const int64_t rows = m - m0 - r0 < tw ? m - m0 - r0 : tw;
                 for (int64_t c0 = 0; c0 < QMM_SS_NP && n0 + c0 < n; c0 += tw) {
                     const int64_t cols = n - n0 - c0 < tw ? n - n0 - c0 : tw;
-                    svzero_mask_za(0x22); /* ZA1.S: the fp32 accumulators */
+                    svfloat32_t acc0 = zf, acc1 = zf, acc2 = zf, acc3 = zf, acc4 = zf, acc5 = zf, acc6 = zf, acc7 = zf;
+                    svfloat32_t acc8 = zf, acc9 = zf, acc10 = zf, acc11 = zf, acc12 = zf, acc13 = zf, acc14 = zf, acc15 = zf;
                     for (int64_t b = 0; b < nb; b++) {
                         const uint8_t *ab = ag + (size_t)b * QMM_SS_ACT_BLK;
                         const uint8_t *blk = wp + (size_t)b * QMM_SS_BLK;
                         const int8_t *xq = (const int8_t *)ab + QMM_SS_MP * 4 + 4 * r0;
+                        svzero_mask_za(0x55); /* ZA0.S and ZA2.S */
+                        svmopa_za32_f32_m(2, pw, pw, svld1_f32(pw, (const float *)ab + r0), ss_wscale(pw, blk, c0));
                         SS_LOAD_W(blk, c0);
-                        svzero_mask_za(0x11); /* ZA0.S: this block's int32 sums */
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq), w0);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + QMM_SS_MP * 4), w1);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 2 * QMM_SS_MP * 4), w2);
@@ -166,19 +182,41 @@ static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 5 * QMM_SS_MP * 4), w5);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 6 * QMM_SS_MP * 4), w6);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 7 * QMM_SS_MP * 4), w7);
-                        const svfloat32_t wd = ss_wscale(pw, blk, c0);
-                        const float *xd = (const float *)ab + r0;
-                        for (uint32_t i = 0; i < rows; i++) {
-                            const svint32_t s = svread_hor_za32_s32_m(svdup_n_s32(0), pw, 0, i);
-                            svfloat32_t acc = svread_hor_za32_f32_m(svdup_n_f32(0.0f), pw, 1, i);
-                            acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s), svmul_n_f32_x(pw, wd, xd[i]));
-                            svwrite_hor_za32_f32_m(1, i, pw, acc);
-                        }
+                        SS_FP_ROW(0);
+                        SS_FP_ROW(1);
+                        SS_FP_ROW(2);
+                        SS_FP_ROW(3);
+                        SS_FP_ROW(4);
+                        SS_FP_ROW(5);
+                        SS_FP_ROW(6);
+                        SS_FP_ROW(7);
+                        SS_FP_ROW(8);
+                        SS_FP_ROW(9);
+                        SS_FP_ROW(10);
+                        SS_FP_ROW(11);
+                        SS_FP_ROW(12);
+                        SS_FP_ROW(13);
+                        SS_FP_ROW(14);
+                        SS_FP_ROW(15);
                     }
                     const svbool_t pst = svwhilelt_b32_s64(0, cols);
-                    for (uint32_t i = 0; i < rows; i++)
-                        svst1_f32(pst, (float *)((char *)y + (size_t)(m0 + r0 + i) * ys) + n0 + c0,
-                                  svread_hor_za32_f32_m(svdup_n_f32(0.0f), pw, 1, i));
+                    float *y0 = (float *)((char *)y + (size_t)(m0 + r0) * ys) + n0 + c0;
+                    SS_STORE_ROW(0);
+                    SS_STORE_ROW(1);
+                    SS_STORE_ROW(2);
+                    SS_STORE_ROW(3);
+                    SS_STORE_ROW(4);
+                    SS_STORE_ROW(5);
+                    SS_STORE_ROW(6);
+                    SS_STORE_ROW(7);
+                    SS_STORE_ROW(8);
+                    SS_STORE_ROW(9);
+                    SS_STORE_ROW(10);
+                    SS_STORE_ROW(11);
+                    SS_STORE_ROW(12);
+                    SS_STORE_ROW(13);
+                    SS_STORE_ROW(14);
+                    SS_STORE_ROW(15);
                 }
             }
         }
