@@ -6,6 +6,7 @@
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
 /* SME / SVE families: declared here, above the NEON ones. */
 #if defined(QMM_HAVE_SME_KERNELS)
+extern const qmm_kernel qmm_kernel_sme2_q4_0, qmm_kernel_sme2_q8_0;
 extern const qmm_kernel qmm_kernel_sme_q4_0, qmm_kernel_sme_q8_0, qmm_kernel_sme_f32, qmm_kernel_sme_f16;
 #endif
 extern const qmm_kernel qmm_kernel_sve_i8mm_q4_0, qmm_kernel_sve_i8mm_q8_0;
@@ -18,6 +19,8 @@ extern const qmm_kernel qmm_kernel_neon_dotprod_q8_0;
 const qmm_kernel *const qmm_arm_kernels[] = {
     /* SME / SVE rows go here, above the NEON rows. */
 #if defined(QMM_HAVE_SME_KERNELS)
+    &qmm_kernel_sme2_q4_0,
+    &qmm_kernel_sme2_q8_0,
     &qmm_kernel_sme_q4_0,
     &qmm_kernel_sme_q8_0,
     &qmm_kernel_sme_f32,

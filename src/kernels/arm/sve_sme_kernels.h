@@ -4,7 +4,9 @@
  *   QMM_SS_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
- *   QMM_SS_SME  1 to also define the SMOPA GEMM (needs <arm_sme.h>).
+ *   QMM_SS_SME  1 to also define the SMOPA GEMM (needs <arm_sme.h>);
+ *   QMM_SS_SME2 1 for its SME2 form: the float step moves 4 ZA slices per
+ *               MOVA and converts 4 vectors per SCVTF (same numerics).
  *
  * Numerics (kernel.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
  * int8 dot products), then per output, blocks in ascending order:
@@ -15,6 +17,10 @@
 
 #include "formats/formats.h"
 #include "kernels/arm/sve_sme_layout.h"
+
+#ifndef QMM_SS_SME2
+#define QMM_SS_SME2 0
+#endif
 
 #if QMM_SS_Q4
 #define QMM_SS_BLK QMM_SS_Q4_BLK
@@ -137,6 +143,17 @@ static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const vo
     if (rows > I)                                                                                                              \
     acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, svread_hor_za32_s32_m(svundef_s32(), pw, 0, I)),                                 \
                          svread_hor_za32_f32_m(svundef_f32(), pw, 2, I))
+/* SME2: rows 4G..4G+3 at once (4-slice MOVA, 4-vector SCVTF); a group is
+ * entered when its first row exists, the rows past `rows` are never stored. */
+#define SS_FP_ROW4(G, A0, A1, A2, A3)                                                                                          \
+    if (rows > 4 * G) {                                                                                                        \
+        const svfloat32x4_t s_ = svcvt_f32_s32_x4(svread_hor_za32_s32_vg4(0, 4 * G));                                         \
+        const svfloat32x4_t c_ = svread_hor_za32_f32_vg4(2, 4 * G);                                                            \
+        A0 = svmla_f32_x(pw, A0, svget4_f32(s_, 0), svget4_f32(c_, 0));                                                        \
+        A1 = svmla_f32_x(pw, A1, svget4_f32(s_, 1), svget4_f32(c_, 1));                                                        \
+        A2 = svmla_f32_x(pw, A2, svget4_f32(s_, 2), svget4_f32(c_, 2));                                                        \
+        A3 = svmla_f32_x(pw, A3, svget4_f32(s_, 3), svget4_f32(c_, 3));                                                        \
+    }
 #define SS_STORE_ROW(I)                                                                                                        \
     if (rows > I)                                                                                                              \
     svst1_f32(pst, (float *)((char *)y0 + (size_t)I * ys), acc##I)
@@ -182,6 +199,12 @@ static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 5 * QMM_SS_MP * 4), w5);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 6 * QMM_SS_MP * 4), w6);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 7 * QMM_SS_MP * 4), w7);
+#if QMM_SS_SME2
+                        SS_FP_ROW4(0, acc0, acc1, acc2, acc3)
+                        SS_FP_ROW4(1, acc4, acc5, acc6, acc7)
+                        SS_FP_ROW4(2, acc8, acc9, acc10, acc11)
+                        SS_FP_ROW4(3, acc12, acc13, acc14, acc15)
+#else
                         SS_FP_ROW(0);
                         SS_FP_ROW(1);
                         SS_FP_ROW(2);
@@ -198,6 +221,7 @@ static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
                         SS_FP_ROW(13);
                         SS_FP_ROW(14);
                         SS_FP_ROW(15);
+#endif
                     }
                     const svbool_t pst = svwhilelt_b32_s64(0, cols);
                     float *y0 = (float *)((char *)y + (size_t)(m0 + r0) * ys) + n0 + c0;
