@@ -17,10 +17,10 @@ static long n_special; /* reference outputs that are NaN, inf or subnormal */
 static float special(int64_t i, int64_t l, int with_nonfinite) {
     const float r = qmm_test_rand_f(&seed);
     switch ((i * 7 + l * 3) % 11) {
-    case 0: return r * 1e-40f;            /* subnormal */
-    case 1: return r * 3e38f;             /* sums overflow */
-    case 2: return -r * 3e38f;            /* and cancel */
-    case 3: return 0x1p-126f * r;         /* around the smallest normal */
+    case 0: return r * 1e-40f;    /* subnormal */
+    case 1: return r * 3e38f;     /* sums overflow */
+    case 2: return -r * 3e38f;    /* and cancel */
+    case 3: return 0x1p-126f * r; /* around the smallest normal */
     case 4: return with_nonfinite && l % 37 == 5 ? INFINITY : r;
     case 5: return with_nonfinite && l % 41 == 7 ? NAN : r * 1e20f;
     case 6: return -0.0f;
@@ -39,8 +39,8 @@ static int same(float a, float b) {
 
 static void test_one(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, int64_t n, int64_t k, int nonfinite) {
     const qmm_type t = kf->wtype;
-    const size_t rb = t == QMM_TYPE_F32   ? (size_t)k * 4
-                      : t == QMM_TYPE_F16 ? (size_t)k * 2
+    const size_t rb = t == QMM_TYPE_F32    ? (size_t)k * 4
+                      : t == QMM_TYPE_F16  ? (size_t)k * 2
                       : t == QMM_TYPE_Q4_0 ? (size_t)(k / 32) * sizeof(qmm_block_q4_0)
                                            : (size_t)(k / 32) * sizeof(qmm_block_q8_0);
     uint8_t *src = malloc(rb * (size_t)n);

@@ -14,8 +14,8 @@
 /* ------------------------------------------------------------ SMIDR_EL1 */
 
 /* SMIDR_EL1 fields (Arm ARM): Affinity [11:0], SH [14:13], Affinity2 [51:32], NSMC [59:56]. */
-#define SMIDR_SH(v) ((unsigned)(((v) >> 13) & 0x3u))
-#define SMIDR_NSMC(v) ((unsigned)(((v) >> 56) & 0xfu))
+#define SMIDR_SH(v)       ((unsigned)(((v) >> 13) & 0x3u))
+#define SMIDR_NSMC(v)     ((unsigned)(((v) >> 56) & 0xfu))
 #define SMIDR_AFFINITY(v) ((uint32_t)((((v) >> 32) & 0xfffffu) << 12 | ((v)&0xfffu)))
 
 int qmm_smidr_count_units(const uint64_t *smidr, int n) {
@@ -101,15 +101,32 @@ __attribute__((unused)) static const char *part_name(unsigned implementer, unsig
         unsigned impl, part;
         const char *name;
     } parts[] = {
-        {0x41, 0xd03, "Arm Cortex-A53"},   {0x41, 0xd05, "Arm Cortex-A55"},   {0x41, 0xd07, "Arm Cortex-A57"},
-        {0x41, 0xd08, "Arm Cortex-A72"},   {0x41, 0xd0b, "Arm Cortex-A76"},   {0x41, 0xd0c, "Arm Neoverse-N1"},
-        {0x41, 0xd40, "Arm Neoverse-V1"},  {0x41, 0xd44, "Arm Cortex-X1"},    {0x41, 0xd46, "Arm Cortex-A510"},
-        {0x41, 0xd47, "Arm Cortex-A710"},  {0x41, 0xd48, "Arm Cortex-X2"},    {0x41, 0xd49, "Arm Neoverse-N2"},
-        {0x41, 0xd4f, "Arm Neoverse-V2"},  {0x41, 0xd80, "Arm Cortex-A520"},  {0x41, 0xd81, "Arm Cortex-A720"},
-        {0x41, 0xd82, "Arm Cortex-X4"},    {0x41, 0xd84, "Arm Neoverse-V3"},  {0x41, 0xd8e, "Arm Neoverse-N3"},
-        {0x41, 0xd85, "Arm Cortex-X925"},  {0x41, 0xd87, "Arm Cortex-A725"},  {0x61, 0x0, "Apple"},
-        {0x46, 0x001, "Fujitsu A64FX"},    {0xc0, 0xac3, "Ampere-1"},         {0x51, 0x0, "Qualcomm"},
-        {0x48, 0xd01, "HiSilicon TSV110"}, {0x00, 0x0, "QEMU"},
+        {0x41, 0xd03, "Arm Cortex-A53"},
+        {0x41, 0xd05, "Arm Cortex-A55"},
+        {0x41, 0xd07, "Arm Cortex-A57"},
+        {0x41, 0xd08, "Arm Cortex-A72"},
+        {0x41, 0xd0b, "Arm Cortex-A76"},
+        {0x41, 0xd0c, "Arm Neoverse-N1"},
+        {0x41, 0xd40, "Arm Neoverse-V1"},
+        {0x41, 0xd44, "Arm Cortex-X1"},
+        {0x41, 0xd46, "Arm Cortex-A510"},
+        {0x41, 0xd47, "Arm Cortex-A710"},
+        {0x41, 0xd48, "Arm Cortex-X2"},
+        {0x41, 0xd49, "Arm Neoverse-N2"},
+        {0x41, 0xd4f, "Arm Neoverse-V2"},
+        {0x41, 0xd80, "Arm Cortex-A520"},
+        {0x41, 0xd81, "Arm Cortex-A720"},
+        {0x41, 0xd82, "Arm Cortex-X4"},
+        {0x41, 0xd84, "Arm Neoverse-V3"},
+        {0x41, 0xd8e, "Arm Neoverse-N3"},
+        {0x41, 0xd85, "Arm Cortex-X925"},
+        {0x41, 0xd87, "Arm Cortex-A725"},
+        {0x61, 0x0, "Apple"},
+        {0x46, 0x001, "Fujitsu A64FX"},
+        {0xc0, 0xac3, "Ampere-1"},
+        {0x51, 0x0, "Qualcomm"},
+        {0x48, 0xd01, "HiSilicon TSV110"},
+        {0x00, 0x0, "QEMU"},
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (parts[i].impl == implementer && (parts[i].part == part || parts[i].part == 0))
@@ -131,22 +148,22 @@ __attribute__((unused)) static void set_model(qmm_cpu_info *ci, unsigned impleme
 #include <sys/prctl.h>
 
 /* hwcap bits (arch/arm64/include/uapi/asm/hwcap.h), spelled here so older headers do not matter. */
-#define QMM_HWCAP_FPHP (1ull << 9)
-#define QMM_HWCAP_ASIMD (1ull << 1)
-#define QMM_HWCAP_ASIMDHP (1ull << 10)
-#define QMM_HWCAP_ASIMDDP (1ull << 20)
-#define QMM_HWCAP_SVE (1ull << 22)
-#define QMM_HWCAP2_SVE2 (1ull << 1)
+#define QMM_HWCAP_FPHP     (1ull << 9)
+#define QMM_HWCAP_ASIMD    (1ull << 1)
+#define QMM_HWCAP_ASIMDHP  (1ull << 10)
+#define QMM_HWCAP_ASIMDDP  (1ull << 20)
+#define QMM_HWCAP_SVE      (1ull << 22)
+#define QMM_HWCAP2_SVE2    (1ull << 1)
 #define QMM_HWCAP2_SVEI8MM (1ull << 9)
-#define QMM_HWCAP2_I8MM (1ull << 13)
-#define QMM_HWCAP2_BF16 (1ull << 14)
-#define QMM_HWCAP2_SME (1ull << 23)
-#define QMM_HWCAP2_SME2 (1ull << 37)
+#define QMM_HWCAP2_I8MM    (1ull << 13)
+#define QMM_HWCAP2_BF16    (1ull << 14)
+#define QMM_HWCAP2_SME     (1ull << 23)
+#define QMM_HWCAP2_SME2    (1ull << 37)
 #ifndef AT_HWCAP2
 #define AT_HWCAP2 26
 #endif
-#define QMM_PR_SVE_GET_VL 51
-#define QMM_PR_SME_GET_VL 64
+#define QMM_PR_SVE_GET_VL  51
+#define QMM_PR_SME_GET_VL  64
 #define QMM_PR_VL_LEN_MASK 0xffff
 
 /* rdvl x0, #1 and rdsvl x0, #1 as raw encodings: no target flags needed, and only executed when the hwcaps say

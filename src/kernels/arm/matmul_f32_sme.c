@@ -11,7 +11,7 @@
 #include "kernels/arm/sme_fp_kernels.h"
 
 __arm_locally_streaming __arm_new("za") static void sme_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
-                                                            float *y, size_t ys) {
+                                                             float *y, size_t ys) {
     sf_mopa_gemm(m, n, k, a, w, y, ys);
 }
 

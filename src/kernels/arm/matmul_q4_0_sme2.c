@@ -8,14 +8,14 @@
 #include "kernels/kernel.h"
 #include "kernels/ref/ref_kernels.h"
 
-#define QMM_SS_Q4 1
-#define QMM_SS_FN __arm_streaming
-#define QMM_SS_SME 1
+#define QMM_SS_Q4   1
+#define QMM_SS_FN   __arm_streaming
+#define QMM_SS_SME  1
 #define QMM_SS_SME2 1
 #include "kernels/arm/sve_sme_kernels.h"
 
 __arm_locally_streaming __arm_new("za") static void sme_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
-                                                            float *y, size_t ys) {
+                                                             float *y, size_t ys) {
     ss_mopa_gemm(m, n, k, a, w, y, ys);
 }
 

@@ -26,18 +26,17 @@
 #include "formats/formats.h"
 #include "kernels/kernel.h"
 
-#define QMM_NEON_NR 4       /* weight rows per panel */
-#define QMM_NEON_MR 4       /* activation rows per group */
+#define QMM_NEON_NR      4   /* weight rows per panel */
+#define QMM_NEON_MR      4   /* activation rows per group */
 #define QMM_NEON_ACT_BLK 144 /* bytes per block of an activation group: 16 + 128 */
-#define QMM_NEON_Q8_BLK 144  /* bytes per block of a Q8_0 panel: 16 + 128 */
-#define QMM_NEON_Q4_BLK 80   /* bytes per block of a Q4_0 panel: 16 + 64 */
+#define QMM_NEON_Q8_BLK  144 /* bytes per block of a Q8_0 panel: 16 + 128 */
+#define QMM_NEON_Q4_BLK  80  /* bytes per block of a Q4_0 panel: 16 + 64 */
 
 enum { QMM_NEON_ROWS4 = 0, QMM_NEON_PAIRS = 1 };
 
 /* Activation quants: byte of element t of row r of a group. */
 static inline size_t qmm_neon_act_pos(int arrangement, int r, int t) {
-    return arrangement == QMM_NEON_PAIRS ? (size_t)((t / 8) * 32 + (r / 2) * 16 + (r % 2) * 8 + t % 8)
-                                         : (size_t)(r * 32 + t);
+    return arrangement == QMM_NEON_PAIRS ? (size_t)((t / 8) * 32 + (r / 2) * 16 + (r % 2) * 8 + t % 8) : (size_t)(r * 32 + t);
 }
 
 /* Weight quants: byte of element t of row r of a panel. */
@@ -79,8 +78,7 @@ static inline size_t qmm_neon_act_offset(int64_t m_idx, int64_t k) {
     return (size_t)(m_idx / QMM_NEON_MR) * (size_t)(k / QMM_QK) * QMM_NEON_ACT_BLK;
 }
 
-static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride,
-                                     void *dst) {
+static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
     const int64_t nb = k / QMM_QK;
     uint8_t *out = (uint8_t *)dst;
     for (int64_t i0 = 0; i0 < m; i0 += QMM_NEON_MR, out += (size_t)nb * QMM_NEON_ACT_BLK) {

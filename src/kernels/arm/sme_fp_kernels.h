@@ -59,7 +59,9 @@ static void sf_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row,
 static size_t sf_act_size(int64_t m, int64_t k) {
     return (size_t)((m + QMM_SF_MP - 1) / QMM_SF_MP) * (size_t)k * QMM_SF_MP * sizeof(float);
 }
-static size_t sf_act_offset(int64_t m_idx, int64_t k) { return (size_t)(m_idx / QMM_SF_MP) * (size_t)k * QMM_SF_MP * sizeof(float); }
+static size_t sf_act_offset(int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / QMM_SF_MP) * (size_t)k * QMM_SF_MP * sizeof(float);
+}
 static void sf_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SF_MP) {
         float *grp = (float *)((uint8_t *)dst + sf_act_offset(m0, k));
@@ -96,8 +98,8 @@ QMM_SF_INLINE svfloat32_t sf_wvec(svbool_t pw, const qmm_sf_welt *p) __arm_strea
 
 /* GEMM: per activation sub-tile of tw = min(SVL/32, 16) rows, up to four
  * column chunks at once in ZA0..ZA3.S, one FMOPA per chunk per k. */
-static void sf_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys)
-    __arm_streaming __arm_inout("za") {
+static void sf_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
+    __arm_inout("za") {
     const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SF_NP ? lanes : QMM_SF_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw);
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SF_MP) {

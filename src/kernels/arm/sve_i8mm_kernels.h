@@ -25,9 +25,9 @@
 
 #include "formats/formats.h"
 
-#define QMM_SI_NP 16
+#define QMM_SI_NP     16
 #define QMM_SI_SCALES 32
-#define QMM_SI_GROUP 128 /* 8 row pairs x 16 bytes */
+#define QMM_SI_GROUP  128 /* 8 row pairs x 16 bytes */
 #if QMM_SI_Q4
 #define QMM_SI_BLK (QMM_SI_SCALES + 2 * QMM_SI_GROUP)
 #else
@@ -41,7 +41,9 @@ static size_t si_w_size(int64_t k, int64_t n) {
 static size_t si_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_SI_NP) * (size_t)(k / QMM_QK) * QMM_SI_BLK; }
 
 /* Byte of row r (in its panel), k-chunk h (8 k) inside a packed block. */
-static inline size_t si_at(int r, int h) { return QMM_SI_SCALES + (size_t)h * QMM_SI_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8; }
+static inline size_t si_at(int r, int h) {
+    return QMM_SI_SCALES + (size_t)h * QMM_SI_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
+}
 
 static void si_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nb = k / QMM_QK;
@@ -119,29 +121,29 @@ static void si_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_strid
 #if QMM_SI_Q4
 #define SI_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SI_HI(v) svasr_n_s8_x(pt8, v, 4)
-#define SI_LOAD_W(blk, c0)                                                                                                     \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SI_SCALES + 8 * (c0);                                                     \
-    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SI_GROUP);                                            \
+#define SI_LOAD_W(blk, c0)                                                                                                       \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SI_SCALES + 8 * (c0);                                                        \
+    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SI_GROUP);                                              \
     const svint8_t w0 = SI_LO(v0_), w1 = SI_LO(v1_), w2 = SI_HI(v0_), w3 = SI_HI(v1_)
 #else
-#define SI_LOAD_W(blk, c0)                                                                                                     \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SI_SCALES + 8 * (c0);                                                     \
-    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SI_GROUP);                                              \
+#define SI_LOAD_W(blk, c0)                                                                                                       \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SI_SCALES + 8 * (c0);                                                        \
+    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SI_GROUP);                                                \
     const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SI_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SI_GROUP)
 #endif
 
 /* One activation pair's block: exact sums in the 2x2 lane order, then the
  * float step with scales in the same order. */
-#define SI_PAIR_STEP(ab, acc)                                                                                                  \
-    do {                                                                                                                       \
-        const int8_t *aq_ = (const int8_t *)(ab) + 8;                                                                         \
-        svint32_t s_ = svmmla_s32(svdup_n_s32(0), svld1rq_s8(pt8, aq_), w0);                                                  \
-        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 16), w1);                                                                    \
-        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 32), w2);                                                                    \
-        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 48), w3);                                                                    \
-        const float *xd_ = (const float *)(ab);                                                                                \
-        const svfloat32_t sc_ = svmul_f32_x(pw, wd, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]));                           \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), sc_);                                                              \
+#define SI_PAIR_STEP(ab, acc)                                                                                                    \
+    do {                                                                                                                         \
+        const int8_t *aq_ = (const int8_t *)(ab) + 8;                                                                            \
+        svint32_t s_ = svmmla_s32(svdup_n_s32(0), svld1rq_s8(pt8, aq_), w0);                                                     \
+        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 16), w1);                                                                      \
+        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 32), w2);                                                                      \
+        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 48), w3);                                                                      \
+        const float *xd_ = (const float *)(ab);                                                                                  \
+        const svfloat32_t sc_ = svmul_f32_x(pw, wd, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]));                               \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), sc_);                                                                \
     } while (0)
 
 /* Stores the two rows of a pair's accumulators (rows: 1 or 2 to store). */

@@ -47,34 +47,34 @@ QMM_SS_INLINE svfloat32_t ss_wscale(svbool_t pw, const uint8_t *blk, int64_t c0)
 #if QMM_SS_Q4
 #define SS_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SS_HI(v) svasr_n_s8_x(pt8, v, 4)
-#define SS_LOAD_W(blk, c0)                                                                                                     \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                     \
-    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                            \
-    const svint8_t v2_ = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), v3_ = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                     \
-    const svint8_t w0 = SS_LO(v0_), w1 = SS_LO(v1_), w2 = SS_LO(v2_), w3 = SS_LO(v3_);                                         \
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                        \
+    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                              \
+    const svint8_t v2_ = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), v3_ = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                       \
+    const svint8_t w0 = SS_LO(v0_), w1 = SS_LO(v1_), w2 = SS_LO(v2_), w3 = SS_LO(v3_);                                           \
     const svint8_t w4 = SS_HI(v0_), w5 = SS_HI(v1_), w6 = SS_HI(v2_), w7 = SS_HI(v3_)
 #else
-#define SS_LOAD_W(blk, c0)                                                                                                     \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                     \
-    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                              \
-    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                       \
-    const svint8_t w4 = svld1_s8(pb, wq_ + 4 * QMM_SS_GROUP), w5 = svld1_s8(pb, wq_ + 5 * QMM_SS_GROUP);                       \
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                        \
+    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                                \
+    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                         \
+    const svint8_t w4 = svld1_s8(pb, wq_ + 4 * QMM_SS_GROUP), w5 = svld1_s8(pb, wq_ + 5 * QMM_SS_GROUP);                         \
     const svint8_t w6 = svld1_s8(pb, wq_ + 6 * QMM_SS_GROUP), w7 = svld1_s8(pb, wq_ + 7 * QMM_SS_GROUP)
 #endif
 
 /* One activation row's block against the loaded weights: the exact block sum
  * per lane, then the per-block float step into acc. */
-#define SS_ROW_STEP(xb, acc)                                                                                                   \
-    do {                                                                                                                       \
-        svint32_t s_ = svdot_s32(svdup_n_s32(0), w0, ss_bcast4((xb)->q));                                                      \
-        s_ = svdot_s32(s_, w1, ss_bcast4((xb)->q + 4));                                                                        \
-        s_ = svdot_s32(s_, w2, ss_bcast4((xb)->q + 8));                                                                        \
-        s_ = svdot_s32(s_, w3, ss_bcast4((xb)->q + 12));                                                                       \
-        s_ = svdot_s32(s_, w4, ss_bcast4((xb)->q + 16));                                                                       \
-        s_ = svdot_s32(s_, w5, ss_bcast4((xb)->q + 20));                                                                       \
-        s_ = svdot_s32(s_, w6, ss_bcast4((xb)->q + 24));                                                                       \
-        s_ = svdot_s32(s_, w7, ss_bcast4((xb)->q + 28));                                                                       \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), svmul_n_f32_x(pw, wd, (xb)->d));                                   \
+#define SS_ROW_STEP(xb, acc)                                                                                                     \
+    do {                                                                                                                         \
+        svint32_t s_ = svdot_s32(svdup_n_s32(0), w0, ss_bcast4((xb)->q));                                                        \
+        s_ = svdot_s32(s_, w1, ss_bcast4((xb)->q + 4));                                                                          \
+        s_ = svdot_s32(s_, w2, ss_bcast4((xb)->q + 8));                                                                          \
+        s_ = svdot_s32(s_, w3, ss_bcast4((xb)->q + 12));                                                                         \
+        s_ = svdot_s32(s_, w4, ss_bcast4((xb)->q + 16));                                                                         \
+        s_ = svdot_s32(s_, w5, ss_bcast4((xb)->q + 20));                                                                         \
+        s_ = svdot_s32(s_, w6, ss_bcast4((xb)->q + 24));                                                                         \
+        s_ = svdot_s32(s_, w7, ss_bcast4((xb)->q + 28));                                                                         \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), svmul_n_f32_x(pw, wd, (xb)->d));                                     \
     } while (0)
 
 /* MR (1 or 4, a constant after inlining) activation rows x[0..MR) in the
@@ -128,8 +128,7 @@ static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const vo
             for (; i + 4 <= m; i += 4)
                 ss_dot_rows(4, 4, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             if (m - i > 1)
-                ss_dot_rows(4, m - i, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0,
-                            ys);
+                ss_dot_rows(4, m - i, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             else if (m - i == 1)
                 ss_dot_rows(1, 1, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
         }
@@ -139,23 +138,23 @@ static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const vo
 #if QMM_SS_SME
 /* One row i of a sub-tile: its block sums (ZA0.S slice i), converted, times
  * its scales (ZA2.S slice i), fused into the row's accumulator. */
-#define SS_FP_ROW(I)                                                                                                           \
-    if (rows > I)                                                                                                              \
-    acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, svread_hor_za32_s32_m(svundef_s32(), pw, 0, I)),                                 \
+#define SS_FP_ROW(I)                                                                                                             \
+    if (rows > I)                                                                                                                \
+    acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, svread_hor_za32_s32_m(svundef_s32(), pw, 0, I)),                        \
                          svread_hor_za32_f32_m(svundef_f32(), pw, 2, I))
 /* SME2: rows 4G..4G+3 at once (4-slice MOVA, 4-vector SCVTF); a group is
  * entered when its first row exists, the rows past `rows` are never stored. */
-#define SS_FP_ROW4(G, A0, A1, A2, A3)                                                                                          \
-    if (rows > 4 * G) {                                                                                                        \
-        const svfloat32x4_t s_ = svcvt_f32_s32_x4(svread_hor_za32_s32_vg4(0, 4 * G));                                         \
-        const svfloat32x4_t c_ = svread_hor_za32_f32_vg4(2, 4 * G);                                                            \
-        A0 = svmla_f32_x(pw, A0, svget4_f32(s_, 0), svget4_f32(c_, 0));                                                        \
-        A1 = svmla_f32_x(pw, A1, svget4_f32(s_, 1), svget4_f32(c_, 1));                                                        \
-        A2 = svmla_f32_x(pw, A2, svget4_f32(s_, 2), svget4_f32(c_, 2));                                                        \
-        A3 = svmla_f32_x(pw, A3, svget4_f32(s_, 3), svget4_f32(c_, 3));                                                        \
+#define SS_FP_ROW4(G, A0, A1, A2, A3)                                                                                            \
+    if (rows > 4 * G) {                                                                                                          \
+        const svfloat32x4_t s_ = svcvt_f32_s32_x4(svread_hor_za32_s32_vg4(0, 4 * G));                                            \
+        const svfloat32x4_t c_ = svread_hor_za32_f32_vg4(2, 4 * G);                                                              \
+        A0 = svmla_f32_x(pw, A0, svget4_f32(s_, 0), svget4_f32(c_, 0));                                                          \
+        A1 = svmla_f32_x(pw, A1, svget4_f32(s_, 1), svget4_f32(c_, 1));                                                          \
+        A2 = svmla_f32_x(pw, A2, svget4_f32(s_, 2), svget4_f32(c_, 2));                                                          \
+        A3 = svmla_f32_x(pw, A3, svget4_f32(s_, 3), svget4_f32(c_, 3));                                                          \
     }
-#define SS_STORE_ROW(I)                                                                                                        \
-    if (rows > I)                                                                                                              \
+#define SS_STORE_ROW(I)                                                                                                          \
+    if (rows > I)                                                                                                                \
     svst1_f32(pst, (float *)((char *)y0 + (size_t)I * ys), acc##I)
 
 /* GEMM with SMOPA: activations in the SME layout (16-row groups). For each
@@ -167,8 +166,8 @@ static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const vo
  *           accumulator never is -0, so fma(isum, +-0, acc) agree);
  *   then per row: acc_i = fma(scvtf(ZA0 slice i), ZA2 slice i, acc_i), the
  *   accumulators held in 16 Z registers (rows past tw are never touched). */
-static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys)
-    __arm_streaming __arm_inout("za") {
+static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
+    __arm_inout("za") {
     const int64_t nb = k / QMM_QK;
     const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SS_NP ? lanes : QMM_SS_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw), pb = svwhilelt_b8_s64(0, 4 * tw), pt8 = svptrue_b8();

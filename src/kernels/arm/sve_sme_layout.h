@@ -28,9 +28,9 @@
 
 #include "formats/formats.h"
 
-#define QMM_SS_NP 16                   /* weight panel rows */
-#define QMM_SS_SCALES (QMM_SS_NP * 2)  /* fp16 scale bytes per panel block */
-#define QMM_SS_GROUP (QMM_SS_NP * 4)   /* bytes of one 4-k group of a panel */
+#define QMM_SS_NP     16              /* weight panel rows */
+#define QMM_SS_SCALES (QMM_SS_NP * 2) /* fp16 scale bytes per panel block */
+#define QMM_SS_GROUP  (QMM_SS_NP * 4) /* bytes of one 4-k group of a panel */
 #define QMM_SS_Q8_BLK (QMM_SS_SCALES + 8 * QMM_SS_GROUP)
 #define QMM_SS_Q4_BLK (QMM_SS_SCALES + 4 * QMM_SS_GROUP)
 
@@ -50,15 +50,13 @@ static inline size_t qmm_ss_w_offset_q4(int64_t n_idx, int64_t k) {
 }
 
 /* Rows [n0, n1) cover whole panels (n0 % 16 == 0; n1 % 16 == 0 or n1 == n). */
-static inline void qmm_ss_w_pack_q8(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
-                                    void *dst) {
+static inline void qmm_ss_w_pack_q8(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nb = k / QMM_QK;
     for (int64_t p = n0 / QMM_SS_NP; p < qmm_ss_panels(n1); p++) {
         uint8_t *panel = (uint8_t *)dst + qmm_ss_w_offset_q8(p * QMM_SS_NP, k);
         memset(panel, 0, (size_t)nb * QMM_SS_Q8_BLK);
         for (int r = 0; r < QMM_SS_NP && p * QMM_SS_NP + r < n; r++) {
-            const qmm_block_q8_0 *row =
-                (const qmm_block_q8_0 *)((const uint8_t *)src + (size_t)(p * QMM_SS_NP + r) * stride);
+            const qmm_block_q8_0 *row = (const qmm_block_q8_0 *)((const uint8_t *)src + (size_t)(p * QMM_SS_NP + r) * stride);
             for (int64_t b = 0; b < nb; b++) {
                 uint8_t *blk = panel + (size_t)b * QMM_SS_Q8_BLK;
                 memcpy(blk + 2 * r, &row[b].d, 2);
@@ -69,15 +67,13 @@ static inline void qmm_ss_w_pack_q8(int64_t k, int64_t n, int64_t n0, int64_t n1
     }
 }
 
-static inline void qmm_ss_w_pack_q4(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
-                                    void *dst) {
+static inline void qmm_ss_w_pack_q4(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nb = k / QMM_QK;
     for (int64_t p = n0 / QMM_SS_NP; p < qmm_ss_panels(n1); p++) {
         uint8_t *panel = (uint8_t *)dst + qmm_ss_w_offset_q4(p * QMM_SS_NP, k);
         memset(panel, 0, (size_t)nb * QMM_SS_Q4_BLK); /* pad rows: nibbles 0 = weight 0, d = 0 */
         for (int r = 0; r < QMM_SS_NP && p * QMM_SS_NP + r < n; r++) {
-            const qmm_block_q4_0 *row =
-                (const qmm_block_q4_0 *)((const uint8_t *)src + (size_t)(p * QMM_SS_NP + r) * stride);
+            const qmm_block_q4_0 *row = (const qmm_block_q4_0 *)((const uint8_t *)src + (size_t)(p * QMM_SS_NP + r) * stride);
             for (int64_t b = 0; b < nb; b++) {
                 uint8_t *blk = panel + (size_t)b * QMM_SS_Q4_BLK;
                 memcpy(blk + 2 * r, &row[b].d, 2);
@@ -125,7 +121,7 @@ static inline void qmm_ss_w_read_row_q4(const void *packed, int64_t k, int64_t n
  * block: 16 fp32 scales d (64 bytes), then 8 groups of [16 rows x 4 int8]
  * (row i's q[4g..4g+3] at 64 + 64 g + 4 i): the SMOPA row operand. The int8
  * values and d are exactly qmm_act_quantize_block's (it is called here). */
-#define QMM_SS_MP 16
+#define QMM_SS_MP      16
 #define QMM_SS_ACT_BLK (QMM_SS_MP * 4 + 8 * QMM_SS_MP * 4)
 
 static inline size_t qmm_ss_act_size(int64_t m, int64_t k) {
