@@ -31,7 +31,8 @@ for cpu in "${CPUS[@]}"; do
     t0=$(date +%s)
     ok=1
     for t in test_kernels test_kernel_edges; do
-        out=$("$QEMU" -L /usr/aarch64-linux-gnu -cpu "$cpu" "$BUILD/tests/$t" 2>&1) || ok=0
+        # the wrapper ctest uses: the cross sysroot's own libc (never a multiarch libc6:arm64 of another build)
+        out=$(QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$QEMU" /usr/aarch64-linux-gnu max "$BUILD/tests/$t" 2>&1) || ok=0
         last=$(echo "$out" | tail -n 1)
         fams=$(echo "$out" | awk '/^ok /{printf "%s ", $2}')
         echo "  $cpu $t: $last"
