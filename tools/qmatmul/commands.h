@@ -4,5 +4,7 @@
 #define QMM_TOOL_COMMANDS_H
 
 int cmd_info(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif
