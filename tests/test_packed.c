@@ -169,6 +169,7 @@ int main(void) {
     qmm_options o;
     memset(&o, 0, sizeof o);
     o.n_threads = 2;
+    o.pack_threads = 1; /* one slot: the field cases below edit a one-slot blob (a capped SME primary gets a fallback slot) */
     o.flags = QMM_IGNORE_ENV;
     CHECK_OK(qmm_context_create(&o, &ctx));
     const int64_t k = 128, n = 37;

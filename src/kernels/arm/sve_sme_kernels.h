@@ -1,0 +1,248 @@
+/* Kernel bodies shared by the SVE and SME int8 families, instantiated once
+ * per translation unit (each with its own target flags). Before including:
+ *   QMM_SS_Q4   1 for Q4_0 weights, 0 for Q8_0 (sve_sme_layout.h panels);
+ *   QMM_SS_FN   the functions' mode: empty (SVE, non-streaming) or
+ *               __arm_streaming (SME: SVE instructions only ever run in
+ *               streaming mode, so a CPU with SME but no SVE is fine);
+ *   QMM_SS_SME  1 to also define the SMOPA GEMM (needs <arm_sme.h>);
+ *   QMM_SS_SME2 1 for its SME2 form: the float step moves 4 ZA slices per
+ *               MOVA and converts 4 vectors per SCVTF (same numerics).
+ *
+ * Numerics (kernel.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
+ * int8 dot products), then per output, blocks in ascending order:
+ *   acc = fma((float)isum, fl(w_d * x_d), acc)
+ * as SCVTF, FMUL, FMLA (fused, one rounding) on lanes = outputs. Nothing is
+ * ever summed across k in floating point. */
+#include <stdint.h>
+
+#include "formats/formats.h"
+#include "kernels/arm/sve_sme_layout.h"
+
+#ifndef QMM_SS_SME2
+#define QMM_SS_SME2 0
+#endif
+
+#if QMM_SS_Q4
+#define QMM_SS_BLK QMM_SS_Q4_BLK
+#else
+#define QMM_SS_BLK QMM_SS_Q8_BLK
+#endif
+
+#define QMM_SS_INLINE static inline __attribute__((always_inline))
+
+/* The 4 int8 activations q[0..3] in every 32-bit lane (LD1RW). */
+QMM_SS_INLINE svint8_t ss_bcast4(const int8_t *q) QMM_SS_FN {
+    int32_t v;
+    __builtin_memcpy(&v, q, 4);
+    return svreinterpret_s8_s32(svdup_n_s32(v));
+}
+
+/* The 16 fp16 panel scales from lane c0 on, exactly converted to fp32. */
+QMM_SS_INLINE svfloat32_t ss_wscale(svbool_t pw, const uint8_t *blk, int64_t c0) QMM_SS_FN {
+    return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)blk + c0)));
+}
+
+/* The 8 signed weight vectors w0..w7 (k groups 0..7 of a block) of panel
+ * rows c0.. (lanes of 4 bytes). */
+#if QMM_SS_Q4
+#define SS_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
+#define SS_HI(v) svasr_n_s8_x(pt8, v, 4)
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                        \
+    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                              \
+    const svint8_t v2_ = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), v3_ = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                       \
+    const svint8_t w0 = SS_LO(v0_), w1 = SS_LO(v1_), w2 = SS_LO(v2_), w3 = SS_LO(v3_);                                           \
+    const svint8_t w4 = SS_HI(v0_), w5 = SS_HI(v1_), w6 = SS_HI(v2_), w7 = SS_HI(v3_)
+#else
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                        \
+    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                                \
+    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                         \
+    const svint8_t w4 = svld1_s8(pb, wq_ + 4 * QMM_SS_GROUP), w5 = svld1_s8(pb, wq_ + 5 * QMM_SS_GROUP);                         \
+    const svint8_t w6 = svld1_s8(pb, wq_ + 6 * QMM_SS_GROUP), w7 = svld1_s8(pb, wq_ + 7 * QMM_SS_GROUP)
+#endif
+
+/* One activation row's block against the loaded weights: the exact block sum
+ * per lane, then the per-block float step into acc. */
+#define SS_ROW_STEP(xb, acc)                                                                                                     \
+    do {                                                                                                                         \
+        svint32_t s_ = svdot_s32(svdup_n_s32(0), w0, ss_bcast4((xb)->q));                                                        \
+        s_ = svdot_s32(s_, w1, ss_bcast4((xb)->q + 4));                                                                          \
+        s_ = svdot_s32(s_, w2, ss_bcast4((xb)->q + 8));                                                                          \
+        s_ = svdot_s32(s_, w3, ss_bcast4((xb)->q + 12));                                                                         \
+        s_ = svdot_s32(s_, w4, ss_bcast4((xb)->q + 16));                                                                         \
+        s_ = svdot_s32(s_, w5, ss_bcast4((xb)->q + 20));                                                                         \
+        s_ = svdot_s32(s_, w6, ss_bcast4((xb)->q + 24));                                                                         \
+        s_ = svdot_s32(s_, w7, ss_bcast4((xb)->q + 28));                                                                         \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), svmul_n_f32_x(pw, wd, (xb)->d));                                     \
+    } while (0)
+
+/* MR (1 or 4, a constant after inlining) activation rows x[0..MR) in the
+ * reference layout against panel rows c0.. (lanes pw), all blocks; stores
+ * the first `rows` rows, lanes pst. A 4-row call with fewer rows repeats
+ * the last row (rows >= 1) and does not store the copies. */
+QMM_SS_INLINE void ss_dot_rows(const int MR, int64_t rows, int64_t nb, const qmm_act_block *x0, const uint8_t *wp, int64_t c0,
+                               svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) QMM_SS_FN {
+    const svbool_t pt8 = svptrue_b8();
+    (void)pt8;
+    const qmm_act_block *x1 = x0 + (rows > 1 ? nb : 0);
+    const qmm_act_block *x2 = x0 + (rows > 2 ? 2 * nb : 0);
+    const qmm_act_block *x3 = x0 + (rows > 3 ? 3 * nb : 0);
+    svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = wp + (size_t)b * QMM_SS_BLK;
+        const svfloat32_t wd = ss_wscale(pw, blk, c0);
+        SS_LOAD_W(blk, c0);
+        SS_ROW_STEP(x0 + b, acc0);
+        if (MR > 1) {
+            SS_ROW_STEP(x1 + b, acc1);
+            SS_ROW_STEP(x2 + b, acc2);
+            SS_ROW_STEP(x3 + b, acc3);
+        }
+    }
+    svst1_f32(pst, y, acc0);
+    if (MR > 1) {
+        if (rows > 1)
+            svst1_f32(pst, (float *)((char *)y + ys), acc1);
+        if (rows > 2)
+            svst1_f32(pst, (float *)((char *)y + 2 * ys), acc2);
+        if (rows > 3)
+            svst1_f32(pst, (float *)((char *)y + 3 * ys), acc3);
+    }
+}
+
+/* GEMM / GEMV with SDOT across weight rows: activations in the reference
+ * layout (qmm_act_block rows), weights in 16-row panels walked in chunks of
+ * min(VL lanes, 16) rows. */
+static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) QMM_SS_FN {
+    const int64_t nb = k / QMM_QK;
+    const int64_t lanes = (int64_t)svcntw(), cw = lanes < QMM_SS_NP ? lanes : QMM_SS_NP;
+    const svbool_t pw = svwhilelt_b32_s64(0, cw), pb = svwhilelt_b8_s64(0, 4 * cw);
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_SS_NP) {
+        const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SS_NP) * (size_t)nb * QMM_SS_BLK;
+        for (int64_t c0 = 0; c0 < QMM_SS_NP && n0 + c0 < n; c0 += cw) {
+            const int64_t cols = n - n0 - c0 < cw ? n - n0 - c0 : cw;
+            const svbool_t pst = svwhilelt_b32_s64(0, cols);
+            int64_t i = 0;
+            for (; i + 4 <= m; i += 4)
+                ss_dot_rows(4, 4, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+            if (m - i > 1)
+                ss_dot_rows(4, m - i, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+            else if (m - i == 1)
+                ss_dot_rows(1, 1, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+        }
+    }
+}
+
+#if QMM_SS_SME
+/* One row i of a sub-tile: its block sums (ZA0.S slice i), converted, times
+ * its scales (ZA2.S slice i), fused into the row's accumulator. */
+#define SS_FP_ROW(I)                                                                                                             \
+    if (rows > I)                                                                                                                \
+    acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, svread_hor_za32_s32_m(svundef_s32(), pw, 0, I)),                        \
+                         svread_hor_za32_f32_m(svundef_f32(), pw, 2, I))
+/* SME2: rows 4G..4G+3 at once (4-slice MOVA, 4-vector SCVTF); a group is
+ * entered when its first row exists, the rows past `rows` are never stored. */
+#define SS_FP_ROW4(G, A0, A1, A2, A3)                                                                                            \
+    if (rows > 4 * G) {                                                                                                          \
+        const svfloat32x4_t s_ = svcvt_f32_s32_x4(svread_hor_za32_s32_vg4(0, 4 * G));                                            \
+        const svfloat32x4_t c_ = svread_hor_za32_f32_vg4(2, 4 * G);                                                              \
+        A0 = svmla_f32_x(pw, A0, svget4_f32(s_, 0), svget4_f32(c_, 0));                                                          \
+        A1 = svmla_f32_x(pw, A1, svget4_f32(s_, 1), svget4_f32(c_, 1));                                                          \
+        A2 = svmla_f32_x(pw, A2, svget4_f32(s_, 2), svget4_f32(c_, 2));                                                          \
+        A3 = svmla_f32_x(pw, A3, svget4_f32(s_, 3), svget4_f32(c_, 3));                                                          \
+    }
+#define SS_STORE_ROW(I)                                                                                                          \
+    if (rows > I)                                                                                                                \
+    svst1_f32(pst, (float *)((char *)y0 + (size_t)I * ys), acc##I)
+
+/* GEMM with SMOPA: activations in the SME layout (16-row groups). For each
+ * sub-tile of tw = min(SVL/32, 16) activation rows x tw panel rows, per
+ * block:
+ *   ZA0.S = 8 SMOPA (4-way int8 outer products) = the exact block sums;
+ *   ZA2.S = 0 + x_d (outer) w_d by one FMOPA = fl(x_d * w_d) per output (the
+ *           fused add of +0 changes nothing: a -0 product becomes +0, and an
+ *           accumulator never is -0, so fma(isum, +-0, acc) agree);
+ *   then per row: acc_i = fma(scvtf(ZA0 slice i), ZA2 slice i, acc_i), the
+ *   accumulators held in 16 Z registers (rows past tw are never touched). */
+static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
+    __arm_inout("za") {
+    const int64_t nb = k / QMM_QK;
+    const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SS_NP ? lanes : QMM_SS_NP;
+    const svbool_t pw = svwhilelt_b32_s64(0, tw), pb = svwhilelt_b8_s64(0, 4 * tw), pt8 = svptrue_b8();
+    const svfloat32_t zf = svdup_n_f32(0.0f);
+    (void)pt8;
+    for (int64_t m0 = 0; m0 < m; m0 += QMM_SS_MP) {
+        const uint8_t *ag = (const uint8_t *)a + qmm_ss_act_offset(m0, k);
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_SS_NP) {
+            const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SS_NP) * (size_t)nb * QMM_SS_BLK;
+            for (int64_t r0 = 0; r0 < QMM_SS_MP && m0 + r0 < m; r0 += tw) {
+                const int64_t rows = m - m0 - r0 < tw ? m - m0 - r0 : tw;
+                for (int64_t c0 = 0; c0 < QMM_SS_NP && n0 + c0 < n; c0 += tw) {
+                    const int64_t cols = n - n0 - c0 < tw ? n - n0 - c0 : tw;
+                    svfloat32_t acc0 = zf, acc1 = zf, acc2 = zf, acc3 = zf, acc4 = zf, acc5 = zf, acc6 = zf, acc7 = zf;
+                    svfloat32_t acc8 = zf, acc9 = zf, acc10 = zf, acc11 = zf, acc12 = zf, acc13 = zf, acc14 = zf, acc15 = zf;
+                    for (int64_t b = 0; b < nb; b++) {
+                        const uint8_t *ab = ag + (size_t)b * QMM_SS_ACT_BLK;
+                        const uint8_t *blk = wp + (size_t)b * QMM_SS_BLK;
+                        const int8_t *xq = (const int8_t *)ab + QMM_SS_MP * 4 + 4 * r0;
+                        svzero_mask_za(0x55); /* ZA0.S and ZA2.S */
+                        svmopa_za32_f32_m(2, pw, pw, svld1_f32(pw, (const float *)ab + r0), ss_wscale(pw, blk, c0));
+                        SS_LOAD_W(blk, c0);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq), w0);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + QMM_SS_MP * 4), w1);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 2 * QMM_SS_MP * 4), w2);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 3 * QMM_SS_MP * 4), w3);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 4 * QMM_SS_MP * 4), w4);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 5 * QMM_SS_MP * 4), w5);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 6 * QMM_SS_MP * 4), w6);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 7 * QMM_SS_MP * 4), w7);
+#if QMM_SS_SME2
+                        SS_FP_ROW4(0, acc0, acc1, acc2, acc3)
+                        SS_FP_ROW4(1, acc4, acc5, acc6, acc7)
+                        SS_FP_ROW4(2, acc8, acc9, acc10, acc11)
+                        SS_FP_ROW4(3, acc12, acc13, acc14, acc15)
+#else
+                        SS_FP_ROW(0);
+                        SS_FP_ROW(1);
+                        SS_FP_ROW(2);
+                        SS_FP_ROW(3);
+                        SS_FP_ROW(4);
+                        SS_FP_ROW(5);
+                        SS_FP_ROW(6);
+                        SS_FP_ROW(7);
+                        SS_FP_ROW(8);
+                        SS_FP_ROW(9);
+                        SS_FP_ROW(10);
+                        SS_FP_ROW(11);
+                        SS_FP_ROW(12);
+                        SS_FP_ROW(13);
+                        SS_FP_ROW(14);
+                        SS_FP_ROW(15);
+#endif
+                    }
+                    const svbool_t pst = svwhilelt_b32_s64(0, cols);
+                    float *y0 = (float *)((char *)y + (size_t)(m0 + r0) * ys) + n0 + c0;
+                    SS_STORE_ROW(0);
+                    SS_STORE_ROW(1);
+                    SS_STORE_ROW(2);
+                    SS_STORE_ROW(3);
+                    SS_STORE_ROW(4);
+                    SS_STORE_ROW(5);
+                    SS_STORE_ROW(6);
+                    SS_STORE_ROW(7);
+                    SS_STORE_ROW(8);
+                    SS_STORE_ROW(9);
+                    SS_STORE_ROW(10);
+                    SS_STORE_ROW(11);
+                    SS_STORE_ROW(12);
+                    SS_STORE_ROW(13);
+                    SS_STORE_ROW(14);
+                    SS_STORE_ROW(15);
+                }
+            }
+        }
+    }
+}
+#endif
