@@ -504,6 +504,8 @@ void qmm_weights_free(qmm_weights *w) {
     if (!w)
         return;
     qmm_free_big(w->owned, w->owned_size);
+    if (w->release)
+        w->release(w->owner);
     free(w);
 }
 
