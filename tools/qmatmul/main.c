@@ -13,6 +13,8 @@ typedef struct command {
 
 static const command commands[] = {
     {"info", cmd_info, "the CPU, its features, and the kernel chain selected per weight type (--json)"},
+    {"pack", cmd_pack, "pack a GGUF model's weights for this CPU into a cache file (MODEL.gguf -o MODEL.qmp)"},
+    {"verify", cmd_verify, "check a packed-weight cache file: integrity, and usability on this CPU"},
 };
 
 static void usage(FILE *f) {
