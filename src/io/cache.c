@@ -376,27 +376,12 @@ qmm_status qmm_cache_open_memory(const qmm_context *ctx, const void *data, size_
     return QMM_OK;
 }
 
-qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_open_options *opts, qmm_cache **out) {
+qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigned flags, uint64_t source_hash, qmm_cache **out) {
     if (!out)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: out is NULL");
     *out = NULL;
-    if (!ctx || !path)
+    if (!path || (!ctx && !(flags & QMM_CACHE_STRUCTURE_ONLY)))
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: NULL argument");
-    qmm_cache_open_options o = {NULL, 0, 0};
-    if (opts)
-        o = *opts;
-    if (o.flags & ~(unsigned)(QMM_CACHE_VERIFY | QMM_CACHE_ANY_KERNELS | QMM_CACHE_POPULATE))
-        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: unknown flags 0x%x", o.flags);
-    uint64_t want = o.source_hash;
-    if (o.gguf_path) {
-        uint64_t gh;
-        qmm_status st = qmm_cache_gguf_hash(o.gguf_path, &gh);
-        if (st)
-            return st;
-        if (want && want != gh)
-            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: source_hash and gguf_path disagree");
-        want = gh;
-    }
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return qmm_fail(QMM_ERR_IO, "cannot open cache file '%s': %s", path, strerror(errno));
@@ -419,7 +404,7 @@ qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_op
     const size_t size = (size_t)sb.st_size;
     int mflags = MAP_PRIVATE;
 #ifdef MAP_POPULATE
-    if (o.flags & QMM_CACHE_POPULATE)
+    if (flags & QMM_CACHE_POPULATE)
         mflags |= MAP_POPULATE;
 #endif
     void *map = mmap(NULL, size, PROT_READ, mflags, fd, 0);
@@ -427,16 +412,39 @@ qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_op
     if (map == MAP_FAILED)
         return qmm_fail(QMM_ERR_IO, "cannot map cache file '%s': %s", path, strerror(errno));
     qmm_cache *c;
-    qmm_status st = qmm_cache_open_memory(ctx, map, size, o.flags, want, &c);
+    qmm_status st = qmm_cache_open_memory(ctx, map, size, flags, source_hash, &c);
     if (st) {
         munmap(map, size);
-        /* prefix the path, keep the detail */
         return prefixed(st, "%s: %s", path);
     }
     c->map = map;
     c->map_size = size;
     *out = c;
     return QMM_OK;
+}
+
+qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_open_options *opts, qmm_cache **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: out is NULL");
+    *out = NULL;
+    if (!ctx || !path)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: NULL argument");
+    qmm_cache_open_options o = {NULL, 0, 0};
+    if (opts)
+        o = *opts;
+    if (o.flags & ~(unsigned)(QMM_CACHE_VERIFY | QMM_CACHE_ANY_KERNELS | QMM_CACHE_POPULATE))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: unknown flags 0x%x", o.flags);
+    uint64_t want = o.source_hash;
+    if (o.gguf_path) {
+        uint64_t gh;
+        qmm_status st = qmm_cache_gguf_hash(o.gguf_path, &gh);
+        if (st)
+            return st;
+        if (want && want != gh)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: source_hash and gguf_path disagree");
+        want = gh;
+    }
+    return qmm_cache_open_path(ctx, path, o.flags, want, out);
 }
 
 void qmm_cache_close(qmm_cache *cache) {

@@ -75,6 +75,8 @@ enum {
  * and every weights object from it). ctx may be NULL with STRUCTURE_ONLY. */
 qmm_status qmm_cache_open_memory(const qmm_context *ctx, const void *data, size_t size, unsigned flags, uint64_t source_hash,
                                  qmm_cache **out);
+/* The same for a file (mmap). */
+qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigned flags, uint64_t source_hash, qmm_cache **out);
 /* The compatibility checks open does (families in this build, layouts, CPU
  * features, blob headers, kernel preference unless QMM_CACHE_ANY_KERNELS). */
 qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, unsigned flags);

@@ -75,7 +75,7 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
     if (!t_open || !t_touch)
         return 1;
     qmm_weights **ws = calloc((size_t)(n ? n : 1), sizeof *ws);
-    volatile uint64_t sink = 0;
+    uint64_t sink = 0;
     for (int r = 0; r < reps; r++) {
         t = now();
         qmm_cache_open_options o = {gguf_path, 0, 0};
@@ -108,7 +108,8 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
     qsort(t_open, (size_t)reps, sizeof(double), cmp_double);
     qsort(t_touch, (size_t)reps, sizeof(double), cmp_double);
     const double mo = t_open[reps / 2], mt = t_touch[reps / 2];
-    printf("bench: %lld weights, %.2f GB packed\n", (long long)n, (double)bytes / 1e9);
+    printf("bench: %lld weights, %.2f GB packed (checksum of touched bytes %llu)\n", (long long)n, (double)bytes / 1e9,
+           (unsigned long long)sink);
     printf("bench: pack in memory        %10.3f s\n", t_pack);
     printf("bench: open cache + get all  %10.3f s (median of %d, source GGUF checked)  %8.0fx faster\n", mo, reps,
            t_pack / mo);
