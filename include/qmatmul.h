@@ -169,8 +169,8 @@ QMM_API const void *qmm_weights_blob(const qmm_weights *w, size_t *size);
 /* Caller-owned packing: the size of the blob, then packing into dst. dst
  * should be 64-byte aligned; it must stay alive while weights adopt it. */
 QMM_API qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, size_t *size);
-QMM_API qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size, void *dst,
-                                 size_t dst_size);
+QMM_API qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
+                                 void *dst, size_t dst_size);
 /* Adopts (does not copy) a blob after validating it; the memory must outlive
  * *out. QMM_ERR_BAD_BLOB if it fails validation, QMM_ERR_INCOMPATIBLE if it
  * is valid but was packed for kernels this CPU or build cannot run. */
@@ -221,8 +221,8 @@ QMM_API qmm_status qmm_get_rows_compute(qmm_context *ctx, const qmm_weights *w, 
 
 QMM_API qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y,
                                              int n_threads, size_t *size);
-QMM_API qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
-                                           int nth, void *work, size_t work_size, const qmm_sync *sync);
+QMM_API qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y,
+                                           int ith, int nth, void *work, size_t work_size, const qmm_sync *sync);
 
 /* ============================================ packed-weight cache files
  * (owned by the trust branch: src/io/cache.c; docs: the file format is in

@@ -16,8 +16,8 @@ static uint64_t seed = 12345;
 /* A random n x k weight matrix in GGUF layout of the family's type. */
 static void *make_weights(qmm_type t, int64_t k, int64_t n, size_t *row_bytes) {
     float *f = malloc((size_t)k * sizeof(float));
-    size_t rb = t == QMM_TYPE_F32 ? (size_t)k * 4
-                : t == QMM_TYPE_F16 ? (size_t)k * 2
+    size_t rb = t == QMM_TYPE_F32    ? (size_t)k * 4
+                : t == QMM_TYPE_F16  ? (size_t)k * 2
                 : t == QMM_TYPE_Q4_0 ? (size_t)(k / 32) * sizeof(qmm_block_q4_0)
                                      : (size_t)(k / 32) * sizeof(qmm_block_q8_0);
     uint8_t *w = malloc(rb * (size_t)n);
@@ -131,8 +131,7 @@ static void test_shape(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, i
     const qmm_act_layout *rl = qmm_kernel_act(ref, gemv);
     void *a = pack_acts(al, m, k, x, 0, kf->name);
     void *a2 = pack_acts(al, m, k, x, 1, kf->name);
-    CHECK(memcmp(a, a2, al->packed_size(m, k)) == 0, "%s: activation packing in row groups differs (m=%" PRId64 ")",
-          kf->name, m);
+    CHECK(memcmp(a, a2, al->packed_size(m, k)) == 0, "%s: activation packing in row groups differs (m=%" PRId64 ")", kf->name, m);
     void *ar = pack_acts(rl, m, k, x, 0, ref->name);
 
     const size_t ys = (size_t)(n + 3) * sizeof(float); /* a padded row stride */
@@ -148,12 +147,13 @@ static void test_shape(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, i
             float r = *(float *)((char *)yr + i * ys + j * 4), v = *(float *)((char *)yk + i * ys + j * 4);
             if (!bits_equal(r, v)) {
                 if (bad++ < 3)
-                    fprintf(stderr, "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "][%" PRId64 "] = %.9g, ref %.9g%s\n",
+                    fprintf(stderr,
+                            "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "][%" PRId64 "] = %.9g, ref %.9g%s\n",
                             kf->name, m, n, k, i, j, v, r, j >= n ? " (outside the output)" : "");
             }
         }
-    CHECK(bad == 0, "%s: %ld outputs differ from %s (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, ref->name, m,
-          n, k);
+    CHECK(bad == 0, "%s: %ld outputs differ from %s (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, ref->name, m, n,
+          k);
 
     /* Sub-rectangles: columns from panel starts with odd widths, rows from
      * group starts; each must reproduce the reference's bits there. */
@@ -174,8 +174,8 @@ static void test_shape(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, i
                 float r = *(float *)((char *)yr + i * ys + j * 4), v = *(float *)((char *)yk + i * ys + j * 4);
                 bad += !bits_equal(r, v);
             }
-        CHECK(bad == 0, "%s: sub-rectangle runs differ in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name,
-              bad, m, n, k);
+        CHECK(bad == 0, "%s: sub-rectangle runs differ in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad,
+              m, n, k);
     }
 
     /* Offsets agree with sizes. */

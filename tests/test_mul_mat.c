@@ -4,6 +4,7 @@
  * pool entry point with a pool written here, and a stress run. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "formats/formats.h"
 #include "qmatmul.h"
@@ -119,9 +120,7 @@ static void compute_expected(problem *p) {
     qmm_context_free(ref);
 }
 
-static long compare(const problem *p, const float *got) {
-    return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1;
-}
+static long compare(const problem *p, const float *got) { return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1; }
 
 #define NPROB 12
 static problem probs[NPROB];
@@ -164,8 +163,8 @@ static void sweep_threads(void) {
         }
     CHECK(bad == 0, "%ld of %ld runs differ from the reference across threads 1..17 x multipliers 1..8", bad, runs);
     /* many threads on small shapes */
-    static const int big[] = {64, 200};
-    for (int b = 0; b < 2; b++) {
+    static const int big[] = {64, 200, 512};
+    for (int b = 0; b < 3; b++) {
         qmm_context *ctx = make_ctx(big[b], 4, 0, NULL);
         for (int i = 0; ctx && i < nprob; i++) {
             float *y = run(ctx, &probs[i], NULL);
@@ -315,7 +314,8 @@ static void f16_path(void) {
         uint16_t *wb = malloc((size_t)(wrow * n * bw2 * bw3) * 2);
         for (int64_t i = 0; i < wrow * n * bw2 * bw3; i++)
             wb[i] = qmm_fp32_to_fp16(qmm_test_rand_f(&seed));
-        qmm_tensor w = {QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, (size_t)(wrow * n) * 2, (size_t)(wrow * n * bw2) * 2}, wb};
+        qmm_tensor w = {
+            QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, (size_t)(wrow * n) * 2, (size_t)(wrow * n * bw2) * 2}, wb};
         float *xb = malloc((size_t)(k * m * b2 * b3) * 4);
         for (int64_t i = 0; i < k * m * b2 * b3; i++)
             xb[i] = qmm_test_rand_f(&seed);
@@ -327,7 +327,8 @@ static void f16_path(void) {
         /* expected: per batch, pack the broadcast weight slice with the reference */
         for (int64_t i3 = 0; i3 < b3; i3++)
             for (int64_t i2 = 0; i2 < b2; i2++) {
-                const uint16_t *ws = (const uint16_t *)((char *)wb + (size_t)(i2 / (b2 / bw2)) * w.nb[2] + (size_t)(i3 / (b3 / bw3)) * w.nb[3]);
+                const uint16_t *ws =
+                    (const uint16_t *)((char *)wb + (size_t)(i2 / (b2 / bw2)) * w.nb[2] + (size_t)(i3 / (b3 / bw3)) * w.nb[3]);
                 uint16_t *dense = malloc((size_t)(k * n) * 2);
                 for (int64_t r = 0; r < n; r++)
                     memcpy(dense + r * k, ws + r * wrow, (size_t)k * 2);
@@ -384,7 +385,8 @@ static void get_rows(void) {
                 memcpy(row, src, (size_t)p->k * 4);
             else
                 qmm_dequantize(p->type, src, row, 1, p->k);
-            CHECK(memcmp(row, out + j * p->k, (size_t)p->k * 4) == 0, "get_rows %s row %d differs", qmm_type_name(p->type), ids[j]);
+            CHECK(memcmp(row, out + j * p->k, (size_t)p->k * 4) == 0, "get_rows %s row %d differs", qmm_type_name(p->type),
+                  ids[j]);
         }
         /* out of range: an error, and nothing written */
         memset(out, 0x5a, (size_t)(p->k * r * b1) * 4);
@@ -403,8 +405,30 @@ static void get_rows(void) {
     qmm_context_free(ctx);
 }
 
+static double cpu_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Idle workers sleep after a short spin: a pool of 4 that sits idle for
+ * 300 ms must not burn CPU time meanwhile (a spinning pool would use ~900 ms). */
+static void idle_pool(void) {
+    qmm_context *ctx = make_ctx(4, 4, 0, NULL);
+    float *y = run(ctx, &probs[0], NULL);
+    free(y);
+    const double c0 = cpu_seconds();
+    struct timespec d = {0, 300 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    const double used = cpu_seconds() - c0;
+    CHECK(used < 0.15, "an idle pool of 4 threads used %.3f s of CPU in 0.3 s", used);
+    printf("idle pool: %.4f s of CPU in 0.3 s idle\n", used);
+    qmm_context_free(ctx);
+}
+
 int main(void) {
     setup();
+    idle_pool();
     sweep_threads();
     sweep_caps();
     byo_pool();

@@ -11,24 +11,24 @@
 
 static long qmm_test_pass_count, qmm_test_fail_count;
 
-#define CHECK(cond, ...)                                                                                                       \
-    do {                                                                                                                       \
-        if (cond) {                                                                                                            \
-            qmm_test_pass_count++;                                                                                             \
-        } else {                                                                                                               \
-            qmm_test_fail_count++;                                                                                             \
-            if (qmm_test_fail_count <= 50) {                                                                                   \
-                fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                                      \
-                fprintf(stderr, __VA_ARGS__);                                                                                  \
-                fputc('\n', stderr);                                                                                           \
-            }                                                                                                                  \
-        }                                                                                                                      \
+#define CHECK(cond, ...)                                                                                                         \
+    do {                                                                                                                         \
+        if (cond) {                                                                                                              \
+            qmm_test_pass_count++;                                                                                               \
+        } else {                                                                                                                 \
+            qmm_test_fail_count++;                                                                                               \
+            if (qmm_test_fail_count <= 50) {                                                                                     \
+                fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                                         \
+                fprintf(stderr, __VA_ARGS__);                                                                                    \
+                fputc('\n', stderr);                                                                                             \
+            }                                                                                                                    \
+        }                                                                                                                        \
     } while (0)
 
-#define CHECK_OK(expr)                                                                                                         \
-    do {                                                                                                                       \
-        qmm_status s_ = (expr);                                                                                                \
-        CHECK(s_ == QMM_OK, "%s -> %s (%s)", #expr, qmm_status_str(s_), qmm_last_error());                                     \
+#define CHECK_OK(expr)                                                                                                           \
+    do {                                                                                                                         \
+        qmm_status s_ = (expr);                                                                                                  \
+        CHECK(s_ == QMM_OK, "%s -> %s (%s)", #expr, qmm_status_str(s_), qmm_last_error());                                       \
     } while (0)
 
 static inline int qmm_test_summary(void) {

@@ -171,7 +171,9 @@ qmm_status qmm_context_create(const qmm_options *opts_in, qmm_context **out) {
     ctx->cpu.features = ctx->features;
 
     ctx->n_threads = opts.n_threads > 0 ? opts.n_threads : ctx->cpu.n_cores;
-    ctx->chunk_multiplier = opts.chunk_multiplier > 0 ? opts.chunk_multiplier : env.chunk_multiplier > 0 ? env.chunk_multiplier : 4;
+    ctx->chunk_multiplier = opts.chunk_multiplier > 0  ? opts.chunk_multiplier
+                            : env.chunk_multiplier > 0 ? env.chunk_multiplier
+                                                       : 4;
     ctx->pack_threads = opts.pack_threads > 0 ? opts.pack_threads : env.threads > 0 ? env.threads : ctx->n_threads;
 
     /* SME: QMM_SME=0 disables the families, N caps their threads; else the
@@ -346,8 +348,8 @@ static qmm_status check_rows(qmm_type type, const void *src, const void *dst, in
         return qmm_fail(QMM_ERR_UNSUPPORTED, "%s: type %s: Q4_0, Q8_0 and F16 are supported", fn,
                         qmm_type_name(type) ? qmm_type_name(type) : "?");
     if (nrows < 0 || k <= 0 || k % qmm_type_block_elems(type) != 0)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: %lld rows of %lld: k must be a positive multiple of %lld", fn,
-                        (long long)nrows, (long long)k, (long long)qmm_type_block_elems(type));
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: %lld rows of %lld: k must be a positive multiple of %lld", fn, (long long)nrows,
+                        (long long)k, (long long)qmm_type_block_elems(type));
     if ((uint64_t)nrows > (uint64_t)(SIZE_MAX / 8) / (uint64_t)k)
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s: size overflows", fn);
     return QMM_OK;

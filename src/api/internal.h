@@ -12,16 +12,16 @@
 #include "registry/registry.h"
 
 #define QMM_MAX_SLOTS 2
-#define QMM_N_WTYPES 4 /* F32, F16, Q4_0, Q8_0: the packable weight types */
+#define QMM_N_WTYPES  4 /* F32, F16, Q4_0, Q8_0: the packable weight types */
 
 struct qmm_context {
     qmm_cpu_info cpu;  /* detected, less hidden features */
     uint64_t features; /* what selection sees */
     int n_threads;
     int chunk_multiplier;
-    int pack_threads;  /* thread-count hint at pack time */
-    int sme_cap;       /* thread cap of QMM_KF_CAPPED families; 0: SME disabled */
-    int all_cap;       /* >0: cap on every chain primary (hybrid testing) */
+    int pack_threads; /* thread-count hint at pack time */
+    int sme_cap;      /* thread cap of QMM_KF_CAPPED families; 0: SME disabled */
+    int all_cap;      /* >0: cap on every chain primary (hybrid testing) */
     qmm_chain chains[QMM_N_WTYPES];
     qmm_pool *pool;
     pthread_mutex_t lock; /* one pooled operation at a time */

@@ -6,7 +6,7 @@
 #include "api/internal.h"
 #include "exec/exec.h"
 
-#define MAX_NTH 4096
+#define MAX_NTH   4096
 #define MAX_ELEMS ((int64_t)1 << 40)
 
 /* A tensor view: positive dims, byte strides aligned to the element, and
@@ -185,8 +185,8 @@ static qmm_status check_get_rows(const qmm_context *ctx, const qmm_weights *w, c
     return QMM_OK;
 }
 
-qmm_status qmm_get_rows_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int n_threads,
-                                  size_t *size) {
+qmm_status qmm_get_rows_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out,
+                                  int n_threads, size_t *size) {
     qmm_status st = check_get_rows(ctx, w, ids, out);
     if (st)
         return st;
@@ -238,8 +238,8 @@ static qmm_status check_f16(const qmm_context *ctx, const qmm_tensor *w, const q
     return QMM_OK;
 }
 
-qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int n_threads,
-                                     size_t *size) {
+qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y,
+                                     int n_threads, size_t *size) {
     qmm_status st = check_f16(ctx, w, x, y);
     if (st)
         return st;
@@ -249,8 +249,8 @@ qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor *w, cons
     return QMM_OK;
 }
 
-qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
-                                   void *work, size_t work_size, const qmm_sync *sync) {
+qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
+                                   int nth, void *work, size_t work_size, const qmm_sync *sync) {
     qmm_status st = check_f16(ctx, w, x, y);
     if (st)
         return st;

@@ -15,18 +15,30 @@ static const struct {
     uint64_t bit;
     const char *name;
 } feature_names[] = {
-    {QMM_CPU_SSE42, "sse4_2"},         {QMM_CPU_AVX, "avx"},
-    {QMM_CPU_AVX2, "avx2"},            {QMM_CPU_FMA, "fma"},
-    {QMM_CPU_F16C, "f16c"},            {QMM_CPU_AVX512F, "avx512f"},
-    {QMM_CPU_AVX512BW, "avx512bw"},    {QMM_CPU_AVX512VL, "avx512vl"},
-    {QMM_CPU_AVX512DQ, "avx512dq"},    {QMM_CPU_AVX512VNNI, "avx512_vnni"},
-    {QMM_CPU_AVX512BF16, "avx512_bf16"}, {QMM_CPU_AVXVNNI, "avx_vnni"},
-    {QMM_CPU_AMX_TILE, "amx_tile"},    {QMM_CPU_AMX_INT8, "amx_int8"},
-    {QMM_CPU_AMX_BF16, "amx_bf16"},    {QMM_CPU_NEON, "neon"},
-    {QMM_CPU_DOTPROD, "dotprod"},      {QMM_CPU_I8MM, "i8mm"},
-    {QMM_CPU_FP16, "fp16"},            {QMM_CPU_BF16, "bf16"},
-    {QMM_CPU_SVE, "sve"},              {QMM_CPU_SVE2, "sve2"},
-    {QMM_CPU_SVE_I8MM, "svei8mm"},     {QMM_CPU_SME, "sme"},
+    {QMM_CPU_SSE42, "sse4_2"},
+    {QMM_CPU_AVX, "avx"},
+    {QMM_CPU_AVX2, "avx2"},
+    {QMM_CPU_FMA, "fma"},
+    {QMM_CPU_F16C, "f16c"},
+    {QMM_CPU_AVX512F, "avx512f"},
+    {QMM_CPU_AVX512BW, "avx512bw"},
+    {QMM_CPU_AVX512VL, "avx512vl"},
+    {QMM_CPU_AVX512DQ, "avx512dq"},
+    {QMM_CPU_AVX512VNNI, "avx512_vnni"},
+    {QMM_CPU_AVX512BF16, "avx512_bf16"},
+    {QMM_CPU_AVXVNNI, "avx_vnni"},
+    {QMM_CPU_AMX_TILE, "amx_tile"},
+    {QMM_CPU_AMX_INT8, "amx_int8"},
+    {QMM_CPU_AMX_BF16, "amx_bf16"},
+    {QMM_CPU_NEON, "neon"},
+    {QMM_CPU_DOTPROD, "dotprod"},
+    {QMM_CPU_I8MM, "i8mm"},
+    {QMM_CPU_FP16, "fp16"},
+    {QMM_CPU_BF16, "bf16"},
+    {QMM_CPU_SVE, "sve"},
+    {QMM_CPU_SVE2, "sve2"},
+    {QMM_CPU_SVE_I8MM, "svei8mm"},
+    {QMM_CPU_SME, "sme"},
     {QMM_CPU_SME2, "sme2"},
 };
 
@@ -84,9 +96,9 @@ static void detect_x86(qmm_cpu_info *ci) {
     }
     const int osxsave = (c1 >> 27) & 1;
     const uint64_t xcr0 = osxsave ? xgetbv0() : 0;
-    const int os_avx = (xcr0 & 0x6) == 0x6;              /* XMM | YMM */
+    const int os_avx = (xcr0 & 0x6) == 0x6;                /* XMM | YMM */
     const int os_avx512 = os_avx && (xcr0 & 0xe0) == 0xe0; /* opmask | ZMM_Hi256 | Hi16_ZMM */
-    const int os_amx = (xcr0 & 0x60000) == 0x60000;      /* XTILECFG | XTILEDATA */
+    const int os_amx = (xcr0 & 0x60000) == 0x60000;        /* XTILECFG | XTILEDATA */
     uint64_t f = 0;
     if ((c1 >> 20) & 1)
         f |= QMM_CPU_SSE42;

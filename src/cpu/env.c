@@ -44,14 +44,14 @@ static void warn_once(const char *name, const char *value, const char *expect) {
     qmm_log(QMM_LOG_WARN, "ignoring %s='%s': expected %s", name, value, expect);
 }
 
-static int read_uint(const char *name, int max, int unset) {
+static int read_uint(const char *name, int min, int max, int unset) {
     const char *s = getenv(name);
     if (!s)
         return unset;
     int v;
-    if (qmm_parse_uint(s, max, &v) != 0) {
+    if (qmm_parse_uint(s, max, &v) != 0 || v < min) {
         char expect[64];
-        snprintf(expect, sizeof expect, "an integer from 0 to %d", max);
+        snprintf(expect, sizeof expect, "an integer from %d to %d", min, max);
         warn_once(name, s, expect);
         return unset;
     }
@@ -91,12 +91,10 @@ static void read_str(const char *name, char *dst, size_t cap) {
 
 void qmm_env_read(qmm_env *env) {
     memset(env, 0, sizeof *env);
-    env->sme = read_uint("QMM_SME", 4096, -1);
-    env->threads = read_uint("QMM_THREADS", 4096, 0);
-    env->chunk_multiplier = read_uint("QMM_CHUNK_MULTIPLIER", 1024, 0);
-    if (env->chunk_multiplier == 0 && getenv("QMM_CHUNK_MULTIPLIER") && strcmp(getenv("QMM_CHUNK_MULTIPLIER"), "0") == 0)
-        warn_once("QMM_CHUNK_MULTIPLIER", "0", "an integer from 1 to 1024");
-    env->cap = read_uint("QMM_CAP", 4096, 0);
+    env->sme = read_uint("QMM_SME", 0, 4096, -1);
+    env->threads = read_uint("QMM_THREADS", 1, 4096, 0);
+    env->chunk_multiplier = read_uint("QMM_CHUNK_MULTIPLIER", 1, 1024, 0);
+    env->cap = read_uint("QMM_CAP", 1, 4096, 0);
     env->log_level = -1;
     const char *lv = getenv("QMM_LOG");
     if (lv) {

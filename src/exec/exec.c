@@ -8,7 +8,9 @@
 
 #include <string.h>
 
-#define ALIGN 64
+#include "api/error.h"
+
+#define ALIGN   64
 #define M_BLOCK 128 /* activation rows per kernel call: keeps them in L2 */
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
@@ -37,10 +39,10 @@ int64_t qmm_chunk_cols(int64_t n, int nth, int mult, int64_t step) {
 typedef struct slot_plan {
     const qmm_kernel *kf;
     const qmm_act_layout *al;
-    const uint8_t *w;    /* packed weights of this slot */
-    int t0, t1;          /* threads [t0, t1) run this slot */
-    size_t act_off;      /* in the work buffer */
-    size_t act_batch;    /* bytes per activation batch */
+    const uint8_t *w; /* packed weights of this slot */
+    int t0, t1;       /* threads [t0, t1) run this slot */
+    size_t act_off;   /* in the work buffer */
+    size_t act_batch; /* bytes per activation batch */
 } slot_plan;
 
 typedef struct mm_plan {
@@ -132,8 +134,8 @@ static void pack_acts(const mm_plan *p, const qmm_tensor *x, uint8_t *work, int 
             const int64_t i2 = b % p->b2, i3 = b / p->b2;
             const int64_t r0 = g * ms;
             const int64_t rows = p->m - r0 < ms ? p->m - r0 : ms;
-            const float *src = (const float *)((const char *)x->data + (size_t)i2 * x->nb[2] + (size_t)i3 * x->nb[3] +
-                                               (size_t)r0 * x->nb[1]);
+            const float *src =
+                (const float *)((const char *)x->data + (size_t)i2 * x->nb[2] + (size_t)i3 * x->nb[3] + (size_t)r0 * x->nb[1]);
             uint8_t *dst = work + s->act_off + s->act_batch * (size_t)b + s->al->packed_offset(r0, p->k);
             s->al->pack(rows, p->k, src, x->nb[1], dst);
         }
@@ -162,8 +164,8 @@ static void run_chunk(const mm_plan *p, const slot_plan *s, const uint8_t *act, 
     const int64_t mb = (int64_t)align_up(M_BLOCK, (size_t)s->al->m_step);
     for (int64_t r0 = 0; r0 < p->m; r0 += mb) {
         const int64_t rows = p->m - r0 < mb ? p->m - r0 : mb;
-        kf->gemm(rows, cols, p->k, act + s->al->packed_offset(r0, p->k), wp,
-                 (float *)((char *)y_batch + (size_t)r0 * y_nb1) + n0, y_nb1);
+        kf->gemm(rows, cols, p->k, act + s->al->packed_offset(r0, p->k), wp, (float *)((char *)y_batch + (size_t)r0 * y_nb1) + n0,
+                 y_nb1);
     }
 }
 
@@ -178,6 +180,10 @@ void qmm_exec_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_te
     mm_plan p;
     plan_mul_mat(ctx, w, x, nth, &p);
     uint8_t *wb = work;
+    if (ith == 0 && qmm_log_level() >= QMM_LOG_DEBUG)
+        qmm_log(QMM_LOG_DEBUG, "mul_mat %lld x %lld x %lld (x%lld): %s on threads [%d, %d)%s%s, %lld chunks of %lld columns",
+                (long long)p.m, (long long)p.n, (long long)p.k, (long long)p.nbatch, p.s[0].kf->name, p.s[0].t0, p.s[0].t1,
+                p.nslots > 1 ? " + " : "", p.nslots > 1 ? p.s[1].kf->name : "", (long long)p.nchunk, (long long)p.chunk_cols);
     pack_acts(&p, x, wb, ith, nth);
     if (ith == 0)
         sync->counter_store(sync->user, nth);
@@ -202,8 +208,8 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
     const int64_t r0 = nr * ith / nth, r1 = nr * (ith + 1) / nth;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i0 = r % ids->ne[0], i1 = (r / ids->ne[0]) % ids->ne[1], i2 = r / (ids->ne[0] * ids->ne[1]);
-        const int32_t id =
-            *(const int32_t *)((const char *)ids->data + (size_t)i0 * ids->nb[0] + (size_t)i1 * ids->nb[1] + (size_t)i2 * ids->nb[2]);
+        const int32_t id = *(const int32_t *)((const char *)ids->data + (size_t)i0 * ids->nb[0] + (size_t)i1 * ids->nb[1] +
+                                              (size_t)i2 * ids->nb[2]);
         float *dst = (float *)((char *)out->data + (size_t)i0 * out->nb[1] + (size_t)i1 * out->nb[2] + (size_t)i2 * out->nb[3]);
         kf->w_read_row(w->data[0], w->k, w->n, id, dst);
     }

@@ -43,7 +43,7 @@ uint16_t qmm_fp32_to_fp16(float f) {
         return (uint16_t)(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));
     if (abs >= 0x477ff000u) /* rounds to >= 65520: inf */
         return (uint16_t)(sign | 0x7c00u);
-    if (abs < 0x38800000u) { /* below the smallest normal half: subnormal */
+    if (abs < 0x38800000u) {   /* below the smallest normal half: subnormal */
         if (abs < 0x33000000u) /* < 2^-25: rounds to zero (ties to even 0) */
             return sign;
         const uint32_t e = abs >> 23;

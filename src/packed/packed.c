@@ -61,7 +61,7 @@ qmm_status qmm_blob_plan_make(const qmm_context *ctx, qmm_type type, int64_t k, 
     if (k <= 0 || n <= 0 || k % blk != 0)
         return qmm_fail(QMM_ERR_INVALID_ARG, "weights of %lld x %lld: k and n must be positive and k a multiple of %lld",
                         (long long)n, (long long)k, (long long)blk);
-    if (k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) || (uint64_t)k * (uint64_t)n > ((uint64_t)1 << 44))
+    if (k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) || k > ((int64_t)1 << 44) / n)
         return qmm_fail(QMM_ERR_INVALID_ARG, "weights of %lld x %lld are too large", (long long)n, (long long)k);
     const qmm_chain *ch = &ctx->chains[ti];
     plan->type = type;
@@ -143,8 +143,7 @@ qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t si
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob slot count %u, expected 1 or 2", nslots);
     const int64_t k = (int64_t)get64(h + 16), n = (int64_t)get64(h + 24);
     const int64_t blk = qmm_type_block_elems((qmm_type)type);
-    if (k <= 0 || n <= 0 || k % blk != 0 || k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) ||
-        (uint64_t)k * (uint64_t)n > ((uint64_t)1 << 44))
+    if (k <= 0 || n <= 0 || k % blk != 0 || k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) || k > ((int64_t)1 << 44) / n)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob shape %lld x %lld is invalid for %s", (long long)n, (long long)k,
                         qmm_type_name((qmm_type)type));
     w->type = (qmm_type)type;

@@ -18,11 +18,11 @@
 
 #include "api/internal.h"
 
-#define QMM_BLOB_MAGIC "QMMP"
+#define QMM_BLOB_MAGIC   "QMMP"
 #define QMM_BLOB_VERSION 1
-#define QMM_BLOB_HEADER 192
-#define QMM_BLOB_ALIGN 64
-#define QMM_BLOB_NAME 24
+#define QMM_BLOB_HEADER  192
+#define QMM_BLOB_ALIGN   64
+#define QMM_BLOB_NAME    24
 
 typedef struct qmm_blob_plan {
     qmm_type type;

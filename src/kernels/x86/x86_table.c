@@ -4,10 +4,21 @@
 
 #if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
+extern const qmm_kernel qmm_kernel_avx512vnni_q4_0;
+extern const qmm_kernel qmm_kernel_avx512vnni_q8_0;
+extern const qmm_kernel qmm_kernel_avx512_f32;
+extern const qmm_kernel qmm_kernel_avx512_f16;
 
+/* one family per line */
+/* clang-format off */
 const qmm_kernel *const qmm_x86_kernels[] = {
+    &qmm_kernel_avx512vnni_q4_0,
+    &qmm_kernel_avx512vnni_q8_0,
+    &qmm_kernel_avx512_f32,
+    &qmm_kernel_avx512_f16,
     NULL,
 };
+/* clang-format on */
 #else
 const qmm_kernel *const qmm_x86_kernels[] = {NULL};
 #endif

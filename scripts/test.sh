@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds and runs every test: host builds with gcc and clang (warnings are
+# errors), the install/package check, sanitizers (ASan+UBSan, TSan), the Arm
+# matrix under qemu-aarch64, bounded fuzzing, and the formatting check. Each
+# stage prints its time; the last line counts the stages that passed.
+# QMM_SKIP_STAGES="arm fuzz" skips stages by name (for local iteration).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.venv/bin:$PATH"
+PY="$PWD/.venv/bin/python"
+JOBS=$(nproc)
+passed=0
+failed=0
+failed_names=""
+t_all=$(date +%s)
+
+stage() {
+  local name=$1
+  shift
+  case " ${QMM_SKIP_STAGES:-} " in *" $name "*)
+    echo "=== stage $name: skipped (QMM_SKIP_STAGES)"
+    return 0
+    ;;
+  esac
+  local t0
+  t0=$(date +%s)
+  echo "=== stage $name"
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== stage $name: ok in $(($(date +%s) - t0)) s"
+  else
+    failed=$((failed + 1))
+    failed_names="$failed_names $name"
+    echo "=== stage $name: FAILED in $(($(date +%s) - t0)) s"
+  fi
+}
+
+host_build() { # dir compiler
+  cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$2" -DQMM_WERROR=ON \
+    -DPython3_EXECUTABLE="$PY" >/dev/null &&
+    cmake --build "$1" -j "$JOBS" &&
+    ctest --test-dir "$1" --output-on-failure -j "$JOBS"
+}
+
+format_check() {
+  local bad
+  bad=$(git ls-files '*.c' '*.h' | xargs clang-format --dry-run 2>&1 | grep -c 'warning:')
+  [ "$bad" -eq 0 ] || { git ls-files '*.c' '*.h' | xargs clang-format --dry-run 2>&1 | grep 'warning:' | cut -d: -f1 | sort | uniq -c; return 1; }
+}
+
+optional() { # name script [args]: runs a stage script that the tree has
+  local name=$1 script=$2
+  shift 2
+  if [ -f "$script" ]; then stage "$name" bash "$script" "$@"; else echo "=== stage $name: no $script"; fi
+}
+
+stage setup bash scripts/setup.sh
+stage gcc host_build build-ci-gcc gcc
+stage clang host_build build-ci-clang clang
+stage install bash scripts/check-install.sh build-ci-gcc
+stage format format_check
+optional avx512-emu scripts/test-avx512-emu.sh
+optional sanitizers scripts/run-sanitizers.sh
+optional arm scripts/test-arm.sh
+optional fuzz scripts/run-fuzzers.sh
+
+echo "=== all stages in $(($(date +%s) - t_all)) s${failed_names:+; failed:$failed_names}"
+echo "stages: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,52 @@
+/* F16 weights x fp32 activations with AVX-512 FMA. The panel keeps the fp16
+ * bits (half the bytes of F32 to stream); vcvtph2ps widens 16 of them exactly
+ * per l (GEMV), or once per k slice of a panel pair into an fp32 scratch that
+ * every activation group then reuses (GEMM: the F32 8 x 32 tile). Layout and
+ * tiles in avx512_fp.h. */
+#include "kernels/x86/avx512_fp.h"
+
+#define ESZ 2
+
+QMM_A5F_FAMILY(ESZ)
+
+static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_A5F_NR) {
+        uint8_t *panel = (uint8_t *)dst + w_offset(p0, k);
+        memset(panel, 0, qmm_a5f_panel_bytes(k, ESZ)); /* padding rows and tail */
+        uint16_t *ph = (uint16_t *)(void *)panel;
+        for (int r = 0; r < QMM_A5F_NR && p0 + r < n; r++) {
+            const uint16_t *row = (const uint16_t *)((const char *)src + (size_t)(p0 + r) * stride);
+            for (int64_t l = 0; l < k; l++)
+                ph[l * QMM_A5F_NR + r] = row[l];
+        }
+    }
+}
+
+static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const uint16_t *ph = (const uint16_t *)(const void *)((const uint8_t *)packed + w_offset(row, k));
+    const int r = (int)(row % QMM_A5F_NR);
+    for (int64_t l = 0; l < k; l++)
+        dst[l] = qmm_fp16_to_fp32(ph[l * QMM_A5F_NR + r]);
+}
+
+const qmm_kernel qmm_kernel_avx512_f16 = {
+    .name = "avx512_f16",
+    .wtype = QMM_TYPE_F16,
+    .required = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_FMA | QMM_CPU_F16C,
+    .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,
+    .flags = 0,
+    .layout_id = 1,
+    .mr = QMM_A5F_MR,
+    .nr = 2 * QMM_A5F_NR,
+    .kr = 1,
+    .sr = 1,
+    .n_step = QMM_A5F_NR,
+    .w_packed_size = w_size,
+    .w_packed_offset = w_offset,
+    .w_pack = w_pack,
+    .w_read_row = w_read_row,
+    .act = {QMM_A5F_MR, act_size, act_offset, act_pack},
+    .act_gemv = {1, act1_size, act1_offset, act1_pack},
+    .gemm = gemm,
+    .gemv = gemv,
+};

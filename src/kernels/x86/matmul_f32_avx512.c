@@ -1,0 +1,51 @@
+/* F32 weights x fp32 activations with AVX-512 FMA, vectorised across 16
+ * weight rows (panel layout and tiles in avx512_fp.h). GEMM tile: 8
+ * activation rows x 32 weight rows (two panels: 16 accumulators, each
+ * broadcast feeds 2 FMAs, each weight vector 8). */
+#include "kernels/x86/avx512_fp.h"
+
+#define ESZ 4
+
+QMM_A5F_FAMILY(ESZ)
+
+static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_A5F_NR) {
+        uint8_t *panel = (uint8_t *)dst + w_offset(p0, k);
+        memset(panel, 0, qmm_a5f_panel_bytes(k, ESZ)); /* padding rows and tail */
+        float *pf = (float *)(void *)panel;
+        for (int r = 0; r < QMM_A5F_NR && p0 + r < n; r++) {
+            const float *row = (const float *)((const char *)src + (size_t)(p0 + r) * stride);
+            for (int64_t l = 0; l < k; l++)
+                pf[l * QMM_A5F_NR + r] = row[l];
+        }
+    }
+}
+
+static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const float *pf = (const float *)(const void *)((const uint8_t *)packed + w_offset(row, k));
+    const int r = (int)(row % QMM_A5F_NR);
+    for (int64_t l = 0; l < k; l++)
+        dst[l] = pf[l * QMM_A5F_NR + r];
+}
+
+const qmm_kernel qmm_kernel_avx512_f32 = {
+    .name = "avx512_f32",
+    .wtype = QMM_TYPE_F32,
+    .required = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_FMA | QMM_CPU_F16C,
+    .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,
+    .flags = 0,
+    .layout_id = 1,
+    .mr = QMM_A5F_MR,
+    .nr = 2 * QMM_A5F_NR,
+    .kr = 1,
+    .sr = 1,
+    .n_step = QMM_A5F_NR,
+    .w_packed_size = w_size,
+    .w_packed_offset = w_offset,
+    .w_pack = w_pack,
+    .w_read_row = w_read_row,
+    .act = {QMM_A5F_MR, act_size, act_offset, act_pack},
+    .act_gemv = {1, act1_size, act1_offset, act1_pack},
+    .gemm = gemm,
+    .gemv = gemv,
+};

@@ -1,0 +1,283 @@
+/* Block formats and the reference path.
+ *  1. fp16 conversions: exhaustive fp16 -> fp32 -> fp16; fp32 -> fp16 against
+ *     the F16C instruction where the CPU has it.
+ *  2. Q4_0 / Q8_0 / F16 bytes against vectors written by the `gguf` Python
+ *     package (argv[1], from gen_format_vectors.py), and their dequantization.
+ *  3. The activation quantizer on hand-checked cases (ties, NaN, inf, clamp).
+ *  4. The reference mul_mat path against double-precision ground truth on odd
+ *     shapes, within error bounds derived below. */
+#include <math.h>
+
+#include "cpu/cpu.h"
+#include "formats/formats.h"
+#include "qmatmul.h"
+#include "test_util.h"
+
+static uint64_t seed = 99;
+
+static uint32_t fbits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) {
+    return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+}
+__attribute__((target("f16c"))) static float hw_f16_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+#endif
+
+static void test_fp16(void) {
+    long bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        const float f = qmm_fp16_to_fp32((uint16_t)h);
+        const uint16_t back = qmm_fp32_to_fp16(f);
+        const int is_nan = ((h & 0x7c00) == 0x7c00) && (h & 0x3ff);
+        if (is_nan)
+            bad += !(f != f) || ((back & 0x7c00) != 0x7c00) || !(back & 0x3ff);
+        else
+            bad += back != h;
+    }
+    CHECK(bad == 0, "fp16 round trip: %ld of 65536 differ", bad);
+#if defined(__x86_64__)
+    if (qmm_cpu_detect()->features & QMM_CPU_F16C) {
+        bad = 0;
+        for (uint32_t h = 0; h < 65536; h++) {
+            const int is_nan = ((h & 0x7c00) == 0x7c00) && (h & 0x3ff);
+            if (!is_nan)
+                bad += fbits(hw_f16_to_f32((uint16_t)h)) != fbits(qmm_fp16_to_fp32((uint16_t)h));
+        }
+        CHECK(bad == 0, "fp16 -> fp32 differs from F16C in %ld cases", bad);
+        bad = 0;
+        for (long i = 0; i < 4000000; i++) {
+            uint32_t u = (uint32_t)qmm_test_rand_u64(&seed);
+            if (i % 4 == 0) /* concentrate on the half range and its edges */
+                u = (u & 0x807fffffu) | ((uint32_t)(101 + (u >> 23) % 45) << 23);
+            float f;
+            memcpy(&f, &u, 4);
+            if (f != f)
+                continue;
+            bad += hw_f32_to_f16(f) != qmm_fp32_to_fp16(f);
+        }
+        CHECK(bad == 0, "fp32 -> fp16 differs from F16C in %ld of 4M cases", bad);
+        printf("fp16: checked against F16C\n");
+    }
+#endif
+}
+
+typedef struct record {
+    uint32_t type, rows, k, nbytes;
+    uint8_t *data;
+} record;
+
+static void test_vectors(const char *path) {
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL, "cannot open vectors file %s (written by gen_format_vectors.py)", path);
+    if (!f)
+        return;
+    uint32_t n = 0;
+    CHECK(fread(&n, 4, 1, f) == 1 && n == 7, "vectors file header");
+    record r[7];
+    memset(r, 0, sizeof r);
+    for (uint32_t i = 0; i < n && i < 7; i++) {
+        if (fread(&r[i], 4, 4, f) != 4)
+            break;
+        r[i].data = malloc(r[i].nbytes);
+        CHECK(fread(r[i].data, 1, r[i].nbytes, f) == r[i].nbytes, "vectors record %u", i);
+    }
+    fclose(f);
+    const float *x = (const float *)r[0].data;
+    const int64_t rows = r[0].rows, k = r[0].k;
+    for (int i = 1; i + 1 < 7; i += 2) {
+        const qmm_type t = (qmm_type)r[i].type;
+        const size_t sz = qmm_row_size(t, k) * (size_t)rows;
+        CHECK(sz == r[i].nbytes, "%s: %zu bytes, the gguf package wrote %u", qmm_type_name(t), sz, r[i].nbytes);
+        if (sz != r[i].nbytes)
+            continue;
+        uint8_t *q = malloc(sz);
+        CHECK_OK(qmm_quantize(t, x, q, rows, k));
+        long bad = 0;
+        for (size_t b = 0; b < sz; b++)
+            bad += q[b] != r[i].data[b];
+        CHECK(bad == 0, "%s: %ld bytes differ from the gguf package's reference quantizer", qmm_type_name(t), bad);
+        float *d = malloc((size_t)(rows * k) * 4);
+        CHECK_OK(qmm_dequantize(t, r[i].data, d, rows, k));
+        CHECK(memcmp(d, r[i + 1].data, (size_t)(rows * k) * 4) == 0, "%s: dequantized values differ from the gguf package's",
+              qmm_type_name(t));
+        printf("%s: %zu bytes identical to the gguf package's\n", qmm_type_name(t), sz);
+        free(q);
+        free(d);
+    }
+    for (int i = 0; i < 7; i++)
+        free(r[i].data);
+}
+
+static void test_act_quantizer(void) {
+    float x[32];
+    int8_t q[32];
+    float d;
+    int32_t s;
+    /* amax 127: id 1 exactly, so x * id = x and rounding is visible */
+    for (int j = 0; j < 32; j++)
+        x[j] = 0.0f;
+    x[0] = 127.0f, x[1] = 0.5f, x[2] = 1.5f, x[3] = 2.5f, x[4] = -0.5f, x[5] = -1.5f, x[6] = -126.5f, x[7] = 3.49f;
+    qmm_act_quantize_block(x, q, &d, &s);
+    CHECK(d == 1.0f, "d = %g", d);
+    CHECK(q[0] == 127 && q[1] == 0 && q[2] == 2 && q[3] == 2 && q[4] == 0 && q[5] == -2 && q[6] == -126 && q[7] == 3,
+          "round half to even: %d %d %d %d %d %d %d %d", q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]);
+    CHECK(s == 127 + 2 + 2 - 2 - 126 + 3, "block sum %d", s);
+    /* all zero: d = 0, q = 0 */
+    memset(x, 0, sizeof x);
+    qmm_act_quantize_block(x, q, &d, &s);
+    CHECK(d == 0.0f && s == 0, "zero block");
+    /* NaN is skipped by amax and quantizes to 0 */
+    for (int j = 0; j < 32; j++)
+        x[j] = (float)(j - 16);
+    x[5] = NAN;
+    qmm_act_quantize_block(x, q, &d, &s);
+    CHECK(d == 16.0f / 127.0f && q[5] == 0 && q[0] == -127, "NaN: d=%g q5=%d q0=%d", d, q[5], q[0]);
+    /* inf: d = inf, id = 0, every q is 0 (inf * 0 is NaN -> 0) */
+    x[5] = INFINITY;
+    qmm_act_quantize_block(x, q, &d, &s);
+    int all0 = 1;
+    for (int j = 0; j < 32; j++)
+        all0 &= q[j] == 0;
+    CHECK(isinf(d) && all0 && s == 0, "inf block");
+    /* |q| <= 127 always, q * d close to x */
+    for (int it = 0; it < 10000; it++) {
+        const float mag = ldexpf(1.0f, (int)(qmm_test_rand_u64(&seed) % 60) - 30);
+        for (int j = 0; j < 32; j++)
+            x[j] = qmm_test_rand_f(&seed) * mag;
+        qmm_act_quantize_block(x, q, &d, &s);
+        int ok = 1, sum = 0;
+        for (int j = 0; j < 32; j++) {
+            ok &= q[j] >= -127; /* q is int8: only -128 is out of range */
+            ok &= fabs((double)q[j] * d - x[j]) <= 0.5 * d + fabs(x[j]) * 0x1p-22;
+            sum += q[j];
+        }
+        CHECK(ok && sum == s, "activation quantization bound, iteration %d", it);
+        if (!ok)
+            break;
+    }
+}
+
+/* Ground truth for the reference path, in double.
+ * Quantized weights: y = sum_b fl(fl(I_b * s_b) + acc) with s_b = fl(dw_b dx_b)
+ * (fmaf: one rounding per block step). With u = 2^-24 and gamma_n = n u / (1 - n u),
+ * |y - sum_b I_b dw_b dx_b| <= gamma_{nb+1} sum_b |I_b dw_b dx_b|  (scale product
+ * plus accumulation). Against the unquantized activations, each x_l is off by
+ * at most 0.5 d_b + |x_l| 2.0001 u (rounding of x * id, id = fl(1 / d)), so
+ * |y - sum_l w_l x_l| <= that + sum_l |w_l| (0.5 d_b + 2.0001 u |x_l|).
+ * F32 / F16 weights: |y - sum_l w_l x_l| <= gamma_k sum_l |w_l x_l|. */
+static void test_ground_truth(void) {
+    static const int64_t ks[] = {32, 96, 512, 4096};
+    static const int64_t ns[] = {1, 3, 17, 77};
+    static const int64_t ms[] = {1, 3, 17};
+    static const qmm_type ts[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F32, QMM_TYPE_F16};
+    static const char *refs[] = {"ref_q4_0", "ref_q8_0", "ref_f32", "ref_f16"};
+    const double u = 0x1p-24;
+    for (int ti = 0; ti < 4; ti++) {
+        qmm_options o;
+        memset(&o, 0, sizeof o);
+        o.n_threads = 1;
+        o.kernel = refs[ti];
+        o.flags = QMM_IGNORE_ENV;
+        qmm_context *ctx;
+        CHECK_OK(qmm_context_create(&o, &ctx));
+        long bad = 0, checked = 0;
+        for (size_t ki = 0; ki < 4; ki++)
+            for (size_t ni = 0; ni < 4; ni++)
+                for (size_t mi = 0; mi < 3; mi++) {
+                    const int64_t k = ks[ki], n = ns[ni], m = ms[mi], nb = k / 32;
+                    const qmm_type t = ts[ti];
+                    float *wf = malloc((size_t)(n * k) * 4), *x = malloc((size_t)(m * k) * 4), *y = malloc((size_t)(m * n) * 4);
+                    for (int64_t i = 0; i < n * k; i++)
+                        wf[i] = qmm_test_rand_f(&seed);
+                    for (int64_t i = 0; i < m * k; i++)
+                        x[i] = qmm_test_rand_f(&seed) * ((i / 32) % 3 == 0 ? 50.0f : 1.0f);
+                    const size_t rb = qmm_row_size(t, k);
+                    void *ws = malloc(rb * (size_t)n);
+                    if (t == QMM_TYPE_F32)
+                        memcpy(ws, wf, rb * (size_t)n);
+                    else
+                        qmm_quantize(t, wf, ws, n, k);
+                    float *wd = malloc((size_t)(n * k) * 4); /* weights as stored */
+                    if (t == QMM_TYPE_F32)
+                        memcpy(wd, wf, (size_t)(n * k) * 4);
+                    else
+                        qmm_dequantize(t, ws, wd, n, k);
+                    qmm_weights *w;
+                    CHECK_OK(qmm_weights_pack(ctx, t, k, n, ws, rb * (size_t)n, &w));
+                    const int64_t xne[2] = {k, m}, yne[2] = {n, m};
+                    qmm_tensor xt, yt;
+                    qmm_tensor_init(&xt, QMM_TYPE_F32, 2, xne, x);
+                    qmm_tensor_init(&yt, QMM_TYPE_F32, 2, yne, y);
+                    CHECK_OK(qmm_mul_mat(ctx, w, &xt, &yt));
+                    for (int64_t j = 0; j < m; j++)
+                        for (int64_t i = 0; i < n; i++) {
+                            const float *wr = wd + i * k, *xr = x + j * k;
+                            double exact = 0, absum = 0, bound;
+                            if (t == QMM_TYPE_F32 || t == QMM_TYPE_F16) {
+                                for (int64_t l = 0; l < k; l++) {
+                                    exact += (double)wr[l] * xr[l];
+                                    absum += fabs((double)wr[l] * xr[l]);
+                                }
+                                bound = (double)k * u / (1 - (double)k * u) * absum;
+                            } else {
+                                double qexact = 0, qabs = 0, qerr = 0;
+                                for (int64_t b = 0; b < nb; b++) {
+                                    int8_t q[32];
+                                    float d;
+                                    int32_t s;
+                                    qmm_act_quantize_block(xr + b * 32, q, &d, &s);
+                                    for (int l = 0; l < 32; l++) {
+                                        const double wv = wr[b * 32 + l], xv = xr[b * 32 + l];
+                                        qexact += wv * q[l] * (double)d;
+                                        qabs += fabs(wv * q[l] * (double)d);
+                                        exact += wv * xv;
+                                        qerr += fabs(wv) * (0.5 * d + 2.0001 * u * fabs(xv));
+                                    }
+                                }
+                                (void)qexact;
+                                bound = (double)(nb + 1) * u / (1 - (double)(nb + 1) * u) * qabs + qerr;
+                                /* the integer path, against its own exact value: a sharp check */
+                                const double e2 = fabs((double)y[j * n + i] - qexact);
+                                const double b2 = (double)(nb + 1) * u / (1 - (double)(nb + 1) * u) * qabs;
+                                if (!(e2 <= b2 + 1e-300)) {
+                                    if (bad < 3)
+                                        fprintf(stderr, "  %s k=%lld: |y - exact(quantized)| = %g > %g\n", qmm_type_name(t),
+                                                (long long)k, e2, b2);
+                                    bad++;
+                                }
+                            }
+                            const double err = fabs((double)y[j * n + i] - exact);
+                            if (!(err <= bound + 1e-300)) {
+                                if (bad < 3)
+                                    fprintf(stderr, "  %s k=%lld n=%lld m=%lld: |y - exact| = %g > bound %g\n", qmm_type_name(t),
+                                            (long long)k, (long long)n, (long long)m, err, bound);
+                                bad++;
+                            }
+                            checked++;
+                        }
+                    qmm_weights_free(w);
+                    free(wf), free(x), free(y), free(ws), free(wd);
+                }
+        CHECK(bad == 0, "%s reference path: %ld of %ld outputs outside the ground-truth bound", qmm_type_name(ts[ti]), bad,
+              checked);
+        printf("%s: %ld outputs within the ground-truth bound\n", qmm_type_name(ts[ti]), checked);
+        qmm_context_free(ctx);
+    }
+}
+
+int main(int argc, char **argv) {
+    test_fp16();
+    if (argc > 1)
+        test_vectors(argv[1]);
+    else
+        CHECK(0, "usage: test_formats VECTORS_FILE");
+    test_act_quantizer();
+    test_ground_truth();
+    return qmm_test_summary();
+}
