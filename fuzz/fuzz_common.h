@@ -10,10 +10,10 @@
 #include "qmatmul.h"
 
 /* Stops the run with a crash libFuzzer reports (and saves the input). */
-#define FUZZ_ASSERT(cond)                                                                                                      \
-    do {                                                                                                                       \
-        if (!(cond))                                                                                                           \
-            __builtin_trap();                                                                                                  \
+#define FUZZ_ASSERT(cond)                                                                                                        \
+    do {                                                                                                                         \
+        if (!(cond))                                                                                                             \
+            __builtin_trap();                                                                                                    \
     } while (0)
 
 /* Reads go here so they are not optimised away. */

@@ -14,8 +14,8 @@
 
 #include "fuzz_common.h"
 
-#define BUF (64 * 1024)
-#define CANARY 0xa5
+#define BUF       (64 * 1024)
+#define CANARY    0xa5
 #define MAX_ELEMS ((int64_t)1 << 40)
 
 static const qmm_type wtypes[4] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
@@ -74,8 +74,8 @@ static int64_t pick_dim(fuzz_in *in, int64_t want) {
 
 typedef struct view {
     qmm_tensor t;
-    int verdict;  /* 1 must be refused, 0 fits the buffer (passed), -1 not passed */
-    size_t off;   /* offset of data in the buffer */
+    int verdict; /* 1 must be refused, 0 fits the buffer (passed), -1 not passed */
+    size_t off;  /* offset of data in the buffer */
     __int128 span;
 } view;
 
@@ -233,7 +233,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         sync.barrier = NULL;
     qmm_status st;
     if (form == 0) {
-        st = op == 0 ? qmm_mul_mat(ctx, w, &a.t, &b.t) : op == 1 ? qmm_get_rows(ctx, w, &a.t, &b.t) : qmm_mul_mat_f16(ctx, &c.t, &a.t, &b.t);
+        st = op == 0   ? qmm_mul_mat(ctx, w, &a.t, &b.t)
+             : op == 1 ? qmm_get_rows(ctx, w, &a.t, &b.t)
+                       : qmm_mul_mat_f16(ctx, &c.t, &a.t, &b.t);
     } else {
         size_t need = 0;
         const int nt = form == 1 ? nth : 1;

@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
                         b[n++] = 9; /* dim as wanted */
                     for (int d = 0; d < 4; d++)
                         b[n++] = (uint8_t)(v == 1 && d == 1 ? 1 : 6); /* natural strides; y rows padded */
-                    b[n++] = 64;                                    /* data at offset 0 */
+                    b[n++] = 64;                                      /* data at offset 0 */
                 }
                 if (op == 1)
                     b[n++] = 200; /* ids all in range */

@@ -339,7 +339,6 @@ QMM_API qmm_status qmm_cache_verify(qmm_cache *cache);
 
 /* ====================================== end of packed-weight cache files */
 
-
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,10 @@ configure() { # dir sanitizer
     local dir=$1 san=$2
     local args=(-S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_WERROR=ON
         -DQMM_SANITIZE="$san")
+    # the repo's venv (scripts/setup.sh) has the gguf package the Python-fed tests need
+    if [ -x .venv/bin/python ]; then
+        args+=(-DPython3_EXECUTABLE="$PWD/.venv/bin/python")
+    fi
     # shellcheck disable=SC2206
     args+=(${QMM_CMAKE_ARGS:-})
     if ! cmake "${args[@]}" > "$dir.configure.log" 2>&1; then

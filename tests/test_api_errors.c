@@ -13,7 +13,7 @@
 #include "test_util.h"
 
 #define CANARY 0x5a
-#define BIG (1 << 20)
+#define BIG    (1 << 20)
 
 static qmm_context *ctx;
 static uint8_t *ybuf;   /* output arena, canary-filled */
@@ -33,14 +33,14 @@ static int y_untouched(void) {
 static int x_untouched(void) { return memcmp(xbuf, shadow, BIG) == 0; }
 
 /* An error status (not OK, a known one), a message, outputs untouched. */
-#define EXPECT_ERR(expr, want)                                                                                                 \
-    do {                                                                                                                       \
-        arm();                                                                                                                 \
-        const qmm_status s_ = (expr);                                                                                          \
-        CHECK(s_ == (want), "%s -> %s, expected %s (%s)", #expr, qmm_status_str(s_), qmm_status_str(want), qmm_last_error());  \
-        CHECK(s_ == QMM_OK || qmm_last_error()[0] != 0, "%s: no error message", #expr);                                        \
-        CHECK(y_untouched(), "%s wrote into the output arena", #expr);                                                         \
-        CHECK(x_untouched(), "%s wrote into an input", #expr);                                                                 \
+#define EXPECT_ERR(expr, want)                                                                                                   \
+    do {                                                                                                                         \
+        arm();                                                                                                                   \
+        const qmm_status s_ = (expr);                                                                                            \
+        CHECK(s_ == (want), "%s -> %s, expected %s (%s)", #expr, qmm_status_str(s_), qmm_status_str(want), qmm_last_error());    \
+        CHECK(s_ == QMM_OK || qmm_last_error()[0] != 0, "%s: no error message", #expr);                                          \
+        CHECK(y_untouched(), "%s wrote into the output arena", #expr);                                                           \
+        CHECK(x_untouched(), "%s wrote into an input", #expr);                                                                   \
     } while (0)
 
 /* ------------------------------------------------------------ basics */
@@ -308,15 +308,23 @@ static int spoil(qmm_tensor *t, int how) {
     case 2: t->ne[2] = -3; return 1;
     case 3: t->ne[3] = INT64_MIN; return 1;
     case 4: t->ne[1] = (int64_t)1 << 41; return 1;
-    case 5: t->nb[0] = t->nb[0] * 2; return 1;                         /* rows not contiguous */
-    case 6: t->nb[1] += 1; return 1;                                   /* misaligned stride */
-    case 7: t->data = (char *)t->data + 1; return 1;                   /* misaligned data */
-    case 8: t->nb[3] = SIZE_MAX - 3; t->ne[3] = 2; return 1;           /* overflowing span */
+    case 5: t->nb[0] = t->nb[0] * 2; return 1;       /* rows not contiguous */
+    case 6: t->nb[1] += 1; return 1;                 /* misaligned stride */
+    case 7: t->data = (char *)t->data + 1; return 1; /* misaligned data */
+    case 8:
+        t->nb[3] = SIZE_MAX - 3;
+        t->ne[3] = 2;
+        return 1;                                                                      /* overflowing span */
     case 9: t->type = t->type == QMM_TYPE_F32 ? QMM_TYPE_F16 : QMM_TYPE_F32; return 1; /* wrong type */
     case 10: t->type = (qmm_type)-1; return 1;
-    case 11: t->ne[0] += 32; return 1;                                 /* shape mismatch */
-    case 12: t->ne[1] *= 2; return 1;                                  /* batch mismatch */
-    case 13: t->nb[2] = SIZE_MAX / 2; t->nb[3] = SIZE_MAX / 2; t->ne[2] = 3; t->ne[3] = 3; return 1;
+    case 11: t->ne[0] += 32; return 1; /* shape mismatch */
+    case 12: t->ne[1] *= 2; return 1;  /* batch mismatch */
+    case 13:
+        t->nb[2] = SIZE_MAX / 2;
+        t->nb[3] = SIZE_MAX / 2;
+        t->ne[2] = 3;
+        t->ne[3] = 3;
+        return 1;
     case 14: t->ne[0] = 0; return 1;
     default: return 0;
     }

@@ -83,8 +83,8 @@ qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64
     uint64_t bytes = row;
     for (int i = 1; i < 4; i++) {
         if ((uint64_t)t->ne[i] > (uint64_t)PTRDIFF_MAX / bytes)
-            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: a tensor of %lld x %lld x %lld x %lld overflows", (long long)t->ne[0],
-                            (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3]);
+            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: a tensor of %lld x %lld x %lld x %lld overflows",
+                            (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3]);
         bytes *= (uint64_t)t->ne[i];
     }
     t->nb[0] = qmm_type_block_bytes(type);

@@ -178,7 +178,8 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         return qmm_fail(QMM_ERR_BAD_FILE, "cache header reserved bytes are not zero");
     c->source_hash = get64(h + 24);
     if (want_source && c->source_hash != want_source)
-        return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache was written from another model (source hash %016llx, expected %016llx): repack",
+        return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                        "cache was written from another model (source hash %016llx, expected %016llx): repack",
                         (unsigned long long)c->source_hash, (unsigned long long)want_source);
     memcpy(c->version, h + 32, 32);
     c->version[32] = 0;
@@ -194,8 +195,8 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
     const uint64_t idx_off = QMM_CACHE_HEADER + (uint64_t)nfam * QMM_CACHE_ENTRY;
     const uint64_t str_off = idx_off + (uint64_t)ntens * QMM_CACHE_ENTRY;
     if (ssize > fsize || str_off > fsize - ssize)
-        return qmm_fail(QMM_ERR_BAD_FILE, "cache index (%u families, %u tensors, %llu bytes of names) runs past the file", nfam, ntens,
-                        (unsigned long long)ssize);
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache index (%u families, %u tensors, %llu bytes of names) runs past the file", nfam,
+                        ntens, (unsigned long long)ssize);
     const uint64_t meta_end = str_off + ssize;
     if (doff != align_up(meta_end, QMM_CACHE_PAGE) || doff > fsize)
         return qmm_fail(QMM_ERR_BAD_FILE, "cache data offset %llu, expected %llu", (unsigned long long)doff,
@@ -267,11 +268,11 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         if (get32(t + 52) || get64(t + 56))
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' entry reserved fields are not zero", e->name);
         if (e->offset % QMM_CACHE_PAGE || e->offset < prev_end)
-            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob offset %llu is not page aligned or overlaps the one before", e->name,
-                            (unsigned long long)e->offset);
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob offset %llu is not page aligned or overlaps the one before",
+                            e->name, (unsigned long long)e->offset);
         if (e->size < QMM_BLOB_HEADER || e->offset > fsize || e->size > fsize - e->offset)
-            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob [%llu, +%llu) runs past the file's %llu bytes (truncated?)", e->name,
-                            (unsigned long long)e->offset, (unsigned long long)e->size, (unsigned long long)fsize);
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob [%llu, +%llu) runs past the file's %llu bytes (truncated?)",
+                            e->name, (unsigned long long)e->offset, (unsigned long long)e->size, (unsigned long long)fsize);
         prev_end = e->offset + e->size;
     }
     if (prev_end != fsize && ntens > 0)
@@ -308,8 +309,9 @@ qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, un
     for (int i = 0; i < c->nfam; i++) {
         const qmm_cache_family *fa = &c->fam[i];
         if (!fa->kf)
-            return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache was packed by kernel family '%s' (qmatmul %s), which this build (%s) lacks",
-                            fa->name, c->version, QMM_VERSION_STRING);
+            return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                            "cache was packed by kernel family '%s' (qmatmul %s), which this build (%s) lacks", fa->name,
+                            c->version, QMM_VERSION_STRING);
         if (fa->kf->layout_id != fa->layout_id || fa->kf->wtype != fa->wtype)
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache has layout %u of '%s' (qmatmul %s), this build (%s) packs layout %u",
                             fa->layout_id, fa->name, c->version, QMM_VERSION_STRING, fa->kf->layout_id);
@@ -317,8 +319,9 @@ qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, un
         if (missing) {
             char names[256];
             feature_names(missing, names, sizeof names);
-            return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache was packed for kernel family '%s', which needs CPU features this CPU lacks: %s",
-                            fa->name, names);
+            return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                            "cache was packed for kernel family '%s', which needs CPU features this CPU lacks: %s", fa->name,
+                            names);
         }
     }
     for (int64_t i = 0; i < c->count; i++) {
@@ -333,8 +336,8 @@ qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, un
                             (long long)e->k);
         for (int s = 0; s < w.nslots; s++)
             if (!family_named(c, w.kf[s]->name))
-                return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' uses kernel family '%s', absent from the cache's family table", e->name,
-                                w.kf[s]->name);
+                return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' uses kernel family '%s', absent from the cache's family table",
+                                e->name, w.kf[s]->name);
         if (!(flags & QMM_CACHE_ANY_KERNELS)) {
             const qmm_kernel *want = ctx->chains[qmm_wtype_index(e->type)].primary;
             if (w.kf[0] != want)
@@ -521,8 +524,8 @@ qmm_status qmm_cache_verify(qmm_cache *cache) {
                                 (unsigned long long)p);
         const uint32_t crc = qmm_cache_crc32(0, b + e->offset, e->size);
         if (crc != e->crc)
-            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': checksum mismatch (blob at byte %llu, %llu bytes, is corrupted)", e->name,
-                            (unsigned long long)e->offset, (unsigned long long)e->size);
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': checksum mismatch (blob at byte %llu, %llu bytes, is corrupted)",
+                            e->name, (unsigned long long)e->offset, (unsigned long long)e->size);
         pos = e->offset + e->size;
     }
     return QMM_OK;
@@ -547,9 +550,7 @@ typedef struct wtensor {
     uint32_t crc;
 } wtensor;
 
-static int cmp_name(const void *a, const void *b) {
-    return strcmp(((const wtensor *)a)->t->name, ((const wtensor *)b)->t->name);
-}
+static int cmp_name(const void *a, const void *b) { return strcmp(((const wtensor *)a)->t->name, ((const wtensor *)b)->t->name); }
 
 static qmm_status write_all(int fd, const void *buf, size_t n, uint64_t off, const char *path) {
     const uint8_t *p = buf;
@@ -840,11 +841,12 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
         const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
         int take;
         if (opts && opts->filter) {
-            take = opts->filter(opts->user, t->name, t->type < QMM_TYPE_COUNT ? (qmm_type)t->type : QMM_TYPE_COUNT, (int)t->n_dims,
-                                t->ne);
+            take = opts->filter(opts->user, t->name, t->type < QMM_TYPE_COUNT ? (qmm_type)t->type : QMM_TYPE_COUNT,
+                                (int)t->n_dims, t->ne);
             if (take && (!t->known_type || !packable(t->type) || t->ne[2] != 1 || t->ne[3] != 1)) {
                 st = qmm_fail(QMM_ERR_UNSUPPORTED, "tensor '%s' (%s, %u dims) was selected but cannot be packed", t->name,
-                              t->known_type && qmm_type_name((qmm_type)t->type) ? qmm_type_name((qmm_type)t->type) : "?", t->n_dims);
+                              t->known_type && qmm_type_name((qmm_type)t->type) ? qmm_type_name((qmm_type)t->type) : "?",
+                              t->n_dims);
                 break;
             }
         } else {

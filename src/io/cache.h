@@ -37,13 +37,13 @@
 #include "api/internal.h"
 #include "qmatmul.h"
 
-#define QMM_CACHE_MAGIC "QMMCACHE"
-#define QMM_CACHE_VERSION 1
-#define QMM_CACHE_HEADER 256
-#define QMM_CACHE_ENTRY 64
-#define QMM_CACHE_PAGE 4096
-#define QMM_CACHE_MAX_NAME 1023
-#define QMM_CACHE_MAX_TENSORS (1 << 20)
+#define QMM_CACHE_MAGIC        "QMMCACHE"
+#define QMM_CACHE_VERSION      1
+#define QMM_CACHE_HEADER       256
+#define QMM_CACHE_ENTRY        64
+#define QMM_CACHE_PAGE         4096
+#define QMM_CACHE_MAX_NAME     1023
+#define QMM_CACHE_MAX_TENSORS  (1 << 20)
 #define QMM_CACHE_MAX_FAMILIES 64
 
 typedef struct qmm_cache_family {

@@ -33,7 +33,8 @@ static void progress(void *user, int64_t done, int64_t total, const char *name) 
 }
 
 static int packable(const qmm_gguf_tensor *t) {
-    return t->known_type && (t->type == QMM_TYPE_F32 || t->type == QMM_TYPE_F16 || t->type == QMM_TYPE_Q4_0 || t->type == QMM_TYPE_Q8_0) &&
+    return t->known_type &&
+           (t->type == QMM_TYPE_F32 || t->type == QMM_TYPE_F16 || t->type == QMM_TYPE_Q4_0 || t->type == QMM_TYPE_Q8_0) &&
            t->n_dims == 2;
 }
 
@@ -111,8 +112,7 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
     printf("bench: %lld weights, %.2f GB packed (checksum of touched bytes %llu)\n", (long long)n, (double)bytes / 1e9,
            (unsigned long long)sink);
     printf("bench: pack in memory        %10.3f s\n", t_pack);
-    printf("bench: open cache + get all  %10.3f s (median of %d, source GGUF checked)  %8.0fx faster\n", mo, reps,
-           t_pack / mo);
+    printf("bench: open cache + get all  %10.3f s (median of %d, source GGUF checked)  %8.0fx faster\n", mo, reps, t_pack / mo);
     printf("bench: ... + touch every page %9.3f s (page cache warm)                     %8.1fx faster\n", mt, t_pack / mt);
     free(t_open);
     free(t_touch);
@@ -191,8 +191,8 @@ int cmd_pack(int argc, char **argv) {
     for (int i = 0; i < 4; i++)
         qmm_context_chain(ctx, ts[i], &prim[i], NULL);
     if (!quiet)
-        fprintf(stderr, "packing %lld weights (%lld tensors skipped) for Q4_0: %s, Q8_0: %s, F16: %s, F32: %s\n", (long long)npack,
-                (long long)nskip, prim[0], prim[1], prim[2], prim[3]);
+        fprintf(stderr, "packing %lld weights (%lld tensors skipped) for Q4_0: %s, Q8_0: %s, F16: %s, F32: %s\n",
+                (long long)npack, (long long)nskip, prim[0], prim[1], prim[2], prim[3]);
     pack_state ps = {quiet || !isatty(2), now()}; /* progress on a terminal only */
     qmm_cache_write_options wo = {NULL, progress, &ps};
     st = qmm_cache_write(ctx, in, out, &wo);

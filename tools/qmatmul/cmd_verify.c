@@ -52,8 +52,8 @@ int cmd_verify(int argc, char **argv) {
                (unsigned long long)qmm_cache_source_hash(c));
         for (int i = 0; i < qmm_cache_family_count(c); i++) {
             const qmm_cache_family *f = qmm_cache_family_at(c, i);
-            printf("  family %-24s %-4s layout %u, tile %dx%d, n_step %d\n", f->name, qmm_type_name(f->wtype), f->layout_id, f->mr,
-                   f->nr, f->n_step);
+            printf("  family %-24s %-4s layout %u, tile %dx%d, n_step %d\n", f->name, qmm_type_name(f->wtype), f->layout_id,
+                   f->mr, f->nr, f->n_step);
         }
     }
     int rc = 0;
