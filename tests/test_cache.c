@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/internal.h"
 #include "io/cache.h"
 #include "io/gguf.h"
 #include "packed/packed.h"
@@ -328,6 +329,26 @@ static void test_corruption(qmm_context *ctx) {
     reseal(ed);
     st = qmm_cache_open_memory(ctx, ed, size, 0, 0, &c);
     CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "layout"), "layout: %s", qmm_last_error());
+    /* a family this build has but this CPU cannot run (when there is one) */
+    const qmm_kernel *foreign = NULL;
+    for (int i = 0; i < qmm_kernel_count() && !foreign; i++) {
+        const qmm_kernel *kf = qmm_kernel_at(i);
+        if (kf->wtype == QMM_TYPE_Q4_0 && (kf->required & ~ctx->features))
+            foreign = kf;
+    }
+    if (foreign) {
+        memcpy(ed, img, size);
+        /* family 0 of this cache is Q4_0's (tensor "a" sorts first) */
+        CHECK(memcmp(ed + QMM_CACHE_HEADER, "ref_q4_0", 9) == 0, "family 0 is ref_q4_0");
+        memset(ed + QMM_CACHE_HEADER, 0, 24);
+        memcpy(ed + QMM_CACHE_HEADER, foreign->name, strlen(foreign->name));
+        memcpy(ed + QMM_CACHE_HEADER + 24, &foreign->layout_id, 4);
+        reseal(ed);
+        st = qmm_cache_open_memory(ctx, ed, size, 0, 0, &c);
+        CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "CPU features this CPU lacks"), "%s: %s", foreign->name,
+              qmm_last_error());
+        printf("note: a cache for '%s' is refused here: %s\n", foreign->name, qmm_last_error());
+    }
     free(ed);
     free(img);
     free(file);
