@@ -230,9 +230,9 @@ QMM_API qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w
  *
  * Engines load the same model again and again; a cache file holds every
  * weight of a model packed for this CPU's kernel chains, so a start maps it
- * instead of repacking. Opening is cheap (the header, the tensor index and
- * each blob's 192-byte header are read and validated; the packed data is
- * only mapped). Everything read from a cache file is checked before use: a
+ * instead of repacking. Opening is cheap (the header and the tensor index
+ * are read and validated; the packed data is only mapped; each blob's own
+ * header is validated when qmm_cache_get hands it out). Everything read from a cache file is checked before use: a
  * malformed or truncated file is QMM_ERR_BAD_FILE, a valid file that this
  * CPU, this build or this model cannot use is QMM_ERR_INCOMPATIBLE, always
  * with a message in qmm_last_error(). Either way the engine can fall back to
@@ -291,7 +291,7 @@ QMM_API qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_ten
 
 /* The source hash a cache written from this GGUF file records: a hash of its
  * metadata, its tensor table (names, types, shapes, offsets), its size and the
- * first bytes of every tensor's data. */
+ * first bytes of the data of up to 16 tensors spread over the table. */
 QMM_API qmm_status qmm_cache_gguf_hash(const char *gguf_path, uint64_t *hash);
 
 enum {

@@ -329,6 +329,25 @@ static void test_corruption(qmm_context *ctx) {
     reseal(ed);
     st = qmm_cache_open_memory(ctx, ed, size, 0, 0, &c);
     CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "layout"), "layout: %s", qmm_last_error());
+    /* an index that disagrees with its blob (resealed, so it opens): the blob
+     * is refused when it is taken */
+    memcpy(ed, img, size);
+    {
+        uint32_t nfam;
+        memcpy(&nfam, ed + 64, 4);
+        uint8_t *e1 = ed + QMM_CACHE_HEADER + (size_t)nfam * QMM_CACHE_ENTRY + QMM_CACHE_ENTRY; /* tensor 1: k 64 */
+        const int64_t k32 = 32;
+        memcpy(e1 + 16, &k32, 8);
+        reseal(ed);
+        CHECK_OK(qmm_cache_open_memory(ctx, ed, size, 0, 0, &c));
+        if (c) {
+            qmm_weights *w = NULL;
+            st = qmm_cache_get(c, qmm_cache_name(c, 1), &w);
+            CHECK(st == QMM_ERR_BAD_FILE && w == NULL && strstr(qmm_last_error(), "does not match"), "index/blob mismatch: %s",
+                  qmm_last_error());
+            qmm_cache_close(c);
+        }
+    }
     /* a family this build has but this CPU cannot run (when there is one) */
     const qmm_kernel *foreign = NULL;
     for (int i = 0; i < qmm_kernel_count() && !foreign; i++) {

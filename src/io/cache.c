@@ -265,8 +265,16 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         e->offset = get64(t + 32);
         e->size = get64(t + 40);
         e->crc = get32(t + 48);
-        if (get32(t + 52) || get64(t + 56))
+        const uint32_t fams = get32(t + 52);
+        if ((fams >> 16) || get64(t + 56))
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' entry reserved fields are not zero", e->name);
+        e->fam[0] = (int)(fams & 0xff);
+        e->fam[1] = (fams >> 8 & 0xff) == 0xff ? -1 : (int)(fams >> 8 & 0xff);
+        if (e->fam[0] >= (int)nfam || e->fam[1] >= (int)nfam || e->fam[0] == e->fam[1] || c->fam[e->fam[0]].wtype != e->type ||
+            (e->fam[1] >= 0 && c->fam[e->fam[1]].wtype != e->type))
+            return qmm_fail(QMM_ERR_BAD_FILE,
+                            "tensor '%s' names kernel families %d and %d, not families of its type in the table", e->name,
+                            e->fam[0], e->fam[1]);
         if (e->offset % QMM_CACHE_PAGE || e->offset < prev_end)
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob offset %llu is not page aligned or overlaps the one before",
                             e->name, (unsigned long long)e->offset);
@@ -282,13 +290,6 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         return qmm_fail(QMM_ERR_BAD_FILE, "empty cache file has %llu bytes, expected %llu", (unsigned long long)fsize,
                         (unsigned long long)doff);
     return QMM_OK;
-}
-
-static const qmm_cache_family *family_named(const qmm_cache *c, const char *name) {
-    for (int i = 0; i < c->nfam; i++)
-        if (strcmp(c->fam[i].name, name) == 0)
-            return &c->fam[i];
-    return NULL;
 }
 
 static void feature_names(uint64_t bits, char *buf, size_t n) {
@@ -324,29 +325,16 @@ qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, un
                             names);
         }
     }
-    for (int64_t i = 0; i < c->count; i++) {
-        const qmm_cache_entry *e = &c->e[i];
-        qmm_weights w;
-        qmm_status st = qmm_blob_validate(ctx, c->base + e->offset, e->size, &w);
-        if (st)
-            return prefixed(st, "tensor '%s': %s", e->name);
-        if (w.type != e->type || w.k != e->k || w.n != e->n)
-            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': its blob is %s %lld x %lld, the index says %s %lld x %lld", e->name,
-                            qmm_type_name(w.type), (long long)w.n, (long long)w.k, qmm_type_name(e->type), (long long)e->n,
-                            (long long)e->k);
-        for (int s = 0; s < w.nslots; s++)
-            if (!family_named(c, w.kf[s]->name))
-                return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' uses kernel family '%s', absent from the cache's family table",
-                                e->name, w.kf[s]->name);
-        if (!(flags & QMM_CACHE_ANY_KERNELS)) {
+    if (!(flags & QMM_CACHE_ANY_KERNELS))
+        for (int64_t i = 0; i < c->count; i++) {
+            const qmm_cache_entry *e = &c->e[i];
             const qmm_kernel *want = ctx->chains[qmm_wtype_index(e->type)].primary;
-            if (w.kf[0] != want)
+            if (c->fam[e->fam[0]].kf != want)
                 return qmm_fail(QMM_ERR_INCOMPATIBLE,
                                 "tensor '%s' was packed for '%s', this context selects '%s' for %s: repack "
                                 "(or open with QMM_CACHE_ANY_KERNELS)",
-                                e->name, w.kf[0]->name, want->name, qmm_type_name(e->type));
+                                e->name, c->fam[e->fam[0]].name, want->name, qmm_type_name(e->type));
         }
-    }
     return QMM_OK;
 }
 
@@ -495,6 +483,10 @@ qmm_status qmm_cache_get(qmm_cache *cache, const char *name, qmm_weights **out) 
     qmm_status st = qmm_blob_validate(NULL, cache->base + e->offset, e->size, &tmp);
     if (st)
         return prefixed(st, "tensor '%s': %s", name);
+    if (tmp.type != e->type || tmp.k != e->k || tmp.n != e->n || tmp.nslots != (e->fam[1] >= 0 ? 2 : 1) ||
+        tmp.kf[0] != cache->fam[e->fam[0]].kf || (e->fam[1] >= 0 && tmp.kf[1] != cache->fam[e->fam[1]].kf))
+        return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': its blob (%s %lld x %lld, '%s') does not match the cache index", name,
+                        qmm_type_name(tmp.type), (long long)tmp.n, (long long)tmp.k, tmp.kf[0]->name);
     qmm_weights *w = malloc(sizeof *w);
     if (!w)
         return qmm_fail(QMM_ERR_NO_MEMORY, "weights");
@@ -688,6 +680,12 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
         put64(e + 32, wt[i].offset);
         put64(e + 40, wt[i].plan.total);
         put32(e + 48, wt[i].crc);
+        uint32_t fi[2] = {0, 0xff};
+        for (int sl = 0; sl < wt[i].plan.nslots; sl++)
+            for (int f = 0; f < nfam; f++)
+                if (fams[f] == wt[i].plan.kf[sl])
+                    fi[sl] = (uint32_t)f;
+        put32(e + 52, fi[0] | fi[1] << 8);
         memcpy(meta + str_off + noff, t->name, nl + 1);
         noff += nl + 1;
         if (opts && opts->progress)
@@ -803,8 +801,11 @@ static uint64_t gguf_hash(const qmm_gguf *g) {
             h = fnv_u64(h, (uint64_t)t->ne[d]);
         h = fnv_u64(h, t->type);
         h = fnv_u64(h, t->offset);
-        /* a sample of the data: tells apart fine-tunes of one architecture */
-        if (t->data && t->size)
+        /* samples of the data tell apart fine-tunes of one architecture;
+         * 16 tensors at most, spread over the table: a cold open reads one
+         * page per sample */
+        const int64_t step = nt > 16 ? nt / 16 : 1;
+        if (i % step == 0 && t->data && t->size)
             h = fnv(h, t->data, t->size < 64 ? (size_t)t->size : 64);
     }
     return h;

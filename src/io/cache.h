@@ -21,11 +21,14 @@
  *   ..   T tensor entries of 64 bytes, sorted by name (strcmp), blobs ascending:
  *          u64 name offset (in the string table), u32 name length, u32 type,
  *          i64 k, i64 n, u64 blob offset (page aligned, >= D), u64 blob size,
- *          u32 CRC-32 of the blob, u32 reserved (0), u64 reserved (0)
+ *          u32 CRC-32 of the blob, u8 family of slot 0, u8 family of slot 1 (255:
+ *          none; indices into the family table), u16 reserved (0), u64 reserved (0)
  *   ..   string table: the names, each followed by a NUL
  *   ..   zero padding to D
  *   D    the packed blobs (src/packed/packed.h format), each at a page-aligned
  *        offset, zero padding between them; the file ends with the last blob.
+ * Opening reads the header and the index only (no blob is touched: a cold
+ * open is one or two reads); qmm_cache_get validates a blob's own header.
  * Writing puts the header last, then syncs and renames: a partial file never
  * has a valid header under the final name. */
 #ifndef QMM_CACHE_H
@@ -62,6 +65,7 @@ typedef struct qmm_cache_entry {
     int64_t k, n;
     uint64_t offset, size;
     uint32_t crc;
+    int fam[2]; /* family table indices of slots 0 and 1 (-1: none) */
 } qmm_cache_entry;
 
 /* Opening modes for the internal open (the public flags, plus these). */
@@ -78,7 +82,7 @@ qmm_status qmm_cache_open_memory(const qmm_context *ctx, const void *data, size_
 /* The same for a file (mmap). */
 qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigned flags, uint64_t source_hash, qmm_cache **out);
 /* The compatibility checks open does (families in this build, layouts, CPU
- * features, blob headers, kernel preference unless QMM_CACHE_ANY_KERNELS). */
+ * features, kernel preference unless QMM_CACHE_ANY_KERNELS); no blob is read. */
 qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, unsigned flags);
 
 const qmm_cache_entry *qmm_cache_entry_at(const qmm_cache *c, int64_t i);

@@ -2,6 +2,7 @@
  * model for this CPU's kernel chains into a cache file (see src/io/cache.h).
  * --bench also times packing in memory against opening the cache. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,21 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Drops a file's pages from the page cache (this file only): a cold start. */
+static void evict(const char *path) {
+    const int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        fdatasync(fd);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+    }
+}
+
 /* In-memory packing of every weight (what an engine does without a cache)
  * against opening the cache and taking every weight from it. */
-static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int reps) {
+static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int reps, int cold) {
+    if (cold)
+        evict(gguf_path);
     qmm_gguf *g;
     if (qmm_gguf_open(gguf_path, &g) != QMM_OK) {
         fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
@@ -78,6 +91,8 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
     qmm_weights **ws = calloc((size_t)(n ? n : 1), sizeof *ws);
     uint64_t sink = 0;
     for (int r = 0; r < reps; r++) {
+        if (cold)
+            evict(out);
         t = now();
         qmm_cache_open_options o = {gguf_path, 0, 0};
         qmm_cache *c;
@@ -111,9 +126,10 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
     const double mo = t_open[reps / 2], mt = t_touch[reps / 2];
     printf("bench: %lld weights, %.2f GB packed (checksum of touched bytes %llu)\n", (long long)n, (double)bytes / 1e9,
            (unsigned long long)sink);
+    printf("bench: page cache %s\n", cold ? "COLD (the GGUF and the cache file evicted before each step)" : "warm");
     printf("bench: pack in memory        %10.3f s\n", t_pack);
     printf("bench: open cache + get all  %10.3f s (median of %d, source GGUF checked)  %8.0fx faster\n", mo, reps, t_pack / mo);
-    printf("bench: ... + touch every page %9.3f s (page cache warm)                     %8.1fx faster\n", mt, t_pack / mt);
+    printf("bench: ... + touch every page %9.3f s                                       %8.1fx faster\n", mt, t_pack / mt);
     free(t_open);
     free(t_touch);
     free(ws);
@@ -122,7 +138,7 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
 
 int cmd_pack(int argc, char **argv) {
     const char *in = NULL, *out = NULL;
-    int quiet = 0, do_bench = 0;
+    int quiet = 0, do_bench = 0, cold = 0, write = 1;
     qmm_options opts;
     memset(&opts, 0, sizeof opts);
     for (int i = 1; i < argc; i++) {
@@ -140,12 +156,17 @@ int cmd_pack(int argc, char **argv) {
             quiet = 1;
         } else if (strcmp(argv[i], "--bench") == 0) {
             do_bench = 1;
+        } else if (strcmp(argv[i], "--cold") == 0) {
+            cold = 1;
+        } else if (strcmp(argv[i], "--no-write") == 0) {
+            write = 0;
         } else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench]\n"
+            printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
                    "Packs every 2-D F32, F16, Q4_0 and Q8_0 tensor of MODEL.gguf for this CPU's kernel chains\n"
                    "(qmatmul info) and writes them to a cache file that engines open with qmm_cache_open.\n"
                    "Other tensors are listed as skipped. The file is written under a temporary name and\n"
-                   "renamed when complete. --bench then times packing in memory against opening the cache.\n");
+                   "renamed when complete. --bench then times packing in memory against opening the cache\n"
+                   "(--cold: with the files evicted from the page cache first; --no-write: bench an existing cache).\n");
             return 0;
         } else if (argv[i][0] == '-' || in) {
             fprintf(stderr, "qmatmul pack: unexpected argument '%s' (--help)\n", argv[i]);
@@ -195,7 +216,7 @@ int cmd_pack(int argc, char **argv) {
                 (long long)npack, (long long)nskip, prim[0], prim[1], prim[2], prim[3]);
     pack_state ps = {quiet || !isatty(2), now()}; /* progress on a terminal only */
     qmm_cache_write_options wo = {NULL, progress, &ps};
-    st = qmm_cache_write(ctx, in, out, &wo);
+    st = write ? qmm_cache_write(ctx, in, out, &wo) : QMM_OK;
     const double secs = now() - ps.t0;
     if (st != QMM_OK) {
         fprintf(stderr, "qmatmul pack: %s: %s\n", qmm_status_str(st), qmm_last_error());
@@ -209,10 +230,11 @@ int cmd_pack(int argc, char **argv) {
         size = (long long)ftell(f);
         fclose(f);
     }
-    printf("wrote %s: %lld weights, %.1f MB in %.2f s\n", out, (long long)npack, (double)size / 1e6, secs);
+    if (write)
+        printf("wrote %s: %lld weights, %.1f MB in %.2f s\n", out, (long long)npack, (double)size / 1e6, secs);
     int rc = 0;
     if (do_bench)
-        rc = bench(ctx, in, out, 5);
+        rc = bench(ctx, in, out, cold ? 3 : 5, cold);
     qmm_context_free(ctx);
     return rc;
 }
