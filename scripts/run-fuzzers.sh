@@ -25,20 +25,21 @@ CC=${CC:-clang}
 
 configure() {
     cmake -S . -B "$BUILD" -G Ninja -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_FUZZ=ON \
-        -DQMM_BUILD_TESTS=OFF -DQMM_BUILD_TOOLS=OFF -DQMM_WERROR=ON ${QMM_CMAKE_ARGS:-} "$@" > "$BUILD.configure.log" 2>&1
+        -DQMM_BUILD_TESTS=OFF -DQMM_BUILD_TOOLS=OFF -DQMM_WERROR=ON ${QMM_CMAKE_ARGS:-} "$@" > "$BUILD/qmm-configure.log" 2>&1
 }
 t0=$(date +%s)
+mkdir -p "$BUILD"
 if ! configure; then
-    if grep -q "no SIMD kernel family" "$BUILD.configure.log"; then
+    if grep -q "no SIMD kernel family" "$BUILD/qmm-configure.log"; then
         echo "run-fuzzers: no SIMD kernel family for this target yet; fuzzing the portable build"
-        configure -DQMM_PORTABLE_ONLY=ON || { cat "$BUILD.configure.log"; exit 1; }
+        configure -DQMM_PORTABLE_ONLY=ON || { cat "$BUILD/qmm-configure.log"; exit 1; }
     else
-        cat "$BUILD.configure.log"
+        cat "$BUILD/qmm-configure.log"
         exit 1
     fi
 fi
 # shellcheck disable=SC2086
-ninja -C "$BUILD" $TARGETS > "$BUILD.build.log" 2>&1 || { tail -n 50 "$BUILD.build.log"; exit 1; }
+ninja -C "$BUILD" $TARGETS > "$BUILD/qmm-build.log" 2>&1 || { tail -n 50 "$BUILD/qmm-build.log"; exit 1; }
 echo "run-fuzzers: built $TARGETS in $(( $(date +%s) - t0 )) s; ${SECS} s per target, $JOBS at a time"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1}

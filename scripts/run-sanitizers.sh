@@ -25,6 +25,7 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
 configure() { # dir sanitizer
     local dir=$1 san=$2
+    mkdir -p "$dir"
     local args=(-S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_WERROR=ON
         -DQMM_SANITIZE="$san")
     # the repo's venv (scripts/setup.sh) has the gguf package the Python-fed tests need
@@ -33,12 +34,12 @@ configure() { # dir sanitizer
     fi
     # shellcheck disable=SC2206
     args+=(${QMM_CMAKE_ARGS:-})
-    if ! cmake "${args[@]}" > "$dir.configure.log" 2>&1; then
-        if grep -q "no SIMD kernel family" "$dir.configure.log"; then
+    if ! cmake "${args[@]}" > "$dir/qmm-configure.log" 2>&1; then
+        if grep -q "no SIMD kernel family" "$dir/qmm-configure.log"; then
             echo "run-sanitizers: no SIMD kernel family for this target yet; testing the portable build"
-            cmake "${args[@]}" -DQMM_PORTABLE_ONLY=ON > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+            cmake "${args[@]}" -DQMM_PORTABLE_ONLY=ON > "$dir/qmm-configure.log" 2>&1 || { cat "$dir/qmm-configure.log"; return 1; }
         else
-            cat "$dir.configure.log"
+            cat "$dir/qmm-configure.log"
             return 1
         fi
     fi
@@ -52,25 +53,25 @@ for stage in $STAGES; do
     asan)
         dir=build-asan
         configure "$dir" "address,undefined" || { fail=1; continue; }
-        if ! ninja -C "$dir" > "$dir.build.log" 2>&1; then
-            tail -n 40 "$dir.build.log"
+        if ! ninja -C "$dir" > "$dir/qmm-build.log" 2>&1; then
+            tail -n 40 "$dir/qmm-build.log"
             fail=1
             continue
         fi
         t1=$(date +%s)
-        (cd "$dir" && ctest --output-on-failure -j "$JOBS") > "$dir.test.log" 2>&1
+        (cd "$dir" && ctest --output-on-failure -j "$JOBS") > "$dir/qmm-test.log" 2>&1
         rc=$?
         ;;
     tsan)
         dir=build-tsan
         configure "$dir" "thread" || { fail=1; continue; }
-        if ! ninja -C "$dir" > "$dir.build.log" 2>&1; then
-            tail -n 40 "$dir.build.log"
+        if ! ninja -C "$dir" > "$dir/qmm-build.log" 2>&1; then
+            tail -n 40 "$dir/qmm-build.log"
             fail=1
             continue
         fi
         t1=$(date +%s)
-        (cd "$dir" && ctest --output-on-failure -j "$JOBS" -R "$TSAN_TESTS") > "$dir.test.log" 2>&1
+        (cd "$dir" && ctest --output-on-failure -j "$JOBS" -R "$TSAN_TESTS") > "$dir/qmm-test.log" 2>&1
         rc=$?
         ;;
     *)
@@ -81,13 +82,13 @@ for stage in $STAGES; do
     esac
     t2=$(date +%s)
     # a report that did not fail its test (it would have: halt_on_error) still fails the stage
-    if grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer|runtime error:' "$dir.test.log"; then
+    if grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer|runtime error:' "$dir/qmm-test.log"; then
         rc=1
     fi
-    summary=$(grep -E 'tests passed|tests failed' "$dir.test.log" | tail -n 1)
+    summary=$(grep -E 'tests passed|tests failed' "$dir/qmm-test.log" | tail -n 1)
     if [ "$rc" -ne 0 ]; then
-        echo "FAIL $stage: build $((t1 - t0)) s, tests $((t2 - t1)) s: $summary (log $dir.test.log)"
-        grep -E -A 3 'ERROR: |WARNING: ThreadSanitizer|runtime error:|\*\*\*Failed|Failed  ' "$dir.test.log" | head -n 40 | sed 's/^/    /'
+        echo "FAIL $stage: build $((t1 - t0)) s, tests $((t2 - t1)) s: $summary (log $dir/qmm-test.log)"
+        grep -E -A 3 'ERROR: |WARNING: ThreadSanitizer|runtime error:|\*\*\*Failed|Failed  ' "$dir/qmm-test.log" | head -n 40 | sed 's/^/    /'
         fail=1
     else
         echo "ok   $stage: build $((t1 - t0)) s, tests $((t2 - t1)) s: $summary"
