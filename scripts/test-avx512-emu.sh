@@ -35,6 +35,14 @@ for f in src/kernels/x86/*avx512*.c; do
   "$CC" "${CF[@]}" -Wno-unused-function -Wno-psabi -mavx2 -mfma -mf16c -Itests/avx512_emu -isystem "$SIMDE_INCLUDE" -c "$f" -o "$o"
   objs+=("$o")
 done
+# The table also lists the AVX-VNNI / AVX2 families: built natively (their
+# features are the host's; the emulated CPU adds no AVX-VNNI, so those skip).
+for f in src/kernels/x86/*avx2*.c src/kernels/x86/*avxvnni*.c; do
+  o="$B/obj/$(echo "$f" | tr / _).o"
+  case "$f" in *avxvnni*) vnni=-mavxvnni ;; *) vnni= ;; esac
+  "$CC" "${CF[@]}" -mavx2 -mfma -mf16c $vnni -c "$f" -o "$o"
+  objs+=("$o")
+done
 "$CC" "${CF[@]}" -c tests/avx512_emu/emu_cpu_avx512.c -o "$B/obj/emu_cpu.o"
 rm -f "$B/libemu.a"
 ar rcs "$B/libemu.a" "${objs[@]}" "$B/obj/emu_cpu.o"

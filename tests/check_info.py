@@ -8,9 +8,9 @@ import platform
 import subprocess
 import sys
 
-exe = sys.argv[1]
-text = subprocess.run([exe, "info"], check=True, capture_output=True, text=True).stdout
-js = json.loads(subprocess.run([exe, "info", "--json"], check=True, capture_output=True, text=True).stdout)
+exe = sys.argv[1:]  # the program, after its emulator's command when cross-compiled
+text = subprocess.run([*exe, "info"], check=True, capture_output=True, text=True).stdout
+js = json.loads(subprocess.run([*exe, "info", "--json"], check=True, capture_output=True, text=True).stdout)
 fails = 0
 
 

@@ -27,6 +27,15 @@ __attribute__((target("f16c"))) static uint16_t hw_f32_to_f16(float f) {
     return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
 }
 __attribute__((target("f16c"))) static float hw_f16_to_f32(uint16_t h) { return _cvtsh_ss(h); }
+#define HW_F16_NAME    "F16C"
+#define HW_F16_PRESENT (qmm_cpu_detect()->features & QMM_CPU_F16C)
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+/* fcvtn / fcvtl: base AArch64 Advanced SIMD, rounding to nearest even (the default FPCR). */
+static uint16_t hw_f32_to_f16(float f) { return vget_lane_u16(vreinterpret_u16_f16(vcvt_f16_f32(vdupq_n_f32(f))), 0); }
+static float hw_f16_to_f32(uint16_t h) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0); }
+#define HW_F16_NAME    "fcvt"
+#define HW_F16_PRESENT 1
 #endif
 
 static void test_fp16(void) {
@@ -41,15 +50,15 @@ static void test_fp16(void) {
             bad += back != h;
     }
     CHECK(bad == 0, "fp16 round trip: %ld of 65536 differ", bad);
-#if defined(__x86_64__)
-    if (qmm_cpu_detect()->features & QMM_CPU_F16C) {
+#if defined(HW_F16_NAME)
+    if (HW_F16_PRESENT) {
         bad = 0;
         for (uint32_t h = 0; h < 65536; h++) {
             const int is_nan = ((h & 0x7c00) == 0x7c00) && (h & 0x3ff);
             if (!is_nan)
                 bad += fbits(hw_f16_to_f32((uint16_t)h)) != fbits(qmm_fp16_to_fp32((uint16_t)h));
         }
-        CHECK(bad == 0, "fp16 -> fp32 differs from F16C in %ld cases", bad);
+        CHECK(bad == 0, "fp16 -> fp32 differs from " HW_F16_NAME " in %ld cases", bad);
         bad = 0;
         for (long i = 0; i < 4000000; i++) {
             uint32_t u = (uint32_t)qmm_test_rand_u64(&seed);
@@ -61,8 +70,8 @@ static void test_fp16(void) {
                 continue;
             bad += hw_f32_to_f16(f) != qmm_fp32_to_fp16(f);
         }
-        CHECK(bad == 0, "fp32 -> fp16 differs from F16C in %ld of 4M cases", bad);
-        printf("fp16: checked against F16C\n");
+        CHECK(bad == 0, "fp32 -> fp16 differs from " HW_F16_NAME " in %ld of 4M cases", bad);
+        printf("fp16: checked against " HW_F16_NAME "\n");
     }
 #endif
 }

@@ -113,7 +113,7 @@ static tdesc tensors[] = {
     {"d.q8_0", QMM_TYPE_Q8_0, 2, {32, 3, 1, 1}, 3 * 34, 0}, /* last: its data ends the file */
 };
 #define N_TENSORS ((int)(sizeof tensors / sizeof tensors[0]))
-#define N_KV 19
+#define N_KV      19
 
 /* The test file: every value type, arrays (nested too), alignment 64, the
  * tensors above; the file ends exactly where the last tensor's data ends. */
@@ -152,7 +152,7 @@ static wbuf make_file(uint32_t version) {
     w_key(&b, "t.u64", QMM_GGUF_UINT64);
     w_u64(&b, (1ull << 40) + 3);
     w_key(&b, "t.i64", QMM_GGUF_INT64);
-    w_u64(&b, (uint64_t)-(1ll << 40));
+    w_u64(&b, (uint64_t) - (1ll << 40));
     w_key(&b, "t.f64", QMM_GGUF_FLOAT64);
     w_u64(&b, f64_bits(2.25));
     w_key(&b, "t.arr_i32", QMM_GGUF_ARRAY);
@@ -386,7 +386,8 @@ static void test_truncation(const uint8_t *img, size_t size, const char *label, 
         if (len < min_valid) {
             if (st != QMM_ERR_BAD_FILE || !has_message() || g) {
                 if (bad++ < 5)
-                    fprintf(stderr, "%s truncated to %zu of %zu: %s (%s)\n", label, len, size, qmm_status_str(st), qmm_last_error());
+                    fprintf(stderr, "%s truncated to %zu of %zu: %s (%s)\n", label, len, size, qmm_status_str(st),
+                            qmm_last_error());
             }
         } else if (len == size && st != QMM_OK) {
             bad++;
@@ -457,7 +458,7 @@ static void test_corruptions(void) {
         {"a.f32.ne0", 1u << 20, 0, QMM_ERR_BAD_FILE, "runs past the end"},
         {"c.q4_0.ne0", 33, 0, QMM_ERR_BAD_FILE, "not a multiple of the Q4_0 block"},
         {"f.q4_k.ne0", 128, 0, QMM_ERR_BAD_FILE, "not a multiple of the Q4_K block"},
-        {"a.f32.type", 300, 0, QMM_OK, ""},                       /* unknown type: listed, flagged */
+        {"a.f32.type", 300, 0, QMM_OK, ""},                         /* unknown type: listed, flagged */
         {"b.f16.type", QMM_TYPE_Q4_0, 0, QMM_ERR_BAD_FILE, "Q4_0"}, /* ne0 16 is not a Q4_0 row */
         {"d.q8_0.type", QMM_TYPE_F32, 0, QMM_ERR_BAD_FILE, "runs past the end"},
         {"d.q8_0.type", QMM_TYPE_Q4_0, 0, QMM_OK, ""}, /* a smaller type still fits */
@@ -498,8 +499,8 @@ static void test_corruptions(void) {
     const field *f = find_field("t.i8.key_len");
     memcpy(img + f->off + 8, "t.u8", 4);
     qmm_gguf *g = NULL;
-    CHECK(qmm_gguf_open_memory(img, b.n, &g) == QMM_ERR_BAD_FILE && strstr(qmm_last_error(), "appears twice"), "duplicate key: %s",
-          qmm_last_error());
+    CHECK(qmm_gguf_open_memory(img, b.n, &g) == QMM_ERR_BAD_FILE && strstr(qmm_last_error(), "appears twice"),
+          "duplicate key: %s", qmm_last_error());
     memcpy(img, b.p, b.n);
     f = find_field("d.q8_0.name_len");
     memcpy(img + f->off + 8, "c.q4_0", 6);
@@ -654,8 +655,8 @@ static void check_python_file(const char *dir, const char *name, uint64_t alignm
               qmm_gguf_value_i64(&e2, &i) && i == 3,
           "py arr_nested");
     a = qmm_gguf_get(g, "t.arr_nested_str");
-    CHECK(a && qmm_gguf_array_get(a, 1, &e) && qmm_gguf_array_get(&e, 1, &e2) && qmm_gguf_value_str(&e2, &s, &len) &&
-              len == 2 && memcmp(s, "zz", 2) == 0,
+    CHECK(a && qmm_gguf_array_get(a, 1, &e) && qmm_gguf_array_get(&e, 1, &e2) && qmm_gguf_value_str(&e2, &s, &len) && len == 2 &&
+              memcmp(s, "zz", 2) == 0,
           "py arr_nested_str");
 
     static const struct {
@@ -664,8 +665,8 @@ static void check_python_file(const char *dir, const char *name, uint64_t alignm
         int64_t ne[4];
         uint64_t size;
     } want[] = {
-        {"a.f32", QMM_TYPE_F32, {8, 3, 1, 1}, 96},     {"b.f16", QMM_TYPE_F16, {16, 2, 1, 1}, 64},
-        {"c.q4_0", QMM_TYPE_Q4_0, {64, 2, 1, 1}, 72},  {"d.q8_0", QMM_TYPE_Q8_0, {32, 3, 1, 1}, 102},
+        {"a.f32", QMM_TYPE_F32, {8, 3, 1, 1}, 96},      {"b.f16", QMM_TYPE_F16, {16, 2, 1, 1}, 64},
+        {"c.q4_0", QMM_TYPE_Q4_0, {64, 2, 1, 1}, 72},   {"d.q8_0", QMM_TYPE_Q8_0, {32, 3, 1, 1}, 102},
         {"e.q4_k", QMM_TYPE_Q4_K, {256, 1, 1, 1}, 144}, {"f.f32_3d", QMM_TYPE_F32, {4, 3, 2, 1}, 96},
     };
     CHECK(qmm_gguf_tensor_count(g) == 6, "py tensor count");

@@ -6,6 +6,9 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include <unistd.h>
+
+#include "api/error.h"
 #include "formats/formats.h"
 #include "qmatmul.h"
 #include "test_util.h"
@@ -122,7 +125,7 @@ static void compute_expected(problem *p) {
 
 static long compare(const problem *p, const float *got) { return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1; }
 
-#define NPROB 12
+#define NPROB 14
 static problem probs[NPROB];
 static int nprob;
 
@@ -133,12 +136,17 @@ static void setup(void) {
     };
     for (int t = 0; t < 4; t++)
         for (int s = 0; s < 6; s += 1 + (t % 2)) {
-            if (nprob >= NPROB)
+            if (nprob >= NPROB - 2) /* two more below */
                 break;
             make_problem(&probs[nprob], types[t], shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4]);
             compute_expected(&probs[nprob]);
             nprob++;
         }
+    /* large enough for a hybrid split (m >= 128, >= 2 columns per thread) */
+    make_problem(&probs[nprob], QMM_TYPE_Q4_0, 64, 77, 130, 1, 1);
+    compute_expected(&probs[nprob++]);
+    make_problem(&probs[nprob], QMM_TYPE_F16, 96, 40, 128, 2, 1);
+    compute_expected(&probs[nprob++]);
 }
 
 static void sweep_threads(void) {
@@ -179,6 +187,14 @@ static void sweep_threads(void) {
  * fallback and the work is large enough (m >= 128), single family else. */
 static void sweep_caps(void) {
     long bad = 0, runs = 0, hybrid_chains = 0;
+    /* the debug log names both families of a hybrid run: count them */
+    char logpath[] = "/tmp/qmm_test_caps_XXXXXX";
+    const int logfd = mkstemp(logpath);
+    fflush(stderr);
+    const int saved = dup(2);
+    dup2(logfd, 2);
+    const int level = qmm_log_level();
+    qmm_log_set_level(QMM_LOG_DEBUG);
     for (int nth = 1; nth <= 6; nth++)
         for (int cap = 0; cap <= nth; cap++) {
             qmm_options o;
@@ -203,8 +219,23 @@ static void sweep_caps(void) {
             }
             qmm_context_free(ctx);
         }
+    qmm_log_set_level(level);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fdopen(logfd, "r");
+    rewind(f);
+    char line[512];
+    long hybrid_runs = 0;
+    while (fgets(line, sizeof line, f))
+        hybrid_runs += strstr(line, "mul_mat") && strstr(line, "(hybrid)");
+    fclose(f);
+    unlink(logpath);
     CHECK(bad == 0, "%ld of %ld capped / hybrid runs differ from the reference", bad, runs);
-    printf("caps: %ld runs, %ld with a fallback slot\n", runs, hybrid_chains);
+    printf("caps: %ld runs, %ld with a fallback slot, %ld hybrid runs\n", runs, hybrid_chains, hybrid_runs);
+#if !defined(QMM_PORTABLE_ONLY)
+    CHECK(hybrid_runs > 0, "no run split its threads between a capped primary and its fallback");
+#endif
 }
 
 /* ------------------------------------------- bring your own thread pool */

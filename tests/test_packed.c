@@ -73,7 +73,7 @@ static void e_kother(uint8_t *h) { put64(h + 16, 64); }
 static void e_n0(uint8_t *h) { put64(h + 24, 0); }
 static void e_nbig(uint8_t *h) { put64(h + 24, 1ull << 62); }
 static void e_nother(uint8_t *h) { put64(h + 24, 1000); }
-static void e_name(uint8_t *h) { memcpy(h + 32, "no_such_kernel", 15); }
+static void e_name(uint8_t *h) { memset(h + 32, 0, 24), memcpy(h + 32, "no_such_kernel", 15); }
 static void e_name_empty(uint8_t *h) { h[32] = 0; }
 static void e_name_unterm(uint8_t *h) { memset(h + 32, 'a', 24); }
 static void e_name_trail(uint8_t *h) { h[32 + 22] = 'x'; }

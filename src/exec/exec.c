@@ -181,9 +181,10 @@ void qmm_exec_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_te
     plan_mul_mat(ctx, w, x, nth, &p);
     uint8_t *wb = work;
     if (ith == 0 && qmm_log_level() >= QMM_LOG_DEBUG)
-        qmm_log(QMM_LOG_DEBUG, "mul_mat %lld x %lld x %lld (x%lld): %s on threads [%d, %d)%s%s, %lld chunks of %lld columns",
+        qmm_log(QMM_LOG_DEBUG, "mul_mat %lld x %lld x %lld (x%lld): %s on threads [%d, %d)%s%s%s, %lld chunks of %lld columns",
                 (long long)p.m, (long long)p.n, (long long)p.k, (long long)p.nbatch, p.s[0].kf->name, p.s[0].t0, p.s[0].t1,
-                p.nslots > 1 ? " + " : "", p.nslots > 1 ? p.s[1].kf->name : "", (long long)p.nchunk, (long long)p.chunk_cols);
+                p.nslots > 1 ? " + " : "", p.nslots > 1 ? p.s[1].kf->name : "", p.nslots > 1 ? " (hybrid)" : "",
+                (long long)p.nchunk, (long long)p.chunk_cols);
     pack_acts(&p, x, wb, ith, nth);
     if (ith == 0)
         sync->counter_store(sync->user, nth);

@@ -64,8 +64,7 @@ static uint64_t left(const cursor *c) { return c->size - c->pos; }
 
 static qmm_status need(cursor *c, uint64_t n, const char *field) {
     if (n > left(c))
-        return fail("%s: %s needs %" PRIu64 " bytes at offset %" PRIu64 " but only %" PRIu64 " are left (file size %" PRIu64
-                    ")",
+        return fail("%s: %s needs %" PRIu64 " bytes at offset %" PRIu64 " but only %" PRIu64 " are left (file size %" PRIu64 ")",
                     c->what, field, n, c->pos, left(c), c->size);
     return QMM_OK;
 }
@@ -117,9 +116,8 @@ static const struct {
     uint32_t size; /* fixed size in bytes; 0: variable */
     uint32_t min;  /* least bytes an element can take */
 } vtypes[QMM_GGUF_VTYPE_COUNT] = {
-    {"uint8", 1, 1},  {"int8", 1, 1},   {"uint16", 2, 2}, {"int16", 2, 2}, {"uint32", 4, 4},
-    {"int32", 4, 4},  {"float32", 4, 4}, {"bool", 1, 1},  {"string", 0, 8}, {"array", 0, 12},
-    {"uint64", 8, 8}, {"int64", 8, 8},  {"float64", 8, 8},
+    {"uint8", 1, 1}, {"int8", 1, 1},   {"uint16", 2, 2}, {"int16", 2, 2},  {"uint32", 4, 4}, {"int32", 4, 4},   {"float32", 4, 4},
+    {"bool", 1, 1},  {"string", 0, 8}, {"array", 0, 12}, {"uint64", 8, 8}, {"int64", 8, 8},  {"float64", 8, 8},
 };
 
 const char *qmm_gguf_vtype_name(uint32_t type) { return type < QMM_GGUF_VTYPE_COUNT ? vtypes[type].name : "?"; }
@@ -327,9 +325,7 @@ static void format_value(sbuf *b, const qmm_gguf_value *v, int max_items) {
         return;
     double f;
     switch (v->type) {
-    case QMM_GGUF_BOOL:
-        sb_printf(b, "%s", v->p[0] ? "true" : "false");
-        return;
+    case QMM_GGUF_BOOL: sb_printf(b, "%s", v->p[0] ? "true" : "false"); return;
     case QMM_GGUF_FLOAT32:
     case QMM_GGUF_FLOAT64:
         qmm_gguf_value_f64(v, &f);
@@ -615,7 +611,8 @@ static qmm_status parse(qmm_gguf *g) {
     g->data_offset = (c.pos + a - 1) & ~(a - 1);
     if (g->data_offset > g->size) {
         if (g->n_tensors)
-            return fail("data section at offset %" PRIu64 " (aligned to %" PRIu64 ") is past the end of the file (%" PRIu64 " bytes)",
+            return fail("data section at offset %" PRIu64 " (aligned to %" PRIu64 ") is past the end of the file (%" PRIu64
+                        " bytes)",
                         g->data_offset, a, g->size);
         g->data_offset = g->size; /* no tensors: no data section needed */
     }
@@ -625,7 +622,8 @@ static qmm_status parse(qmm_gguf *g) {
         qmm_gguf_tensor *t = &g->tensors[i];
         char tmp[32];
         if (t->offset % a)
-            return fail("tensor '%s': data offset %" PRIu64 " is not a multiple of the alignment %" PRIu64, t->name, t->offset, a);
+            return fail("tensor '%s': data offset %" PRIu64 " is not a multiple of the alignment %" PRIu64, t->name, t->offset,
+                        a);
         if (t->offset > data_size)
             return fail("tensor '%s': data offset %" PRIu64 " is past the data section (%" PRIu64 " bytes)", t->name, t->offset,
                         data_size);
@@ -635,8 +633,8 @@ static qmm_status parse(qmm_gguf *g) {
             continue; /* unknown type: listed, flagged, not sized */
         t->known_type = 1;
         if (t->ne[0] % be)
-            return fail("tensor '%s': ne[0] = %" PRId64 " is not a multiple of the %s block (%" PRId64 " elements)", t->name, t->ne[0],
-                        type_label(t->type, tmp, sizeof tmp), be);
+            return fail("tensor '%s': ne[0] = %" PRId64 " is not a multiple of the %s block (%" PRId64 " elements)", t->name,
+                        t->ne[0], type_label(t->type, tmp, sizeof tmp), be);
         /* row bytes, then rows, each checked for overflow */
         const uint64_t blocks = (uint64_t)(t->ne[0] / be);
         if (blocks && bb > UINT64_MAX / blocks)
@@ -649,8 +647,8 @@ static qmm_status parse(qmm_gguf *g) {
             size *= ne;
         }
         if (size > data_size - t->offset)
-            return fail("tensor '%s': %s data of %" PRIu64 " bytes at offset %" PRIu64 " runs past the end of the data section (%" PRIu64
-                        " bytes)",
+            return fail("tensor '%s': %s data of %" PRIu64 " bytes at offset %" PRIu64
+                        " runs past the end of the data section (%" PRIu64 " bytes)",
                         t->name, type_label(t->type, tmp, sizeof tmp), size, t->offset, data_size);
         t->size = size;
         t->data = g->base + g->data_offset + t->offset;

@@ -33,7 +33,7 @@ typedef enum qmm_gguf_vtype {
     QMM_GGUF_VTYPE_COUNT = 13
 } qmm_gguf_vtype;
 
-#define QMM_GGUF_MAX_DIMS 4
+#define QMM_GGUF_MAX_DIMS          4
 #define QMM_GGUF_DEFAULT_ALIGNMENT 32
 /* Arrays of arrays deeper than this are rejected (bounded recursion). */
 #define QMM_GGUF_MAX_NESTING 16

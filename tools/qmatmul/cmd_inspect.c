@@ -8,7 +8,7 @@
 #include "io/gguf.h"
 #include "qmatmul.h"
 
-int qmm_cmd_inspect(int argc, char **argv);
+#include "commands.h"
 
 static void usage(FILE *f) {
     fprintf(f, "usage: qmatmul inspect [--items N] FILE.gguf\n"
@@ -35,7 +35,7 @@ static void human_bytes(uint64_t b, char *out, size_t n) {
         snprintf(out, n, "%" PRIu64 " B", b);
 }
 
-int qmm_cmd_inspect(int argc, char **argv) {
+int cmd_inspect(int argc, char **argv) {
     const char *path = NULL;
     int items = 8;
     for (int i = 1; i < argc; i++) {
@@ -104,8 +104,8 @@ int qmm_cmd_inspect(int argc, char **argv) {
         if (n < (int)sizeof shape)
             snprintf(shape + n, sizeof shape - (size_t)n, "]");
         if (t->known_type) {
-            printf("  %-*s  %-7s  %-24s  %14" PRIu64 "  %14" PRIu64 "\n", name_w, t->name, type_str(t->type, tmp, sizeof tmp), shape,
-                   t->size, t->offset);
+            printf("  %-*s  %-7s  %-24s  %14" PRIu64 "  %14" PRIu64 "\n", name_w, t->name, type_str(t->type, tmp, sizeof tmp),
+                   shape, t->size, t->offset);
             total += t->size;
             by_type[t->type] += t->size;
             count_type[t->type]++;

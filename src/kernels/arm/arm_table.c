@@ -4,8 +4,26 @@
 
 #if defined(QMM_ARCH_ARM) && !defined(QMM_PORTABLE_ONLY)
 /* extern const qmm_kernel qmm_kernel_<name>; one per family */
+/* SME / SVE families: declared here, above the NEON ones. */
+
+/* NEON */
+extern const qmm_kernel qmm_kernel_neon_i8mm_q4_0;
+extern const qmm_kernel qmm_kernel_neon_i8mm_q8_0;
+extern const qmm_kernel qmm_kernel_neon_dotprod_q4_0;
+extern const qmm_kernel qmm_kernel_neon_dotprod_q8_0;
+extern const qmm_kernel qmm_kernel_neon_f32;
+extern const qmm_kernel qmm_kernel_neon_f16;
 
 const qmm_kernel *const qmm_arm_kernels[] = {
+    /* SME / SVE rows go here, above the NEON rows. */
+
+    /* NEON: i8mm before dotprod, then fp32 / fp16. */
+    &qmm_kernel_neon_i8mm_q4_0,
+    &qmm_kernel_neon_i8mm_q8_0,
+    &qmm_kernel_neon_dotprod_q4_0,
+    &qmm_kernel_neon_dotprod_q8_0,
+    &qmm_kernel_neon_f32,
+    &qmm_kernel_neon_f16,
     NULL,
 };
 #else

@@ -8,6 +8,12 @@ extern const qmm_kernel qmm_kernel_avx512vnni_q4_0;
 extern const qmm_kernel qmm_kernel_avx512vnni_q8_0;
 extern const qmm_kernel qmm_kernel_avx512_f32;
 extern const qmm_kernel qmm_kernel_avx512_f16;
+extern const qmm_kernel qmm_kernel_avxvnni_q4_0;
+extern const qmm_kernel qmm_kernel_avxvnni_q8_0;
+extern const qmm_kernel qmm_kernel_avx2_q4_0;
+extern const qmm_kernel qmm_kernel_avx2_q8_0;
+extern const qmm_kernel qmm_kernel_avx2_f32;
+extern const qmm_kernel qmm_kernel_avx2_f16;
 
 /* one family per line */
 /* clang-format off */
@@ -16,6 +22,13 @@ const qmm_kernel *const qmm_x86_kernels[] = {
     &qmm_kernel_avx512vnni_q8_0,
     &qmm_kernel_avx512_f32,
     &qmm_kernel_avx512_f16,
+    /* AVX-VNNI, then AVX2: after the AVX-512 rows */
+    &qmm_kernel_avxvnni_q4_0,
+    &qmm_kernel_avxvnni_q8_0,
+    &qmm_kernel_avx2_q4_0,
+    &qmm_kernel_avx2_q8_0,
+    &qmm_kernel_avx2_f32,
+    &qmm_kernel_avx2_f16,
     NULL,
 };
 /* clang-format on */

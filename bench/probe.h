@@ -1,0 +1,65 @@
+/* Probes of this machine's limits, measured by `qmatmul bench`: streaming
+ * memory read bandwidth and the peak rate of the instructions the kernels
+ * use (int8 dot products, fp32 FMA), each multi-threaded.
+ *
+ * Each probe variant is ISA-specific code in its own translation unit with
+ * its own target flags (probe_x86_avx512.c, probe_x86_avx2.c,
+ * probe_x86_avxvnni.c, probe_arm.c, probe_arm_dotprod.c,
+ * and the portable loops in probe.c); probe.c picks them at run time from
+ * the CPU features (qmm_cpu_detect). */
+#ifndef QMM_BENCH_PROBE_H
+#define QMM_BENCH_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum qmm_probe_kind {
+    QMM_PROBE_READ = 0, /* GB/s */
+    QMM_PROBE_INT8 = 1, /* int8 multiply-accumulate, counted as 2 ops each: GOP/s */
+    QMM_PROBE_FMA = 2,  /* fp32 FMA, 2 flops each: GFLOP/s */
+    QMM_PROBE_KINDS = 3
+} qmm_probe_kind;
+
+/* One probe variant. The loop functions are what the threads run. */
+typedef struct qmm_probe {
+    const char *name; /* "vpdpbusd-zmm" */
+    qmm_probe_kind kind;
+    uint64_t required;  /* QMM_CPU_* features */
+    const char *method; /* one line: what it runs and how it counts */
+    /* READ: sums `bytes` (a multiple of 256) at p; returns the sum. */
+    uint64_t (*read)(const void *p, size_t bytes);
+    /* INT8 / FMA: runs `iters` iterations of independent chains, returns a
+     * value that depends on all of them; ops = iters * ops_per_iter. */
+    uint64_t (*compute)(uint64_t iters);
+    double ops_per_iter;
+} qmm_probe;
+
+typedef struct qmm_probe_result {
+    const qmm_probe *probe;
+    int n_threads, reps;
+    double median, min, max; /* GB/s, GOP/s or GFLOP/s */
+    double bytes;            /* READ: buffer size */
+} qmm_probe_result;
+
+/* All variants this build has, in priority order within a kind (widest
+ * first), NULL-terminated. */
+const qmm_probe *const *qmm_probes(void);
+/* The best variant of a kind that the given features allow (the portable
+ * variant if no other). */
+const qmm_probe *qmm_probe_best(qmm_probe_kind kind, uint64_t features);
+
+/* Runs a probe on n_threads threads: reps short runs of about target_s
+ * seconds each (READ: each thread reads a chunk of a buffer of `bytes`, a
+ * different chunk every run), and their median and spread. Returns 0 on
+ * success (-1: out of memory or threads). */
+int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, size_t bytes, qmm_probe_result *out);
+
+/* Monotonic seconds. */
+double qmm_bench_now(void);
+
+/* Variants defined in the ISA files (NULL-valued where not built). */
+extern const qmm_probe qmm_probe_read_avx512, qmm_probe_int8_avx512vnni, qmm_probe_fma_avx512;
+extern const qmm_probe qmm_probe_read_avx2, qmm_probe_int8_avxvnni, qmm_probe_int8_avx2, qmm_probe_fma_avx2;
+extern const qmm_probe qmm_probe_read_neon, qmm_probe_int8_sdot, qmm_probe_fma_neon;
+
+#endif

@@ -1,0 +1,93 @@
+/* AVX2 / FMA probes (compiled with -mavx2 -mfma, and not -mavxvnni: a
+ * compiler may fuse vpmaddwd + vpaddd into an AVX-VNNI vpdpwssd): the
+ * instructions of the 256-bit kernel families. */
+#include <immintrin.h>
+
+#include "cpu/cpu.h"
+#include "probe.h"
+
+static uint64_t read_avx2(const void *p, size_t bytes) {
+    const __m256i *v = (const __m256i *)p;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+    for (size_t i = 0; i < bytes / 32; i += 8) {
+        s0 = _mm256_add_epi64(s0, _mm256_add_epi64(_mm256_load_si256(v + i), _mm256_load_si256(v + i + 4)));
+        s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_load_si256(v + i + 1), _mm256_load_si256(v + i + 5)));
+        s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_load_si256(v + i + 2), _mm256_load_si256(v + i + 6)));
+        s3 = _mm256_add_epi64(s3, _mm256_add_epi64(_mm256_load_si256(v + i + 3), _mm256_load_si256(v + i + 7)));
+    }
+    __m256i s = _mm256_add_epi64(_mm256_add_epi64(s0, s1), _mm256_add_epi64(s2, s3));
+    uint64_t t[4];
+    _mm256_storeu_si256((__m256i *)t, s);
+    return t[0] + t[1] + t[2] + t[3];
+}
+
+#define CHAINS 12
+
+static uint64_t hsum32(__m256i s) {
+    int32_t t[8];
+    _mm256_storeu_si256((__m256i *)t, s);
+    uint64_t r = 0;
+    for (int i = 0; i < 8; i++)
+        r += (uint32_t)t[i];
+    return r;
+}
+
+/* Plain AVX2: vpmaddubsw + vpmaddwd + vpaddd per 32 MACs (the usual int8
+ * dot product without VNNI). Each chain feeds its accumulator back as the
+ * unsigned operand, so nothing is loop-invariant; 12 chains cover the
+ * 3-instruction latency. */
+#define CHAINS2 12
+static uint64_t int8_avx2(uint64_t iters) {
+    const __m256i b = _mm256_set1_epi8((char)((iters & 3) + 1)), ones = _mm256_set1_epi16(1);
+    __m256i acc[CHAINS2];
+    for (int j = 0; j < CHAINS2; j++)
+        acc[j] = _mm256_set1_epi32(j);
+    for (uint64_t i = 0; i < iters; i++)
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS2; j++)
+            acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(_mm256_maddubs_epi16(acc[j], b), ones));
+    __m256i s = acc[0];
+    for (int j = 1; j < CHAINS2; j++)
+        s = _mm256_add_epi32(s, acc[j]);
+    return hsum32(s);
+}
+
+static uint64_t fma_ymm(uint64_t iters) {
+    const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps((float)(iters & 1) * 1e-7f + 1e-7f);
+    __m256 acc[CHAINS];
+    for (int j = 0; j < CHAINS; j++)
+        acc[j] = _mm256_set1_ps((float)j);
+    for (uint64_t i = 0; i < iters; i++)
+#pragma GCC unroll 16
+        for (int j = 0; j < CHAINS; j++)
+            acc[j] = _mm256_fmadd_ps(acc[j], a, b);
+    __m256 s = acc[0];
+    for (int j = 1; j < CHAINS; j++)
+        s = _mm256_add_ps(s, acc[j]);
+    float t[8];
+    _mm256_storeu_ps(t, s);
+    return (uint64_t)(t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7]);
+}
+
+const qmm_probe qmm_probe_read_avx2 = {"ymm-load",
+                                       QMM_PROBE_READ,
+                                       QMM_CPU_AVX2,
+                                       "streaming read: 32-byte aligned ymm loads summed with vpaddq, 8 per step",
+                                       read_avx2,
+                                       NULL,
+                                       0};
+const qmm_probe qmm_probe_int8_avx2 = {
+    "vpmaddubsw-ymm",
+    QMM_PROBE_INT8,
+    QMM_CPU_AVX2,
+    "vpmaddubsw + vpmaddwd + vpaddd ymm, 12 independent chains; 32 u8*s8 MACs per triple, 2 ops per MAC",
+    NULL,
+    int8_avx2,
+    CHAINS2 * 32 * 2};
+const qmm_probe qmm_probe_fma_avx2 = {"vfmadd-ymm",
+                                      QMM_PROBE_FMA,
+                                      QMM_CPU_AVX2 | QMM_CPU_FMA,
+                                      "vfmadd231ps ymm, 12 independent chains; 8 fp32 FMAs per instruction, 2 flops each",
+                                      NULL,
+                                      fma_ymm,
+                                      CHAINS * 8 * 2};

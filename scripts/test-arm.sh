@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The Arm matrix: cross-builds for aarch64 (clang-19, and gcc as a compile check), then runs the whole ctest suite
+# under qemu-aarch64 for each emulated CPU, and checks kernel selection there: per weight type, the family that
+# `qmatmul info` selects is the first family of that type that test_kernels ran and passed ("ok <name>"), and
+# the selection matches what the CPU should get (dotprod on Neoverse N1, the reference on Cortex-A72, i8mm or
+# better on max, an SME family on max when the build has one, none with sme=off). Prints each stage's time.
+#   QMM_ARM_CPUS="max neoverse-n1"  the -cpu settings to run (default: all six below)
+#   QMM_ARM_BUILD=dir               the clang build directory (default build-arm)
+#   QMM_ARM_SKIP_GCC=1              skip the gcc compile check
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=${QMM_ARM_BUILD:-build-arm}
+BUILD_GCC=${BUILD}-gcc
+JOBS=$(nproc)
+DEFAULT_CPUS=("max" "max,sve-default-vector-length=16" "max,sme=off" "max,sve=off" "neoverse-n1" "cortex-a72")
+if [ -n "${QMM_ARM_CPUS:-}" ]; then read -r -a CPUS <<<"$QMM_ARM_CPUS"; else CPUS=("${DEFAULT_CPUS[@]}"); fi
+PYARGS=()
+[ -x .venv/bin/python ] && PYARGS=(-DPython3_EXECUTABLE="$ROOT/.venv/bin/python")
+
+# Selection is checked as the library makes it by default.
+unset QMM_KERNEL QMM_HIDE_FEATURES QMM_SME QMM_CAP
+t_all=$(date +%s)
+fails=0
+timed() { # name command...
+    local name=$1 t0 rc
+    shift
+    t0=$(date +%s)
+    echo "--- arm: $name"
+    if "$@"; then rc=0; else rc=$?; fi
+    echo "--- arm: $name: $([ $rc -eq 0 ] && echo ok || echo FAILED) in $(($(date +%s) - t0)) s"
+    [ $rc -eq 0 ] || fails=$((fails + 1))
+    return 0
+}
+
+configure_build() { # dir toolchain (output in dir/arm-build.log, shown on failure)
+    mkdir -p "$1"
+    if cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DQMM_WERROR=ON \
+        -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchain-aarch64-$2.cmake" "${PYARGS[@]}" >"$1/arm-build.log" 2>&1 &&
+        cmake --build "$1" -j "$JOBS" >>"$1/arm-build.log" 2>&1; then
+        tail -n 1 "$1/arm-build.log"
+    else
+        tail -n 40 "$1/arm-build.log"
+        return 1
+    fi
+}
+
+# The emulator command of the build, as ctest runs it.
+qemu_run() { # cpu program args...
+    local cpu=$1
+    shift
+    QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$(command -v qemu-aarch64)" /usr/aarch64-linux-gnu max "$@"
+}
+
+# Checks selection for one CPU from `qmatmul info --json` and test_kernels' output in ctest's log.
+check_selection() { # cpu
+    local cpu=$1 log="$BUILD/Testing/Temporary/LastTest.log" info
+    info=$(qemu_run "$cpu" "$BUILD/tools/qmatmul/qmatmul" info --json) || { echo "qmatmul info failed"; return 1; }
+    awk '/^[0-9]+\/[0-9]+ Test: /{on = ($3 == "test_kernels")} on && /^(ok|skip) /{print $1, $2}' "$log" >"$BUILD/kernels-$cpu.txt"
+    python3 - "$cpu" "$BUILD/kernels-$cpu.txt" "$info" <<'PY'
+import json, re, sys
+cpu, kfile, info = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+runs = [l.split() for l in open(kfile) if l.strip()]
+ok = [n for s, n in runs if s == "ok"]
+every = [n for s, n in runs]
+feats = set(info["cpu"]["features"])
+bad = 0
+def fail(msg):
+    global bad
+    bad += 1
+    print(f"  FAIL [{cpu}]: {msg}")
+if not runs:
+    fail("no 'ok'/'skip' lines from test_kernels in ctest's log")
+for t in ("F32", "F16", "Q4_0", "Q8_0"):
+    suf = "_" + t.lower()
+    prim = info["chains"][t]["primary"]
+    mine = [n for n in ok if n.endswith(suf)]
+    have = lambda prefix: any(n.startswith(prefix) and n.endswith(suf) for n in every)
+    print(f"  {cpu:34s} {t:5s} -> {prim}")
+    if prim not in ok:
+        fail(f"{t}: selected {prim} did not run (ok) in test_kernels")
+    elif mine and mine[0] != prim:
+        fail(f"{t}: selected {prim}, but the first family of the type that test_kernels passed is {mine[0]}")
+    want = None  # a regular expression the primary must match
+    quant = t in ("Q4_0", "Q8_0")
+    if cpu == "neoverse-n1":
+        want = "neon_dotprod" + suf if quant else "neon" + suf
+    elif cpu == "cortex-a72":
+        want = "ref" + suf if quant else "neon" + suf
+    elif cpu.startswith("max"):
+        if "sme" in feats and have("sme"):
+            want = "sme.*" + suf
+        elif quant:
+            want = "(neon_i8mm|sve|sme).*" + suf
+        else:
+            want = "(neon|sve|sme).*" + suf
+        if "sme" not in feats and prim.startswith("sme"):
+            fail(f"{t}: SME family {prim} selected without SME")
+    if want and not re.fullmatch(want, prim):
+        fail(f"{t}: selected {prim}, expected /{want}/ on {cpu}")
+sys.exit(1 if bad else 0)
+PY
+}
+
+run_cpu() { # cpu
+    local cpu=$1
+    local out="$BUILD/ctest-$cpu.log"
+    if QMM_QEMU_CPU=$cpu ctest --test-dir "$BUILD" -j "$JOBS" --output-on-failure --timeout 600 >"$out" 2>&1; then
+        grep -E "tests passed|Total Test time" "$out"
+    else
+        tail -n 60 "$out"
+        return 1
+    fi
+    check_selection "$cpu"
+}
+
+timed "setup (scripts/setup-arm.sh)" bash scripts/setup-arm.sh
+timed "build clang-19 ($BUILD)" configure_build "$BUILD" clang
+if [ "${QMM_ARM_SKIP_GCC:-0}" != 1 ]; then
+    timed "build gcc ($BUILD_GCC, compile check)" configure_build "$BUILD_GCC" gcc
+fi
+for cpu in "${CPUS[@]}"; do
+    timed "ctest -cpu $cpu" run_cpu "$cpu"
+done
+echo "--- arm: all in $(($(date +%s) - t_all)) s, $fails failed"
+[ "$fails" -eq 0 ]

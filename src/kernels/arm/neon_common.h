@@ -1,0 +1,203 @@
+/* Shared pieces of the NEON int8 families (dotprod, i8mm): the activation quantizer, the 4-row activation and
+ * weight-panel layouts, and their packers. Static inline, so each family's translation unit compiles them with
+ * its own target flags.
+ *
+ * Weight panel (n_step = 4 rows), per 32-block: float scale[4] (the blocks' fp16 d converted once, exactly),
+ * then the quants of the 4 rows in the family's arrangement: Q8_0 128 bytes, Q4_0 64 bytes. The arrangement maps
+ * (row r of the panel, element t of the block) to a byte:
+ *   ROWS4 (sdot):  chunks of 4 elements, the 4 rows side by side: byte (t / 4) * 16 + r * 4 + t % 4, so one 16-byte
+ *                  load is 4 elements of each row, the operand of a by-lane sdot.
+ *   PAIRS (smmla): chunks of 8 elements, two rows side by side: byte (t / 8) * 32 + (r / 2) * 16 + (r % 2) * 8 + t % 8,
+ *                  so one 16-byte load is an 8x2 smmla operand (rows r, r+1).
+ * Q4_0 uses the same map for t < 16 in a 64-byte area: the low nibble holds element t and the high nibble element
+ * t + 16 (GGUF's own pairing), each stored as q ^ 8, so that (byte << 4) and (byte & 0xf0), read as int8, are
+ * exactly 16 * (q - 8): an int8 dot product then gives 16 * the block sum, and >> 4 recovers it exactly.
+ *
+ * Activations: groups of 4 rows (m_step = 4; a short group is padded with zero rows), per 32-block: float d[4],
+ * then 128 bytes of int8 quants in the same kind of arrangement (ROWS4: row r's 32 bytes at r * 32; PAIRS: the
+ * 8-element piece g of row r at g * 32 + (r / 2) * 16 + (r % 2) * 8). */
+#ifndef QMM_NEON_COMMON_H
+#define QMM_NEON_COMMON_H
+
+#include <arm_neon.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "formats/formats.h"
+#include "kernels/kernel.h"
+
+#define QMM_NEON_NR      4   /* weight rows per panel */
+#define QMM_NEON_MR      4   /* activation rows per group */
+#define QMM_NEON_ACT_BLK 144 /* bytes per block of an activation group: 16 + 128 */
+#define QMM_NEON_Q8_BLK  144 /* bytes per block of a Q8_0 panel: 16 + 128 */
+#define QMM_NEON_Q4_BLK  80  /* bytes per block of a Q4_0 panel: 16 + 64 */
+
+enum { QMM_NEON_ROWS4 = 0, QMM_NEON_PAIRS = 1 };
+
+/* Activation quants: byte of element t of row r of a group. */
+static inline size_t qmm_neon_act_pos(int arrangement, int r, int t) {
+    return arrangement == QMM_NEON_PAIRS ? (size_t)((t / 8) * 32 + (r / 2) * 16 + (r % 2) * 8 + t % 8) : (size_t)(r * 32 + t);
+}
+
+/* Weight quants: byte of element t of row r of a panel. */
+static inline size_t qmm_neon_pos(int arrangement, int r, int t) {
+    return arrangement == QMM_NEON_PAIRS ? (size_t)((t / 8) * 32 + (r / 2) * 16 + (r % 2) * 8 + t % 8)
+                                         : (size_t)((t / 4) * 16 + r * 4 + t % 4);
+}
+
+/* qmm_act_quantize_block, bit for bit, without the sum: amax by compare-select (a NaN never wins); d = amax / 127
+ * and id = 1 / d (or 0) in fp32; fcvtns rounds half to even, turns NaN into 0 and saturates (inf * id only when
+ * d is so small that id is inf, then the clamp gives +-127 as nearbyintf + clamp does). */
+static inline float qmm_neon_quantize_block(const float *x, int8_t *q) {
+    float32x4_t v[8];
+    float32x4_t amax = vdupq_n_f32(0.0f);
+    for (int j = 0; j < 8; j++) {
+        v[j] = vld1q_f32(x + 4 * j);
+        const float32x4_t a = vabsq_f32(v[j]);
+        amax = vbslq_f32(vcgtq_f32(a, amax), a, amax);
+    }
+    const float d = vmaxvq_f32(amax) / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const int32x4_t lo = vdupq_n_s32(-127), hi = vdupq_n_s32(127);
+    for (int j = 0; j < 8; j += 4) {
+        int32x4_t r[4];
+        for (int u = 0; u < 4; u++)
+            r[u] = vminq_s32(vmaxq_s32(vcvtnq_s32_f32(vmulq_n_f32(v[j + u], id)), lo), hi);
+        const int16x8_t h0 = vcombine_s16(vmovn_s32(r[0]), vmovn_s32(r[1]));
+        const int16x8_t h1 = vcombine_s16(vmovn_s32(r[2]), vmovn_s32(r[3]));
+        vst1q_s8(q + 4 * j, vcombine_s8(vmovn_s16(h0), vmovn_s16(h1)));
+    }
+    return d;
+}
+
+static inline size_t qmm_neon_act_size(int64_t m, int64_t k) {
+    return (size_t)((m + QMM_NEON_MR - 1) / QMM_NEON_MR) * (size_t)(k / QMM_QK) * QMM_NEON_ACT_BLK;
+}
+
+static inline size_t qmm_neon_act_offset(int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / QMM_NEON_MR) * (size_t)(k / QMM_QK) * QMM_NEON_ACT_BLK;
+}
+
+static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    uint8_t *out = (uint8_t *)dst;
+    for (int64_t i0 = 0; i0 < m; i0 += QMM_NEON_MR, out += (size_t)nb * QMM_NEON_ACT_BLK) {
+        for (int r = 0; r < QMM_NEON_MR; r++) {
+            const int64_t i = i0 + r;
+            const float *row = i < m ? (const float *)((const char *)x + (size_t)i * x_row_stride) : NULL;
+            for (int64_t b = 0; b < nb; b++) {
+                uint8_t *blk = out + (size_t)b * QMM_NEON_ACT_BLK;
+                int8_t q[QMM_QK];
+                float d = 0.0f;
+                if (row)
+                    d = qmm_neon_quantize_block(row + b * QMM_QK, q);
+                else
+                    memset(q, 0, sizeof q);
+                memcpy(blk + 4 * r, &d, 4);
+                for (int g = 0; g < 4; g++)
+                    memcpy(blk + 16 + qmm_neon_act_pos(arrangement, r, 8 * g), q + 8 * g, 8);
+            }
+        }
+    }
+}
+
+/* Weight panels. */
+static inline size_t qmm_neon_w_size(size_t blk, int64_t k, int64_t n) {
+    return (size_t)((n + QMM_NEON_NR - 1) / QMM_NEON_NR) * (size_t)(k / QMM_QK) * blk;
+}
+
+static inline size_t qmm_neon_w_offset(size_t blk, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_NEON_NR) * (size_t)(k / QMM_QK) * blk;
+}
+
+static inline void qmm_neon_pack_q8_0(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                      size_t src_row_stride, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
+        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(QMM_NEON_Q8_BLK, p0, k);
+        for (int64_t b = 0; b < nb; b++) {
+            uint8_t *blk = panel + (size_t)b * QMM_NEON_Q8_BLK;
+            for (int r = 0; r < QMM_NEON_NR; r++) {
+                float d = 0.0f;
+                int8_t qs[QMM_QK] = {0};
+                if (p0 + r < n) {
+                    const qmm_block_q8_0 *sb =
+                        (const qmm_block_q8_0 *)((const char *)src + (size_t)(p0 + r) * src_row_stride) + b;
+                    d = qmm_fp16_to_fp32(sb->d);
+                    memcpy(qs, sb->qs, QMM_QK);
+                }
+                memcpy(blk + 4 * r, &d, 4);
+                for (int t = 0; t < QMM_QK; t++)
+                    blk[16 + qmm_neon_pos(arrangement, r, t)] = (uint8_t)qs[t];
+            }
+        }
+    }
+}
+
+static inline void qmm_neon_pack_q4_0(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                      size_t src_row_stride, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
+        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(QMM_NEON_Q4_BLK, p0, k);
+        for (int64_t b = 0; b < nb; b++) {
+            uint8_t *blk = panel + (size_t)b * QMM_NEON_Q4_BLK;
+            for (int r = 0; r < QMM_NEON_NR; r++) {
+                float d = 0.0f;
+                uint8_t qs[QMM_QK / 2];
+                memset(qs, 0x88, sizeof qs); /* padding rows: q = 8, i.e. zero */
+                if (p0 + r < n) {
+                    const qmm_block_q4_0 *sb =
+                        (const qmm_block_q4_0 *)((const char *)src + (size_t)(p0 + r) * src_row_stride) + b;
+                    d = qmm_fp16_to_fp32(sb->d);
+                    memcpy(qs, sb->qs, sizeof qs);
+                }
+                memcpy(blk + 4 * r, &d, 4);
+                for (int t = 0; t < QMM_QK / 2; t++)
+                    blk[16 + qmm_neon_pos(arrangement, r, t)] = (uint8_t)(qs[t] ^ 0x88u);
+            }
+        }
+    }
+}
+
+static inline void qmm_neon_read_q8_0(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q8_BLK, row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * QMM_NEON_Q8_BLK;
+        float d;
+        memcpy(&d, blk + 4 * r, 4);
+        for (int t = 0; t < QMM_QK; t++)
+            dst[b * QMM_QK + t] = (float)(int8_t)blk[16 + qmm_neon_pos(arrangement, r, t)] * d;
+    }
+}
+
+static inline void qmm_neon_read_q4_0(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q4_BLK, row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * QMM_NEON_Q4_BLK;
+        float d;
+        memcpy(&d, blk + 4 * r, 4);
+        for (int t = 0; t < QMM_QK / 2; t++) {
+            const unsigned v = blk[16 + qmm_neon_pos(arrangement, r, t)] ^ 0x88u;
+            dst[b * QMM_QK + t] = (float)((int)(v & 0x0fu) - 8) * d;
+            dst[b * QMM_QK + t + QMM_QK / 2] = (float)((int)(v >> 4) - 8) * d;
+        }
+    }
+}
+
+/* Stores the first nc lanes of v (a row of a 4-column tile). */
+static inline void qmm_neon_store_cols(float *y, float32x4_t v, int64_t nc) {
+    if (nc >= 4) {
+        vst1q_f32(y, v);
+    } else {
+        float t[4];
+        vst1q_f32(t, v);
+        for (int64_t j = 0; j < nc; j++)
+            y[j] = t[j];
+    }
+}
+
+#endif

@@ -1,0 +1,13 @@
+/* AVX2 activation packer shared by the int8 AVX2 / AVX-VNNI families. It
+ * writes the reference activation layout (rows of qmm_act_block, m_step 1),
+ * reproducing qmm_act_quantize_block bit for bit, 32 values per block at a
+ * time. Defined in act_q8_avx2.c (built with -mavx2 -mfma -mf16c). */
+#ifndef QMM_ACT_Q8_AVX2_H
+#define QMM_ACT_Q8_AVX2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void qmm_avx2_act_q8_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
+
+#endif

@@ -1,0 +1,21 @@
+/* F16 weights x fp32 activations, AVX2 + FMA + F16C: the panel keeps F16
+ * (half the bytes of F32 for the memory-bound GEMV), widened exactly by
+ * vcvtph2ps at use. The body is matmul_fp_avx2.h. */
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "cpu/cpu.h"
+#include "formats/formats.h"
+
+#define FP_ELEM uint16_t
+
+static inline __m256 fp_load8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+/* The reference's conversion, so that GET_ROWS keeps even NaN payloads. */
+static inline float fp_to_f32(uint16_t v) { return qmm_fp16_to_fp32(v); }
+
+#define FP_SYM      qmm_kernel_avx2_f16
+#define FP_NAME     "avx2_f16"
+#define FP_WTYPE    QMM_TYPE_F16
+#define FP_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
+#include "kernels/x86/matmul_fp_avx2.h"

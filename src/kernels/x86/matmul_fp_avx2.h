@@ -1,0 +1,187 @@
+/* F32 / F16 weights x fp32 activations with AVX2 FMA: the body shared by
+ * matmul_f32_avx2.c and matmul_f16_avx2.c. The includer defines
+ *   FP_SYM, FP_NAME, FP_WTYPE, FP_REQUIRED, FP_ELEM (float or uint16_t),
+ *   fp_load8(const FP_ELEM *p)   8 weights as fp32 (F16: vcvtph2ps, exact),
+ *   fp_to_f32(FP_ELEM v)         one weight as fp32 (the reference's value).
+ *
+ * Packed panel of 16 weight rows (n_step 16): element l of row j at
+ * l * 16 + j, i.e. the panel transposed, k steps of 16 weights (64 B F32,
+ * 32 B F16, the source's size; F16 stays F16). One k step is two vectors of
+ * 8 output rows, multiplied by a broadcast activation: the reference's
+ * acc = fma(w, x, acc) in ascending k for each output, 16 at once. Tile 6 x 16
+ * for GEMM: 12 independent accumulators cover the FMA latency x throughput
+ * (4 x 2) with room, using 12 + 2 + 1 of the 16 ymm registers. Activations:
+ * the reference fp32 layout (plain rows). */
+#include <immintrin.h>
+#include <string.h>
+
+#include "formats/formats.h"
+#include "kernels/kernel.h"
+#include "kernels/ref/ref_kernels.h"
+
+#define FP_NR 16
+#define FP_MR 6
+#define FP_PF 512 /* software prefetch distance per panel stream, bytes (measured) */
+
+static size_t fp_panel_bytes(int64_t k) { return (size_t)k * FP_NR * sizeof(FP_ELEM); }
+
+static size_t fp_w_size(int64_t k, int64_t n) { return (size_t)((n + FP_NR - 1) / FP_NR) * fp_panel_bytes(k); }
+
+static size_t fp_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / FP_NR) * fp_panel_bytes(k); }
+
+static void fp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    enum { KC = 64 }; /* k steps per slice: the slice of the panel (4 KiB F32) stays in L1 while 16 rows fill it */
+    for (int64_t p = n0 / FP_NR; p * FP_NR < n1; p++) {
+        FP_ELEM *panel = (FP_ELEM *)((char *)dst + (size_t)p * fp_panel_bytes(k));
+        for (int64_t l0 = 0; l0 < k; l0 += KC) {
+            const int64_t l1 = l0 + KC < k ? l0 + KC : k;
+            for (int j = 0; j < FP_NR; j++) {
+                const int64_t row = p * FP_NR + j;
+                const char *s = (const char *)src + (size_t)row * stride;
+                for (int64_t l = l0; l < l1; l++) {
+                    FP_ELEM v;
+                    if (row < n1)
+                        memcpy(&v, s + l * (int64_t)sizeof(FP_ELEM), sizeof v);
+                    else
+                        memset(&v, 0, sizeof v); /* padding rows */
+                    panel[l * FP_NR + j] = v;
+                }
+            }
+        }
+    }
+}
+
+static void fp_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(row, k));
+    const int j = (int)(row % FP_NR);
+    for (int64_t l = 0; l < k; l++)
+        dst[l] = fp_to_f32(panel[l * FP_NR + j]);
+}
+
+static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
+    static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (ncols == FP_NR) {
+        _mm256_storeu_ps(y, v0);
+        _mm256_storeu_ps(y + 8, v1);
+        return;
+    }
+    const int c0 = ncols < 8 ? ncols : 8, c1 = ncols - c0;
+    _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c0)), v0);
+    if (c1 > 0)
+        _mm256_maskstore_ps(y + 8, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c1)), v1);
+}
+
+/* mr activation rows (k floats apart) x np consecutive panels of 16 rows
+ * (np * mr <= 6: 2 * np * mr accumulators). ncols: the last panel's valid
+ * columns. */
+static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x,
+                                                          const FP_ELEM *panel, float *y, size_t ys, int ncols) {
+    const int64_t pe = k * FP_NR; /* elements per panel */
+    __m256 acc[4][FP_MR][2];
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < mr; r++)
+            acc[p][r][0] = acc[p][r][1] = _mm256_setzero_ps();
+    for (int64_t l = 0; l < k; l++) {
+        __m256 w0[4], w1[4];
+        for (int p = 0; p < np; p++) {
+            const FP_ELEM *wl = panel + p * pe + l * FP_NR;
+            /* memory bound at small m: run ahead across 4 KiB pages */
+            _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
+            w0[p] = fp_load8(wl);
+            w1[p] = fp_load8(wl + 8);
+        }
+        for (int r = 0; r < mr; r++) {
+            const __m256 xb = _mm256_broadcast_ss(x + r * k + l);
+            for (int p = 0; p < np; p++) {
+                acc[p][r][0] = _mm256_fmadd_ps(w0[p], xb, acc[p][r][0]);
+                acc[p][r][1] = _mm256_fmadd_ps(w1[p], xb, acc[p][r][1]);
+            }
+        }
+    }
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < mr; r++)
+            fp_store((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1], p == np - 1 ? ncols : FP_NR);
+}
+
+/* r < FP_MR rows x one panel. */
+static void fp_tile_rows(int r, int64_t k, const float *x, const FP_ELEM *panel, float *y, size_t ys, int ncols) {
+    switch (r) {
+    case 5: fp_tile(1, 5, k, x, panel, y, ys, ncols); break;
+    case 4: fp_tile(1, 4, k, x, panel, y, ys, ncols); break;
+    case 3: fp_tile(1, 3, k, x, panel, y, ys, ncols); break;
+    case 2: fp_tile(1, 2, k, x, panel, y, ys, ncols); break;
+    case 1: fp_tile(1, 1, k, x, panel, y, ys, ncols); break;
+    default: break;
+    }
+}
+
+static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const float *x = (const float *)a;
+    const int64_t mfull = m - m % FP_MR;
+    const int r = (int)(m % FP_MR);
+    /* The last r rows take gp panels at once so that they too have 8 FMA
+     * chains (one row: 4 panels, two rows: 2); a panel group is done for all
+     * rows before the next, so weights come from memory once. */
+    const int gp = r == 1 ? 4 : r == 2 ? 2 : 1;
+    for (int64_t j0 = 0; j0 < n; j0 += gp * FP_NR) {
+        const int64_t jend = j0 + gp * FP_NR < n ? j0 + gp * FP_NR : n;
+        for (int64_t jp = j0; jp < jend; jp += FP_NR) {
+            const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(jp, k));
+            const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
+            for (int64_t i = 0; i < mfull; i += FP_MR)
+                fp_tile(1, FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + jp, ys, ncols);
+        }
+        if (r == 0)
+            continue;
+        const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k));
+        float *yr = (float *)((char *)y + (size_t)mfull * ys) + j0;
+        const int64_t npan = (jend - j0 + FP_NR - 1) / FP_NR;
+        const int nlast = (int)(jend - j0 - (npan - 1) * FP_NR);
+        if (gp == 4 && npan == 4)
+            fp_tile(4, 1, k, x + mfull * k, panel, yr, ys, nlast);
+        else if (gp == 2 && npan == 2)
+            fp_tile(2, 2, k, x + mfull * k, panel, yr, ys, nlast);
+        else
+            for (int64_t q = 0; q < npan; q++)
+                fp_tile_rows(r, k, x + mfull * k, panel + q * k * FP_NR, yr + q * FP_NR, ys, q == npan - 1 ? nlast : FP_NR);
+    }
+}
+
+/* Four panels at a time: 8 independent FMA chains cover the FMA latency,
+ * which two chains (one panel) would not. */
+static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    const float *x = (const float *)a;
+    int64_t j0 = 0;
+    for (; j0 + 3 * FP_NR < n; j0 += 4 * FP_NR) {
+        const int ncols = (int)(n - j0 - 3 * FP_NR < FP_NR ? n - j0 - 3 * FP_NR : FP_NR);
+        fp_tile(4, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
+    }
+    for (; j0 < n; j0 += FP_NR) {
+        const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
+        fp_tile(1, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
+    }
+}
+
+const qmm_kernel FP_SYM = {
+    .name = FP_NAME,
+    .wtype = FP_WTYPE,
+    .required = FP_REQUIRED,
+    .exclusive = FP_REQUIRED, /* masked off to choose the fallback (QMM_CAP hybrid runs): the reference */
+    .flags = 0,
+    .layout_id = 1,
+    .mr = FP_MR,
+    .nr = FP_NR,
+    .kr = 1,
+    .sr = 1,
+    .n_step = FP_NR,
+    .w_packed_size = fp_w_size,
+    .w_packed_offset = fp_w_offset,
+    .w_pack = fp_w_pack,
+    .w_read_row = fp_read_row,
+    .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},
+    .act_gemv = {0, NULL, NULL, NULL},
+    .gemm = fp_gemm,
+    .gemv = fp_gemv,
+};

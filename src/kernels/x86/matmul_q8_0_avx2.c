@@ -1,0 +1,18 @@
+/* Q8_0 x int8, AVX2 (every x86-64-v3 CPU): the dot is vpmaddubsw on |w| and
+ * sign-moved x (pairs into int16, exact: at most 32512), then vpmaddwd into
+ * int32 at once, as two such pairs could overflow int16. The body is
+ * matmul_q8_0_avx2.h. */
+#include <immintrin.h>
+
+#include "cpu/cpu.h"
+
+static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w_u8, x_s8), _mm256_set1_epi16(1)));
+}
+
+static inline __m256i dot_finish(__m256i acc) { return acc; }
+
+#define QMM_Q8_SYM      qmm_kernel_avx2_q8_0
+#define QMM_Q8_NAME     "avx2_q8_0"
+#define QMM_Q8_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
+#include "kernels/x86/matmul_q8_0_avx2.h"

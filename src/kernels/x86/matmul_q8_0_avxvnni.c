@@ -1,0 +1,16 @@
+/* Q8_0 x int8, AVX-VNNI (Alder Lake and later, Zen 5): the dot is 256-bit
+ * vpdpbusd on |w| and sign-moved x, four products at a time into int32,
+ * exact. Everything else is the AVX2 family's code, matmul_q8_0_avx2.h,
+ * which the oracle test runs on any AVX2 CPU. */
+#include <immintrin.h>
+
+#include "cpu/cpu.h"
+
+static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) { return _mm256_dpbusd_avx_epi32(acc, w_u8, x_s8); }
+
+static inline __m256i dot_finish(__m256i acc) { return acc; }
+
+#define QMM_Q8_SYM      qmm_kernel_avxvnni_q8_0
+#define QMM_Q8_NAME     "avxvnni_q8_0"
+#define QMM_Q8_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C | QMM_CPU_AVXVNNI)
+#include "kernels/x86/matmul_q8_0_avx2.h"

@@ -1,0 +1,28 @@
+/* The AVX-VNNI families' code built for plain AVX2, with vpdpbusd emulated
+ * exactly (u8 and s8 widened to int16, vpmaddwd: no saturation anywhere), so
+ * that test_avx2_int8 can run everything but the one instruction on any AVX2
+ * CPU. Compiled with -mavx2 -mfma -mf16c. */
+#include <immintrin.h>
+
+#include "kernels/kernel.h"
+
+static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
+    const __m256i u_even = _mm256_and_si256(u8, _mm256_set1_epi16(0x00ff)), u_odd = _mm256_srli_epi16(u8, 8);
+    const __m256i s_even = _mm256_srai_epi16(_mm256_slli_epi16(s8, 8), 8), s_odd = _mm256_srai_epi16(s8, 8);
+    return _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(u_even, s_even), _mm256_madd_epi16(u_odd, s_odd)));
+}
+
+#undef _mm256_dpbusd_avx_epi32
+#define _mm256_dpbusd_avx_epi32 emu_dpbusd
+
+/* The two bodies in one unit: rename what they both define. */
+#define dot_step                q4_dot_step
+#define dot_finish              q4_dot_finish
+#define qmm_kernel_avxvnni_q4_0 qmm_test_avxvnni_emu_q4_0
+#include "kernels/x86/matmul_q4_0_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q8_dot_step
+#define dot_finish              q8_dot_finish
+#define qmm_kernel_avxvnni_q8_0 qmm_test_avxvnni_emu_q8_0
+#include "kernels/x86/matmul_q8_0_avxvnni.c"

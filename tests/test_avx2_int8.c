@@ -1,0 +1,154 @@
+/* The AVX2-level int8 paths where the oracle test's random data does not go:
+ *  - the AVX2 activation packer against qmm_act_quantize_block on NaN, inf,
+ *    huge, subnormal, signed zero and tie inputs, byte for byte;
+ *  - every int8 family the CPU runs, and the AVX-VNNI bodies with vpdpbusd
+ *    emulated (avxvnni_emu_avx2.c), on the extreme quants that bound the
+ *    16-bit pair sums: Q4_0 nibbles 0 / 15 and Q8_0 -128 / 127 against
+ *    activations quantized to +-127, bit for bit against the reference. */
+#include <math.h>
+
+#include "cpu/cpu.h"
+#include "formats/formats.h"
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/x86/act_q8_avx2.h"
+#include "registry/registry.h"
+#include "test_util.h"
+
+extern const qmm_kernel qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0;
+
+static uint64_t seed = 4242;
+
+static void test_act_packer(void) {
+    const int64_t k = 32 * 12;
+    float x[32 * 12];
+    for (int pass = 0; pass < 200; pass++) {
+        for (int64_t l = 0; l < k; l++)
+            x[l] = qmm_test_rand_f(&seed) * ((pass % 3) ? 1.0f : 1e-3f);
+        const int b = pass % 12;
+        float *xb = x + b * 32;
+        switch (pass % 10) {
+        case 0: xb[pass % 32] = NAN; break;
+        case 1: xb[3] = INFINITY; break; /* d = inf, id = 0: inf * 0 = NaN -> 0 */
+        case 2: xb[5] = -INFINITY, xb[6] = NAN; break;
+        case 3: /* all NaN: amax 0, d 0 */
+            for (int j = 0; j < 32; j++)
+                xb[j] = NAN;
+            break;
+        case 4: xb[0] = 3e38f, xb[1] = -3e38f; break;
+        case 5: /* subnormals only */
+            for (int j = 0; j < 32; j++)
+                xb[j] = (float)(j - 16) * 1e-41f;
+            break;
+        case 6: /* -0 and +0 */
+            for (int j = 0; j < 32; j++)
+                xb[j] = (j & 1) ? -0.0f : 0.0f;
+            break;
+        case 7: /* x * id lands on .5 ties: amax 127 gives id = 1 */
+            for (int j = 0; j < 32; j++)
+                xb[j] = (float)(j - 16) + 0.5f;
+            xb[31] = 127.0f;
+            break;
+        case 8: /* one large value among tiny ones */ xb[17] = -1e30f; break;
+        default: break;
+        }
+        qmm_act_block got[12], want[12];
+        memset(got, 0x55, sizeof got);
+        qmm_avx2_act_q8_pack(1, k, x, (size_t)k * sizeof(float), got);
+        qmm_ref_act_q8_pack(1, k, x, (size_t)k * sizeof(float), want);
+        CHECK(memcmp(got, want, sizeof got) == 0, "AVX2 activation packer differs from the reference (pass %d)", pass);
+    }
+}
+
+/* Weights of extreme quants with random fp16 scales, in GGUF layout. */
+static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) {
+    const int64_t nb = k / QMM_QK;
+    const size_t bs = t == QMM_TYPE_Q4_0 ? sizeof(qmm_block_q4_0) : sizeof(qmm_block_q8_0);
+    *rb = (size_t)nb * bs;
+    uint8_t *w = malloc(*rb * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t b = 0; b < nb; b++) {
+            uint8_t *blk = w + (size_t)i * *rb + (size_t)b * bs;
+            const uint16_t d = qmm_fp32_to_fp16(qmm_test_rand_f(&seed) * 4.0f);
+            memcpy(blk, &d, 2);
+            const int mode = (int)((i + b) % 4);
+            for (size_t j = 0; j < bs - 2; j++) {
+                const uint8_t r = (uint8_t)qmm_test_rand_u64(&seed);
+                uint8_t v;
+                if (t == QMM_TYPE_Q4_0) /* all 15, all 0, 0 / 15 mixed, random */
+                    v = mode == 0 ? 0xff : mode == 1 ? 0x00 : mode == 2 ? ((r & 1) ? 0xf0 : 0x0f) : r;
+                else /* all -128, all 127, -128 / 127 mixed, random */
+                    v = mode == 0 ? 0x80 : mode == 1 ? 0x7f : mode == 2 ? ((r & 1) ? 0x80 : 0x7f) : r;
+                blk[2 + j] = v;
+            }
+        }
+    return w;
+}
+
+/* Activations whose blocks quantize to +-127 everywhere (equal magnitudes),
+ * in all-positive, all-negative and random-sign rows. */
+static float *make_extreme_acts(int64_t m, int64_t k) {
+    float *x = malloc((size_t)(m * k) * sizeof(float));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            const float mag = 0.75f;
+            const int mode = (int)((i + l / 32) % 3);
+            x[i * k + l] = mode == 0 ? mag : mode == 1 ? -mag : ((qmm_test_rand_u64(&seed) & 1) ? mag : -mag);
+        }
+    return x;
+}
+
+static void test_family(const qmm_kernel *kf) {
+    const qmm_kernel *ref = qmm_kernel_reference(kf->wtype);
+    static const int64_t ks[] = {32, 64, 256};
+    static const int64_t ns[] = {1, 8, 17, 40};
+    static const int64_t ms[] = {1, 2, 5};
+    long bad = 0;
+    for (size_t ki = 0; ki < 3; ki++)
+        for (size_t ni = 0; ni < 4; ni++)
+            for (size_t mi = 0; mi < 3; mi++) {
+                const int64_t k = ks[ki], n = ns[ni], m = ms[mi];
+                size_t rb;
+                void *src = make_extreme_weights(kf->wtype, k, n, &rb);
+                float *x = make_extreme_acts(m, k);
+                void *wp = qmm_test_alloc(kf->w_packed_size(k, n));
+                void *wr = qmm_test_alloc(ref->w_packed_size(k, n));
+                kf->w_pack(k, n, 0, n, src, rb, wp);
+                ref->w_pack(k, n, 0, n, src, rb, wr);
+                const qmm_act_layout *al = qmm_kernel_act(kf, m == 1), *rl = qmm_kernel_act(ref, m == 1);
+                void *a = qmm_test_alloc(al->packed_size(m, k)), *ar = qmm_test_alloc(rl->packed_size(m, k));
+                al->pack(m, k, x, (size_t)k * sizeof(float), a);
+                rl->pack(m, k, x, (size_t)k * sizeof(float), ar);
+                float *y = qmm_test_alloc((size_t)(m * n) * sizeof(float)), *yr = qmm_test_alloc((size_t)(m * n) * sizeof(float));
+                ref->gemm(m, n, k, ar, wr, yr, (size_t)n * sizeof(float));
+                if (m == 1 && kf->gemv)
+                    kf->gemv(n, k, a, wp, y);
+                else
+                    kf->gemm(m, n, k, a, wp, y, (size_t)n * sizeof(float));
+                if (memcmp(y, yr, (size_t)(m * n) * sizeof(float)) != 0 && bad++ < 3)
+                    fprintf(stderr, "  %s differs on extreme quants m=%" PRId64 " n=%" PRId64 " k=%" PRId64 "\n", kf->name, m, n,
+                            k);
+                free(src), free(x), free(wp), free(wr), free(a), free(ar), free(y), free(yr);
+            }
+    CHECK(bad == 0, "%s: %ld shapes differ from the reference on extreme quants", kf->name, bad);
+    printf("ok   %-28s (extreme quants)\n", kf->name);
+}
+
+static void visit(const qmm_kernel *kf, void *user) {
+    const uint64_t features = *(const uint64_t *)user;
+    if ((kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0) && (kf->required & ~features) == 0)
+        test_family(kf);
+}
+
+int main(void) {
+    uint64_t features = qmm_cpu_detect()->features;
+    const uint64_t avx2 = QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C;
+    if ((features & avx2) != avx2) {
+        printf("skip: the CPU lacks AVX2 / FMA / F16C\n");
+        return qmm_test_summary();
+    }
+    test_act_packer();
+    qmm_kernels_foreach(visit, &features);
+    test_family(&qmm_test_avxvnni_emu_q4_0);
+    test_family(&qmm_test_avxvnni_emu_q8_0);
+    return qmm_test_summary();
+}
