@@ -8,6 +8,10 @@ function(qmm_target_flags tgt)
   endif()
   if(QMM_SANITIZE)
     target_compile_options(${tgt} PRIVATE -fsanitize=${QMM_SANITIZE} -fno-omit-frame-pointer -g)
+    if(QMM_SANITIZE MATCHES "undefined")
+      # a UBSan report stops the program (and fails the test), not a warning
+      target_compile_options(${tgt} PRIVATE -fno-sanitize-recover=all)
+    endif()
   endif()
 endfunction()
 

@@ -79,6 +79,14 @@ qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64
     if (!row)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: ne[0] = %lld is not a multiple of the %s block",
                         (long long)t->ne[0], qmm_type_name(type));
+    /* the whole tensor's bytes must be representable (no wrapped strides) */
+    uint64_t bytes = row;
+    for (int i = 1; i < 4; i++) {
+        if ((uint64_t)t->ne[i] > (uint64_t)PTRDIFF_MAX / bytes)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: a tensor of %lld x %lld x %lld x %lld overflows",
+                            (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3]);
+        bytes *= (uint64_t)t->ne[i];
+    }
     t->nb[0] = qmm_type_block_bytes(type);
     t->nb[1] = row;
     t->nb[2] = t->nb[1] * (size_t)t->ne[1];
@@ -506,6 +514,8 @@ void qmm_weights_free(qmm_weights *w) {
     if (!w)
         return;
     qmm_free_big(w->owned, w->owned_size);
+    if (w->release)
+        w->release(w->owner);
     free(w);
 }
 

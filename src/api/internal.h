@@ -39,6 +39,10 @@ struct qmm_weights {
     int nslots;
     const qmm_kernel *kf[QMM_MAX_SLOTS];
     const uint8_t *data[QMM_MAX_SLOTS];
+    /* Called by qmm_weights_free when the blob belongs to another object
+     * (a cache file mapping): drops the reference the weights hold. */
+    void (*release)(void *owner);
+    void *owner;
 };
 
 /* Index of a packable weight type in ctx->chains, or -1. */

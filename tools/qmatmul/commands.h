@@ -6,5 +6,7 @@
 int cmd_info(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 #endif

@@ -15,6 +15,8 @@ static const command commands[] = {
     {"bench", cmd_bench, "what this CPU gets per matrix of a model, with which kernels, against its measured limits"},
     {"info", cmd_info, "the CPU, its features, and the kernel chain selected per weight type (--json)"},
     {"inspect", cmd_inspect, "a GGUF file's metadata and tensor table"},
+    {"pack", cmd_pack, "pack a GGUF model's weights for this CPU into a cache file (MODEL.gguf -o MODEL.qmp)"},
+    {"verify", cmd_verify, "check a packed-weight cache file: integrity, and usability on this CPU"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,871 @@
+/* Packed-weight cache files: writer, mmap reader, verification. The format
+ * is described in cache.h. Every field read from a file is checked against
+ * the file size, with overflow-safe arithmetic, before it is used. */
+#include "io/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/error.h"
+#include "io/gguf.h"
+#include "packed/packed.h"
+
+#ifndef QMM_VERSION_STRING
+#define QMM_VERSION_STRING "0.0.0"
+#endif
+
+struct qmm_cache {
+    const uint8_t *base;
+    size_t size;
+    void *map; /* munmap'ed at the last release, or NULL (memory image) */
+    size_t map_size;
+    atomic_long refs; /* the handle + one per live weights object */
+    uint64_t source_hash;
+    uint64_t data_offset;
+    char version[33];
+    int nfam;
+    qmm_cache_family fam[QMM_CACHE_MAX_FAMILIES];
+    int64_t count;
+    qmm_cache_entry *e;
+};
+
+/* ------------------------------------------------------------------ CRC-32 */
+
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int j = 0; j < 8; j++)
+            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        crc_tab[0][i] = c;
+    }
+    for (int t = 1; t < 8; t++)
+        for (int i = 0; i < 256; i++)
+            crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
+}
+
+uint32_t qmm_cache_crc32(uint32_t crc, const void *data, size_t n) {
+    pthread_once(&crc_once, crc_init);
+    const uint8_t *p = data;
+    crc = ~crc;
+    while (n >= 8) {
+        /* bytes, not a word load: endianness- and alignment-neutral */
+        const uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^ crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
+              crc_tab[3][p[4]] ^ crc_tab[2][p[5]] ^ crc_tab[1][p[6]] ^ crc_tab[0][p[7]];
+        p += 8;
+        n -= 8;
+    }
+    while (n--)
+        crc = crc_tab[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
+
+/* ------------------------------------------------------------ byte helpers */
+
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint32_t get32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t get64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+static int all_zero(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* 64-bit FNV-1a, for the source hash. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+static uint64_t fnv_u64(uint64_t h, uint64_t v) {
+    uint8_t b[8];
+    put64(b, v);
+    return fnv(h, b, 8);
+}
+
+/* Re-raises the last error with a prefix (copied first: qmm_fail formats
+ * into the buffer qmm_last_error() points at). */
+static qmm_status prefixed(qmm_status st, const char *prefix, const char *what) {
+    char detail[512];
+    snprintf(detail, sizeof detail, "%s", qmm_last_error());
+    return qmm_fail(st, prefix, what, detail);
+}
+
+static int packable(uint32_t type) { return type < QMM_TYPE_COUNT && qmm_wtype_index((qmm_type)type) >= 0; }
+
+static int shape_ok(qmm_type type, int64_t k, int64_t n) {
+    const int64_t blk = qmm_type_block_elems(type);
+    return blk > 0 && k > 0 && n > 0 && k % blk == 0 && k <= ((int64_t)1 << 40) && n <= ((int64_t)1 << 40) &&
+           (uint64_t)k * (uint64_t)n <= ((uint64_t)1 << 44);
+}
+
+/* ------------------------------------------------------------------ reader */
+
+static void cache_release(void *owner) {
+    qmm_cache *c = owner;
+    if (atomic_fetch_sub(&c->refs, 1) != 1)
+        return;
+    if (c->map)
+        munmap(c->map, c->map_size);
+    free(c->e);
+    free(c);
+}
+
+static qmm_status parse(qmm_cache *c, uint64_t want_source) {
+    const uint8_t *h = c->base;
+    const size_t size = c->size;
+    if (size < 8 || memcmp(h, QMM_CACHE_MAGIC, 8) != 0)
+        return qmm_fail(QMM_ERR_BAD_FILE, "not a qmatmul cache file (no \"%s\" magic)", QMM_CACHE_MAGIC);
+    if (size < QMM_CACHE_HEADER)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache file of %zu bytes is shorter than its %d-byte header (truncated)", size,
+                        QMM_CACHE_HEADER);
+    /* the checksum first: a flipped version byte is damage, a sealed other
+     * version is a file from another qmatmul */
+    uint8_t tmp[QMM_CACHE_HEADER];
+    memcpy(tmp, h, QMM_CACHE_HEADER);
+    memset(tmp + 252, 0, 4);
+    const int sealed = qmm_cache_crc32(0, tmp, QMM_CACHE_HEADER) == get32(h + 252);
+    if (get32(h + 8) != QMM_CACHE_VERSION) {
+        if (sealed)
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache format version %u, this qmatmul (%s) reads version %d: repack",
+                            get32(h + 8), QMM_VERSION_STRING, QMM_CACHE_VERSION);
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache header is corrupted (format version %u and a checksum mismatch)", get32(h + 8));
+    }
+    if (!sealed)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache header checksum mismatch (corrupted header)");
+    if (get32(h + 12) != QMM_CACHE_HEADER)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache header size %u, expected %d", get32(h + 12), QMM_CACHE_HEADER);
+    const uint64_t fsize = get64(h + 16);
+    if (fsize > size)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache file is truncated: %zu bytes, its header says %llu", size,
+                        (unsigned long long)fsize);
+    if (fsize < size)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache file has %llu bytes after its end (%zu bytes, header says %llu)",
+                        (unsigned long long)(size - fsize), size, (unsigned long long)fsize);
+    if (!all_zero(h + 96, 156))
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache header reserved bytes are not zero");
+    c->source_hash = get64(h + 24);
+    if (want_source && c->source_hash != want_source)
+        return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                        "cache was written from another model (source hash %016llx, expected %016llx): repack",
+                        (unsigned long long)c->source_hash, (unsigned long long)want_source);
+    memcpy(c->version, h + 32, 32);
+    c->version[32] = 0;
+    if (strnlen((const char *)h + 32, 32) == 32 || !all_zero(h + 32 + strlen(c->version), 32 - strlen(c->version)))
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache header version string is not NUL-padded");
+    const uint32_t nfam = get32(h + 64), ntens = get32(h + 68);
+    const uint64_t ssize = get64(h + 72), doff = get64(h + 80);
+    if (get32(h + 88) != QMM_CACHE_PAGE)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache page size %u, expected %d", get32(h + 88), QMM_CACHE_PAGE);
+    if (nfam > QMM_CACHE_MAX_FAMILIES || ntens > QMM_CACHE_MAX_TENSORS)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache lists %u kernel families and %u tensors (limits %d, %d)", nfam, ntens,
+                        QMM_CACHE_MAX_FAMILIES, QMM_CACHE_MAX_TENSORS);
+    const uint64_t idx_off = QMM_CACHE_HEADER + (uint64_t)nfam * QMM_CACHE_ENTRY;
+    const uint64_t str_off = idx_off + (uint64_t)ntens * QMM_CACHE_ENTRY;
+    if (ssize > fsize || str_off > fsize - ssize)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache index (%u families, %u tensors, %llu bytes of names) runs past the file", nfam,
+                        ntens, (unsigned long long)ssize);
+    const uint64_t meta_end = str_off + ssize;
+    if (doff != align_up(meta_end, QMM_CACHE_PAGE) || doff > fsize)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache data offset %llu, expected %llu", (unsigned long long)doff,
+                        (unsigned long long)align_up(meta_end, QMM_CACHE_PAGE));
+    if (qmm_cache_crc32(0, h + QMM_CACHE_HEADER, meta_end - QMM_CACHE_HEADER) != get32(h + 92))
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache index checksum mismatch (corrupted family table, tensor index or names)");
+    c->data_offset = doff;
+
+    c->nfam = (int)nfam;
+    for (uint32_t i = 0; i < nfam; i++) {
+        const uint8_t *f = h + QMM_CACHE_HEADER + (size_t)i * QMM_CACHE_ENTRY;
+        qmm_cache_family *fa = &c->fam[i];
+        memcpy(fa->name, f, 24);
+        fa->name[24] = 0;
+        const size_t len = strlen(fa->name);
+        if (len == 0 || len >= 24 || !all_zero(f + len, 24 - len))
+            return qmm_fail(QMM_ERR_BAD_FILE, "kernel family %u of the cache has an empty or unterminated name", i);
+        fa->layout_id = get32(f + 24);
+        const uint32_t wt = get32(f + 28);
+        if (!packable(wt))
+            return qmm_fail(QMM_ERR_BAD_FILE, "kernel family '%s' of the cache has weight type %u", fa->name, wt);
+        fa->wtype = (qmm_type)wt;
+        fa->required = get64(f + 32);
+        fa->mr = (int32_t)get32(f + 40);
+        fa->nr = (int32_t)get32(f + 44);
+        fa->kr = (int32_t)get32(f + 48);
+        fa->sr = (int32_t)get32(f + 52);
+        fa->n_step = (int32_t)get32(f + 56);
+        if (get32(f + 60))
+            return qmm_fail(QMM_ERR_BAD_FILE, "kernel family '%s' entry reserved field is not zero", fa->name);
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(c->fam[j].name, fa->name) == 0)
+                return qmm_fail(QMM_ERR_BAD_FILE, "kernel family '%s' is listed twice", fa->name);
+        fa->kf = qmm_kernel_find(fa->name);
+    }
+
+    c->count = ntens;
+    c->e = calloc(ntens ? ntens : 1, sizeof *c->e);
+    if (!c->e)
+        return qmm_fail(QMM_ERR_NO_MEMORY, "cache index of %u tensors", ntens);
+    const char *strs = (const char *)h + str_off;
+    uint64_t prev_end = doff;
+    for (uint32_t i = 0; i < ntens; i++) {
+        const uint8_t *t = h + idx_off + (size_t)i * QMM_CACHE_ENTRY;
+        qmm_cache_entry *e = &c->e[i];
+        const uint64_t noff = get64(t), nlen = get32(t + 8);
+        if (nlen == 0 || nlen > QMM_CACHE_MAX_NAME || noff >= ssize || nlen >= ssize - noff)
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor %u name [%llu, +%llu] is empty or outside the name table", i,
+                            (unsigned long long)noff, (unsigned long long)nlen);
+        if (strs[noff + nlen] != 0 || memchr(strs + noff, 0, nlen))
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor %u name is not a NUL-terminated string of %llu bytes", i,
+                            (unsigned long long)nlen);
+        e->name = strs + noff;
+        e->name_len = (uint32_t)nlen;
+        if (i > 0 && strcmp(c->e[i - 1].name, e->name) >= 0)
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor index is not sorted by name at '%s' (or a name repeats)", e->name);
+        const uint32_t type = get32(t + 12);
+        if (!packable(type))
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' has type %u, not a packable type", e->name, type);
+        e->type = (qmm_type)type;
+        e->k = (int64_t)get64(t + 16);
+        e->n = (int64_t)get64(t + 24);
+        if (!shape_ok(e->type, e->k, e->n))
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' shape %lld x %lld is invalid for %s", e->name, (long long)e->n,
+                            (long long)e->k, qmm_type_name(e->type));
+        e->offset = get64(t + 32);
+        e->size = get64(t + 40);
+        e->crc = get32(t + 48);
+        const uint32_t fams = get32(t + 52);
+        if ((fams >> 16) || get64(t + 56))
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' entry reserved fields are not zero", e->name);
+        e->fam[0] = (int)(fams & 0xff);
+        e->fam[1] = (fams >> 8 & 0xff) == 0xff ? -1 : (int)(fams >> 8 & 0xff);
+        if (e->fam[0] >= (int)nfam || e->fam[1] >= (int)nfam || e->fam[0] == e->fam[1] || c->fam[e->fam[0]].wtype != e->type ||
+            (e->fam[1] >= 0 && c->fam[e->fam[1]].wtype != e->type))
+            return qmm_fail(QMM_ERR_BAD_FILE,
+                            "tensor '%s' names kernel families %d and %d, not families of its type in the table", e->name,
+                            e->fam[0], e->fam[1]);
+        if (e->offset % QMM_CACHE_PAGE || e->offset < prev_end)
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob offset %llu is not page aligned or overlaps the one before",
+                            e->name, (unsigned long long)e->offset);
+        if (e->size < QMM_BLOB_HEADER || e->offset > fsize || e->size > fsize - e->offset)
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob [%llu, +%llu) runs past the file's %llu bytes (truncated?)",
+                            e->name, (unsigned long long)e->offset, (unsigned long long)e->size, (unsigned long long)fsize);
+        prev_end = e->offset + e->size;
+    }
+    if (prev_end != fsize && ntens > 0)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache file does not end with its last blob (%llu bytes, last blob ends at %llu)",
+                        (unsigned long long)fsize, (unsigned long long)prev_end);
+    if (ntens == 0 && fsize != doff)
+        return qmm_fail(QMM_ERR_BAD_FILE, "empty cache file has %llu bytes, expected %llu", (unsigned long long)fsize,
+                        (unsigned long long)doff);
+    return QMM_OK;
+}
+
+static void feature_names(uint64_t bits, char *buf, size_t n) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < 64; i++) {
+        if (!(bits >> i & 1))
+            continue;
+        const char *nm = qmm_cpu_feature_name(1ull << i);
+        const int w = snprintf(buf + len, n - len, "%s%s", len ? "," : "", nm ? nm : "?");
+        if (w < 0 || (size_t)w >= n - len)
+            break;
+        len += (size_t)w;
+    }
+}
+
+qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, unsigned flags) {
+    for (int i = 0; i < c->nfam; i++) {
+        const qmm_cache_family *fa = &c->fam[i];
+        if (!fa->kf)
+            return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                            "cache was packed by kernel family '%s' (qmatmul %s), which this build (%s) lacks", fa->name,
+                            c->version, QMM_VERSION_STRING);
+        if (fa->kf->layout_id != fa->layout_id || fa->kf->wtype != fa->wtype)
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache has layout %u of '%s' (qmatmul %s), this build (%s) packs layout %u",
+                            fa->layout_id, fa->name, c->version, QMM_VERSION_STRING, fa->kf->layout_id);
+        const uint64_t missing = fa->kf->required & ~ctx->features;
+        if (missing) {
+            char names[256];
+            feature_names(missing, names, sizeof names);
+            return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                            "cache was packed for kernel family '%s', which needs CPU features this CPU lacks: %s", fa->name,
+                            names);
+        }
+    }
+    if (!(flags & QMM_CACHE_ANY_KERNELS))
+        for (int64_t i = 0; i < c->count; i++) {
+            const qmm_cache_entry *e = &c->e[i];
+            const qmm_kernel *want = ctx->chains[qmm_wtype_index(e->type)].primary;
+            if (c->fam[e->fam[0]].kf != want)
+                return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                                "tensor '%s' was packed for '%s', this context selects '%s' for %s: repack "
+                                "(or open with QMM_CACHE_ANY_KERNELS)",
+                                e->name, c->fam[e->fam[0]].name, want->name, qmm_type_name(e->type));
+        }
+    return QMM_OK;
+}
+
+qmm_status qmm_cache_open_memory(const qmm_context *ctx, const void *data, size_t size, unsigned flags, uint64_t source_hash,
+                                 qmm_cache **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: out is NULL");
+    *out = NULL;
+    if (!data || (!ctx && !(flags & QMM_CACHE_STRUCTURE_ONLY)))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: NULL argument");
+    if ((uintptr_t)data % 64)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "cache image at %p is not 64-byte aligned", data);
+    qmm_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return qmm_fail(QMM_ERR_NO_MEMORY, "cache");
+    c->base = data;
+    c->size = size;
+    atomic_init(&c->refs, 1);
+    qmm_status st = parse(c, source_hash);
+    if (st == QMM_OK && (flags & QMM_CACHE_VERIFY))
+        st = qmm_cache_verify(c);
+    if (st == QMM_OK && !(flags & QMM_CACHE_STRUCTURE_ONLY))
+        st = qmm_cache_check_compat(ctx, c, flags);
+    if (st != QMM_OK) {
+        free(c->e);
+        free(c);
+        return st;
+    }
+    *out = c;
+    return QMM_OK;
+}
+
+qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigned flags, uint64_t source_hash, qmm_cache **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: out is NULL");
+    *out = NULL;
+    if (!path || (!ctx && !(flags & QMM_CACHE_STRUCTURE_ONLY)))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: NULL argument");
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return qmm_fail(QMM_ERR_IO, "cannot open cache file '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        const int err = errno;
+        close(fd);
+        return qmm_fail(QMM_ERR_IO, "cannot stat cache file '%s': %s", path, strerror(err));
+    }
+    if (!S_ISREG(sb.st_mode) || sb.st_size <= 0) {
+        close(fd);
+        if (S_ISREG(sb.st_mode))
+            return qmm_fail(QMM_ERR_BAD_FILE, "cache file '%s' is empty", path);
+        return qmm_fail(QMM_ERR_IO, "cache file '%s' is not a regular file", path);
+    }
+    if ((uint64_t)sb.st_size > SIZE_MAX) {
+        close(fd);
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache file '%s' is too large to map", path);
+    }
+    const size_t size = (size_t)sb.st_size;
+    int mflags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    if (flags & QMM_CACHE_POPULATE)
+        mflags |= MAP_POPULATE;
+#endif
+    void *map = mmap(NULL, size, PROT_READ, mflags, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return qmm_fail(QMM_ERR_IO, "cannot map cache file '%s': %s", path, strerror(errno));
+    qmm_cache *c;
+    qmm_status st = qmm_cache_open_memory(ctx, map, size, flags, source_hash, &c);
+    if (st) {
+        munmap(map, size);
+        return prefixed(st, "%s: %s", path);
+    }
+    c->map = map;
+    c->map_size = size;
+    *out = c;
+    return QMM_OK;
+}
+
+qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_open_options *opts, qmm_cache **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: out is NULL");
+    *out = NULL;
+    if (!ctx || !path)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: NULL argument");
+    qmm_cache_open_options o = {NULL, 0, 0};
+    if (opts)
+        o = *opts;
+    if (o.flags & ~(unsigned)(QMM_CACHE_VERIFY | QMM_CACHE_ANY_KERNELS | QMM_CACHE_POPULATE))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: unknown flags 0x%x", o.flags);
+    uint64_t want = o.source_hash;
+    if (o.gguf_path) {
+        uint64_t gh;
+        qmm_status st = qmm_cache_gguf_hash(o.gguf_path, &gh);
+        if (st)
+            return st;
+        if (want && want != gh)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: source_hash and gguf_path disagree");
+        want = gh;
+    }
+    return qmm_cache_open_path(ctx, path, o.flags, want, out);
+}
+
+void qmm_cache_close(qmm_cache *cache) {
+    if (cache)
+        cache_release(cache);
+}
+
+int64_t qmm_cache_count(const qmm_cache *cache) { return cache ? cache->count : 0; }
+
+const char *qmm_cache_name(const qmm_cache *cache, int64_t i) {
+    return (cache && i >= 0 && i < cache->count) ? cache->e[i].name : NULL;
+}
+
+int64_t qmm_cache_find(const qmm_cache *cache, const char *name) {
+    if (!cache || !name)
+        return -1;
+    int64_t lo = 0, hi = cache->count;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        const int r = strcmp(cache->e[mid].name, name);
+        if (r == 0)
+            return mid;
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+uint64_t qmm_cache_source_hash(const qmm_cache *cache) { return cache ? cache->source_hash : 0; }
+
+qmm_status qmm_cache_get(qmm_cache *cache, const char *name, qmm_weights **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_get: out is NULL");
+    *out = NULL;
+    if (!cache || !name)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_get: NULL argument");
+    const int64_t i = qmm_cache_find(cache, name);
+    if (i < 0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "the cache has no tensor named '%s'", name);
+    const qmm_cache_entry *e = &cache->e[i];
+    qmm_weights tmp;
+    /* the CPU features were checked against the context at open */
+    qmm_status st = qmm_blob_validate(NULL, cache->base + e->offset, e->size, &tmp);
+    if (st)
+        return prefixed(st, "tensor '%s': %s", name);
+    if (tmp.type != e->type || tmp.k != e->k || tmp.n != e->n || tmp.nslots != (e->fam[1] >= 0 ? 2 : 1) ||
+        tmp.kf[0] != cache->fam[e->fam[0]].kf || (e->fam[1] >= 0 && tmp.kf[1] != cache->fam[e->fam[1]].kf))
+        return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': its blob (%s %lld x %lld, '%s') does not match the cache index", name,
+                        qmm_type_name(tmp.type), (long long)tmp.n, (long long)tmp.k, tmp.kf[0]->name);
+    qmm_weights *w = malloc(sizeof *w);
+    if (!w)
+        return qmm_fail(QMM_ERR_NO_MEMORY, "weights");
+    *w = tmp;
+    w->release = cache_release;
+    w->owner = cache;
+    atomic_fetch_add(&cache->refs, 1);
+    *out = w;
+    return QMM_OK;
+}
+
+qmm_status qmm_cache_verify(qmm_cache *cache) {
+    if (!cache)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_verify: cache is NULL");
+    const uint8_t *b = cache->base;
+    uint64_t pos = cache->data_offset;
+    /* header and index were checked at open; the rest: names' padding, blobs, gaps */
+    const uint64_t meta_end = QMM_CACHE_HEADER + (uint64_t)(cache->nfam + cache->count) * QMM_CACHE_ENTRY + get64(b + 72);
+    if (!all_zero(b + meta_end, cache->data_offset - meta_end))
+        return qmm_fail(QMM_ERR_BAD_FILE, "padding after the cache index is not zero (corrupted at byte %llu or after)",
+                        (unsigned long long)meta_end);
+    for (int64_t i = 0; i < cache->count; i++) {
+        const qmm_cache_entry *e = &cache->e[i];
+        for (uint64_t p = pos; p < e->offset; p++)
+            if (b[p])
+                return qmm_fail(QMM_ERR_BAD_FILE, "padding before tensor '%s' is not zero at byte %llu", e->name,
+                                (unsigned long long)p);
+        const uint32_t crc = qmm_cache_crc32(0, b + e->offset, e->size);
+        if (crc != e->crc)
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': checksum mismatch (blob at byte %llu, %llu bytes, is corrupted)",
+                            e->name, (unsigned long long)e->offset, (unsigned long long)e->size);
+        pos = e->offset + e->size;
+    }
+    return QMM_OK;
+}
+
+const qmm_cache_entry *qmm_cache_entry_at(const qmm_cache *c, int64_t i) {
+    return (c && i >= 0 && i < c->count) ? &c->e[i] : NULL;
+}
+int qmm_cache_family_count(const qmm_cache *c) { return c ? c->nfam : 0; }
+const qmm_cache_family *qmm_cache_family_at(const qmm_cache *c, int i) {
+    return (c && i >= 0 && i < c->nfam) ? &c->fam[i] : NULL;
+}
+const char *qmm_cache_writer_version(const qmm_cache *c) { return c ? c->version : NULL; }
+uint64_t qmm_cache_file_size(const qmm_cache *c) { return c ? c->size : 0; }
+
+/* ------------------------------------------------------------------ writer */
+
+typedef struct wtensor {
+    const qmm_cache_tensor *t;
+    qmm_blob_plan plan;
+    uint64_t offset;
+    uint32_t crc;
+} wtensor;
+
+static int cmp_name(const void *a, const void *b) { return strcmp(((const wtensor *)a)->t->name, ((const wtensor *)b)->t->name); }
+
+static qmm_status write_all(int fd, const void *buf, size_t n, uint64_t off, const char *path) {
+    const uint8_t *p = buf;
+    while (n) {
+        const size_t chunk = n < ((size_t)1 << 30) ? n : ((size_t)1 << 30);
+        const ssize_t w = pwrite(fd, p, chunk, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return qmm_fail(QMM_ERR_IO, "writing '%s': %s", path, w < 0 ? strerror(errno) : "no progress");
+        p += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return QMM_OK;
+}
+
+static atomic_uint tmp_counter;
+
+qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
+                                   const char *out_path, const qmm_cache_write_options *opts) {
+    if (!ctx || !out_path || (count > 0 && !tensors))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: NULL argument");
+    if (count < 0 || count > QMM_CACHE_MAX_TENSORS)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: %lld tensors (0 to %d)", (long long)count,
+                        QMM_CACHE_MAX_TENSORS);
+    const size_t plen = strlen(out_path);
+    if (plen == 0 || plen > 4000)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: output path is empty or too long");
+    wtensor *wt = calloc((size_t)(count ? count : 1), sizeof *wt);
+    if (!wt)
+        return qmm_fail(QMM_ERR_NO_MEMORY, "cache writer");
+    qmm_status st = QMM_OK;
+    uint64_t names = 0;
+    size_t maxblob = 0;
+    const qmm_kernel *fams[QMM_CACHE_MAX_FAMILIES];
+    int nfam = 0;
+    for (int64_t i = 0; i < count && st == QMM_OK; i++) {
+        const qmm_cache_tensor *t = &tensors[i];
+        wt[i].t = t;
+        const size_t nl = t->name ? strlen(t->name) : 0;
+        if (nl == 0 || nl > QMM_CACHE_MAX_NAME) {
+            st = qmm_fail(QMM_ERR_INVALID_ARG, "tensor %lld: name is NULL, empty or longer than %d bytes", (long long)i,
+                          QMM_CACHE_MAX_NAME);
+            break;
+        }
+        if (!t->data) {
+            st = qmm_fail(QMM_ERR_INVALID_ARG, "tensor '%s': data is NULL", t->name);
+            break;
+        }
+        st = qmm_blob_plan_make(ctx, t->type, t->k, t->n, &wt[i].plan);
+        if (st) {
+            st = prefixed(st, "tensor '%s': %s", t->name);
+            break;
+        }
+        const size_t rb = qmm_row_size(t->type, t->k);
+        if ((uint64_t)t->size / rb < (uint64_t)t->n) {
+            st = qmm_fail(QMM_ERR_INVALID_ARG, "tensor '%s': %zu bytes of data, %lld rows of %zu bytes needed", t->name, t->size,
+                          (long long)t->n, rb);
+            break;
+        }
+        names += nl + 1;
+        if (wt[i].plan.total > maxblob)
+            maxblob = wt[i].plan.total;
+        for (int s = 0; s < wt[i].plan.nslots; s++) {
+            int seen = 0;
+            for (int f = 0; f < nfam; f++)
+                seen |= fams[f] == wt[i].plan.kf[s];
+            if (!seen && nfam < QMM_CACHE_MAX_FAMILIES)
+                fams[nfam++] = wt[i].plan.kf[s];
+        }
+    }
+    if (st) {
+        free(wt);
+        return st;
+    }
+    qsort(wt, (size_t)count, sizeof *wt, cmp_name);
+    for (int64_t i = 1; i < count; i++)
+        if (strcmp(wt[i - 1].t->name, wt[i].t->name) == 0) {
+            st = qmm_fail(QMM_ERR_INVALID_ARG, "tensor name '%s' appears twice", wt[i].t->name);
+            free(wt);
+            return st;
+        }
+
+    const uint64_t idx_off = QMM_CACHE_HEADER + (uint64_t)nfam * QMM_CACHE_ENTRY;
+    const uint64_t str_off = idx_off + (uint64_t)count * QMM_CACHE_ENTRY;
+    const uint64_t meta_end = str_off + names;
+    const uint64_t doff = align_up(meta_end, QMM_CACHE_PAGE);
+    uint64_t end = doff;
+    for (int64_t i = 0; i < count; i++) {
+        wt[i].offset = align_up(end, QMM_CACHE_PAGE);
+        end = wt[i].offset + wt[i].plan.total;
+    }
+
+    uint8_t *meta = calloc(1, (size_t)meta_end);
+    void *buf = maxblob ? qmm_alloc_big(maxblob) : NULL;
+    char *tmp = malloc(plen + 64);
+    if (!meta || (maxblob && !buf) || !tmp) {
+        free(meta);
+        qmm_free_big(buf, maxblob);
+        free(tmp);
+        free(wt);
+        return qmm_fail(QMM_ERR_NO_MEMORY, "cache writer buffers (%zu bytes)", maxblob);
+    }
+
+    /* a unique temporary name next to the target, so rename is atomic */
+    int fd = -1;
+    for (int tries = 0; tries < 100 && fd < 0; tries++) {
+        snprintf(tmp, plen + 64, "%s.tmp.%ld.%u", out_path, (long)getpid(), atomic_fetch_add(&tmp_counter, 1));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        st = qmm_fail(QMM_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+        goto done;
+    }
+
+    uint64_t noff = 0;
+    for (int64_t i = 0; i < count; i++) {
+        const qmm_cache_tensor *t = wt[i].t;
+        st = qmm_pack_into(ctx, t->type, t->k, t->n, t->data, t->size, buf, maxblob);
+        if (st)
+            goto fail;
+        wt[i].crc = qmm_cache_crc32(0, buf, wt[i].plan.total);
+        if ((st = write_all(fd, buf, wt[i].plan.total, wt[i].offset, tmp)))
+            goto fail;
+        uint8_t *e = meta + idx_off + (size_t)i * QMM_CACHE_ENTRY;
+        const size_t nl = strlen(t->name);
+        put64(e, noff);
+        put32(e + 8, (uint32_t)nl);
+        put32(e + 12, (uint32_t)t->type);
+        put64(e + 16, (uint64_t)t->k);
+        put64(e + 24, (uint64_t)t->n);
+        put64(e + 32, wt[i].offset);
+        put64(e + 40, wt[i].plan.total);
+        put32(e + 48, wt[i].crc);
+        uint32_t fi[2] = {0, 0xff};
+        for (int sl = 0; sl < wt[i].plan.nslots; sl++)
+            for (int f = 0; f < nfam; f++)
+                if (fams[f] == wt[i].plan.kf[sl])
+                    fi[sl] = (uint32_t)f;
+        put32(e + 52, fi[0] | fi[1] << 8);
+        memcpy(meta + str_off + noff, t->name, nl + 1);
+        noff += nl + 1;
+        if (opts && opts->progress)
+            opts->progress(opts->user, i + 1, count, t->name);
+    }
+    for (int f = 0; f < nfam; f++) {
+        uint8_t *e = meta + QMM_CACHE_HEADER + (size_t)f * QMM_CACHE_ENTRY;
+        const qmm_kernel *kf = fams[f];
+        memcpy(e, kf->name, strnlen(kf->name, 23));
+        put32(e + 24, kf->layout_id);
+        put32(e + 28, (uint32_t)kf->wtype);
+        put64(e + 32, kf->required);
+        put32(e + 40, (uint32_t)kf->mr);
+        put32(e + 44, (uint32_t)kf->nr);
+        put32(e + 48, (uint32_t)kf->kr);
+        put32(e + 52, (uint32_t)kf->sr);
+        put32(e + 56, (uint32_t)kf->n_step);
+    }
+    uint8_t *h = meta;
+    memcpy(h, QMM_CACHE_MAGIC, 8);
+    put32(h + 8, QMM_CACHE_VERSION);
+    put32(h + 12, QMM_CACHE_HEADER);
+    put64(h + 16, end);
+    put64(h + 24, source_hash);
+    memcpy(h + 32, QMM_VERSION_STRING, strnlen(QMM_VERSION_STRING, 31));
+    put32(h + 64, (uint32_t)nfam);
+    put32(h + 68, (uint32_t)count);
+    put64(h + 72, names);
+    put64(h + 80, doff);
+    put32(h + 88, QMM_CACHE_PAGE);
+    put32(h + 92, qmm_cache_crc32(0, h + QMM_CACHE_HEADER, (size_t)(meta_end - QMM_CACHE_HEADER)));
+    put32(h + 252, qmm_cache_crc32(0, h, QMM_CACHE_HEADER));
+    /* the index and names first, the header (magic) last, then size, sync */
+    if ((st = write_all(fd, meta + QMM_CACHE_HEADER, (size_t)(meta_end - QMM_CACHE_HEADER), QMM_CACHE_HEADER, tmp)))
+        goto fail;
+    if (ftruncate(fd, (off_t)end) != 0) {
+        st = qmm_fail(QMM_ERR_IO, "sizing '%s': %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if (fdatasync(fd) != 0) {
+        st = qmm_fail(QMM_ERR_IO, "syncing '%s': %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if ((st = write_all(fd, h, QMM_CACHE_HEADER, 0, tmp)))
+        goto fail;
+    if (fsync(fd) != 0) {
+        st = qmm_fail(QMM_ERR_IO, "syncing '%s': %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if (close(fd) != 0) {
+        fd = -1;
+        st = qmm_fail(QMM_ERR_IO, "closing '%s': %s", tmp, strerror(errno));
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, out_path) != 0) {
+        st = qmm_fail(QMM_ERR_IO, "renaming '%s' to '%s': %s", tmp, out_path, strerror(errno));
+        goto fail;
+    }
+    /* make the rename durable: sync the directory */
+    {
+        char *dir = strdup(out_path);
+        if (dir) {
+            char *slash = strrchr(dir, '/');
+            const char *d = slash ? (slash == dir ? "/" : (*slash = 0, dir)) : ".";
+            const int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                fsync(dfd);
+                close(dfd);
+            }
+            free(dir);
+        }
+    }
+    goto done;
+fail:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+done:
+    free(meta);
+    qmm_free_big(buf, maxblob);
+    free(tmp);
+    free(wt);
+    return st;
+}
+
+/* ------------------------------------------------------------- from GGUF */
+
+static uint64_t gguf_hash(const qmm_gguf *g) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv(h, "qmatmul-gguf-source-1", 21);
+    h = fnv_u64(h, qmm_gguf_version(g));
+    h = fnv_u64(h, qmm_gguf_file_size(g));
+    h = fnv_u64(h, qmm_gguf_alignment(g));
+    const int64_t nkv = qmm_gguf_kv_count(g);
+    h = fnv_u64(h, (uint64_t)nkv);
+    for (int64_t i = 0; i < nkv; i++) {
+        const qmm_gguf_kv *kv = qmm_gguf_kv_at(g, i);
+        h = fnv(h, kv->key, strlen(kv->key) + 1);
+        h = fnv_u64(h, kv->value.type);
+        h = fnv_u64(h, kv->value.elem_type);
+        h = fnv_u64(h, kv->value.len);
+        h = fnv_u64(h, kv->value.size);
+        h = fnv(h, kv->value.p, (size_t)kv->value.size);
+    }
+    const int64_t nt = qmm_gguf_tensor_count(g);
+    h = fnv_u64(h, (uint64_t)nt);
+    for (int64_t i = 0; i < nt; i++) {
+        const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
+        h = fnv(h, t->name, strlen(t->name) + 1);
+        h = fnv_u64(h, t->n_dims);
+        for (int d = 0; d < QMM_GGUF_MAX_DIMS; d++)
+            h = fnv_u64(h, (uint64_t)t->ne[d]);
+        h = fnv_u64(h, t->type);
+        h = fnv_u64(h, t->offset);
+        /* samples of the data tell apart fine-tunes of one architecture;
+         * 16 tensors at most, spread over the table: a cold open reads one
+         * page per sample */
+        const int64_t step = nt > 16 ? nt / 16 : 1;
+        if (i % step == 0 && t->data && t->size)
+            h = fnv(h, t->data, t->size < 64 ? (size_t)t->size : 64);
+    }
+    return h;
+}
+
+qmm_status qmm_cache_gguf_hash(const char *gguf_path, uint64_t *hash) {
+    if (!gguf_path || !hash)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_gguf_hash: NULL argument");
+    *hash = 0;
+    qmm_gguf *g;
+    qmm_status st = qmm_gguf_open(gguf_path, &g);
+    if (st)
+        return st;
+    *hash = gguf_hash(g);
+    qmm_gguf_close(g);
+    return QMM_OK;
+}
+
+qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *out_path, const qmm_cache_write_options *opts) {
+    if (!ctx || !gguf_path || !out_path)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write: NULL argument");
+    qmm_gguf *g;
+    qmm_status st = qmm_gguf_open(gguf_path, &g);
+    if (st)
+        return st;
+    const int64_t nt = qmm_gguf_tensor_count(g);
+    qmm_cache_tensor *list = calloc((size_t)(nt ? nt : 1), sizeof *list);
+    if (!list) {
+        qmm_gguf_close(g);
+        return qmm_fail(QMM_ERR_NO_MEMORY, "tensor list");
+    }
+    int64_t n = 0;
+    for (int64_t i = 0; i < nt; i++) {
+        const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
+        int take;
+        if (opts && opts->filter) {
+            take = opts->filter(opts->user, t->name, t->type < QMM_TYPE_COUNT ? (qmm_type)t->type : QMM_TYPE_COUNT,
+                                (int)t->n_dims, t->ne);
+            if (take && (!t->known_type || !packable(t->type) || t->ne[2] != 1 || t->ne[3] != 1)) {
+                st = qmm_fail(QMM_ERR_UNSUPPORTED, "tensor '%s' (%s, %u dims) was selected but cannot be packed", t->name,
+                              t->known_type && qmm_type_name((qmm_type)t->type) ? qmm_type_name((qmm_type)t->type) : "?",
+                              t->n_dims);
+                break;
+            }
+        } else {
+            take = t->known_type && packable(t->type) && t->n_dims == 2 && t->ne[2] == 1 && t->ne[3] == 1;
+        }
+        if (!take)
+            continue;
+        list[n].name = t->name;
+        list[n].type = (qmm_type)t->type;
+        list[n].k = t->ne[0];
+        list[n].n = t->ne[1];
+        list[n].data = t->data;
+        list[n].size = (size_t)t->size;
+        n++;
+    }
+    if (st == QMM_OK)
+        st = qmm_cache_write_tensors(ctx, list, n, gguf_hash(g), out_path, opts);
+    free(list);
+    qmm_gguf_close(g);
+    return st;
+}

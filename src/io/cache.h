@@ -1,0 +1,97 @@
+/* Packed-weight cache files (.qmp): internal interface and file format.
+ *
+ * Layout (little-endian; every offset from the start of the file):
+ *   0    char[8]   magic "QMMCACHE"
+ *   8    u32       format version (1)
+ *   12   u32       header size (256)
+ *   16   u64       file size
+ *   24   u64       source hash (qmm_cache_gguf_hash of the source, or the caller's)
+ *   32   char[32]  qmatmul version that wrote the file, NUL-padded
+ *   64   u32       family count F (kernel families the blobs use)
+ *   68   u32       tensor count T
+ *   72   u64       string table size S
+ *   80   u64       data offset D: the first blob, page aligned
+ *   88   u32       page size the offsets are aligned to (4096)
+ *   92   u32       CRC-32 of bytes [256, 256 + 64 F + 64 T + S): families, index, strings
+ *   96   156 bytes reserved, zero
+ *   252  u32       CRC-32 of the 256 header bytes with this field zero
+ *   256  F family entries of 64 bytes:
+ *          char name[24] (NUL-padded), u32 layout_id, u32 weight type, u64 required CPU
+ *          features (QMM_CPU_* bits), i32 mr, nr, kr, sr, n_step, u32 reserved (0)
+ *   ..   T tensor entries of 64 bytes, sorted by name (strcmp), blobs ascending:
+ *          u64 name offset (in the string table), u32 name length, u32 type,
+ *          i64 k, i64 n, u64 blob offset (page aligned, >= D), u64 blob size,
+ *          u32 CRC-32 of the blob, u8 family of slot 0, u8 family of slot 1 (255:
+ *          none; indices into the family table), u16 reserved (0), u64 reserved (0)
+ *   ..   string table: the names, each followed by a NUL
+ *   ..   zero padding to D
+ *   D    the packed blobs (src/packed/packed.h format), each at a page-aligned
+ *        offset, zero padding between them; the file ends with the last blob.
+ * Opening reads the header and the index only (no blob is touched: a cold
+ * open is one or two reads); qmm_cache_get validates a blob's own header.
+ * Writing puts the header last, then syncs and renames: a partial file never
+ * has a valid header under the final name. */
+#ifndef QMM_CACHE_H
+#define QMM_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/internal.h"
+#include "qmatmul.h"
+
+#define QMM_CACHE_MAGIC        "QMMCACHE"
+#define QMM_CACHE_VERSION      1
+#define QMM_CACHE_HEADER       256
+#define QMM_CACHE_ENTRY        64
+#define QMM_CACHE_PAGE         4096
+#define QMM_CACHE_MAX_NAME     1023
+#define QMM_CACHE_MAX_TENSORS  (1 << 20)
+#define QMM_CACHE_MAX_FAMILIES 64
+
+typedef struct qmm_cache_family {
+    char name[25];
+    uint32_t layout_id;
+    qmm_type wtype;
+    uint64_t required;
+    int32_t mr, nr, kr, sr, n_step;
+    const qmm_kernel *kf; /* this build's family of that name, or NULL */
+} qmm_cache_family;
+
+typedef struct qmm_cache_entry {
+    const char *name; /* NUL-terminated, in the mapping */
+    uint32_t name_len;
+    qmm_type type;
+    int64_t k, n;
+    uint64_t offset, size;
+    uint32_t crc;
+    int fam[2]; /* family table indices of slots 0 and 1 (-1: none) */
+} qmm_cache_entry;
+
+/* Opening modes for the internal open (the public flags, plus these). */
+enum {
+    /* Structure only: no CPU, build or kernel-preference checks (ctx may be
+     * NULL). The tool's verify checks integrity first, compatibility after. */
+    QMM_CACHE_STRUCTURE_ONLY = 1u << 16,
+};
+
+/* Validates a cache image in memory (not copied: it must outlive the cache
+ * and every weights object from it). ctx may be NULL with STRUCTURE_ONLY. */
+qmm_status qmm_cache_open_memory(const qmm_context *ctx, const void *data, size_t size, unsigned flags, uint64_t source_hash,
+                                 qmm_cache **out);
+/* The same for a file (mmap). */
+qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigned flags, uint64_t source_hash, qmm_cache **out);
+/* The compatibility checks open does (families in this build, layouts, CPU
+ * features, kernel preference unless QMM_CACHE_ANY_KERNELS); no blob is read. */
+qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, unsigned flags);
+
+const qmm_cache_entry *qmm_cache_entry_at(const qmm_cache *c, int64_t i);
+int qmm_cache_family_count(const qmm_cache *c);
+const qmm_cache_family *qmm_cache_family_at(const qmm_cache *c, int i);
+const char *qmm_cache_writer_version(const qmm_cache *c);
+uint64_t qmm_cache_file_size(const qmm_cache *c);
+
+/* CRC-32 (IEEE, as qmm_crc32) by slicing, several bytes a step. */
+uint32_t qmm_cache_crc32(uint32_t crc, const void *data, size_t n);
+
+#endif

@@ -1,0 +1,246 @@
+/* qmatmul pack MODEL.gguf -o MODEL.qmp: packs every supported weight of a
+ * model for this CPU's kernel chains into a cache file (see src/io/cache.h).
+ * --bench also times packing in memory against opening the cache. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "io/cache.h"
+#include "io/gguf.h"
+#include "qmatmul.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct pack_state {
+    int quiet;
+    double t0;
+} pack_state;
+
+static void progress(void *user, int64_t done, int64_t total, const char *name) {
+    const pack_state *s = user;
+    if (!s->quiet)
+        fprintf(stderr, "\r[%lld/%lld] %.1f s  %-48.48s", (long long)done, (long long)total, now() - s->t0, name);
+    if (!s->quiet && done == total)
+        fputc('\n', stderr);
+}
+
+static int packable(const qmm_gguf_tensor *t) {
+    return t->known_type &&
+           (t->type == QMM_TYPE_F32 || t->type == QMM_TYPE_F16 || t->type == QMM_TYPE_Q4_0 || t->type == QMM_TYPE_Q8_0) &&
+           t->n_dims == 2;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Drops a file's pages from the page cache (this file only): a cold start. */
+static void evict(const char *path) {
+    const int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        fdatasync(fd);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+    }
+}
+
+/* In-memory packing of every weight (what an engine does without a cache)
+ * against opening the cache and taking every weight from it. */
+static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int reps, int cold) {
+    if (cold)
+        evict(gguf_path);
+    qmm_gguf *g;
+    if (qmm_gguf_open(gguf_path, &g) != QMM_OK) {
+        fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
+        return 1;
+    }
+    double t = now();
+    uint64_t bytes = 0;
+    int64_t n = 0;
+    for (int64_t i = 0; i < qmm_gguf_tensor_count(g); i++) {
+        const qmm_gguf_tensor *tt = qmm_gguf_tensor_at(g, i);
+        if (!packable(tt))
+            continue;
+        qmm_weights *w;
+        if (qmm_weights_pack(ctx, (qmm_type)tt->type, tt->ne[0], tt->ne[1], tt->data, (size_t)tt->size, &w) != QMM_OK) {
+            fprintf(stderr, "qmatmul pack: %s: %s\n", tt->name, qmm_last_error());
+            qmm_gguf_close(g);
+            return 1;
+        }
+        size_t sz;
+        qmm_weights_blob(w, &sz);
+        bytes += sz;
+        n++;
+        qmm_weights_free(w);
+    }
+    const double t_pack = now() - t;
+    qmm_gguf_close(g);
+    double *t_open = calloc((size_t)reps, sizeof(double)), *t_touch = calloc((size_t)reps, sizeof(double));
+    double *t_index = calloc((size_t)reps, sizeof(double));
+    if (!t_open || !t_touch || !t_index)
+        return 1;
+    qmm_weights **ws = calloc((size_t)(n ? n : 1), sizeof *ws);
+    uint64_t sink = 0;
+    for (int r = 0; r < reps; r++) {
+        if (cold)
+            evict(out);
+        t = now();
+        qmm_cache_open_options o = {gguf_path, 0, 0};
+        qmm_cache *c;
+        if (qmm_cache_open(ctx, out, &o, &c) != QMM_OK) {
+            fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
+            return 1;
+        }
+        t_index[r] = now() - t;
+        const int64_t cn = qmm_cache_count(c);
+        for (int64_t i = 0; i < cn && i < n; i++)
+            if (qmm_cache_get(c, qmm_cache_name(c, i), &ws[i]) != QMM_OK) {
+                fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
+                return 1;
+            }
+        t_open[r] = now() - t;
+        /* and reading every packed byte once (page cache warm) */
+        for (int64_t i = 0; i < cn && i < n; i++) {
+            size_t sz;
+            const uint8_t *b = qmm_weights_blob(ws[i], &sz);
+            uint64_t acc = 0;
+            for (size_t p = 0; p < sz; p += 4096)
+                acc += b[p];
+            sink += acc;
+        }
+        t_touch[r] = now() - t;
+        for (int64_t i = 0; i < cn && i < n; i++)
+            qmm_weights_free(ws[i]);
+        qmm_cache_close(c);
+    }
+    qsort(t_open, (size_t)reps, sizeof(double), cmp_double);
+    qsort(t_touch, (size_t)reps, sizeof(double), cmp_double);
+    qsort(t_index, (size_t)reps, sizeof(double), cmp_double);
+    const double mo = t_open[reps / 2], mt = t_touch[reps / 2];
+    printf("bench: %lld weights, %.2f GB packed (checksum of touched bytes %llu)\n", (long long)n, (double)bytes / 1e9,
+           (unsigned long long)sink);
+    printf("bench: page cache %s\n", cold ? "COLD (the GGUF and the cache file evicted before each step)" : "warm");
+    printf("bench: pack in memory        %10.3f s\n", t_pack);
+    const double mi = t_index[reps / 2];
+    printf("bench: open cache (index)    %10.3f s (median of %d, source GGUF checked) %8.0fx faster\n", mi, reps, t_pack / mi);
+    printf("bench: ... + get every weight %9.3f s                                      %8.0fx faster\n", mo, t_pack / mo);
+    printf("bench: ... + touch every page %9.3f s                                      %8.1fx faster\n", mt, t_pack / mt);
+    free(t_open);
+    free(t_touch);
+    free(t_index);
+    free(ws);
+    return 0;
+}
+
+int cmd_pack(int argc, char **argv) {
+    const char *in = NULL, *out = NULL;
+    int quiet = 0, do_bench = 0, cold = 0, write = 1;
+    qmm_options opts;
+    memset(&opts, 0, sizeof opts);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            out = argv[++i];
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            char *end;
+            const long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 0 || v > 4096) {
+                fprintf(stderr, "qmatmul pack: --threads takes 0 to 4096\n");
+                return 2;
+            }
+            opts.n_threads = (int)v;
+        } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
+            quiet = 1;
+        } else if (strcmp(argv[i], "--bench") == 0) {
+            do_bench = 1;
+        } else if (strcmp(argv[i], "--cold") == 0) {
+            cold = 1;
+        } else if (strcmp(argv[i], "--no-write") == 0) {
+            write = 0;
+        } else if (strcmp(argv[i], "--help") == 0) {
+            printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
+                   "Packs every 2-D F32, F16, Q4_0 and Q8_0 tensor of MODEL.gguf for this CPU's kernel chains\n"
+                   "(qmatmul info) and writes them to a cache file that engines open with qmm_cache_open.\n"
+                   "Other tensors are listed as skipped. The file is written under a temporary name and\n"
+                   "renamed when complete. --bench then times packing in memory against opening the cache\n"
+                   "(--cold: with the files evicted from the page cache first; --no-write: bench an existing cache).\n");
+            return 0;
+        } else if (argv[i][0] == '-' || in) {
+            fprintf(stderr, "qmatmul pack: unexpected argument '%s' (--help)\n", argv[i]);
+            return 2;
+        } else {
+            in = argv[i];
+        }
+    }
+    if (!in || !out) {
+        fprintf(stderr, "usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench]\n");
+        return 2;
+    }
+    qmm_context *ctx;
+    qmm_status st = qmm_context_create(&opts, &ctx);
+    if (st != QMM_OK) {
+        fprintf(stderr, "qmatmul pack: %s: %s\n", qmm_status_str(st), qmm_last_error());
+        return 1;
+    }
+    /* what will be skipped, and why */
+    qmm_gguf *g;
+    st = qmm_gguf_open(in, &g);
+    if (st != QMM_OK) {
+        fprintf(stderr, "qmatmul pack: %s: %s\n", qmm_status_str(st), qmm_last_error());
+        qmm_context_free(ctx);
+        return 1;
+    }
+    int64_t npack = 0, nskip = 0;
+    for (int64_t i = 0; i < qmm_gguf_tensor_count(g); i++) {
+        const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
+        if (packable(t)) {
+            npack++;
+            continue;
+        }
+        nskip++;
+        if (!quiet) {
+            const char *tn = t->type < QMM_TYPE_COUNT ? qmm_type_name((qmm_type)t->type) : NULL;
+            fprintf(stderr, "skipped %s (%s, %u dims)\n", t->name, tn ? tn : "unknown type", t->n_dims);
+        }
+    }
+    qmm_gguf_close(g);
+    const char *prim[4];
+    const qmm_type ts[4] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F16, QMM_TYPE_F32};
+    for (int i = 0; i < 4; i++)
+        qmm_context_chain(ctx, ts[i], &prim[i], NULL);
+    if (!quiet)
+        fprintf(stderr, "packing %lld weights (%lld tensors skipped) for Q4_0: %s, Q8_0: %s, F16: %s, F32: %s\n",
+                (long long)npack, (long long)nskip, prim[0], prim[1], prim[2], prim[3]);
+    pack_state ps = {quiet || !isatty(2), now()}; /* progress on a terminal only */
+    qmm_cache_write_options wo = {NULL, progress, &ps};
+    st = write ? qmm_cache_write(ctx, in, out, &wo) : QMM_OK;
+    const double secs = now() - ps.t0;
+    if (st != QMM_OK) {
+        fprintf(stderr, "qmatmul pack: %s: %s\n", qmm_status_str(st), qmm_last_error());
+        qmm_context_free(ctx);
+        return 1;
+    }
+    FILE *f = fopen(out, "rb");
+    long long size = 0;
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        size = (long long)ftell(f);
+        fclose(f);
+    }
+    if (write)
+        printf("wrote %s: %lld weights, %.1f MB in %.2f s\n", out, (long long)npack, (double)size / 1e6, secs);
+    int rc = 0;
+    if (do_bench)
+        rc = bench(ctx, in, out, cold ? 3 : 5, cold);
+    qmm_context_free(ctx);
+    return rc;
+}
