@@ -55,7 +55,7 @@ run_one() {
         -artifact_prefix="$dir/" "$dir/corpus" "fuzz/corpus/$t" > "$dir.log" 2>&1
     local rc=$?
     local runs
-    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir.log" | grep -o '[0-9]*$')
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir.log" | grep -o '[0-9]*$' | tail -n 1)
     local cov
     cov=$(grep -E '^#[0-9]+' "$dir.log" | tail -n 1 | grep -o 'cov: [0-9]*' || true)
     local found

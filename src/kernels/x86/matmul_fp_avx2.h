@@ -38,10 +38,12 @@ static void fp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *
             const int64_t l1 = l0 + KC < k ? l0 + KC : k;
             for (int j = 0; j < FP_NR; j++) {
                 const int64_t row = p * FP_NR + j;
-                const char *s = (const char *)src + (size_t)row * stride;
+                /* padding rows have no source row: no pointer to one either
+                 * (a caller's stride may be huge when the tensor has one row) */
+                const char *s = row < n1 ? (const char *)src + (size_t)row * stride : NULL;
                 for (int64_t l = l0; l < l1; l++) {
                     FP_ELEM v;
-                    if (row < n1)
+                    if (s)
                         memcpy(&v, s + l * (int64_t)sizeof(FP_ELEM), sizeof v);
                     else
                         memset(&v, 0, sizeof v); /* padding rows */
