@@ -5,13 +5,13 @@ model; a flipped byte anywhere (header, index, padding, every blob), a
 truncation, trailing bytes and a foreign file exit 1 with a message; a cache
 checked against another model's GGUF exits 3.
 
-usage: check_pack_verify.py QMATMUL_EXE GGUF_DIR WORK_DIR"""
+usage: check_pack_verify.py [EMULATOR...] QMATMUL_EXE GGUF_DIR WORK_DIR"""
 import os
 import random
 import subprocess
 import sys
 
-exe, gdir, work = sys.argv[1:4]
+exe, gdir, work = sys.argv[1:-2], sys.argv[-2], sys.argv[-1]  # exe: [emulator...] program
 os.makedirs(work, exist_ok=True)
 fails = 0
 
@@ -24,7 +24,7 @@ def check(cond, msg):
 
 
 def run(*args):
-    return subprocess.run([exe, *args], capture_output=True, text=True)
+    return subprocess.run([*exe, *args], capture_output=True, text=True)
 
 
 ga, gb = os.path.join(gdir, "model_a.gguf"), os.path.join(gdir, "model_b.gguf")

@@ -27,6 +27,7 @@ static char dir[512];
 static qmm_context *make_ctx(int threads) {
     qmm_options o = {0};
     o.n_threads = threads;
+    o.pack_threads = 2; /* the same slots whatever the thread count (a capped SME primary gets a fallback) */
     o.flags = QMM_IGNORE_ENV;
     qmm_context *ctx = NULL;
     CHECK_OK(qmm_context_create(&o, &ctx));
