@@ -318,7 +318,8 @@ static void test_corruption(qmm_context *ctx) {
     ed[8] = 2; /* not resealed: damage, not a newer file */
     CHECK(qmm_cache_open_memory(ctx, ed, size, 0, 0, &c) == QMM_ERR_BAD_FILE, "version flip");
     memcpy(ed, img, size);
-    memcpy(ed + QMM_CACHE_HEADER, "zz9000_q4_0\0", 12);
+    memset(ed + QMM_CACHE_HEADER, 0, 24); /* the whole name field: family names can be longer */
+    memcpy(ed + QMM_CACHE_HEADER, "zz9000_q4_0", 11);
     reseal(ed);
     st = qmm_cache_open_memory(ctx, ed, size, 0, 0, &c);
     CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "lacks"), "unknown family: %s", qmm_last_error());
