@@ -25,7 +25,7 @@ CF=(-O2 -g -std=c11 -D_GNU_SOURCE -ffp-contract=off -fno-math-errno -Wall -Wextr
   -DQMM_ARCH_X86=1 '-DQMM_VERSION_STRING="avx512-emu"')
 EMU=(-Dqmm_cpu_detect=qmm_emu_cpu_detect -include cpu/cpu.h)
 objs=()
-for f in src/*/*.c src/kernels/ref/*.c src/kernels/x86/x86_table.c src/kernels/arm/arm_table.c; do
+for f in src/*/*.c src/kernels/ref/*.c; do
   o="$B/obj/$(echo "$f" | tr / _).o"
   if [ "$f" = src/cpu/cpu.c ]; then "$CC" "${CF[@]}" -c "$f" -o "$o"; else "$CC" "${CF[@]}" "${EMU[@]}" -c "$f" -o "$o"; fi
   objs+=("$o")

@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "api/error.h"
+#include "base/error.h"
 #include "formats/formats.h"
 #include "qmatmul.h"
 #include "test_util.h"

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "api/error.h"
+#include "base/error.h"
+#include "base/strbuf.h"
 #include "api/internal.h"
 #include "cpu/env.h"
 #include "exec/exec.h"
@@ -38,28 +39,6 @@ int qmm_context_cap(const qmm_context *ctx, const qmm_kernel *kf) {
     if (ctx->all_cap > 0 && kf->exclusive)
         return ctx->all_cap;
     return 0;
-}
-
-void *qmm_alloc_big(size_t size) {
-    const size_t huge = (size_t)2 << 20;
-    void *p = NULL;
-    if (size >= huge) {
-        const size_t rounded = (size + huge - 1) / huge * huge;
-        if (posix_memalign(&p, huge, rounded) != 0)
-            return NULL;
-#ifdef MADV_HUGEPAGE
-        madvise(p, rounded, MADV_HUGEPAGE); /* a hint: fine if refused */
-#endif
-        return p;
-    }
-    if (posix_memalign(&p, 64, size ? size : 64) != 0)
-        return NULL;
-    return p;
-}
-
-void qmm_free_big(void *p, size_t size) {
-    (void)size;
-    free(p);
 }
 
 qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64_t *ne, void *data) {
@@ -247,26 +226,10 @@ int qmm_context_chain(const qmm_context *ctx, qmm_type type, const char **primar
     return c->fallback ? 2 : 1;
 }
 
-typedef struct sbuf {
-    char *p;
-    size_t cap, len;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) QMM_PRINTF(2, 3);
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    const size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    int n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        b->len += (size_t)n;
-}
-
 qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, size_t buf_size) {
     if (!ctx || !buf || buf_size == 0)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_context_describe: NULL argument");
-    sbuf b = {buf, buf_size, 0};
+    qmm_strbuf b = qmm_strbuf_make(buf, buf_size);
     const qmm_cpu_info *c = &ctx->cpu;
     char units[32];
     if (!(c->features & QMM_CPU_SME))
@@ -276,62 +239,62 @@ qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, siz
     else
         snprintf(units, sizeof units, "unknown");
     if (json) {
-        sb_printf(&b, "{\n  \"version\": \"%s\",\n  \"cpu\": {\"arch\": \"%s\", \"model\": \"", qmm_version(), c->arch);
+        qmm_strbuf_printf(&b, "{\n  \"version\": \"%s\",\n  \"cpu\": {\"arch\": \"%s\", \"model\": \"", qmm_version(), c->arch);
         for (const char *s = c->model; *s; s++)
-            sb_printf(&b, (*s == '"' || *s == '\\') ? "\\%c" : "%c", *s);
-        sb_printf(&b, "\", \"cores\": %d, \"numa_nodes\": %d, \"sve_vector_bits\": %d, \"sme_vector_bits\": %d, ", c->n_cores,
+            qmm_strbuf_printf(&b, (*s == '"' || *s == '\\') ? "\\%c" : "%c", *s);
+        qmm_strbuf_printf(&b, "\", \"cores\": %d, \"numa_nodes\": %d, \"sve_vector_bits\": %d, \"sme_vector_bits\": %d, ", c->n_cores,
                   c->numa_nodes, c->sve_vl_bytes * 8, c->sme_svl_bytes * 8);
         if (c->features & QMM_CPU_SME)
-            sb_printf(&b, "\"sme_units\": %s, \"features\": [", c->sme_units > 0 ? units : "null");
+            qmm_strbuf_printf(&b, "\"sme_units\": %s, \"features\": [", c->sme_units > 0 ? units : "null");
         else
-            sb_printf(&b, "\"sme_units\": 0, \"features\": [");
+            qmm_strbuf_printf(&b, "\"sme_units\": 0, \"features\": [");
         int first = 1;
         for (int i = 0; i < 64; i++) {
             const char *nm = (c->features >> i & 1) ? qmm_cpu_feature_name(1ull << i) : NULL;
             if (nm) {
-                sb_printf(&b, "%s\"%s\"", first ? "" : ", ", nm);
+                qmm_strbuf_printf(&b, "%s\"%s\"", first ? "" : ", ", nm);
                 first = 0;
             }
         }
-        sb_printf(&b, "]},\n  \"threads\": %d,\n  \"chunk_multiplier\": %d,\n  \"chains\": {\n", ctx->n_threads,
+        qmm_strbuf_printf(&b, "]},\n  \"threads\": %d,\n  \"chunk_multiplier\": %d,\n  \"chains\": {\n", ctx->n_threads,
                   ctx->chunk_multiplier);
         for (int i = 0; i < QMM_N_WTYPES; i++) {
             const qmm_chain *ch = &ctx->chains[i];
-            sb_printf(&b, "    \"%s\": {\"primary\": \"%s\", \"fallback\": ", qmm_type_name(wtypes[i]), ch->primary->name);
+            qmm_strbuf_printf(&b, "    \"%s\": {\"primary\": \"%s\", \"fallback\": ", qmm_type_name(wtypes[i]), ch->primary->name);
             if (ch->fallback)
-                sb_printf(&b, "\"%s\"", ch->fallback->name);
+                qmm_strbuf_printf(&b, "\"%s\"", ch->fallback->name);
             else
-                sb_printf(&b, "null");
-            sb_printf(&b, ", \"thread_cap\": %d}%s\n", qmm_context_cap(ctx, ch->primary), i + 1 < QMM_N_WTYPES ? "," : "");
+                qmm_strbuf_printf(&b, "null");
+            qmm_strbuf_printf(&b, ", \"thread_cap\": %d}%s\n", qmm_context_cap(ctx, ch->primary), i + 1 < QMM_N_WTYPES ? "," : "");
         }
-        sb_printf(&b, "  }\n}\n");
+        qmm_strbuf_printf(&b, "  }\n}\n");
     } else {
-        sb_printf(&b, "qmatmul %s\n", qmm_version());
-        sb_printf(&b, "cpu:       %s (%s), %d cores available, %d NUMA node%s\n", c->model[0] ? c->model : "unknown model",
+        qmm_strbuf_printf(&b, "qmatmul %s\n", qmm_version());
+        qmm_strbuf_printf(&b, "cpu:       %s (%s), %d cores available, %d NUMA node%s\n", c->model[0] ? c->model : "unknown model",
                   c->arch, c->n_cores, c->numa_nodes, c->numa_nodes == 1 ? "" : "s");
-        sb_printf(&b, "features: ");
+        qmm_strbuf_printf(&b, "features: ");
         for (int i = 0; i < 64; i++) {
             const char *nm = (c->features >> i & 1) ? qmm_cpu_feature_name(1ull << i) : NULL;
             if (nm)
-                sb_printf(&b, " %s", nm);
+                qmm_strbuf_printf(&b, " %s", nm);
         }
-        sb_printf(&b, "\n");
+        qmm_strbuf_printf(&b, "\n");
         if (c->sve_vl_bytes)
-            sb_printf(&b, "sve:       %d-bit vectors\n", c->sve_vl_bytes * 8);
+            qmm_strbuf_printf(&b, "sve:       %d-bit vectors\n", c->sve_vl_bytes * 8);
         if (c->features & QMM_CPU_SME)
-            sb_printf(&b, "sme:       %d-bit streaming vectors\n", c->sme_svl_bytes * 8);
-        sb_printf(&b, "sme units: %s\n", units);
-        sb_printf(&b, "threads:   %d (chunk multiplier %d)\n", ctx->n_threads, ctx->chunk_multiplier);
-        sb_printf(&b, "kernel chains (type: primary [-> fallback]):\n");
+            qmm_strbuf_printf(&b, "sme:       %d-bit streaming vectors\n", c->sme_svl_bytes * 8);
+        qmm_strbuf_printf(&b, "sme units: %s\n", units);
+        qmm_strbuf_printf(&b, "threads:   %d (chunk multiplier %d)\n", ctx->n_threads, ctx->chunk_multiplier);
+        qmm_strbuf_printf(&b, "kernel chains (type: primary [-> fallback]):\n");
         for (int i = 0; i < QMM_N_WTYPES; i++) {
             const qmm_chain *ch = &ctx->chains[i];
             const int cap = qmm_context_cap(ctx, ch->primary);
-            sb_printf(&b, "%s: %s", qmm_type_name(wtypes[i]), ch->primary->name);
+            qmm_strbuf_printf(&b, "%s: %s", qmm_type_name(wtypes[i]), ch->primary->name);
             if (ch->fallback)
-                sb_printf(&b, " -> %s", ch->fallback->name);
+                qmm_strbuf_printf(&b, " -> %s", ch->fallback->name);
             if (cap > 0)
-                sb_printf(&b, " (primary capped at %d thread%s)", cap, cap == 1 ? "" : "s");
-            sb_printf(&b, "\n");
+                qmm_strbuf_printf(&b, " (primary capped at %d thread%s)", cap, cap == 1 ? "" : "s");
+            qmm_strbuf_printf(&b, "\n");
         }
     }
     if (b.len >= buf_size)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/alloc.h"
 #include "cpu/cpu.h"
 #include "exec/pool.h"
 #include "qmatmul.h"
@@ -49,10 +50,5 @@ struct qmm_weights {
 int qmm_wtype_index(qmm_type t);
 /* Thread cap of family kf in this context, 0 = uncapped. */
 int qmm_context_cap(const qmm_context *ctx, const qmm_kernel *kf);
-
-/* Memory for packed weights and scratch: 64-byte aligned, large buffers on
- * 2 MiB boundaries with transparent huge pages requested. */
-void *qmm_alloc_big(size_t size);
-void qmm_free_big(void *p, size_t size);
 
 #endif

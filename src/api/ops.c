@@ -2,7 +2,7 @@
  * pooled and bring-your-own-threads runs of the exec layer. */
 #include <string.h>
 
-#include "api/error.h"
+#include "base/error.h"
 #include "api/internal.h"
 #include "exec/exec.h"
 

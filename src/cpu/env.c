@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/error.h"
+#include "base/error.h"
 
 int qmm_parse_uint(const char *s, int max, int *out) {
     if (!s || !*s)

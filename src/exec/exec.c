@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "api/error.h"
+#include "base/error.h"
 
 #define ALIGN   64
 #define M_BLOCK 128 /* activation rows per kernel call: keeps them in L2 */

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/error.h"
+#include "base/error.h"
 #include "io/gguf.h"
 #include "packed/packed.h"
 

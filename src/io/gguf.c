@@ -18,7 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/error.h"
+#include "base/error.h"
+#include "base/strbuf.h"
 
 struct qmm_gguf {
     const uint8_t *base;
@@ -299,55 +300,34 @@ int qmm_gguf_array_get(const qmm_gguf_value *arr, uint64_t i, qmm_gguf_value *ou
 
 /* ------------------------------------------------------------- formatting */
 
-typedef struct sbuf {
-    char *buf;
-    size_t cap, len; /* len may exceed cap - 1: then the text was cut */
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++, b->len++)
-        if (b->len + 1 < b->cap)
-            b->buf[b->len] = s[i];
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    char tmp[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static void format_value(sbuf *b, const qmm_gguf_value *v, int max_items) {
+static void format_value(qmm_strbuf *b, const qmm_gguf_value *v, int max_items) {
     if (b->len >= b->cap) /* already cut: stop walking */
         return;
     double f;
     switch (v->type) {
-    case QMM_GGUF_BOOL: sb_printf(b, "%s", v->p[0] ? "true" : "false"); return;
+    case QMM_GGUF_BOOL: qmm_strbuf_printf(b, "%s", v->p[0] ? "true" : "false"); return;
     case QMM_GGUF_FLOAT32:
     case QMM_GGUF_FLOAT64:
         qmm_gguf_value_f64(v, &f);
-        sb_printf(b, "%.9g", f);
+        qmm_strbuf_printf(b, "%.9g", f);
         return;
     case QMM_GGUF_STRING:
-        sb_put(b, "\"", 1);
+        qmm_strbuf_put(b, "\"", 1);
         for (uint64_t i = 0; i < v->len && b->len < b->cap; i++) {
             const unsigned char ch = v->p[i];
             if (ch == '"' || ch == '\\')
-                sb_printf(b, "\\%c", ch);
+                qmm_strbuf_printf(b, "\\%c", ch);
             else if (ch == '\n')
-                sb_put(b, "\\n", 2);
+                qmm_strbuf_put(b, "\\n", 2);
             else if (ch < 0x20 || ch == 0x7f)
-                sb_printf(b, "\\x%02x", ch);
+                qmm_strbuf_printf(b, "\\x%02x", ch);
             else
-                sb_put(b, (const char *)&ch, 1);
+                qmm_strbuf_put(b, (const char *)&ch, 1);
         }
-        sb_put(b, "\"", 1);
+        qmm_strbuf_put(b, "\"", 1);
         return;
     case QMM_GGUF_ARRAY: {
-        sb_put(b, "[", 1);
+        qmm_strbuf_put(b, "[", 1);
         const uint64_t shown = max_items >= 0 && v->len > (uint64_t)max_items ? (uint64_t)max_items : v->len;
         const uint32_t et = v->elem_type;
         const uint8_t *p = v->p;
@@ -367,20 +347,20 @@ static void format_value(sbuf *b, const qmm_gguf_value *v, int max_items) {
                 e.p = p;
             }
             if (i)
-                sb_put(b, ", ", 2);
+                qmm_strbuf_put(b, ", ", 2);
             format_value(b, &e, max_items);
             p += ext;
         }
         if (shown < v->len)
-            sb_printf(b, ", ... (%" PRIu64 " items)", v->len);
-        sb_put(b, "]", 1);
+            qmm_strbuf_printf(b, ", ... (%" PRIu64 " items)", v->len);
+        qmm_strbuf_put(b, "]", 1);
         return;
     }
     default:
         if (is_signed(v->type))
-            sb_printf(b, "%" PRId64, (int64_t)int_bits(v));
+            qmm_strbuf_printf(b, "%" PRId64, (int64_t)int_bits(v));
         else
-            sb_printf(b, "%" PRIu64, int_bits(v));
+            qmm_strbuf_printf(b, "%" PRIu64, int_bits(v));
         return;
     }
 }
@@ -388,7 +368,7 @@ static void format_value(sbuf *b, const qmm_gguf_value *v, int max_items) {
 size_t qmm_gguf_value_format(const qmm_gguf_value *v, int max_items, char *buf, size_t buf_size) {
     if (!buf || buf_size == 0)
         return 0;
-    sbuf b = {buf, buf_size, 0};
+    qmm_strbuf b = qmm_strbuf_make(buf, buf_size);
     if (v)
         format_value(&b, v, max_items);
     if (b.len + 1 > buf_size) { /* cut: end with "..." */

@@ -2,52 +2,9 @@
 
 #include <string.h>
 
-#include "api/error.h"
-
-uint32_t qmm_crc32(uint32_t crc, const void *data, size_t n) {
-    static uint32_t table[256];
-    static int init; /* benign: every thread computes the same table */
-    if (!__atomic_load_n(&init, __ATOMIC_ACQUIRE)) {
-        uint32_t t[256];
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int j = 0; j < 8; j++)
-                c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-            t[i] = c;
-        }
-        for (int i = 0; i < 256; i++)
-            __atomic_store_n(&table[i], t[i], __ATOMIC_RELAXED);
-        __atomic_store_n(&init, 1, __ATOMIC_RELEASE);
-    }
-    const uint8_t *p = data;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++)
-        crc = __atomic_load_n(&table[(crc ^ p[i]) & 0xff], __ATOMIC_RELAXED) ^ (crc >> 8);
-    return ~crc;
-}
-
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static uint32_t get32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
+#include "base/bytes.h"
+#include "base/crc32.h"
+#include "base/error.h"
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
@@ -90,20 +47,20 @@ void qmm_blob_write_header(const qmm_blob_plan *plan, void *dst) {
     uint8_t *h = dst;
     memset(h, 0, QMM_BLOB_HEADER);
     memcpy(h, QMM_BLOB_MAGIC, 4);
-    put16(h + 4, QMM_BLOB_VERSION);
-    put16(h + 6, QMM_BLOB_HEADER);
-    put32(h + 8, (uint32_t)plan->type);
-    put32(h + 12, (uint32_t)plan->nslots);
-    put64(h + 16, (uint64_t)plan->k);
-    put64(h + 24, (uint64_t)plan->n);
+    qmm_put16(h + 4, QMM_BLOB_VERSION);
+    qmm_put16(h + 6, QMM_BLOB_HEADER);
+    qmm_put32(h + 8, (uint32_t)plan->type);
+    qmm_put32(h + 12, (uint32_t)plan->nslots);
+    qmm_put64(h + 16, (uint64_t)plan->k);
+    qmm_put64(h + 24, (uint64_t)plan->n);
     for (int i = 0; i < plan->nslots; i++) {
         uint8_t *s = h + 32 + 48 * i;
         memcpy(s, plan->kf[i]->name, strnlen(plan->kf[i]->name, QMM_BLOB_NAME - 1));
-        put32(s + 24, plan->kf[i]->layout_id);
-        put64(s + 32, plan->offset[i]);
-        put64(s + 40, plan->size[i]);
+        qmm_put32(s + 24, plan->kf[i]->layout_id);
+        qmm_put64(s + 32, plan->offset[i]);
+        qmm_put64(s + 40, plan->size[i]);
     }
-    put32(h + 128, qmm_crc32(0, h, QMM_BLOB_HEADER));
+    qmm_put32(h + 128, qmm_crc32(0, h, QMM_BLOB_HEADER));
 }
 
 void qmm_blob_write(const qmm_blob_plan *plan, const void *src, size_t src_row_stride, void *dst) {
@@ -123,25 +80,25 @@ qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t si
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob of %zu bytes is shorter than its %d-byte header", size, QMM_BLOB_HEADER);
     if (memcmp(h, QMM_BLOB_MAGIC, 4) != 0)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob magic is not \"%s\"", QMM_BLOB_MAGIC);
-    if (get16(h + 4) != QMM_BLOB_VERSION)
-        return qmm_fail(QMM_ERR_INCOMPATIBLE, "blob format version %u, this build reads %d", get16(h + 4), QMM_BLOB_VERSION);
-    if (get16(h + 6) != QMM_BLOB_HEADER)
-        return qmm_fail(QMM_ERR_BAD_BLOB, "blob header size %u, expected %d", get16(h + 6), QMM_BLOB_HEADER);
+    if (qmm_get16(h + 4) != QMM_BLOB_VERSION)
+        return qmm_fail(QMM_ERR_INCOMPATIBLE, "blob format version %u, this build reads %d", qmm_get16(h + 4), QMM_BLOB_VERSION);
+    if (qmm_get16(h + 6) != QMM_BLOB_HEADER)
+        return qmm_fail(QMM_ERR_BAD_BLOB, "blob header size %u, expected %d", qmm_get16(h + 6), QMM_BLOB_HEADER);
     uint8_t tmp[QMM_BLOB_HEADER];
     memcpy(tmp, h, QMM_BLOB_HEADER);
     memset(tmp + 128, 0, 4);
-    if (qmm_crc32(0, tmp, QMM_BLOB_HEADER) != get32(h + 128))
+    if (qmm_crc32(0, tmp, QMM_BLOB_HEADER) != qmm_get32(h + 128))
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob header checksum mismatch (corrupted header)");
     for (int i = 132; i < QMM_BLOB_HEADER; i++)
         if (h[i])
             return qmm_fail(QMM_ERR_BAD_BLOB, "blob header reserved byte %d is not zero", i);
-    const uint32_t type = get32(h + 8);
+    const uint32_t type = qmm_get32(h + 8);
     if (type >= QMM_TYPE_COUNT || qmm_wtype_index((qmm_type)type) < 0)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob weight type %u is not a packable type", type);
-    const uint32_t nslots = get32(h + 12);
+    const uint32_t nslots = qmm_get32(h + 12);
     if (nslots < 1 || nslots > QMM_MAX_SLOTS)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob slot count %u, expected 1 or 2", nslots);
-    const int64_t k = (int64_t)get64(h + 16), n = (int64_t)get64(h + 24);
+    const int64_t k = (int64_t)qmm_get64(h + 16), n = (int64_t)qmm_get64(h + 24);
     const int64_t blk = qmm_type_block_elems((qmm_type)type);
     if (k <= 0 || n <= 0 || k % blk != 0 || k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) || k > ((int64_t)1 << 44) / n)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob shape %lld x %lld is invalid for %s", (long long)n, (long long)k,
@@ -169,7 +126,7 @@ qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t si
         for (size_t j = len; j < QMM_BLOB_NAME; j++)
             if (s[j])
                 return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u kernel name has bytes after its end", i);
-        if (get32(s + 28) != 0)
+        if (qmm_get32(s + 28) != 0)
             return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u reserved field is not zero", i);
         const qmm_kernel *kf = qmm_kernel_find(name);
         if (!kf)
@@ -177,12 +134,12 @@ qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t si
         if (kf->wtype != (qmm_type)type)
             return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u kernel '%s' does not multiply %s weights", i, name,
                             qmm_type_name((qmm_type)type));
-        if (get32(s + 24) != kf->layout_id)
-            return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u layout %u of '%s', this build packs layout %u", i, get32(s + 24), name,
+        if (qmm_get32(s + 24) != kf->layout_id)
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u layout %u of '%s', this build packs layout %u", i, qmm_get32(s + 24), name,
                             kf->layout_id);
         if (ctx && (kf->required & ~ctx->features))
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u kernel '%s' needs CPU features this CPU lacks", i, name);
-        const uint64_t off = get64(s + 32), sz = get64(s + 40);
+        const uint64_t off = qmm_get64(s + 32), sz = qmm_get64(s + 40);
         const uint64_t expect = kf->w_packed_size(k, n);
         if (sz != expect)
             return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u size %llu, '%s' packs %llu bytes for %lld x %lld", i,
@@ -194,7 +151,7 @@ qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t si
             return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u [%llu, +%llu) runs past the blob's %zu bytes (truncated?)", i,
                             (unsigned long long)off, (unsigned long long)sz, size);
         if (i == 1) {
-            const uint64_t off0 = get64(h + 32 + 32), sz0 = get64(h + 32 + 40);
+            const uint64_t off0 = qmm_get64(h + 32 + 32), sz0 = qmm_get64(h + 32 + 40);
             if (off < off0 + sz0 && off0 < off + sz)
                 return qmm_fail(QMM_ERR_BAD_BLOB, "slots 0 and 1 overlap");
             if (kf == w->kf[0])

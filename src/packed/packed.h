@@ -17,6 +17,7 @@
 #define QMM_PACKED_H
 
 #include "api/internal.h"
+#include "base/crc32.h"
 
 #define QMM_BLOB_MAGIC   "QMMP"
 #define QMM_BLOB_VERSION 1
@@ -42,7 +43,5 @@ void qmm_blob_write(const qmm_blob_plan *plan, const void *src, size_t src_row_s
 /* Validates blob and fills w (pointers into the blob). ctx may be NULL to
  * skip the CPU-feature check. */
 qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t size, qmm_weights *w);
-
-uint32_t qmm_crc32(uint32_t crc, const void *data, size_t n);
 
 #endif

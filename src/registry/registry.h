@@ -1,7 +1,7 @@
 /* Kernel tables, selection by feature mask, and chains (primary + fallback).
  *
  * Adding a family = one descriptor (its own file) + one row in its ISA's
- * table (src/kernels/<isa>/<isa>_table.c). The portable reference families
+ * table (src/registry/<isa>_table.c). The portable reference families
  * are always last, so every supported type always has a kernel. */
 #ifndef QMM_REGISTRY_H
 #define QMM_REGISTRY_H

@@ -1,6 +1,6 @@
 /* Error messages (per thread) and logging. */
-#ifndef QMM_ERROR_H
-#define QMM_ERROR_H
+#ifndef QMM_BASE_ERROR_H
+#define QMM_BASE_ERROR_H
 
 #include "qmatmul.h"
 

@@ -1,4 +1,4 @@
-#include "api/error.h"
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
