@@ -10,6 +10,7 @@
 #include "api/internal.h"
 #include "cpu/env.h"
 #include "exec/exec.h"
+#include "exec/fpenv.h"
 #include "formats/formats.h"
 #include "packed/packed.h"
 
@@ -360,6 +361,8 @@ qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrow
     if (st)
         return st;
     const size_t rb = qmm_row_size(type, k);
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
     for (int64_t r = 0; r < nrows; r++) {
         const float *x = src + r * k;
         void *y = (char *)dst + (size_t)r * rb;
@@ -371,6 +374,7 @@ qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrow
             for (int64_t l = 0; l < k; l++)
                 ((uint16_t *)y)[l] = qmm_fp32_to_fp16(x[l]);
     }
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -379,6 +383,8 @@ qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nr
     if (st)
         return st;
     const size_t rb = qmm_row_size(type, k);
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
     for (int64_t r = 0; r < nrows; r++) {
         const void *x = (const char *)src + (size_t)r * rb;
         float *y = dst + r * k;
@@ -390,6 +396,7 @@ qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nr
             for (int64_t l = 0; l < k; l++)
                 y[l] = qmm_fp16_to_fp32(((const uint16_t *)x)[l]);
     }
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -406,6 +413,8 @@ typedef struct pack_job {
 static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     (void)sync;
     const pack_job *j = arg;
+    qmm_fpenv fe; /* packers may convert (F16 panels) */
+    qmm_fpenv_enter(&fe);
     for (int s = 0; s < j->plan->nslots; s++) {
         const qmm_kernel *kf = j->plan->kf[s];
         const int64_t panels = (j->plan->n + kf->n_step - 1) / kf->n_step;
@@ -414,6 +423,7 @@ static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
         if (r0 < r1)
             kf->w_pack(j->plan->k, j->plan->n, r0, r1, j->src, j->stride, j->dst + j->plan->offset[s]);
     }
+    qmm_fpenv_leave(&fe);
 }
 
 static qmm_status pack_to(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst) {

@@ -5,6 +5,7 @@
 #include "api/error.h"
 #include "api/internal.h"
 #include "exec/exec.h"
+#include "exec/fpenv.h"
 
 #define MAX_NTH   4096
 #define MAX_ELEMS ((int64_t)1 << 40)
@@ -95,11 +96,14 @@ typedef struct op_job {
 
 static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     const op_job *j = arg;
+    qmm_fpenv fe; /* the caller's thread and every worker */
+    qmm_fpenv_enter(&fe);
     switch (j->op) {
     case 0: qmm_exec_mul_mat(j->ctx, j->w, j->a, j->b, ith, nth, j->work, sync); break;
     case 1: qmm_exec_get_rows(j->w, j->a, j->b, ith, nth); break;
     default: qmm_exec_mul_mat_f16(j->ctx, j->a, j->b, j->c, ith, nth, j->work, sync); break;
     }
+    qmm_fpenv_leave(&fe);
 }
 
 /* Grows the context scratch (under ctx->lock) and runs the job on the pool. */
@@ -143,7 +147,10 @@ qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
     if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(ctx, w, x, nth), sync)))
         return st;
+    qmm_fpenv fe; /* a thread of the caller's pool */
+    qmm_fpenv_enter(&fe);
     qmm_exec_mul_mat(ctx, w, x, y, ith, nth, work, sync);
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -203,7 +210,10 @@ qmm_status qmm_get_rows_compute(qmm_context *ctx, const qmm_weights *w, const qm
         return st;
     if ((st = check_threads(ith, nth, work, work_size, 0, sync)))
         return st;
+    qmm_fpenv fe; /* a thread of the caller's pool */
+    qmm_fpenv_enter(&fe);
     qmm_exec_get_rows(w, ids, out, ith, nth);
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -258,7 +268,10 @@ qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const 
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
     if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(ctx, w, x, nth), sync)))
         return st;
+    qmm_fpenv fe; /* a thread of the caller's pool */
+    qmm_fpenv_enter(&fe);
     qmm_exec_mul_mat_f16(ctx, w, x, y, ith, nth, work, sync);
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
