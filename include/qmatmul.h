@@ -183,7 +183,8 @@ QMM_API qmm_status qmm_weights_from_blob(qmm_context *ctx, const void *blob, siz
 QMM_API qmm_status qmm_mul_mat(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y);
 
 /* GET_ROWS: ids I32 [r] or [r, b1, b2]; out F32 [k, r, b1, b2]; each row the
- * dequantized weight row ids[..]. An id out of range is QMM_ERR_INVALID_ARG. */
+ * dequantized weight row ids[..]. An id out of range is QMM_ERR_INVALID_ARG,
+ * and so is an out whose memory overlaps that of ids. */
 QMM_API qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out);
 
 /* y = W x for F16 weights that change every call (e.g. the KV cache): w F16
