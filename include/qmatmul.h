@@ -167,7 +167,9 @@ QMM_API int64_t qmm_weights_n(const qmm_weights *w);
 QMM_API const void *qmm_weights_blob(const qmm_weights *w, size_t *size);
 
 /* Caller-owned packing: the size of the blob, then packing into dst. dst
- * should be 64-byte aligned; it must stay alive while weights adopt it. */
+ * must be 16-byte aligned, as qmm_weights_from_blob requires (else
+ * QMM_ERR_INVALID_ARG); 64 is best. It must stay alive while weights adopt
+ * it. */
 QMM_API qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, size_t *size);
 QMM_API qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
                                  void *dst, size_t dst_size);

@@ -243,6 +243,14 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss - 18, dst, need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, 33, WN, s, ss, dst, need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_BF16, WK, WN, s, ss, dst, need), QMM_ERR_UNSUPPORTED);
+    /* a destination qmm_weights_from_blob would refuse (below 16-byte alignment), every type */
+    for (int t = 0; t < 4; t++) {
+        size_t tneed = 0;
+        CHECK_OK(qmm_packed_size(ctx, wtypes[t], WK, WN, &tneed));
+        const size_t tss = qmm_row_size(wtypes[t], WK) * WN;
+        for (size_t mis = 1; mis < 16; mis += (mis < 4 ? 1 : 4))
+            EXPECT_ERR(qmm_pack_into(ctx, wtypes[t], WK, WN, src + t * 8192, tss, dst + mis, tneed + 64), QMM_ERR_INVALID_ARG);
+    }
     /* a good pack writes exactly its size */
     arm();
     CHECK_OK(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss, dst, need));

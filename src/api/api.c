@@ -457,6 +457,9 @@ qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, 
                          size_t dst_size) {
     if (!ctx || !src || !dst)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: NULL argument");
+    /* the rule of qmm_weights_from_blob: the packers store 16-byte vectors */
+    if ((uintptr_t)dst % 16 != 0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination at %p is not 16-byte aligned", dst);
     qmm_blob_plan plan;
     qmm_status st = qmm_blob_plan_make(ctx, type, k, n, &plan);
     if (st)
