@@ -111,8 +111,10 @@ typedef struct qmm_options {
      * every chain's primary family, so hybrid runs can be tested on any CPU. */
     int thread_cap;
     unsigned flags;
-    /* NULL: automatic. Else a kernel family name to force for its type (as
-     * QMM_KERNEL). */
+    /* NULL: automatic. Else kernel family names to force for their types,
+     * comma-separated (as QMM_KERNEL); an unknown name, or one this CPU
+     * cannot run, is an error. At most 255 characters (a longer string is
+     * QMM_ERR_INVALID_ARG, never cut). */
     const char *kernel;
     /* Chunks per thread; 0: QMM_CHUNK_MULTIPLIER or 4. */
     int chunk_multiplier;
@@ -120,7 +122,9 @@ typedef struct qmm_options {
      * written); 0: QMM_THREADS or n_threads. */
     int pack_threads;
     /* Features to hide from detection, as a comma-separated list of their
-     * names ("avx512f,avx512_vnni"); NULL: QMM_HIDE_FEATURES. */
+     * names ("avx512f,avx512_vnni"); NULL: QMM_HIDE_FEATURES. An unknown name
+     * is an error. At most 255 characters (a longer string is
+     * QMM_ERR_INVALID_ARG, never cut). */
     const char *hide_features;
 } qmm_options;
 

@@ -98,9 +98,22 @@ qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64
 
 /* ------------------------------------------------------------------ context */
 
+/* A copy of an option string to tokenize, whole: one too long is refused
+ * (the environment's were refused by qmm_env_read, with a warning). */
+static qmm_status copy_list(const char *list, const char *what, char buf[QMM_OPTION_STRING_MAX + 1]) {
+    const size_t n = strlen(list);
+    if (n > QMM_OPTION_STRING_MAX)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "options.%s is %zu characters long; at most %d are accepted", what, n,
+                        QMM_OPTION_STRING_MAX);
+    memcpy(buf, list, n + 1);
+    return QMM_OK;
+}
+
 static qmm_status hide_features(const char *list, int strict, uint64_t *features) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
+    char buf[QMM_OPTION_STRING_MAX + 1];
+    qmm_status st = copy_list(list, "hide_features", buf);
+    if (st)
+        return st;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const uint64_t bit = qmm_cpu_feature_from_name(tok);
         if (!bit) {
@@ -115,8 +128,10 @@ static qmm_status hide_features(const char *list, int strict, uint64_t *features
 }
 
 static qmm_status force_kernels(qmm_context *ctx, const char *list, int strict, const qmm_kernel **forced) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
+    char buf[QMM_OPTION_STRING_MAX + 1];
+    qmm_status st = copy_list(list, "kernel", buf);
+    if (st)
+        return st;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const qmm_kernel *kf = qmm_kernel_find(tok);
         const char *why = !kf ? "no such kernel family" : (kf->required & ~ctx->features) ? "this CPU lacks its features" : NULL;
