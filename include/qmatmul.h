@@ -101,6 +101,32 @@ typedef struct qmm_tensor {
 /* Fills a contiguous view of the given shape (missing dims are 1). */
 QMM_API qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64_t *ne, void *data);
 
+/* ----------------------------------------------------------- thread safety
+ *
+ * One context, from several threads at once:
+ * - qmm_mul_mat, qmm_get_rows, qmm_mul_mat_f16, qmm_weights_pack and
+ *   qmm_pack_into are safe: a mutex in the context serialises them (each runs
+ *   on the context's whole pool, one after the other; a call waits for the
+ *   one before it).
+ * - qmm_*_work_size, qmm_*_compute, qmm_packed_size, qmm_weights_from_blob,
+ *   qmm_context_threads, qmm_context_chain and qmm_context_describe only read
+ *   the context and are safe alongside any of these. Concurrent
+ *   qmm_*_compute calls need a work buffer and a qmm_sync each.
+ * - qmm_context_free must not overlap any other call on that context.
+ * Distinct contexts share nothing: every function may run on them at once
+ * (each has its own threads: together they may oversubscribe the cores).
+ * One qmm_weights is read-only once made: any number of calls, on any
+ * threads and contexts that can run its families, may use it at once;
+ * qmm_weights_free must not overlap them. Calls that write the same output
+ * memory at once are the caller's race. qmm_last_error is per thread;
+ * qmm_quantize, qmm_dequantize and the type functions hold no state.
+ *
+ * Arithmetic: every call computes in round-to-nearest without flushing
+ * subnormals, on every thread it runs on (the caller's, the pool's, a
+ * caller's own pool's in qmm_*_compute), whatever the caller's
+ * floating-point environment (rounding mode, x86 FTZ/DAZ, Arm FZ/FZ16/AH),
+ * and leaves that environment as it found it: results do not depend on it. */
+
 /* ----------------------------------------------------------------- context */
 
 typedef struct qmm_options {
