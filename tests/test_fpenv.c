@@ -67,8 +67,11 @@ static uint64_t seed = 4242;
  * subnormal inputs, with one row of ordinary values. */
 static void fill_spread(float *v, int64_t count, int64_t k, int tiny) {
     static const int exps[] = {130, 0, 126, 140, 146, 120, 135};
+    /* for the quantizers: a block's scale amax / 127 must have a finite
+     * inverse (ggml's reference quantizers overflow below that) */
+    static const int q_exps[] = {110, 0, 64, 100, 30};
     for (int64_t i = 0; i < count; i++) {
-        const int e = tiny ? exps[(i / k) % 7] : (int)(qmm_test_rand_u64(&seed) % 12);
+        const int e = tiny == 1 ? exps[(i / k) % 7] : tiny == 2 ? q_exps[(i / k) % 5] : (int)(qmm_test_rand_u64(&seed) % 12);
         v[i] = ldexpf(qmm_test_rand_f(&seed), -e);
     }
 }
@@ -94,7 +97,7 @@ typedef struct outputs {
 
 static const qmm_type wtypes[4] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
 
-static float wf[N * K], xf[K * M * B2], xv[K], qsrc[K * 4];
+static float wf[N * K], xf[K * M * B2], xv[K], xq[K * M * B2], xqv[K], qsrc[K * 4];
 static uint8_t wsrc[4][N * K * 4];
 static size_t wsize[4];
 static uint16_t w16[N * K * B2];
@@ -183,11 +186,13 @@ static void run_all(qmm_context *ctx, int byo_nth, const mode *md, outputs *o) {
 #define KEPT(what)                                                                                                               \
     CHECK(read_ctl() == ctl && fegetround() == round, "%s: %s changed the environment", md ? md->name : "default", what)
     qmm_tensor x, xm, y, ym, it, ot, wt;
-    qmm_tensor_init(&x, QMM_TYPE_F32, 3, (int64_t[]){K, M, B2}, xf);
-    qmm_tensor_init(&xm, QMM_TYPE_F32, 1, (int64_t[]){K}, xv);
     int32_t ids[6] = {0, 7, 47, 3, 3, 20};
     qmm_tensor_init(&it, QMM_TYPE_I32, 1, (int64_t[]){6}, ids);
     for (int t = 0; t < 4; t++) {
+        /* F32/F16 weights: activations down to subnormals; Q4_0/Q8_0 (quantized activations): see fill_spread */
+        const int quant = wtypes[t] == QMM_TYPE_Q4_0 || wtypes[t] == QMM_TYPE_Q8_0;
+        qmm_tensor_init(&x, QMM_TYPE_F32, 3, (int64_t[]){K, M, B2}, quant ? xq : xf);
+        qmm_tensor_init(&xm, QMM_TYPE_F32, 1, (int64_t[]){K}, quant ? xqv : xv);
         qmm_weights *w = NULL;
         CHECK_OK(qmm_weights_pack(ctx, wtypes[t], K, N, wsrc[t], wsize[t], &w));
         KEPT("qmm_weights_pack");
@@ -209,6 +214,7 @@ static void run_all(qmm_context *ctx, int byo_nth, const mode *md, outputs *o) {
         run_byo(ctx, w, NULL, &x, &y, byo_nth, md);
         qmm_weights_free(w);
     }
+    qmm_tensor_init(&x, QMM_TYPE_F32, 3, (int64_t[]){K, M, B2}, xf);
     qmm_tensor_init(&wt, QMM_TYPE_F16, 3, (int64_t[]){K, N, B2}, w16);
     qmm_tensor_init(&y, QMM_TYPE_F32, 3, (int64_t[]){N, M, B2}, o->f16);
     CHECK_OK(qmm_mul_mat_f16(ctx, &wt, &x, &y));
@@ -264,7 +270,9 @@ int main(void) {
     fill_spread(wf, N * K, K, 0);
     fill_spread(xf, K * M * B2, K, 1);
     fill_spread(xv, K, K, 1);
-    fill_spread(qsrc, K * 4, K, 1);
+    fill_spread(xq, K * M * B2, K, 2);
+    fill_spread(xqv, K, K, 2);
+    fill_spread(qsrc, K * 4, K, 2);
     for (int t = 0; t < 4; t++) {
         wsize[t] = qmm_row_size(wtypes[t], K) * N;
         if (wtypes[t] == QMM_TYPE_F32)
