@@ -101,6 +101,32 @@ typedef struct qmm_tensor {
 /* Fills a contiguous view of the given shape (missing dims are 1). */
 QMM_API qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64_t *ne, void *data);
 
+/* ----------------------------------------------------------- thread safety
+ *
+ * One context, from several threads at once:
+ * - qmm_mul_mat, qmm_get_rows, qmm_mul_mat_f16, qmm_weights_pack and
+ *   qmm_pack_into are safe: a mutex in the context serialises them (each runs
+ *   on the context's whole pool, one after the other; a call waits for the
+ *   one before it).
+ * - qmm_*_work_size, qmm_*_compute, qmm_packed_size, qmm_weights_from_blob,
+ *   qmm_context_threads, qmm_context_chain and qmm_context_describe only read
+ *   the context and are safe alongside any of these. Concurrent
+ *   qmm_*_compute calls need a work buffer and a qmm_sync each.
+ * - qmm_context_free must not overlap any other call on that context.
+ * Distinct contexts share nothing: every function may run on them at once
+ * (each has its own threads: together they may oversubscribe the cores).
+ * One qmm_weights is read-only once made: any number of calls, on any
+ * threads and contexts that can run its families, may use it at once;
+ * qmm_weights_free must not overlap them. Calls that write the same output
+ * memory at once are the caller's race. qmm_last_error is per thread;
+ * qmm_quantize, qmm_dequantize and the type functions hold no state.
+ *
+ * Arithmetic: every call computes in round-to-nearest without flushing
+ * subnormals, on every thread it runs on (the caller's, the pool's, a
+ * caller's own pool's in qmm_*_compute), whatever the caller's
+ * floating-point environment (rounding mode, x86 FTZ/DAZ, Arm FZ/FZ16/AH),
+ * and leaves that environment as it found it: results do not depend on it. */
+
 /* ----------------------------------------------------------------- context */
 
 typedef struct qmm_options {
@@ -111,8 +137,10 @@ typedef struct qmm_options {
      * every chain's primary family, so hybrid runs can be tested on any CPU. */
     int thread_cap;
     unsigned flags;
-    /* NULL: automatic. Else a kernel family name to force for its type (as
-     * QMM_KERNEL). */
+    /* NULL: automatic. Else kernel family names to force for their types,
+     * comma-separated (as QMM_KERNEL); an unknown name, or one this CPU
+     * cannot run, is an error. At most 255 characters (a longer string is
+     * QMM_ERR_INVALID_ARG, never cut). */
     const char *kernel;
     /* Chunks per thread; 0: QMM_CHUNK_MULTIPLIER or 4. */
     int chunk_multiplier;
@@ -120,7 +148,9 @@ typedef struct qmm_options {
      * written); 0: QMM_THREADS or n_threads. */
     int pack_threads;
     /* Features to hide from detection, as a comma-separated list of their
-     * names ("avx512f,avx512_vnni"); NULL: QMM_HIDE_FEATURES. */
+     * names ("avx512f,avx512_vnni"); NULL: QMM_HIDE_FEATURES. An unknown name
+     * is an error. At most 255 characters (a longer string is
+     * QMM_ERR_INVALID_ARG, never cut). */
     const char *hide_features;
 } qmm_options;
 
@@ -167,7 +197,9 @@ QMM_API int64_t qmm_weights_n(const qmm_weights *w);
 QMM_API const void *qmm_weights_blob(const qmm_weights *w, size_t *size);
 
 /* Caller-owned packing: the size of the blob, then packing into dst. dst
- * should be 64-byte aligned; it must stay alive while weights adopt it. */
+ * must be 16-byte aligned, as qmm_weights_from_blob requires (else
+ * QMM_ERR_INVALID_ARG); 64 is best. It must stay alive while weights adopt
+ * it. */
 QMM_API qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, size_t *size);
 QMM_API qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
                                  void *dst, size_t dst_size);
@@ -183,7 +215,8 @@ QMM_API qmm_status qmm_weights_from_blob(qmm_context *ctx, const void *blob, siz
 QMM_API qmm_status qmm_mul_mat(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y);
 
 /* GET_ROWS: ids I32 [r] or [r, b1, b2]; out F32 [k, r, b1, b2]; each row the
- * dequantized weight row ids[..]. An id out of range is QMM_ERR_INVALID_ARG. */
+ * dequantized weight row ids[..]. An id out of range is QMM_ERR_INVALID_ARG,
+ * and so is an out whose memory overlaps that of ids. */
 QMM_API qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out);
 
 /* y = W x for F16 weights that change every call (e.g. the KV cache): w F16

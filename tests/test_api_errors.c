@@ -243,6 +243,14 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss - 18, dst, need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, 33, WN, s, ss, dst, need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_BF16, WK, WN, s, ss, dst, need), QMM_ERR_UNSUPPORTED);
+    /* a destination qmm_weights_from_blob would refuse (below 16-byte alignment), every type */
+    for (int t = 0; t < 4; t++) {
+        size_t tneed = 0;
+        CHECK_OK(qmm_packed_size(ctx, wtypes[t], WK, WN, &tneed));
+        const size_t tss = qmm_row_size(wtypes[t], WK) * WN;
+        for (size_t mis = 1; mis < 16; mis += (mis < 4 ? 1 : 4))
+            EXPECT_ERR(qmm_pack_into(ctx, wtypes[t], WK, WN, src + t * 8192, tss, dst + mis, tneed + 64), QMM_ERR_INVALID_ARG);
+    }
     /* a good pack writes exactly its size */
     arm();
     CHECK_OK(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss, dst, need));
@@ -444,6 +452,53 @@ static void test_get_rows_errors(void) {
     }
 }
 
+/* out overlapping ids: the ids are validated, then read again while rows are
+ * written; rows written over them would be read as ids (wild reads). Refused,
+ * with nothing written, through the pool and a caller's own threads; views
+ * side by side are fine. */
+static void test_get_rows_overlap(void) {
+    uint8_t *buf = qmm_test_alloc(65536), *copy = qmm_test_alloc(65536);
+    for (int wi = 0; wi < 4; wi++) {
+        const qmm_weights *w = weights[wi];
+        const int64_t k = qmm_weights_k(w);
+        const size_t out_bytes = (size_t)k * 4 * 4;
+        /* ids at the start of out, then inside its last row, then in its last bytes */
+        const size_t id_offsets[3] = {0, out_bytes - (size_t)k * 4, out_bytes - 4};
+        for (int c = 0; c < 3; c++)
+            for (int byo = 0; byo < 2; byo++) {
+                memset(buf, 0, 65536);
+                int32_t *ids = (int32_t *)(buf + id_offsets[c]);
+                for (int i = 0; i < 4; i++)
+                    ids[i] = 1; /* row 1's values, read as ids, are far out of range */
+                const qmm_tensor it = view(QMM_TYPE_I32, 4, 1, 1, 1, ids);
+                const qmm_tensor ot = view(QMM_TYPE_F32, k, 4, 1, 1, buf);
+                memcpy(copy, buf, 65536);
+                const qmm_status st =
+                    byo ? qmm_get_rows_compute(ctx, w, &it, &ot, 0, 1, NULL, 0, &good_sync) : qmm_get_rows(ctx, w, &it, &ot);
+                CHECK(st == QMM_ERR_INVALID_ARG, "get_rows%s with ids at byte %zu of out -> %s", byo ? "_compute" : "",
+                      id_offsets[c], qmm_status_str(st));
+                CHECK(qmm_last_error()[0] != 0, "overlap: no message");
+                CHECK(memcmp(copy, buf, 65536) == 0, "get_rows%s wrote before refusing overlapping out and ids",
+                      byo ? "_compute" : "");
+            }
+        /* side by side: ids right after out, and right before it */
+        for (int c = 0; c < 2; c++) {
+            memset(buf, 0, 65536);
+            uint8_t *out = buf + (c ? 64 : 0);
+            int32_t *ids = (int32_t *)(c ? out - 16 : out + out_bytes);
+            for (int i = 0; i < 4; i++)
+                ids[i] = 1;
+            const qmm_tensor it = view(QMM_TYPE_I32, 4, 1, 1, 1, ids);
+            const qmm_tensor ot = view(QMM_TYPE_F32, k, 4, 1, 1, out);
+            CHECK_OK(qmm_get_rows(ctx, w, &it, &ot));
+            CHECK(ids[0] == 1 && ids[3] == 1, "ids beside out changed");
+            CHECK(memcmp(out, out + (size_t)k * 4 * 3, (size_t)k * 4) == 0, "rows of the same id differ");
+        }
+    }
+    free(copy);
+    free(buf);
+}
+
 static void test_f16_errors(void) {
     const int64_t k = 64, n = 6, m = 2;
     uint16_t *wd = (uint16_t *)(xbuf + 8192);
@@ -593,6 +648,7 @@ int main(void) {
     test_weights();
     test_mul_mat_errors();
     test_get_rows_errors();
+    test_get_rows_overlap();
     test_f16_errors();
     test_cache_errors();
     for (int i = 0; i < 4; i++)

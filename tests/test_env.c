@@ -119,6 +119,68 @@ int main(void) {
     o.hide_features = "avx9000";
     CHECK(qmm_context_create(&o, &ctx) == QMM_ERR_INVALID_ARG, "options.hide_features unknown is an error");
     o.hide_features = NULL;
+
+    /* option strings are taken whole or refused, never cut: 255 characters
+     * are the most (empty tokens pad them here) */
+    char longs[400];
+    const char *p8 = NULL;
+    memset(longs, ',', sizeof longs);
+    memcpy(longs, "ref_q4_0", 8);
+    memcpy(longs + 255 - 8, "ref_q8_0", 8);
+    longs[255] = 0;
+    o.kernel = longs;
+    CHECK_OK(qmm_context_create(&o, &ctx));
+    qmm_context_chain(ctx, QMM_TYPE_Q8_0, &p8, &f);
+    CHECK(p8 && strcmp(p8, "ref_q8_0") == 0, "options.kernel of 255 characters: its last name is not applied");
+    qmm_context_free(ctx);
+    memset(longs, ',', sizeof longs);
+    memcpy(longs, "ref_q4_0", 8);
+    memcpy(longs + 256, "ref_q8_0", 9); /* past what a 255-character cut keeps */
+    ctx = NULL;
+    CHECK(qmm_context_create(&o, &ctx) == QMM_ERR_INVALID_ARG && ctx == NULL, "options.kernel of 264 characters accepted");
+    CHECK(strstr(qmm_last_error(), "255") != NULL, "no limit in the message: %s", qmm_last_error());
+    qmm_context_free(ctx);
+    o.kernel = NULL;
+    memset(longs, ',', sizeof longs);
+    memcpy(longs, "fma", 3);
+    memcpy(longs + 256, "avx2,dotprod", 13);
+    o.hide_features = longs;
+    ctx = NULL;
+    CHECK(qmm_context_create(&o, &ctx) == QMM_ERR_INVALID_ARG && ctx == NULL, "options.hide_features of 268 characters accepted");
+    qmm_context_free(ctx);
+    memcpy(longs + 255 - 12, "avx2,dotprod", 13);
+    CHECK_OK(qmm_context_create(&o, &ctx));
+    if (ctx) {
+        qmm_context_describe(ctx, 1, desc, sizeof desc);
+        CHECK(strstr(desc, "\"avx2\"") == NULL && strstr(desc, "\"dotprod\"") == NULL,
+              "options.hide_features of 255 characters: its last names are not applied");
+    }
+    qmm_context_free(ctx);
+    o.hide_features = NULL;
+    /* the environment's forms: the same 255 characters accepted; longer
+     * refused with a warning that names the limit */
+    memset(longs, ',', sizeof longs);
+    memcpy(longs, "ref_q4_0", 8);
+    memcpy(longs + 255 - 8, "ref_q8_0", 8);
+    longs[255] = 0;
+    setenv("QMM_KERNEL", longs, 1);
+    d = describe();
+    CHECK(strstr(d, "\"Q8_0\": {\"primary\": \"ref_q8_0\"") != NULL, "QMM_KERNEL of 255 characters not applied");
+    longs[255] = ',';
+    longs[256] = 0;
+    setenv("QMM_KERNEL", longs, 1);
+    CHECK(count_stderr(two_contexts, "QMM_KERNEL='(too long)': expected at most 255 characters") == 1,
+          "QMM_KERNEL of 256 characters: one warning naming the limit");
+    d = describe();
+    CHECK(strstr(d, "\"Q8_0\": {\"primary\": \"ref_q8_0\"") == NULL, "QMM_KERNEL of 256 characters applied in part");
+    clear_env();
+    memset(longs, ',', sizeof longs);
+    memcpy(longs + 256, "avx2,dotprod", 13);
+    setenv("QMM_HIDE_FEATURES", longs, 1);
+    CHECK(count_stderr(two_contexts, "QMM_HIDE_FEATURES='(too long)': expected at most 255 characters") == 1,
+          "QMM_HIDE_FEATURES of 268 characters: one warning naming the limit");
+    clear_env();
+
     o.n_threads = -1;
     CHECK(qmm_context_create(&o, &ctx) == QMM_ERR_INVALID_ARG, "negative threads");
     clear_env();

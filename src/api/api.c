@@ -11,6 +11,7 @@
 #include "api/internal.h"
 #include "cpu/env.h"
 #include "exec/exec.h"
+#include "exec/fpenv.h"
 #include "formats/formats.h"
 #include "packed/packed.h"
 
@@ -76,9 +77,22 @@ qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64
 
 /* ------------------------------------------------------------------ context */
 
+/* A copy of an option string to tokenize, whole: one too long is refused
+ * (the environment's were refused by qmm_env_read, with a warning). */
+static qmm_status copy_list(const char *list, const char *what, char buf[QMM_OPTION_STRING_MAX + 1]) {
+    const size_t n = strlen(list);
+    if (n > QMM_OPTION_STRING_MAX)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "options.%s is %zu characters long; at most %d are accepted", what, n,
+                        QMM_OPTION_STRING_MAX);
+    memcpy(buf, list, n + 1);
+    return QMM_OK;
+}
+
 static qmm_status hide_features(const char *list, int strict, uint64_t *features) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
+    char buf[QMM_OPTION_STRING_MAX + 1];
+    qmm_status st = copy_list(list, "hide_features", buf);
+    if (st)
+        return st;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const uint64_t bit = qmm_cpu_feature_from_name(tok);
         if (!bit) {
@@ -93,8 +107,10 @@ static qmm_status hide_features(const char *list, int strict, uint64_t *features
 }
 
 static qmm_status force_kernels(qmm_context *ctx, const char *list, int strict, const qmm_kernel **forced) {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
+    char buf[QMM_OPTION_STRING_MAX + 1];
+    qmm_status st = copy_list(list, "kernel", buf);
+    if (st)
+        return st;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const qmm_kernel *kf = qmm_kernel_find(tok);
         const char *why = !kf ? "no such kernel family" : (kf->required & ~ctx->features) ? "this CPU lacks its features" : NULL;
@@ -323,6 +339,8 @@ qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrow
     if (st)
         return st;
     const size_t rb = qmm_row_size(type, k);
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
     for (int64_t r = 0; r < nrows; r++) {
         const float *x = src + r * k;
         void *y = (char *)dst + (size_t)r * rb;
@@ -334,6 +352,7 @@ qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrow
             for (int64_t l = 0; l < k; l++)
                 ((uint16_t *)y)[l] = qmm_fp32_to_fp16(x[l]);
     }
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -342,6 +361,8 @@ qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nr
     if (st)
         return st;
     const size_t rb = qmm_row_size(type, k);
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
     for (int64_t r = 0; r < nrows; r++) {
         const void *x = (const char *)src + (size_t)r * rb;
         float *y = dst + r * k;
@@ -353,6 +374,7 @@ qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nr
             for (int64_t l = 0; l < k; l++)
                 y[l] = qmm_fp16_to_fp32(((const uint16_t *)x)[l]);
     }
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -369,6 +391,8 @@ typedef struct pack_job {
 static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     (void)sync;
     const pack_job *j = arg;
+    qmm_fpenv fe; /* packers may convert (F16 panels) */
+    qmm_fpenv_enter(&fe);
     for (int s = 0; s < j->plan->nslots; s++) {
         const qmm_kernel *kf = j->plan->kf[s];
         const int64_t panels = (j->plan->n + kf->n_step - 1) / kf->n_step;
@@ -377,6 +401,7 @@ static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
         if (r0 < r1)
             kf->w_pack(j->plan->k, j->plan->n, r0, r1, j->src, j->stride, j->dst + j->plan->offset[s]);
     }
+    qmm_fpenv_leave(&fe);
 }
 
 static qmm_status pack_to(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst) {
@@ -410,6 +435,9 @@ qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, 
                          size_t dst_size) {
     if (!ctx || !src || !dst)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: NULL argument");
+    /* the rule of qmm_weights_from_blob: the packers store 16-byte vectors */
+    if ((uintptr_t)dst % 16 != 0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination at %p is not 16-byte aligned", dst);
     qmm_blob_plan plan;
     qmm_status st = qmm_blob_plan_make(ctx, type, k, n, &plan);
     if (st)

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "api/internal.h"
 #include "exec/exec.h"
+#include "exec/fpenv.h"
 
 #define MAX_NTH   4096
 #define MAX_ELEMS ((int64_t)1 << 40)
@@ -51,6 +52,22 @@ static qmm_status check_output(const qmm_tensor *t, const char *what) {
     return QMM_OK;
 }
 
+/* Bytes from a view's first element to one past its last (the view passed
+ * check_view: no overflow). */
+static uint64_t view_span(const qmm_tensor *t, size_t elem) {
+    uint64_t span = elem;
+    for (int i = 0; i < 4; i++)
+        span += (uint64_t)(t->ne[i] - 1) * t->nb[i];
+    return span;
+}
+
+/* Whether the memory two views span intersects (a view interleaved with
+ * another counts as overlapping: cheap and conservative). */
+static int views_overlap(const qmm_tensor *a, size_t ea, const qmm_tensor *b, size_t eb) {
+    const uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
+    return a0 < b0 + view_span(b, eb) && b0 < a0 + view_span(a, ea);
+}
+
 static qmm_status check_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y) {
     if (!ctx || !w)
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat: context or weights is NULL");
@@ -95,11 +112,14 @@ typedef struct op_job {
 
 static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     const op_job *j = arg;
+    qmm_fpenv fe; /* the caller's thread and every worker */
+    qmm_fpenv_enter(&fe);
     switch (j->op) {
     case 0: qmm_exec_mul_mat(j->ctx, j->w, j->a, j->b, ith, nth, j->work, sync); break;
     case 1: qmm_exec_get_rows(j->w, j->a, j->b, ith, nth); break;
     default: qmm_exec_mul_mat_f16(j->ctx, j->a, j->b, j->c, ith, nth, j->work, sync); break;
     }
+    qmm_fpenv_leave(&fe);
 }
 
 /* Grows the context scratch (under ctx->lock) and runs the job on the pool. */
@@ -143,7 +163,10 @@ qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
     if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(ctx, w, x, nth), sync)))
         return st;
+    qmm_fpenv fe; /* a thread of the caller's pool */
+    qmm_fpenv_enter(&fe);
     qmm_exec_mul_mat(ctx, w, x, y, ith, nth, work, sync);
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -164,6 +187,10 @@ static qmm_status check_get_rows(const qmm_context *ctx, const qmm_weights *w, c
     if ((st = check_view(ids, "ids", QMM_TYPE_I32, 4)) || (st = check_view(out, "out", QMM_TYPE_F32, 4)) ||
         (st = check_output(out, "out")))
         return st;
+    /* the ids are validated here, then read again while rows are written:
+     * rows written over them would turn into unchecked ids */
+    if (views_overlap(ids, 4, out, 4))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "get_rows: out overlaps ids");
     if (ids->ne[3] != 1)
         return qmm_fail(QMM_ERR_INVALID_ARG, "ids has 4 dims; [r], [r, b1] or [r, b1, b2] expected");
     if (out->ne[0] != w->k)
@@ -203,7 +230,10 @@ qmm_status qmm_get_rows_compute(qmm_context *ctx, const qmm_weights *w, const qm
         return st;
     if ((st = check_threads(ith, nth, work, work_size, 0, sync)))
         return st;
+    qmm_fpenv fe; /* a thread of the caller's pool */
+    qmm_fpenv_enter(&fe);
     qmm_exec_get_rows(w, ids, out, ith, nth);
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
@@ -258,7 +288,10 @@ qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const 
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
     if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(ctx, w, x, nth), sync)))
         return st;
+    qmm_fpenv fe; /* a thread of the caller's pool */
+    qmm_fpenv_enter(&fe);
     qmm_exec_mul_mat_f16(ctx, w, x, y, ith, nth, work, sync);
+    qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 

@@ -76,7 +76,9 @@ static void read_str(const char *name, char *dst, size_t cap) {
         return;
     size_t n = strlen(s);
     if (n >= cap) {
-        warn_once(name, "(too long)", "a shorter value");
+        char expect[64];
+        snprintf(expect, sizeof expect, "at most %zu characters", cap - 1);
+        warn_once(name, "(too long)", expect);
         return;
     }
     for (size_t i = 0; i < n; i++) {

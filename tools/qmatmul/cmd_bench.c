@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "cpu/cpu.h"
 #include "formats/formats.h"
@@ -604,18 +605,16 @@ int cmd_bench(int argc, char **argv) {
             }
             i++;
         } else if (v && !strcmp(a, "--m")) {
-            m_pre = strtoll(v, NULL, 10);
-            if (m_pre < 2 || m_pre > 65536) {
-                fprintf(stderr, "qmatmul bench: --m takes 2 to 65536\n");
+            long long mv;
+            if (qmm_arg_int("bench", a, v, 2, 65536, &mv))
                 return 2;
-            }
+            m_pre = mv;
             i++;
         } else if (v && !strcmp(a, "--threads")) {
-            threads = atoi(v);
-            if (threads < 0 || threads > 4096) {
-                fprintf(stderr, "qmatmul bench: --threads takes 0 to 4096\n");
+            long long tv;
+            if (qmm_arg_int("bench", a, v, 0, 4096, &tv))
                 return 2;
-            }
+            threads = (int)tv;
             i++;
         } else if (v && !strcmp(a, "--json")) {
             json = argv[++i];
@@ -626,11 +625,8 @@ int cmd_bench(int argc, char **argv) {
         } else if (v && !strcmp(a, "--kernel")) {
             kernel = argv[++i];
         } else if (v && !strcmp(a, "--time")) {
-            tscale = atof(v);
-            if (!(tscale > 0 && tscale <= 100)) {
-                fprintf(stderr, "qmatmul bench: --time takes a factor in (0, 100]\n");
+            if (qmm_arg_double("bench", a, v, 0, 100, &tscale))
                 return 2;
-            }
             i++;
         } else {
             fprintf(stderr, "qmatmul bench: unknown option '%s' (qmatmul bench --help)\n", a);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "qmatmul.h"
 
@@ -16,13 +17,11 @@ int cmd_info(int argc, char **argv) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 0 || v > 4096) {
-                fprintf(stderr, "qmatmul info: --threads takes 0 to 4096\n");
+            long long v;
+            if (qmm_arg_int("info", argv[i], argv[i + 1], 0, 4096, &v))
                 return 2;
-            }
             opts.n_threads = (int)v;
+            i++;
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: qmatmul info [--json] [--threads N]\n"
                    "Prints the CPU, its features, the SME unit count and, per weight type, the kernel\n"

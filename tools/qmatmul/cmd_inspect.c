@@ -8,6 +8,7 @@
 #include "io/gguf.h"
 #include "qmatmul.h"
 
+#include "args.h"
 #include "commands.h"
 
 static void usage(FILE *f) {
@@ -43,7 +44,11 @@ int cmd_inspect(int argc, char **argv) {
             usage(stdout);
             return 0;
         } else if (strcmp(argv[i], "--items") == 0 && i + 1 < argc) {
-            items = atoi(argv[++i]);
+            long long v;
+            if (qmm_arg_int("inspect", argv[i], argv[i + 1], 0, 1 << 20, &v))
+                return 2;
+            items = (int)v;
+            i++;
         } else if (argv[i][0] == '-' || path) {
             usage(stderr);
             return 2;
