@@ -170,8 +170,11 @@ int cmd_pack(int argc, char **argv) {
             printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
                    "Packs every 2-D F32, F16, Q4_0 and Q8_0 tensor of MODEL.gguf for this CPU's kernel chains\n"
                    "(qmatmul info) and writes them to a cache file that engines open with qmm_cache_open.\n"
-                   "Other tensors are listed as skipped. The file is written under a temporary name and\n"
-                   "renamed when complete. --bench then times packing in memory against opening the cache\n"
+                   "Other tensors are listed as skipped (a matrix that cannot be cached, zero-size or with a\n"
+                   "name over 1023 bytes, with a warning); the exit status is 1 if nothing can be packed.\n"
+                   "The file is written under a temporary name and renamed when complete; MODEL.qmp must be\n"
+                   "a new path or a regular file, not the GGUF itself. --bench then times packing in memory\n"
+                   "against opening the cache\n"
                    "(--cold: with the files evicted from the page cache first; --no-write: bench an existing cache).\n");
             return 0;
         } else if (argv[i][0] == '-' || in) {
