@@ -705,12 +705,13 @@ static void test_small_tensors(qmm_context *ctx) {
     snprintf(path, sizeof path, "%s/big.qmp", dir);
     CHECK_OK(qmm_cache_write_tensors(ctx, two, 2, 1, path, NULL));
     CHECK_OK(qmm_cache_open(ctx, path, NULL, &c));
-    const qmm_cache_entry *e = c ? qmm_cache_entry_at(c, 0) : NULL;
-    CHECK(e && strcmp(e->name, "a") == 0 && e[1].size >= QMM_CACHE_LARGE_BLOB && e[1].offset % QMM_CACHE_PAGE == 0 &&
-              e[1].offset - (e->offset + e->size) < QMM_CACHE_PAGE,
-          "the large blob is page aligned");
+    const qmm_cache_entry *e0 = qmm_cache_entry_at(c, 0), *e1 = qmm_cache_entry_at(c, 1);
+    CHECK(e0 && e1 && strcmp(e0->name, "a") == 0 && e0->size < QMM_CACHE_LARGE_BLOB && e0->offset % QMM_CACHE_BLOB_ALIGN == 0 &&
+              e1->size >= QMM_CACHE_LARGE_BLOB && e1->offset % QMM_CACHE_PAGE == 0 &&
+              e1->offset - (e0->offset + e0->size) < QMM_CACHE_PAGE,
+          "the small blob 64-byte aligned, the large one on the next page");
     qmm_cache_close(c);
-    qmm_cache_write_tensors(ctx, &big.t, 1, 1, path, NULL);
+    CHECK_OK(qmm_cache_write_tensors(ctx, &big.t, 1, 1, path, NULL));
     size_t size = 0;
     uint8_t *img = read_file(path, &size);
     if (img) {
