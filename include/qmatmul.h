@@ -285,7 +285,18 @@ QMM_API qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w
  * Lifetime: weights handed out by qmm_cache_get point into the cache's
  * mapping and hold a reference on it: the mapping is released when the cache
  * is closed AND every weights object obtained from it has been freed, in any
- * order. qmm_cache_get may be called from several threads at once. */
+ * order. qmm_cache_get may be called from several threads at once.
+ *
+ * The file must not change under an open cache: the weights are read from
+ * the mapping at every multiply, so a cache file truncated (or rewritten in
+ * place) by another program after qmm_cache_open makes the next multiply
+ * touching the lost pages end the process with SIGBUS, which no status can
+ * report; bytes changed in place give wrong results. What a caller can do:
+ * replace cache files only by writing a new file and renaming it over the old
+ * one (qmm_cache_write does: open caches keep the old file's data); open with
+ * QMM_CACHE_COPY when other programs may truncate or edit the file (the file
+ * is read into memory once; nothing depends on it afterwards); and
+ * QMM_CACHE_VERIFY (or qmm_cache_verify) to check the data at open. */
 
 typedef struct qmm_cache qmm_cache;
 
@@ -301,9 +312,16 @@ typedef struct qmm_cache_write_options {
 
 /* Packs the selected weights of the GGUF file at gguf_path for ctx's kernel
  * chains and writes the cache file out_path. Crash-safe: the file is written
- * under a temporary name in the same directory, synced, then renamed over
- * out_path; an interrupted write never leaves a file at out_path that opens
- * (nor replaces a previous one). opts may be NULL. */
+ * under a temporary name in the same directory ("out_path.tmp.PID.N", locked
+ * with flock while written), synced, then renamed over out_path; an
+ * interrupted write never leaves a file at out_path that opens (nor replaces
+ * a previous one), and the next write to out_path removes the temporaries of
+ * writers that were killed. out_path must be a new path or a regular file
+ * (a device, FIFO, socket or directory is refused, QMM_ERR_INVALID_ARG, before
+ * anything is written; a symbolic link is replaced, not followed), and not
+ * the GGUF file itself (compared by device and inode: links count). Without a
+ * filter, tensors that cannot be cached (zero-size, a name over 1023 bytes)
+ * are skipped. opts may be NULL. */
 QMM_API qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *out_path,
                                    const qmm_cache_write_options *opts);
 
@@ -335,7 +353,11 @@ enum {
      * (QMM_ERR_INCOMPATIBLE: it would run, but slower than a fresh pack). */
     QMM_CACHE_ANY_KERNELS = 1u << 1,
     /* Read the whole mapping in at open (MAP_POPULATE). */
-    QMM_CACHE_POPULATE = 1u << 2
+    QMM_CACHE_POPULATE = 1u << 2,
+    /* Read the file into memory instead of mapping it (the file's size in
+     * RAM, not shared between processes): the cache then survives the file
+     * being truncated or rewritten in place by another program. */
+    QMM_CACHE_COPY = 1u << 3
 };
 
 typedef struct qmm_cache_open_options {

@@ -5,7 +5,9 @@ usage: cache_gguf_gen.py OUTDIR               small model-like files for tests/t
        cache_gguf_gen.py --llama3-8b PATH      the Llama-3-8B shapes, Q4_0, random weights (~4.6 GB)
 
 OUTDIR gets: model_a.gguf (Q4_0, Q8_0, F16, F32 matrices, 1-D norms, a 3-D tensor, a Q4_K tensor),
-model_b.gguf (the same tensor table, other weights: a fine-tune), model_c.gguf (another table).
+model_b.gguf (the same tensor table, other weights: a fine-tune), model_c.gguf (another table),
+odd_some.gguf (two matrices that pack, a zero-size one and one with a 1100-byte name),
+odd_none.gguf (only the zero-size and the long-named matrices: nothing packs).
 """
 import os
 import sys
@@ -42,6 +44,26 @@ def write_model(path, seed, layers=2, d=96, ff=160, vocab=75):
     w.add_tensor("output.weight", quantized(rng, vocab, d, Q.Q4_0), raw_dtype=Q.Q4_0)
     w.add_tensor("extra.3d", rng.standard_normal((2, 3, 32)).astype(np.float32))
     w.add_tensor("extra.q4_k", rng.integers(0, 256, (1, 144), dtype=np.uint8), raw_dtype=Q.Q4_K)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+LONG_NAME = "blk.0." + "x" * 1087 + ".weight"  # 1100 bytes: over the cache's 1023
+
+
+def write_odd(path, with_good):
+    """Matrices `pack` must skip (and name) without refusing the whole file."""
+    rng = np.random.default_rng(4)
+    w = gguf.GGUFWriter(path, arch="llama")
+    w.add_string("general.name", "cache-test-odd")
+    if with_good:
+        w.add_tensor("good.q4_0", quantized(rng, 8, 64, Q.Q4_0), raw_dtype=Q.Q4_0)
+    w.add_tensor("empty.weight", np.zeros((0, 32), dtype=np.float32))
+    w.add_tensor(LONG_NAME, rng.standard_normal((4, 32)).astype(np.float32))
+    if with_good:
+        w.add_tensor("good.f16", rng.standard_normal((3, 32)).astype(np.float16))
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -91,6 +113,8 @@ def main():
     write_model(os.path.join(out, "model_a.gguf"), seed=1)
     write_model(os.path.join(out, "model_b.gguf"), seed=2)
     write_model(os.path.join(out, "model_c.gguf"), seed=3, layers=1, d=64, ff=96)
+    write_odd(os.path.join(out, "odd_some.gguf"), True)
+    write_odd(os.path.join(out, "odd_none.gguf"), False)
 
 
 if __name__ == "__main__":

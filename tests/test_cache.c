@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -154,7 +155,8 @@ static void test_round_trip(qmm_context *ctx) {
         size_t sa, sb;
         const void *a = qmm_weights_blob(got[i], &sa), *b = qmm_weights_blob(ref, &sb);
         CHECK(sa == sb && memcmp(a, b, sa) == 0, "%s: cached blob differs from a fresh pack", t->name);
-        CHECK((uintptr_t)a % QMM_CACHE_PAGE == 0, "blob page aligned");
+        CHECK((uintptr_t)a % (sa >= QMM_CACHE_LARGE_BLOB ? QMM_CACHE_PAGE : QMM_CACHE_BLOB_ALIGN) == 0,
+              "blob of %zu bytes aligned", sa);
         CHECK(qmm_weights_type(got[i]) == t->type && qmm_weights_k(got[i]) == t->k && qmm_weights_n(got[i]) == t->n, "shape");
         float *y1 = run_mul_mat(ctx, got[i], 3, 99), *y2 = run_mul_mat(ctx, ref, 3, 99);
         CHECK(memcmp(y1, y2, sizeof(float) * (size_t)(3 * t->n)) == 0, "%s: results differ", t->name);
@@ -310,13 +312,25 @@ static void test_corruption(qmm_context *ctx) {
     /* valid but incompatible: format version, unknown family, other layout */
     uint8_t *ed = qmm_test_alloc(size);
     memcpy(ed, img, size);
-    ed[8] = 2;
+    CHECK(ed[8] == QMM_CACHE_VERSION, "written as version %d", QMM_CACHE_VERSION);
+    ed[8] = QMM_CACHE_VERSION + 1;
     reseal(ed);
     st = qmm_cache_open_memory(ctx, ed, size, 0, 0, &c);
-    CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "version"), "version 2: %s", qmm_last_error());
+    CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "version"), "a newer version: %s", qmm_last_error());
     memcpy(ed, img, size);
-    ed[8] = 2; /* not resealed: damage, not a newer file */
+    ed[8] = QMM_CACHE_VERSION + 1; /* not resealed: damage, not a newer file */
     CHECK(qmm_cache_open_memory(ctx, ed, size, 0, 0, &c) == QMM_ERR_BAD_FILE, "version flip");
+    memcpy(ed, img, size);
+    ed[8] = 0;
+    reseal(ed);
+    CHECK(qmm_cache_open_memory(ctx, ed, size, 0, 0, &c) == QMM_ERR_INCOMPATIBLE, "version 0");
+    /* version 1 required page-aligned blobs: these small ones are not */
+    memcpy(ed, img, size);
+    ed[8] = 1;
+    reseal(ed);
+    st = qmm_cache_open_memory(ctx, ed, size, 0, 0, &c);
+    CHECK(st == QMM_ERR_BAD_FILE && strstr(qmm_last_error(), "4096-byte aligned"), "version 1 with small alignment: %s",
+          qmm_last_error());
     memcpy(ed, img, size);
     memset(ed + QMM_CACHE_HEADER, 0, 24); /* the whole name field: family names can be longer */
     memcpy(ed + QMM_CACHE_HEADER, "zz9000_q4_0", 11);
@@ -463,6 +477,23 @@ static void test_two_slots(void) {
 
 /* ------------------------------------------------------------ crash safety */
 
+/* The names of the temporary files of destination base in dir (up to max). */
+static int list_temps(const char *base, char (*names)[256], int max) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    for (struct dirent *de; d && (de = readdir(d));)
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0) {
+            if (n < max)
+                snprintf(names[n], 256, "%s", de->d_name);
+            n++;
+        }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static int kill_at;
 static void die_after(void *user, int64_t done, int64_t total, const char *name) {
     (void)user, (void)total, (void)name;
@@ -499,32 +530,234 @@ static void test_crash_safety(qmm_context *ctx) {
         CHECK_OK(qmm_cache_open(ctx, path, NULL, &c));
         CHECK(c && qmm_cache_source_hash(c) == 111, "the old cache is still there after a kill at %d", kill_at);
         qmm_cache_close(c);
+        /* each writer removed the temporary of the one killed before it */
+        char names[4][256];
+        const int n = list_temps("crash.qmp", names, 4);
+        CHECK(n == 1, "%d temporary files after %d killed writers (the stale ones are not removed)", n, kill_at);
+        /* and the one left never opens */
+        for (int i = 0; i < n && i < 4; i++) {
+            char tp[1600];
+            snprintf(tp, sizeof tp, "%s/%s", dir, names[i]);
+            qmm_status st = qmm_cache_open(ctx, tp, NULL, &c);
+            CHECK(st == QMM_ERR_BAD_FILE, "temporary file %s: %s", names[i], qmm_status_str(st));
+            if (st == QMM_OK)
+                qmm_cache_close(c);
+        }
     }
-    /* the left-over temporary files never open */
-    DIR *d = opendir(dir);
-    int leftovers = 0;
-    for (struct dirent *de; d && (de = readdir(d));) {
-        if (!strstr(de->d_name, "crash.qmp.tmp."))
-            continue;
-        char tp[1200];
-        snprintf(tp, sizeof tp, "%s/%s", dir, de->d_name);
-        qmm_cache *c = NULL;
-        qmm_status st = qmm_cache_open(ctx, tp, NULL, &c);
-        CHECK(st == QMM_ERR_BAD_FILE, "temporary file %s: %s", de->d_name, qmm_status_str(st));
-        if (st == QMM_OK)
-            qmm_cache_close(c);
-        unlink(tp);
-        leftovers++;
-    }
-    if (d)
-        closedir(d);
-    CHECK(leftovers == NT, "%d temporary files left by %d killed writers", leftovers, NT);
-    /* a completed write replaces it */
+    /* a completed write replaces the cache and removes the last stale temporary */
     CHECK_OK(qmm_cache_write_tensors(ctx, list, NT, 333, path, NULL));
     qmm_cache *c = NULL;
     CHECK_OK(qmm_cache_open(ctx, path, NULL, &c));
     CHECK(c && qmm_cache_source_hash(c) == 333 && qmm_cache_count(c) == NT, "replaced");
     qmm_cache_close(c);
+    char names[4][256];
+    CHECK(list_temps("crash.qmp", names, 4) == 0, "no temporary file left after a completed write");
+}
+
+/* A live writer's temporary is kept: a second write to the same destination,
+ * made while the first one is between two tensors, leaves the first one's
+ * locked temporary alone, and the first one completes. */
+static const char *live_path;
+static int live_nested_rc = -1, live_temps_during = -1, live_temps_after = -1;
+static qmm_context *live_ctx;
+static void nested_write(void *user, int64_t done, int64_t total, const char *name) {
+    (void)user, (void)total, (void)name;
+    if (done != 2)
+        return;
+    char names[4][256];
+    live_temps_during = list_temps("live.qmp", names, 4);
+    live_nested_rc = qmm_cache_write_tensors(live_ctx, &srcs[4].t, 1, 444, live_path, NULL);
+    live_temps_after = list_temps("live.qmp", names, 4);
+}
+
+static void test_live_writer(qmm_context *ctx) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/live.qmp", dir);
+    live_path = path;
+    live_ctx = ctx;
+    qmm_cache_tensor list[NT];
+    for (int i = 0; i < NT; i++)
+        list[i] = srcs[i].t;
+    qmm_cache_write_options wo = {NULL, nested_write, NULL};
+    CHECK_OK(qmm_cache_write_tensors(ctx, list, NT, 555, path, &wo));
+    CHECK(live_temps_during == 1, "%d temporaries while the first write runs", live_temps_during);
+    CHECK(live_nested_rc == QMM_OK, "nested write: %d", live_nested_rc);
+    CHECK(live_temps_after == 1, "%d temporaries after the nested write (the live one must stay)", live_temps_after);
+    qmm_cache *c = NULL;
+    CHECK_OK(qmm_cache_open(ctx, path, NULL, &c));
+    CHECK(c && qmm_cache_source_hash(c) == 555 && qmm_cache_count(c) == NT, "the outer write completed");
+    qmm_cache_close(c);
+    /* a lock held by another open file (another process's writer): kept */
+    char tp[700];
+    snprintf(tp, sizeof tp, "%s.tmp.%d.77", path, 1);
+    const int fd = open(tp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "lock %s", tp);
+    CHECK_OK(qmm_cache_write_tensors(ctx, list, 1, 1, path, NULL));
+    CHECK(access(tp, F_OK) == 0, "a locked temporary was removed");
+    close(fd);
+    /* the same file unlocked is stale; names that only look alike are kept */
+    char other[3][700];
+    snprintf(other[0], sizeof other[0], "%s.tmp.12x.3", path);
+    snprintf(other[1], sizeof other[1], "%s.tmp.12.3.old", path);
+    snprintf(other[2], sizeof other[2], "%s/xlive.qmp.tmp.12.3", dir);
+    for (int i = 0; i < 3; i++)
+        write_file(other[i], "x", 1);
+    CHECK_OK(qmm_cache_write_tensors(ctx, list, 1, 1, path, NULL));
+    CHECK(access(tp, F_OK) != 0, "the unlocked temporary %s is still there", tp);
+    for (int i = 0; i < 3; i++) {
+        CHECK(access(other[i], F_OK) == 0, "%s was removed", other[i]);
+        unlink(other[i]);
+    }
+}
+
+/* ------------------------------------------------- destination checks */
+
+static void test_destinations(qmm_context *ctx) {
+    char fifo[600], sub[600], link[600], path[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo.qmp", dir);
+    snprintf(sub, sizeof sub, "%s/subdir.qmp", dir);
+    snprintf(link, sizeof link, "%s/link-to-fifo.qmp", dir);
+    CHECK(mkfifo(fifo, 0600) == 0, "mkfifo: %s", strerror(errno));
+    CHECK(mkdir(sub, 0700) == 0, "mkdir: %s", strerror(errno));
+    CHECK(symlink("fifo.qmp", link) == 0, "symlink: %s", strerror(errno));
+    const char *targets[3] = {fifo, sub, link};
+    const char *kinds[3] = {"FIFO", "directory", "FIFO"};
+    for (int i = 0; i < 3; i++) {
+        qmm_status st = qmm_cache_write_tensors(ctx, &srcs[0].t, 1, 1, targets[i], NULL);
+        CHECK(st == QMM_ERR_INVALID_ARG && strstr(qmm_last_error(), kinds[i]) && strstr(qmm_last_error(), "refusing"),
+              "%s: %s: %s", targets[i], qmm_status_str(st), qmm_last_error());
+    }
+    struct stat sb;
+    CHECK(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode), "the FIFO is still a FIFO");
+    CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode), "the link is still a link");
+    CHECK(stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode), "the directory is still a directory");
+    char names[4][256];
+    CHECK(list_temps("fifo.qmp", names, 4) == 0 && list_temps("subdir.qmp", names, 4) == 0 &&
+              list_temps("link-to-fifo.qmp", names, 4) == 0,
+          "nothing written");
+    unlink(link);
+    unlink(fifo);
+    rmdir(sub);
+    /* a regular file, and a symbolic link to one, are replaced */
+    snprintf(path, sizeof path, "%s/regular.qmp", dir);
+    write_file(path, "old", 3);
+    CHECK_OK(qmm_cache_write_tensors(ctx, &srcs[0].t, 1, 1, path, NULL));
+    snprintf(link, sizeof link, "%s/link-to-regular.qmp", dir);
+    CHECK(symlink("regular.qmp", link) == 0, "symlink: %s", strerror(errno));
+    CHECK_OK(qmm_cache_write_tensors(ctx, &srcs[0].t, 1, 2, link, NULL));
+    qmm_cache *c = NULL;
+    CHECK_OK(qmm_cache_open(ctx, link, NULL, &c));
+    CHECK(c && qmm_cache_source_hash(c) == 2 && lstat(link, &sb) == 0 && S_ISREG(sb.st_mode), "the link is replaced");
+    qmm_cache_close(c);
+    unlink(link);
+    unlink(path);
+}
+
+/* ----------------------------------------- many small tensors: file size */
+
+static void test_small_tensors(qmm_context *ctx) {
+    enum { COUNT = 3000 };
+    qmm_cache_tensor *list = qmm_test_alloc(sizeof *list * COUNT);
+    char(*names)[16] = qmm_test_alloc(sizeof *names * COUNT);
+    for (int i = 0; i < COUNT; i++) {
+        snprintf(names[i], sizeof names[i], "t.%05d", i);
+        list[i] = srcs[4].t; /* Q4_0, 1 row of 32 */
+        list[i].name = names[i];
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/small_many.qmp", dir);
+    CHECK_OK(qmm_cache_write_tensors(ctx, list, COUNT, 1, path, NULL));
+    qmm_cache *c = NULL;
+    CHECK_OK(qmm_cache_open(ctx, path, NULL, &c));
+    if (c) {
+        uint64_t packed = 0;
+        for (int64_t i = 0; i < qmm_cache_count(c); i++)
+            packed += qmm_cache_entry_at(c, i)->size;
+        const uint64_t index = qmm_cache_entry_at(c, 0)->offset, fsize = qmm_cache_file_size(c);
+        printf("note: %d tiny tensors: %llu packed bytes, index %llu, file %llu\n", COUNT, (unsigned long long)packed,
+               (unsigned long long)index, (unsigned long long)fsize);
+        CHECK(fsize <= 2 * packed + index, "a cache of %llu bytes for %llu packed bytes and a %llu-byte index",
+              (unsigned long long)fsize, (unsigned long long)packed, (unsigned long long)index);
+        CHECK_OK(qmm_cache_verify(c));
+        qmm_weights *w = NULL;
+        CHECK_OK(qmm_cache_get(c, "t.01234", &w));
+        if (w) {
+            qmm_weights *ref = NULL;
+            CHECK_OK(qmm_weights_pack(ctx, srcs[4].t.type, 32, 1, srcs[4].t.data, srcs[4].t.size, &ref));
+            float *y1 = run_mul_mat(ctx, w, 2, 4), *y2 = run_mul_mat(ctx, ref, 2, 4);
+            CHECK(memcmp(y1, y2, 2 * sizeof(float)) == 0, "results differ");
+            free(y1);
+            free(y2);
+            qmm_weights_free(ref);
+        }
+        qmm_weights_free(w);
+        qmm_cache_close(c);
+    }
+    unlink(path);
+    free(names);
+    free(list);
+
+    /* a large blob is page aligned; relabelled version 1 (page-aligned blobs
+     * only), such a file is still read */
+    src_tensor big;
+    make_source(&big, "big", QMM_TYPE_Q8_0, 1024, 128);
+    qmm_cache_tensor two[2] = {srcs[4].t, big.t};
+    snprintf(path, sizeof path, "%s/big.qmp", dir);
+    CHECK_OK(qmm_cache_write_tensors(ctx, two, 2, 1, path, NULL));
+    CHECK_OK(qmm_cache_open(ctx, path, NULL, &c));
+    const qmm_cache_entry *e0 = qmm_cache_entry_at(c, 0), *e1 = qmm_cache_entry_at(c, 1);
+    CHECK(e0 && e1 && strcmp(e0->name, "a") == 0 && e0->size < QMM_CACHE_LARGE_BLOB && e0->offset % QMM_CACHE_BLOB_ALIGN == 0 &&
+              e1->size >= QMM_CACHE_LARGE_BLOB && e1->offset % QMM_CACHE_PAGE == 0 &&
+              e1->offset - (e0->offset + e0->size) < QMM_CACHE_PAGE,
+          "the small blob 64-byte aligned, the large one on the next page");
+    qmm_cache_close(c);
+    CHECK_OK(qmm_cache_write_tensors(ctx, &big.t, 1, 1, path, NULL));
+    size_t size = 0;
+    uint8_t *img = read_file(path, &size);
+    if (img) {
+        img[8] = 1;
+        reseal(img);
+        CHECK_OK(qmm_cache_open_memory(ctx, img, size, QMM_CACHE_VERIFY, 0, &c));
+        qmm_cache_close(c);
+        free(img);
+    }
+    unlink(path);
+    free(big.buf);
+}
+
+/* ------------------------------ a file truncated under an open cache */
+
+static void test_copy_mode(qmm_context *ctx) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/copy.qmp", dir);
+    qmm_cache_tensor list[NT];
+    for (int i = 0; i < NT; i++)
+        list[i] = srcs[i].t;
+    CHECK_OK(qmm_cache_write_tensors(ctx, list, NT, 1, path, NULL));
+    qmm_cache_open_options o = {NULL, 0, QMM_CACHE_COPY | QMM_CACHE_VERIFY};
+    qmm_cache *c = NULL;
+    CHECK_OK(qmm_cache_open(ctx, path, &o, &c));
+    /* another program truncates the file: a mapped cache would fault (SIGBUS)
+     * on the next multiply; the copy does not depend on the file */
+    CHECK(truncate(path, 100) == 0, "truncate: %s", strerror(errno));
+    qmm_weights *ws[NT] = {0};
+    for (int i = 0; c && i < NT; i++)
+        CHECK_OK(qmm_cache_get(c, srcs[i].t.name, &ws[i]));
+    qmm_cache_close(c); /* the weights keep the copy */
+    for (int i = 0; i < NT; i++) {
+        qmm_weights *ref = NULL;
+        CHECK_OK(qmm_weights_pack(ctx, srcs[i].t.type, srcs[i].t.k, srcs[i].t.n, srcs[i].t.data, srcs[i].t.size, &ref));
+        if (ws[i] && ref) {
+            float *y1 = run_mul_mat(ctx, ws[i], 3, 21), *y2 = run_mul_mat(ctx, ref, 3, 21);
+            CHECK(memcmp(y1, y2, sizeof(float) * 3 * (size_t)srcs[i].t.n) == 0, "%s: results differ", srcs[i].t.name);
+            free(y1);
+            free(y2);
+        }
+        qmm_weights_free(ws[i]);
+        qmm_weights_free(ref);
+    }
+    CHECK(qmm_cache_open(ctx, path, &o, &c) == QMM_ERR_BAD_FILE, "the truncated file is refused");
+    unlink(path);
 }
 
 /* -------------------------------------------- threads sharing one cache */
@@ -698,6 +931,10 @@ int main(int argc, char **argv) {
     test_other_chains(ctx);
     test_two_slots();
     test_crash_safety(ctx);
+    test_live_writer(ctx);
+    test_destinations(ctx);
+    test_small_tensors(ctx);
+    test_copy_mode(ctx);
     test_threads(ctx);
     if (gdir)
         test_gguf_files(ctx, gdir);

@@ -3,6 +3,7 @@
  * the file size, with overflow-safe arithmetic, before it is used. */
 #include "io/cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +29,9 @@ struct qmm_cache {
     size_t size;
     void *map; /* munmap'ed at the last release, or NULL (memory image) */
     size_t map_size;
+    void *copy; /* QMM_CACHE_COPY: the file read into memory, freed at the last release */
+    size_t copy_size;
+    uint32_t format;  /* format version of the file */
     atomic_long refs; /* the handle + one per live weights object */
     uint64_t source_hash;
     uint64_t data_offset;
@@ -139,6 +144,7 @@ static void cache_release(void *owner) {
         return;
     if (c->map)
         munmap(c->map, c->map_size);
+    qmm_free_big(c->copy, c->copy_size);
     free(c->e);
     free(c);
 }
@@ -157,10 +163,11 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
     memcpy(tmp, h, QMM_CACHE_HEADER);
     memset(tmp + 252, 0, 4);
     const int sealed = qmm_cache_crc32(0, tmp, QMM_CACHE_HEADER) == get32(h + 252);
-    if (get32(h + 8) != QMM_CACHE_VERSION) {
+    c->format = get32(h + 8);
+    if (c->format < QMM_CACHE_VERSION_MIN || c->format > QMM_CACHE_VERSION) {
         if (sealed)
-            return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache format version %u, this qmatmul (%s) reads version %d: repack",
-                            get32(h + 8), QMM_VERSION_STRING, QMM_CACHE_VERSION);
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache format version %u, this qmatmul (%s) reads versions %d to %d: repack",
+                            get32(h + 8), QMM_VERSION_STRING, QMM_CACHE_VERSION_MIN, QMM_CACHE_VERSION);
         return qmm_fail(QMM_ERR_BAD_FILE, "cache header is corrupted (format version %u and a checksum mismatch)", get32(h + 8));
     }
     if (!sealed)
@@ -238,6 +245,8 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
     if (!c->e)
         return qmm_fail(QMM_ERR_NO_MEMORY, "cache index of %u tensors", ntens);
     const char *strs = (const char *)h + str_off;
+    /* version 1 page-aligned every blob; version 2 only needs the blob's own alignment */
+    const uint64_t align_req = c->format == 1 ? QMM_CACHE_PAGE : QMM_CACHE_BLOB_ALIGN;
     uint64_t prev_end = doff;
     for (uint32_t i = 0; i < ntens; i++) {
         const uint8_t *t = h + idx_off + (size_t)i * QMM_CACHE_ENTRY;
@@ -275,9 +284,9 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
             return qmm_fail(QMM_ERR_BAD_FILE,
                             "tensor '%s' names kernel families %d and %d, not families of its type in the table", e->name,
                             e->fam[0], e->fam[1]);
-        if (e->offset % QMM_CACHE_PAGE || e->offset < prev_end)
-            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob offset %llu is not page aligned or overlaps the one before",
-                            e->name, (unsigned long long)e->offset);
+        if (e->offset % align_req || e->offset < prev_end)
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob offset %llu is not %llu-byte aligned or overlaps the one before",
+                            e->name, (unsigned long long)e->offset, (unsigned long long)align_req);
         if (e->size < QMM_BLOB_HEADER || e->offset > fsize || e->size > fsize - e->offset)
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' blob [%llu, +%llu) runs past the file's %llu bytes (truncated?)",
                             e->name, (unsigned long long)e->offset, (unsigned long long)e->size, (unsigned long long)fsize);
@@ -367,6 +376,45 @@ qmm_status qmm_cache_open_memory(const qmm_context *ctx, const void *data, size_
     return QMM_OK;
 }
 
+/* QMM_CACHE_COPY: the file read into private memory (closes fd). The cache
+ * then no longer depends on the file: truncating or rewriting it in place
+ * cannot fault a later multiply, as it can with the mapping. */
+static qmm_status open_copy(const qmm_context *ctx, const char *path, int fd, size_t size, unsigned flags, uint64_t source_hash,
+                            qmm_cache **out) {
+    uint8_t *buf = qmm_alloc_big(size);
+    if (!buf) {
+        close(fd);
+        return qmm_fail(QMM_ERR_NO_MEMORY, "cache file '%s': %zu bytes to copy", path, size);
+    }
+    size_t got = 0;
+    while (got < size) {
+        const size_t chunk = size - got < ((size_t)1 << 30) ? size - got : ((size_t)1 << 30);
+        const ssize_t r = pread(fd, buf + got, chunk, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            const int err = r < 0 ? errno : 0;
+            close(fd);
+            qmm_free_big(buf, size);
+            if (r == 0)
+                return qmm_fail(QMM_ERR_BAD_FILE, "cache file '%s' shrank while it was read (%zu of %zu bytes)", path, got, size);
+            return qmm_fail(QMM_ERR_IO, "reading cache file '%s': %s", path, strerror(err));
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    qmm_cache *c;
+    qmm_status st = qmm_cache_open_memory(ctx, buf, size, flags, source_hash, &c);
+    if (st) {
+        qmm_free_big(buf, size);
+        return prefixed(st, "%s: %s", path);
+    }
+    c->copy = buf;
+    c->copy_size = size;
+    *out = c;
+    return QMM_OK;
+}
+
 qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigned flags, uint64_t source_hash, qmm_cache **out) {
     if (!out)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: out is NULL");
@@ -393,6 +441,8 @@ qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigne
         return qmm_fail(QMM_ERR_BAD_FILE, "cache file '%s' is too large to map", path);
     }
     const size_t size = (size_t)sb.st_size;
+    if (flags & QMM_CACHE_COPY)
+        return open_copy(ctx, path, fd, size, flags, source_hash, out);
     int mflags = MAP_PRIVATE;
 #ifdef MAP_POPULATE
     if (flags & QMM_CACHE_POPULATE)
@@ -423,7 +473,7 @@ qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_op
     qmm_cache_open_options o = {NULL, 0, 0};
     if (opts)
         o = *opts;
-    if (o.flags & ~(unsigned)(QMM_CACHE_VERIFY | QMM_CACHE_ANY_KERNELS | QMM_CACHE_POPULATE))
+    if (o.flags & ~(unsigned)(QMM_CACHE_VERIFY | QMM_CACHE_ANY_KERNELS | QMM_CACHE_POPULATE | QMM_CACHE_COPY))
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: unknown flags 0x%x", o.flags);
     uint64_t want = o.source_hash;
     if (o.gguf_path) {
@@ -562,8 +612,125 @@ static qmm_status write_all(int fd, const void *buf, size_t n, uint64_t off, con
 
 static atomic_uint tmp_counter;
 
-qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
-                                   const char *out_path, const qmm_cache_write_options *opts) {
+static const char *file_kind(mode_t m) {
+    return S_ISDIR(m)    ? "directory"
+           : S_ISCHR(m)  ? "character device"
+           : S_ISBLK(m)  ? "block device"
+           : S_ISFIFO(m) ? "FIFO"
+           : S_ISSOCK(m) ? "socket"
+                         : "special file";
+}
+
+/* The rename replaces whatever is at out_path: allow only a new path or a
+ * regular file (followed through symbolic links), never a device, FIFO,
+ * socket or directory, and never the source itself (same device and inode,
+ * so symbolic and hard links to it count). */
+static qmm_status check_destination(const char *out_path, const struct stat *src, const char *src_path) {
+    struct stat sb;
+    if (stat(out_path, &sb) != 0) {
+        if (errno == ENOENT)
+            return QMM_OK; /* a new file (or a dangling link, which the rename replaces) */
+        return qmm_fail(QMM_ERR_IO, "cannot check the output path '%s': %s", out_path, strerror(errno));
+    }
+    if (!S_ISREG(sb.st_mode))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "output '%s' is a %s, not a regular file: refusing to replace it", out_path,
+                        file_kind(sb.st_mode));
+    if (src && sb.st_dev == src->st_dev && sb.st_ino == src->st_ino)
+        return qmm_fail(QMM_ERR_INVALID_ARG,
+                        "output '%s' is the source GGUF '%s' itself (the same file): refusing to overwrite the model", out_path,
+                        src_path);
+    return QMM_OK;
+}
+
+/* Whether name is "<base>.tmp.<digits>.<digits>", the writer's temporary
+ * name for a destination of basename base. */
+static int is_temp_name(const char *name, const char *base, size_t blen) {
+    if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp.", 5) != 0)
+        return 0;
+    const char *p = name + blen + 5;
+    for (int part = 0; part < 2; part++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (part == 0 && *p++ != '.')
+            return 0;
+    }
+    return *p == 0;
+}
+
+static int same_file(const struct stat *a, const struct stat *b) { return a->st_dev == b->st_dev && a->st_ino == b->st_ino; }
+
+/* Removes the temporaries of earlier writers to out_path that died (killed,
+ * crashed) before renaming: a live writer holds an flock on its temporary,
+ * so a temporary whose lock can be taken is abandoned. Best effort: what
+ * cannot be checked (no lock support, no permission) is left alone. */
+static void remove_stale_temps(const char *out_path, const struct stat *src) {
+    const char *slash = strrchr(out_path, '/');
+    const char *base = slash ? slash + 1 : out_path;
+    const size_t blen = strlen(base);
+    char *dpath = !slash ? strdup(".") : slash == out_path ? strdup("/") : strndup(out_path, (size_t)(slash - out_path));
+    DIR *d = blen && dpath ? opendir(dpath) : NULL;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (!is_temp_name(de->d_name, base, blen))
+            continue;
+        const size_t tlen = strlen(dpath) + strlen(de->d_name) + 2;
+        char *tp = malloc(tlen);
+        if (!tp)
+            break;
+        snprintf(tp, tlen, "%s/%s", dpath, de->d_name);
+        struct stat ls, fs;
+        /* O_NONBLOCK: never wait on a FIFO that took a temporary's name */
+        const int fd = lstat(tp, &ls) == 0 && S_ISREG(ls.st_mode) && !(src && same_file(&ls, src))
+                           ? open(tp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                           : -1;
+        if (fd >= 0) {
+            /* locked by us, and still the file under that name: abandoned */
+            if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fs) == 0 && lstat(tp, &ls) == 0 && same_file(&fs, &ls) &&
+                S_ISREG(fs.st_mode) && unlink(tp) == 0)
+                qmm_log(QMM_LOG_INFO, "removed '%s', the temporary file of a writer that did not finish", tp);
+            close(fd);
+        }
+        free(tp);
+    }
+    if (d)
+        closedir(d);
+    free(dpath);
+}
+
+/* Creates the temporary file next to out_path (so rename is atomic) and
+ * flock()s it for as long as it is open: the mark of a live writer. */
+static int create_temp(const char *out_path, char *tmp, size_t tmp_size) {
+    for (int tries = 0; tries < 100; tries++) {
+        snprintf(tmp, tmp_size, "%s.tmp.%ld.%u", out_path, (long)getpid(), atomic_fetch_add(&tmp_counter, 1));
+        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            if (errno == EEXIST)
+                continue;
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            if (errno == EWOULDBLOCK) { /* a cleaner holds it and removes it: another name */
+                close(fd);
+                continue;
+            }
+            return fd; /* no locks on this file system: write unlocked (never cleaned as stale) */
+        }
+        /* a cleaner may have removed it between the create and the lock */
+        struct stat fs, ls;
+        if (fstat(fd, &fs) == 0 && lstat(tmp, &ls) == 0 && same_file(&fs, &ls))
+            return fd;
+        close(fd);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static uint64_t blob_align(uint64_t size) { return size >= QMM_CACHE_LARGE_BLOB ? QMM_CACHE_PAGE : QMM_CACHE_BLOB_ALIGN; }
+
+static qmm_status write_cache(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
+                              const char *out_path, const qmm_cache_write_options *opts, const struct stat *src,
+                              const char *src_path) {
     if (!ctx || !out_path || (count > 0 && !tensors))
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: NULL argument");
     if (count < 0 || count > QMM_CACHE_MAX_TENSORS)
@@ -572,6 +739,9 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
     const size_t plen = strlen(out_path);
     if (plen == 0 || plen > 4000)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: output path is empty or too long");
+    qmm_status dst = check_destination(out_path, src, src_path);
+    if (dst)
+        return dst;
     wtensor *wt = calloc((size_t)(count ? count : 1), sizeof *wt);
     if (!wt)
         return qmm_fail(QMM_ERR_NO_MEMORY, "cache writer");
@@ -633,7 +803,7 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
     const uint64_t doff = align_up(meta_end, QMM_CACHE_PAGE);
     uint64_t end = doff;
     for (int64_t i = 0; i < count; i++) {
-        wt[i].offset = align_up(end, QMM_CACHE_PAGE);
+        wt[i].offset = align_up(end, blob_align(wt[i].plan.total));
         end = wt[i].offset + wt[i].plan.total;
     }
 
@@ -648,14 +818,8 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
         return qmm_fail(QMM_ERR_NO_MEMORY, "cache writer buffers (%zu bytes)", maxblob);
     }
 
-    /* a unique temporary name next to the target, so rename is atomic */
-    int fd = -1;
-    for (int tries = 0; tries < 100 && fd < 0; tries++) {
-        snprintf(tmp, plen + 64, "%s.tmp.%ld.%u", out_path, (long)getpid(), atomic_fetch_add(&tmp_counter, 1));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
+    remove_stale_temps(out_path, src);
+    int fd = create_temp(out_path, tmp, plen + 64);
     if (fd < 0) {
         st = qmm_fail(QMM_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
         goto done;
@@ -735,16 +899,17 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
         st = qmm_fail(QMM_ERR_IO, "syncing '%s': %s", tmp, strerror(errno));
         goto fail;
     }
-    if (close(fd) != 0) {
-        fd = -1;
-        st = qmm_fail(QMM_ERR_IO, "closing '%s': %s", tmp, strerror(errno));
+    /* again: the destination may have changed during the write */
+    if ((st = check_destination(out_path, src, src_path)))
         goto fail;
-    }
-    fd = -1;
+    /* renamed while still open, so locked: a cleaner never takes a finished
+     * temporary for an abandoned one */
     if (rename(tmp, out_path) != 0) {
         st = qmm_fail(QMM_ERR_IO, "renaming '%s' to '%s': %s", tmp, out_path, strerror(errno));
         goto fail;
     }
+    close(fd); /* fsync reported any write-back error already */
+    fd = -1;
     /* make the rename durable: sync the directory */
     {
         char *dir = strdup(out_path);
@@ -761,9 +926,9 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
     }
     goto done;
 fail:
+    unlink(tmp);
     if (fd >= 0)
         close(fd);
-    unlink(tmp);
 done:
     free(meta);
     qmm_free_big(buf, maxblob);
@@ -772,7 +937,31 @@ done:
     return st;
 }
 
+qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
+                                   const char *out_path, const qmm_cache_write_options *opts) {
+    return write_cache(ctx, tensors, count, source_hash, out_path, opts, NULL, NULL);
+}
+
 /* ------------------------------------------------------------- from GGUF */
+
+int qmm_cache_gguf_tensor_ok(const struct qmm_gguf_tensor *t, char *why, size_t why_size) {
+    const char *tn = t->known_type && t->type < QMM_TYPE_COUNT ? qmm_type_name((qmm_type)t->type) : NULL;
+    if (!t->known_type || !packable(t->type) || t->n_dims != 2) {
+        snprintf(why, why_size, "%s, %u dims", tn ? tn : "unknown type", t->n_dims);
+        return 0;
+    }
+    const size_t nl = strlen(t->name);
+    if (nl > QMM_CACHE_MAX_NAME) {
+        snprintf(why, why_size, "a name of %zu bytes, longer than the cache's %d", nl, QMM_CACHE_MAX_NAME);
+        return 0;
+    }
+    if (!shape_ok((qmm_type)t->type, t->ne[0], t->ne[1])) {
+        snprintf(why, why_size, "%s [%lld, %lld]: %s", tn, (long long)t->ne[0], (long long)t->ne[1],
+                 t->ne[0] == 0 || t->ne[1] == 0 ? "zero-size" : "a shape that cannot be packed");
+        return 0;
+    }
+    return 1;
+}
 
 static uint64_t gguf_hash(const qmm_gguf *g) {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -827,8 +1016,15 @@ qmm_status qmm_cache_gguf_hash(const char *gguf_path, uint64_t *hash) {
 qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *out_path, const qmm_cache_write_options *opts) {
     if (!ctx || !gguf_path || !out_path)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write: NULL argument");
+    struct stat src;
+    if (stat(gguf_path, &src) != 0)
+        return qmm_fail(QMM_ERR_IO, "cannot open '%s': %s", gguf_path, strerror(errno));
+    /* before the source is even read: pack m.gguf -o m.gguf must not replace the model */
+    qmm_status st = check_destination(out_path, &src, gguf_path);
+    if (st)
+        return st;
     qmm_gguf *g;
-    qmm_status st = qmm_gguf_open(gguf_path, &g);
+    st = qmm_gguf_open(gguf_path, &g);
     if (st)
         return st;
     const int64_t nt = qmm_gguf_tensor_count(g);
@@ -851,7 +1047,10 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
                 break;
             }
         } else {
-            take = t->known_type && packable(t->type) && t->n_dims == 2 && t->ne[2] == 1 && t->ne[3] == 1;
+            char why[160];
+            take = qmm_cache_gguf_tensor_ok(t, why, sizeof why);
+            if (!take && t->known_type && packable(t->type) && t->n_dims == 2)
+                qmm_log(QMM_LOG_INFO, "cache of '%s': skipped tensor '%.200s': %s", gguf_path, t->name, why);
         }
         if (!take)
             continue;
@@ -864,7 +1063,7 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
         n++;
     }
     if (st == QMM_OK)
-        st = qmm_cache_write_tensors(ctx, list, n, gguf_hash(g), out_path, opts);
+        st = write_cache(ctx, list, n, gguf_hash(g), out_path, opts, &src, gguf_path);
     free(list);
     qmm_gguf_close(g);
     return st;

@@ -2,7 +2,7 @@
  *
  * Layout (little-endian; every offset from the start of the file):
  *   0    char[8]   magic "QMMCACHE"
- *   8    u32       format version (1)
+ *   8    u32       format version (2; version 1 files are read too)
  *   12   u32       header size (256)
  *   16   u64       file size
  *   24   u64       source hash (qmm_cache_gguf_hash of the source, or the caller's)
@@ -11,7 +11,7 @@
  *   68   u32       tensor count T
  *   72   u64       string table size S
  *   80   u64       data offset D: the first blob, page aligned
- *   88   u32       page size the offsets are aligned to (4096)
+ *   88   u32       page size D and large blobs are aligned to (4096)
  *   92   u32       CRC-32 of bytes [256, 256 + 64 F + 64 T + S): families, index, strings
  *   96   156 bytes reserved, zero
  *   252  u32       CRC-32 of the 256 header bytes with this field zero
@@ -20,17 +20,26 @@
  *          features (QMM_CPU_* bits), i32 mr, nr, kr, sr, n_step, u32 reserved (0)
  *   ..   T tensor entries of 64 bytes, sorted by name (strcmp), blobs ascending:
  *          u64 name offset (in the string table), u32 name length, u32 type,
- *          i64 k, i64 n, u64 blob offset (page aligned, >= D), u64 blob size,
+ *          i64 k, i64 n, u64 blob offset (>= D, aligned: see below), u64 blob size,
  *          u32 CRC-32 of the blob, u8 family of slot 0, u8 family of slot 1 (255:
  *          none; indices into the family table), u16 reserved (0), u64 reserved (0)
  *   ..   string table: the names, each followed by a NUL
  *   ..   zero padding to D
- *   D    the packed blobs (src/packed/packed.h format), each at a page-aligned
- *        offset, zero padding between them; the file ends with the last blob.
+ *   D    the packed blobs (src/packed/packed.h format), zero padding between
+ *        them; the file ends with the last blob.
+ * Blob alignment: version 2 requires 64 bytes (what the blob's slots and
+ * qmm_weights_from_blob need); the writer page-aligns blobs of 64 KiB and
+ * more (QMM_CACHE_LARGE_BLOB) and packs smaller ones at 64 bytes, so a model
+ * of many tiny tensors is not inflated to a page each. Version 1 required
+ * every blob page aligned; a version 1 reader refuses a version 2 file as
+ * another format version (not as a damaged one).
  * Opening reads the header and the index only (no blob is touched: a cold
  * open is one or two reads); qmm_cache_get validates a blob's own header.
  * Writing puts the header last, then syncs and renames: a partial file never
- * has a valid header under the final name. */
+ * has a valid header under the final name. The temporary file is
+ * "<out>.tmp.<pid>.<n>" in the destination's directory, flock()ed while it is
+ * written; a later write to the same destination removes such files whose
+ * lock it can take (left by killed writers). */
 #ifndef QMM_CACHE_H
 #define QMM_CACHE_H
 
@@ -41,10 +50,13 @@
 #include "qmatmul.h"
 
 #define QMM_CACHE_MAGIC        "QMMCACHE"
-#define QMM_CACHE_VERSION      1
+#define QMM_CACHE_VERSION      2 /* written */
+#define QMM_CACHE_VERSION_MIN  1 /* oldest read */
 #define QMM_CACHE_HEADER       256
 #define QMM_CACHE_ENTRY        64
 #define QMM_CACHE_PAGE         4096
+#define QMM_CACHE_BLOB_ALIGN   64
+#define QMM_CACHE_LARGE_BLOB   65536 /* blobs of this size and more are page aligned */
 #define QMM_CACHE_MAX_NAME     1023
 #define QMM_CACHE_MAX_TENSORS  (1 << 20)
 #define QMM_CACHE_MAX_FAMILIES 64
@@ -90,6 +102,12 @@ int qmm_cache_family_count(const qmm_cache *c);
 const qmm_cache_family *qmm_cache_family_at(const qmm_cache *c, int i);
 const char *qmm_cache_writer_version(const qmm_cache *c);
 uint64_t qmm_cache_file_size(const qmm_cache *c);
+
+/* Whether qmm_cache_write (without a filter) packs this GGUF tensor: 1, or 0
+ * with the reason in why (a 2-D tensor of a packable type can still be
+ * skipped: zero-size, or a name longer than QMM_CACHE_MAX_NAME). */
+struct qmm_gguf_tensor;
+int qmm_cache_gguf_tensor_ok(const struct qmm_gguf_tensor *t, char *why, size_t why_size);
 
 /* CRC-32 (IEEE, as qmm_crc32) by slicing, several bytes a step. */
 uint32_t qmm_cache_crc32(uint32_t crc, const void *data, size_t n);

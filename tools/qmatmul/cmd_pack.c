@@ -33,10 +33,10 @@ static void progress(void *user, int64_t done, int64_t total, const char *name) 
         fputc('\n', stderr);
 }
 
+/* What qmm_cache_write packs (without a filter): the same test. */
 static int packable(const qmm_gguf_tensor *t) {
-    return t->known_type &&
-           (t->type == QMM_TYPE_F32 || t->type == QMM_TYPE_F16 || t->type == QMM_TYPE_Q4_0 || t->type == QMM_TYPE_Q8_0) &&
-           t->n_dims == 2;
+    char why[160];
+    return qmm_cache_gguf_tensor_ok(t, why, sizeof why);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -170,8 +170,11 @@ int cmd_pack(int argc, char **argv) {
             printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
                    "Packs every 2-D F32, F16, Q4_0 and Q8_0 tensor of MODEL.gguf for this CPU's kernel chains\n"
                    "(qmatmul info) and writes them to a cache file that engines open with qmm_cache_open.\n"
-                   "Other tensors are listed as skipped. The file is written under a temporary name and\n"
-                   "renamed when complete. --bench then times packing in memory against opening the cache\n"
+                   "Other tensors are listed as skipped (a matrix that cannot be cached, zero-size or with a\n"
+                   "name over 1023 bytes, with a warning); the exit status is 1 if nothing can be packed.\n"
+                   "The file is written under a temporary name and renamed when complete; MODEL.qmp must be\n"
+                   "a new path or a regular file, not the GGUF itself. --bench then times packing in memory\n"
+                   "against opening the cache\n"
                    "(--cold: with the files evicted from the page cache first; --no-write: bench an existing cache).\n");
             return 0;
         } else if (argv[i][0] == '-' || in) {
@@ -202,17 +205,28 @@ int cmd_pack(int argc, char **argv) {
     int64_t npack = 0, nskip = 0;
     for (int64_t i = 0; i < qmm_gguf_tensor_count(g); i++) {
         const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
-        if (packable(t)) {
+        char why[160];
+        if (qmm_cache_gguf_tensor_ok(t, why, sizeof why)) {
             npack++;
             continue;
         }
         nskip++;
-        if (!quiet) {
-            const char *tn = t->type < QMM_TYPE_COUNT ? qmm_type_name((qmm_type)t->type) : NULL;
-            fprintf(stderr, "skipped %s (%s, %u dims)\n", t->name, tn ? tn : "unknown type", t->n_dims);
-        }
+        /* a matrix of a packable type that still cannot be cached is worth a
+         * warning even with --quiet; norms and other types are expected */
+        const int matrix =
+            t->known_type && t->n_dims == 2 &&
+            (t->type == QMM_TYPE_F32 || t->type == QMM_TYPE_F16 || t->type == QMM_TYPE_Q4_0 || t->type == QMM_TYPE_Q8_0);
+        if (matrix)
+            fprintf(stderr, "qmatmul pack: warning: skipped %.200s%s (%s)\n", t->name, strlen(t->name) > 200 ? "..." : "", why);
+        else if (!quiet)
+            fprintf(stderr, "skipped %s (%s)\n", t->name, why);
     }
     qmm_gguf_close(g);
+    if (npack == 0) {
+        fprintf(stderr, "qmatmul pack: %s has no tensor to pack (2-D F32, F16, Q4_0 or Q8_0): nothing written\n", in);
+        qmm_context_free(ctx);
+        return 1;
+    }
     const char *prim[4];
     const qmm_type ts[4] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F16, QMM_TYPE_F32};
     for (int i = 0; i < 4; i++)
