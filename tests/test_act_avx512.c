@@ -1,7 +1,9 @@
 /* The AVX-512 activation quantizer of the avx512vnni_* families against
  * qmm_act_quantize_block, bit for bit, on the inputs the oracle test does
  * not make: NaN, infinities, denormal and underflowing block maxima (where
- * 1 / d overflows to inf), signed zeros, exact ties, huge values. Reads the
+ * 1 / d overflows to inf), signed zeros, exact ties, huge values, and the
+ * tiny, subnormal and mixed blocks of test_act_blocks.h (blocks 12..22: the
+ * scaled path, d rounded upward). Reads the
  * families' own activation layout (src/kernels/x86/avx512_int8.h): per block
  * of a group of G rows, d[G], bias[G] = -zp * sum, q[G][32]. */
 #include <float.h>
@@ -10,9 +12,11 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "registry/registry.h"
+#include "test_act_blocks.h"
 #include "test_util.h"
 
 #define NBLK 24
+_Static_assert(12 + QMM_TEST_TINY_KINDS <= NBLK, "room for the tiny blocks");
 
 /* Block b of row r: a different special pattern per block. */
 static void fill(float *x, int r, uint64_t *seed) {
@@ -63,7 +67,10 @@ static void fill(float *x, int r, uint64_t *seed) {
             v[9] = -INFINITY;
             v[10] = INFINITY;
             break;
-        default: break;
+        default:
+            if (b - 12 < QMM_TEST_TINY_KINDS)
+                qmm_test_tiny_block(v, b - 12, seed);
+            break;
         }
     }
 }

@@ -1,6 +1,7 @@
 /* The NEON activation quantizer of the neon_dotprod_* / neon_i8mm_* families against qmm_act_quantize_block, bit
  * for bit, on inputs the oracle test does not make: NaN (one, all), infinities, blocks whose maximum is denormal
- * (d underflows to 0) or tiny (d denormal, 1 / d = inf), signed zeros, exact ties, values near FLT_MAX. Reads the
+ * (d underflows to 0) or tiny (d denormal, 1 / d = inf), signed zeros, exact ties, values near FLT_MAX, and from block
+ * 14 on the tiny, subnormal and mixed blocks of test_act_blocks.h (the scaled path, d rounded upward). Reads the
  * families' layout (src/kernels/arm/neon_common.h): groups of 4 rows, per block float d[4] then 128 quants,
  * ROWS4 (dotprod: row r at r * 32) or PAIRS (i8mm: piece g of row r at g * 32 + (r / 2) * 16 + (r % 2) * 8).
  * Rows past m in the last group must be zero. */
@@ -10,9 +11,10 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "registry/registry.h"
+#include "test_act_blocks.h"
 #include "test_util.h"
 
-#define NBLK 14
+#define NBLK (14 + QMM_TEST_TINY_KINDS)
 
 static void fill_block(float *v, int b, int r, uint64_t *seed) {
     for (int j = 0; j < 32; j++)
@@ -63,7 +65,10 @@ static void fill_block(float *v, int b, int r, uint64_t *seed) {
         memcpy(&v[17], &snan, 4);
         break;
     }
-    default: break;
+    default:
+        if (b >= 14)
+            qmm_test_tiny_block(v, b - 14, seed);
+        break;
     }
 }
 

@@ -1,6 +1,7 @@
 /* The AVX2-level int8 paths where the oracle test's random data does not go:
  *  - the AVX2 activation packer against qmm_act_quantize_block on NaN, inf,
- *    huge, subnormal, signed zero and tie inputs, byte for byte;
+ *    huge, subnormal, signed zero and tie inputs, and the tiny, subnormal and
+ *    mixed blocks of test_act_blocks.h (the scaled path), byte for byte;
  *  - every int8 family the CPU runs, and the AVX-VNNI bodies with vpdpbusd
  *    emulated (avxvnni_emu_avx2.c), on the extreme quants that bound the
  *    16-bit pair sums: Q4_0 nibbles 0 / 15 and Q8_0 -128 / 127 against
@@ -12,6 +13,7 @@
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/x86/act_q8_avx2.h"
 #include "registry/registry.h"
+#include "test_act_blocks.h"
 #include "test_util.h"
 
 extern const qmm_kernel qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0;
@@ -49,7 +51,10 @@ static void test_act_packer(void) {
             xb[31] = 127.0f;
             break;
         case 8: /* one large value among tiny ones */ xb[17] = -1e30f; break;
-        default: break;
+        default: /* tiny blocks, in every position of the row */
+            for (int t = 0; t < 12; t++)
+                qmm_test_tiny_block(x + t * 32, (pass / 10 + t) % QMM_TEST_TINY_KINDS, &seed);
+            break;
         }
         qmm_act_block got[12], want[12];
         memset(got, 0x55, sizeof got);

@@ -11,6 +11,7 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "qmatmul.h"
+#include "test_act_blocks.h"
 #include "test_util.h"
 
 static uint64_t seed = 99;
@@ -154,19 +155,69 @@ static void test_act_quantizer(void) {
     for (int j = 0; j < 32; j++)
         all0 &= q[j] == 0;
     CHECK(isinf(d) && all0 && s == 0, "inf block");
-    /* |q| <= 127 always, q * d close to x */
-    for (int it = 0; it < 10000; it++) {
-        const float mag = ldexpf(1.0f, (int)(qmm_test_rand_u64(&seed) % 60) - 30);
+    /* Tiny blocks (amax / 127 <= 2^-128), where ggml's 1 / d overflows to inf
+     * (every q +-127) or d underflows to 0 (every q 0). amax = 127 * 2^-140:
+     * d = 2^-140 exactly, q = x / d exactly. */
+    for (int j = 0; j < 32; j++)
+        x[j] = (float)(j - 16) * 0x1p-140f;
+    x[0] = 127.0f * 0x1p-140f;
+    qmm_act_quantize_block(x, q, &d, &s);
+    int exact = d == 0x1p-140f && q[0] == 127;
+    for (int j = 1; j < 32; j++)
+        exact &= q[j] == j - 16;
+    CHECK(exact && s == 127, "tiny block: d = %a (want 0x1p-140), q1 = %d, sum %d", d, q[1], s);
+    /* ties in the scaled block: d = 2^-141, x / d = k + 1/2, half to even */
+    qmm_test_tiny_block(x, 9, &seed);
+    qmm_act_quantize_block(x, q, &d, &s);
+    exact = d == 0x1p-141f && q[0] == 127;
+    for (int j = 1; j < 32; j++)
+        exact &= q[j] == (int)nearbyint((2 * (j - 16) + 1) / 2.0);
+    CHECK(exact, "tiny ties: d = %a, q1 = %d q16 = %d q17 = %d", d, q[1], q[16], q[17]);
+    /* integer multiples of 2^-149, amax 16 * 2^-149: d = amax / 127 is not
+     * representable and is rounded up to 2^-149, so q = x / 2^-149 exactly */
+    qmm_test_tiny_block(x, 2, &seed);
+    qmm_act_quantize_block(x, q, &d, &s);
+    exact = d == 0x1p-149f && s == -16;
+    for (int j = 0; j < 32; j++)
+        exact &= q[j] == j - 16;
+    CHECK(exact, "subnormal multiples: d = %a, q0 = %d, sum %d", d, q[0], s);
+    /* one smallest subnormal */
+    qmm_test_tiny_block(x, 8, &seed);
+    qmm_act_quantize_block(x, q, &d, &s);
+    CHECK(d == 0x1p-149f && s == 1, "a lone 2^-149: d = %a, sum %d", d, s);
+    /* d just above 2^-128 (subnormal, 1 / d finite): ggml's arithmetic, bits */
+    qmm_test_tiny_block(x, 5, &seed);
+    qmm_act_quantize_block(x, q, &d, &s);
+    {
+        const float gd = 0x1.fc04p-122f / 127.0f, gid = 1.0f / gd;
+        int same = memcmp(&d, &gd, 4) == 0 && d > 0x1p-128f;
         for (int j = 0; j < 32; j++)
-            x[j] = qmm_test_rand_f(&seed) * mag;
+            same &= q[j] == (int8_t)fmaxf(-127.0f, fminf(127.0f, nearbyintf(x[j] * gid)));
+        CHECK(same, "d just above 2^-128: d = %a, want %a and ggml's q", d, gd);
+    }
+    /* |q| <= 127 always, q * d within 0.5 d + 2.0001 u |x| of x (the bound of
+     * docs/formats.md), at every magnitude down to subnormal and in blocks
+     * mixing magnitudes */
+    for (int it = 0; it < 30000; it++) {
+        const int kind = it % (QMM_TEST_TINY_KINDS + 2);
+        if (kind < QMM_TEST_TINY_KINDS) {
+            qmm_test_tiny_block(x, kind, &seed);
+        } else {
+            const float mag = ldexpf(1.0f, (int)(qmm_test_rand_u64(&seed) % 190) - 160);
+            for (int j = 0; j < 32; j++)
+                x[j] = qmm_test_rand_f(&seed) * mag * (kind == QMM_TEST_TINY_KINDS ? 1.0f : ldexpf(1.0f, -(j % 24)));
+        }
         qmm_act_quantize_block(x, q, &d, &s);
         int ok = 1, sum = 0;
         for (int j = 0; j < 32; j++) {
             ok &= q[j] >= -127; /* q is int8: only -128 is out of range */
-            ok &= fabs((double)q[j] * d - x[j]) <= 0.5 * d + fabs(x[j]) * 0x1p-22;
+            if (x[j] == x[j])
+                ok &= fabs((double)q[j] * d - x[j]) <= 0.5 * d + fabs(x[j]) * 2.0001 * 0x1p-24;
+            else
+                ok &= q[j] == 0;
             sum += q[j];
         }
-        CHECK(ok && sum == s, "activation quantization bound, iteration %d", it);
+        CHECK(ok && sum == s, "activation quantization bound, iteration %d (kind %d, d = %a)", it, kind, d);
         if (!ok)
             break;
     }
@@ -175,11 +226,17 @@ static void test_act_quantizer(void) {
 /* Ground truth for the reference path, in double.
  * Quantized weights: y = sum_b fl(fl(I_b * s_b) + acc) with s_b = fl(dw_b dx_b)
  * (fmaf: one rounding per block step). With u = 2^-24 and gamma_n = n u / (1 - n u),
- * |y - sum_b I_b dw_b dx_b| <= gamma_{nb+1} sum_b |I_b dw_b dx_b|  (scale product
- * plus accumulation). Against the unquantized activations, each x_l is off by
- * at most 0.5 d_b + |x_l| 2.0001 u (rounding of x * id, id = fl(1 / d)), so
+ * |y - sum_b I_b dw_b dx_b| <= gamma_{nb+1} sum_b |I_b dw_b dx_b|
+ *                              + (1 + gamma_nb) 2^-150 sum_b |I_b|
+ * (scale product plus accumulation; the last term is the underflow of a
+ * subnormal s_b, half an ulp of 2^-149 each; the fma adds none: I_b s_b and
+ * acc are multiples of 2^-149, so a subnormal sum is exact). Against the
+ * unquantized activations, each x_l is off by at most 0.5 d_b + |x_l| 2.0001 u
+ * (rounding of x * id, tiny blocks included), so
  * |y - sum_l w_l x_l| <= that + sum_l |w_l| (0.5 d_b + 2.0001 u |x_l|).
- * F32 / F16 weights: |y - sum_l w_l x_l| <= gamma_k sum_l |w_l x_l|. */
+ * F32 / F16 weights: |y - sum_l w_l x_l| <= gamma_k sum_l |w_l x_l| + (1 + gamma_k) k 2^-150.
+ * Rows of tiny, subnormal and mixed-magnitude blocks (qmm_test_tiny_block)
+ * alternate with normal rows so that every shape has both. */
 static void test_ground_truth(void) {
     static const int64_t ks[] = {32, 96, 512, 4096};
     static const int64_t ns[] = {1, 3, 17, 77};
@@ -206,6 +263,14 @@ static void test_ground_truth(void) {
                         wf[i] = qmm_test_rand_f(&seed);
                     for (int64_t i = 0; i < m * k; i++)
                         x[i] = qmm_test_rand_f(&seed) * ((i / 32) % 3 == 0 ? 50.0f : 1.0f);
+                    for (int64_t j = 0; j < m; j++) {
+                        const int64_t kind = (j + (int64_t)ni) % 3; /* 0: normal, 1: tiny, 2: tiny and normal */
+                        for (int64_t b = 0; kind && b < nb; b++)
+                            if (kind == 1 || b % 2)
+                                qmm_test_tiny_block(x + j * k + b * 32, (int)((b + j) % QMM_TEST_TINY_KINDS), &seed);
+                    }
+                    for (int64_t i = 0; i < m * k; i++)
+                        x[i] = x[i] == x[i] ? x[i] : 0.0f; /* finite inputs only here */
                     const size_t rb = qmm_row_size(t, k);
                     void *ws = malloc(rb * (size_t)n);
                     if (t == QMM_TYPE_F32)
@@ -233,14 +298,26 @@ static void test_ground_truth(void) {
                                     exact += (double)wr[l] * xr[l];
                                     absum += fabs((double)wr[l] * xr[l]);
                                 }
-                                bound = (double)k * u / (1 - (double)k * u) * absum;
+                                bound = (double)k * u / (1 - (double)k * u) * absum +
+                                        (1 + (double)k * u / (1 - (double)k * u)) * (double)k * 0x1p-150;
                             } else {
-                                double qexact = 0, qabs = 0, qerr = 0;
+                                double qexact = 0, qabs = 0, qerr = 0, isums = 0;
                                 for (int64_t b = 0; b < nb; b++) {
                                     int8_t q[32];
                                     float d;
                                     int32_t s;
                                     qmm_act_quantize_block(xr + b * 32, q, &d, &s);
+                                    int64_t isum = 0; /* I_b from the GGUF block */
+                                    for (int l = 0; l < 32; l++) {
+                                        const int wq =
+                                            t == QMM_TYPE_Q8_0
+                                                ? ((const qmm_block_q8_0 *)ws)[i * nb + b].qs[l]
+                                                : ((((const qmm_block_q4_0 *)ws)[i * nb + b].qs[l % 16] >> (l < 16 ? 0 : 4)) &
+                                                   15) -
+                                                      8;
+                                        isum += (int64_t)wq * q[l];
+                                    }
+                                    isums += fabs((double)isum);
                                     for (int l = 0; l < 32; l++) {
                                         const double wv = wr[b * 32 + l], xv = xr[b * 32 + l];
                                         qexact += wv * q[l] * (double)d;
@@ -249,11 +326,11 @@ static void test_ground_truth(void) {
                                         qerr += fabs(wv) * (0.5 * d + 2.0001 * u * fabs(xv));
                                     }
                                 }
-                                (void)qexact;
-                                bound = (double)(nb + 1) * u / (1 - (double)(nb + 1) * u) * qabs + qerr;
+                                const double under = (1 + (double)nb * u / (1 - (double)nb * u)) * 0x1p-150 * isums;
+                                bound = (double)(nb + 1) * u / (1 - (double)(nb + 1) * u) * qabs + under + qerr;
                                 /* the integer path, against its own exact value: a sharp check */
                                 const double e2 = fabs((double)y[j * n + i] - qexact);
-                                const double b2 = (double)(nb + 1) * u / (1 - (double)(nb + 1) * u) * qabs;
+                                const double b2 = (double)(nb + 1) * u / (1 - (double)(nb + 1) * u) * qabs + under;
                                 if (!(e2 <= b2 + 1e-300)) {
                                     if (bad < 3)
                                         fprintf(stderr, "  %s k=%lld: |y - exact(quantized)| = %g > %g\n", qmm_type_name(t),

@@ -7,6 +7,7 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "registry/registry.h"
+#include "test_act_blocks.h"
 #include "test_util.h"
 
 #define CANARY 0xA5
@@ -57,6 +58,15 @@ static float *make_acts(int64_t m, int64_t k) {
                 v = 0.5f * (float)((int)(l % 7) - 3); /* exact ties for rounding */
             x[i * k + l] = v;
         }
+    /* tiny, subnormal and mixed-magnitude blocks (the activation quantizer's
+     * scaled path), in every row from its second block on and in every block
+     * of rows 3 mod 4 */
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t b = 0; b < k / 32; b++)
+            if ((i % 4 == 3 || (b + i) % 3 == 1) && !(i % 4 == 2 && b == 0))
+                qmm_test_tiny_block(x + i * k + b * 32, (int)((b * 7 + i) % QMM_TEST_TINY_KINDS), &seed);
+    for (int64_t i = 0; i < m * k; i++)
+        x[i] = x[i] == x[i] ? x[i] : 0.0f; /* no NaN: F32 / F16 outputs would carry payloads */
     return x;
 }
 

@@ -137,17 +137,16 @@ void qmm_act_quantize_block(const float *x, int8_t *q, float *d_out, int32_t *su
         const float a = fabsf(x[j]);
         amax = a > amax ? a : amax; /* NaN never wins, as with a SIMD max */
     }
-    const float d = amax / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const qmm_act_scale sc = qmm_act_block_scale(amax);
     int32_t sum = 0;
     for (int j = 0; j < QMM_QK; j++) {
-        float v = nearbyintf(x[j] * id); /* default rounding mode: half to even */
+        float v = nearbyintf((x[j] * sc.pre) * sc.id); /* default rounding mode: half to even */
         if (v != v)
             v = 0.0f; /* NaN (a NaN input, or inf * 0) quantizes to 0 */
         v = v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : v);
         q[j] = (int8_t)v;
         sum += q[j];
     }
-    *d_out = d;
+    *d_out = sc.d;
     *sum_out = sum;
 }

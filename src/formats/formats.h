@@ -38,11 +38,54 @@ void qmm_dequantize_row_q4_0(const qmm_block_q4_0 *x, float *y, int64_t k);
 void qmm_dequantize_row_q8_0(const qmm_block_q8_0 *x, float *y, int64_t k);
 
 /* Activation quantization, one block of 32 (the reference every SIMD
- * activation packer reproduces): d = amax / 127; id = d ? 1 / d : 0;
- * q = clamp(round_half_even(x * id), -127, 127), all in fp32; sum = sum q.
- * Non-finite input: amax skips NaN (amax = a > amax ? a : amax), and a NaN
- * product x * id quantizes to 0. */
+ * activation packer reproduces), all in fp32 with round to nearest even:
+ *   amax = max |x| (a > amax ? a : amax from 0: NaN never wins);
+ *   s = qmm_act_block_scale(amax) (below): the stored d, a pre-multiplier
+ *       `pre` (1 or 2^64, exact) and id;
+ *   q = clamp(round_half_even((x * pre) * id), -127, 127), a NaN product
+ *       gives 0; sum = sum q.
+ * For every block where 1 / (amax / 127) is finite this is exactly ggml's
+ * d = amax / 127, id = d ? 1 / d : 0, q = round(x * id) (pre = 1). Inf input:
+ * d = inf, id = 0, every q of the block is 0 (inf * 0 is NaN), and the
+ * outputs that use the block are NaN. See docs/formats.md, numerics. */
 void qmm_act_quantize_block(const float *x, int8_t *q, float *d, int32_t *sum);
+
+/* The per-block scale step, shared by every activation packer. */
+typedef struct qmm_act_scale {
+    float d;   /* the stored block scale: q * d approximates x */
+    float pre; /* x is multiplied by pre (exactly) before the product with id */
+    float id;  /* 1 / (d * pre), or 0 */
+} qmm_act_scale;
+
+/* Normal blocks: d = amax / 127, pre = 1, id = d ? 1 / d : 0 (ggml's).
+ * Tiny blocks, amax > 0 and d <= 2^-128 (exactly those where 1 / d overflows
+ * to inf or d underflows to 0, amax < ~3.7e-37): the block is scaled by 2^64
+ * (exact: every |x| <= amax < 2^-121, subnormals become normal), so
+ *   ds = (amax * 2^64) / 127                      (normal, >= 2^-92)
+ *   d  = ds * 2^-64 rounded upward to fp32        (exact when representable,
+ *        else the next subnormal above; so amax <= 127 d / (1 - u): the clamp
+ *        stays idle and |q d - x| <= 0.5 d + 2.0001 u |x| holds as for
+ *        normal blocks)
+ *   pre = 2^64, id = 1 / (d * 2^64)               (d * 2^64 exact, normal).
+ * Kernels use d as is: their w_d * d may be subnormal (see docs/formats.md
+ * for the bound's underflow term). */
+static inline qmm_act_scale qmm_act_block_scale(float amax) {
+    qmm_act_scale s;
+    s.d = amax / 127.0f;
+    s.pre = 1.0f;
+    if (amax > 0.0f && s.d <= 0x1p-128f) {
+        const float ds = amax * 0x1p64f / 127.0f;
+        float d = ds * 0x1p-64f; /* rounded to nearest: undo a rounding down */
+        if (d * 0x1p64f < ds)
+            d += 0x1p-149f; /* the next subnormal up, exactly */
+        s.d = d;
+        s.pre = 0x1p64f;
+        s.id = 1.0f / (d * 0x1p64f);
+    } else {
+        s.id = s.d != 0.0f ? 1.0f / s.d : 0.0f;
+    }
+    return s;
+}
 
 /* The reference activation layout for int8 families: per row, k/32 blocks of
  * qmm_act_block. */

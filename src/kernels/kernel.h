@@ -8,12 +8,18 @@
  *
  * Numerics (binding for every family, see src/kernels/ref/ref_kernels.c):
  *  - Quantized weights (Q4_0, Q8_0): activations are quantized per row in
- *    blocks of 32 by qmm_act_quantize_block (src/formats/formats.h). Each
- *    output starts at 0.0f and accumulates its blocks in ascending k order:
+ *    blocks of 32 by qmm_act_quantize_block (src/formats/formats.h): per
+ *    block, qmm_act_block_scale(amax) gives the stored d, pre and id, and
+ *    q = clamp(round_half_even((x * pre) * id), -127, 127) (NaN -> 0). A SIMD
+ *    packer calls qmm_act_block_scale itself and multiplies the block by pre
+ *    when pre != 1 (tiny blocks, amax < ~3.7e-37: pre = 2^64, d a subnormal
+ *    rounded upward; every other block is ggml's d = amax / 127, id = 1 / d).
+ *    Each output starts at 0.0f and accumulates its blocks in ascending k:
  *        acc = fmaf((float)isum_b, w_scale_b * x_scale_b, acc)
  *    with isum_b the exact int32 block dot product (Q4_0: sum (qw - 8) * qx),
- *    w_scale_b the block's fp16 d converted to fp32, the product rounded to
- *    fp32 before the fma.
+ *    w_scale_b the block's fp16 d converted to fp32, x_scale_b the stored d
+ *    as is (possibly subnormal), the product rounded to fp32 (gradual
+ *    underflow, never flushed) before the fma.
  *  - F32 / F16 weights (F16 converted exactly to fp32): acc = fmaf(w, x, acc)
  *    per element, ascending k, starting at 0.0f.
  *  So a SIMD family vectorises across outputs (rows of W, rows of x), never

@@ -45,9 +45,9 @@ static inline size_t qmm_neon_pos(int arrangement, int r, int t) {
                                          : (size_t)((t / 4) * 16 + r * 4 + t % 4);
 }
 
-/* qmm_act_quantize_block, bit for bit, without the sum: amax by compare-select (a NaN never wins); d = amax / 127
- * and id = 1 / d (or 0) in fp32; fcvtns rounds half to even, turns NaN into 0 and saturates (inf * id only when
- * d is so small that id is inf, then the clamp gives +-127 as nearbyintf + clamp does). */
+/* qmm_act_quantize_block, bit for bit, without the sum: amax by compare-select (a NaN never wins); d, pre and id
+ * from qmm_act_block_scale (a tiny block's values are multiplied by pre = 2^64 first, exactly); fcvtns rounds half
+ * to even and turns NaN into 0; |x * id| <= 127.5 for finite x, and inf * 0 is NaN, so it never saturates. */
 static inline float qmm_neon_quantize_block(const float *x, int8_t *q) {
     float32x4_t v[8];
     float32x4_t amax = vdupq_n_f32(0.0f);
@@ -56,8 +56,11 @@ static inline float qmm_neon_quantize_block(const float *x, int8_t *q) {
         const float32x4_t a = vabsq_f32(v[j]);
         amax = vbslq_f32(vcgtq_f32(a, amax), a, amax);
     }
-    const float d = vmaxvq_f32(amax) / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const qmm_act_scale sc = qmm_act_block_scale(vmaxvq_f32(amax));
+    if (sc.pre != 1.0f)
+        for (int j = 0; j < 8; j++)
+            v[j] = vmulq_n_f32(v[j], sc.pre);
+    const float id = sc.id;
     const int32x4_t lo = vdupq_n_s32(-127), hi = vdupq_n_s32(127);
     for (int j = 0; j < 8; j += 4) {
         int32x4_t r[4];
@@ -67,7 +70,7 @@ static inline float qmm_neon_quantize_block(const float *x, int8_t *q) {
         const int16x8_t h1 = vcombine_s16(vmovn_s32(r[2]), vmovn_s32(r[3]));
         vst1q_s8(q + 4 * j, vcombine_s8(vmovn_s16(h0), vmovn_s16(h1)));
     }
-    return d;
+    return sc.d;
 }
 
 static inline size_t qmm_neon_act_size(int64_t m, int64_t k) {

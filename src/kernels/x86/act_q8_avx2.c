@@ -20,10 +20,12 @@ static inline void quantize_block(const float *x, qmm_act_block *out) {
     __m128 h = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
     h = _mm_max_ps(h, _mm_movehl_ps(h, h));
     h = _mm_max_ss(h, _mm_movehdup_ps(h));
-    const float d = _mm_cvtss_f32(h) / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const qmm_act_scale sc = qmm_act_block_scale(_mm_cvtss_f32(h));
+    if (sc.pre != 1.0f) /* a tiny block: scaled exactly first, as the reference does */
+        for (int i = 0; i < 4; i++)
+            v[i] = _mm256_mul_ps(v[i], _mm256_set1_ps(sc.pre));
 
-    const __m256 vid = _mm256_set1_ps(id);
+    const __m256 vid = _mm256_set1_ps(sc.id);
     const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
     __m256i q[4];
     for (int i = 0; i < 4; i++) {
@@ -47,7 +49,7 @@ static inline void quantize_block(const float *x, qmm_act_block *out) {
     const __m256i p8 = _mm256_packs_epi16(p16a, p16b);
     const __m256i bytes = _mm256_permutevar8x32_epi32(p8, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 
-    out->d = d;
+    out->d = sc.d;
     out->sum = _mm_cvtsi128_si32(s4);
     _mm256_storeu_si256((__m256i *)out->q, bytes);
 }

@@ -42,20 +42,24 @@ static inline size_t qmm_a5_act_offset(int64_t m_idx, int64_t k, int g) {
 /* qmm_act_quantize_block, bit for bit, on two zmm of 16 floats:
  *  - amax: max_ps returns its second operand when either is NaN, so the
  *    possibly-NaN |x| goes first and NaN never wins (as in the reference);
- *  - d = amax / 127 and id = 1 / d are IEEE fp32 divisions;
+ *  - d, pre and id are qmm_act_block_scale's (scalar); a tiny block's values
+ *    are multiplied by pre (2^64, exact) first;
  *  - q = round-half-even(x * id) clamped to [-127, 127] and NaN -> 0. Clamping
  *    before rounding is the same (the bounds are integers, rounding is
  *    monotone) and keeps inf out of cvtps2dq (which would give INT_MIN). */
 static inline void qmm_a5_quant_block(const float *x, int8_t *q, float *d_out, int32_t *sum_out) {
-    const __m512 v0 = _mm512_loadu_ps(x);
-    const __m512 v1 = _mm512_loadu_ps(x + 16);
+    __m512 v0 = _mm512_loadu_ps(x);
+    __m512 v1 = _mm512_loadu_ps(x + 16);
     const __m512 a0 = _mm512_abs_ps(v0);
     const __m512 a1 = _mm512_abs_ps(v1);
     const __m512 mx = _mm512_max_ps(a1, _mm512_max_ps(a0, _mm512_setzero_ps()));
     const float amax = _mm512_reduce_max_ps(mx);
-    const float d = amax / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    const __m512 vid = _mm512_set1_ps(id);
+    const qmm_act_scale sc = qmm_act_block_scale(amax);
+    if (sc.pre != 1.0f) {
+        v0 = _mm512_mul_ps(v0, _mm512_set1_ps(sc.pre));
+        v1 = _mm512_mul_ps(v1, _mm512_set1_ps(sc.pre));
+    }
+    const __m512 vid = _mm512_set1_ps(sc.id);
     const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
     const __m512 p0 = _mm512_mul_ps(v0, vid);
     const __m512 p1 = _mm512_mul_ps(v1, vid);
@@ -67,7 +71,7 @@ static inline void qmm_a5_quant_block(const float *x, int8_t *q, float *d_out, i
     const __m512i i1 = _mm512_cvtps_epi32(c1);
     _mm_storeu_si128((__m128i *)q, _mm512_cvtsepi32_epi8(i0));
     _mm_storeu_si128((__m128i *)(q + 16), _mm512_cvtsepi32_epi8(i1));
-    *d_out = d;
+    *d_out = sc.d;
     const __m512i s16 = _mm512_add_epi32(i0, i1);
     __m256i s8 = _mm256_add_epi32(_mm512_castsi512_si256(s16), _mm512_extracti64x4_epi64(s16, 1));
     __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
