@@ -1,6 +1,6 @@
 /* F16 weights x fp32 activations with NEON fmla: 16 weight rows x up to 4 activation rows per tile.
  *
- * As neon_f32 (the shared body is neon_fp_kernels.h), with the panel kept in fp16 (half the bytes to stream) and
+ * As neon_f32 (the shared body is neon_fp_body.h), with the panel kept in fp16 (half the bytes to stream) and
  * widened to fp32 by fcvtl, which is exact; all arithmetic is fp32, never fp16. */
 #include <arm_neon.h>
 #include <stdint.h>
@@ -22,4 +22,4 @@ static inline __attribute__((always_inline)) void load_w(const wtype_t *p, float
 #define NEON_FP_SYM  qmm_kernel_neon_f16
 #define NEON_FP_NAME "neon_f16"
 #define NEON_FP_TYPE QMM_TYPE_F16
-#include "kernels/arm/neon_fp_kernels.h"
+#include "kernels/arm/neon_fp_body.h"

@@ -1,5 +1,5 @@
 /* F32 weights x fp32 activations with NEON fmla: 16 weight rows x up to 4 activation rows per tile (the body,
- * shared with neon_f16, is in neon_fp_kernels.h). */
+ * shared with neon_f16, is in neon_fp_body.h). */
 #include <arm_neon.h>
 
 typedef float wtype_t;
@@ -14,4 +14,4 @@ static inline __attribute__((always_inline)) void load_w(const wtype_t *p, float
 #define NEON_FP_SYM  qmm_kernel_neon_f32
 #define NEON_FP_NAME "neon_f32"
 #define NEON_FP_TYPE QMM_TYPE_F32
-#include "kernels/arm/neon_fp_kernels.h"
+#include "kernels/arm/neon_fp_body.h"

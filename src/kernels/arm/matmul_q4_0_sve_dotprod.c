@@ -4,33 +4,10 @@
  * weight loads. Activations: the reference layout. */
 #include <arm_sve.h>
 
-#include "cpu/cpu.h"
-#include "kernels/kernel.h"
-#include "kernels/ref/ref_kernels.h"
-
 #define QMM_SS_Q4 1
 #define QMM_SS_FN
 #define QMM_SS_SME 0
-#include "kernels/arm/sve_sme_kernels.h"
+#include "kernels/arm/sve_sme_int8_body.h"
 
-const qmm_kernel qmm_kernel_sve_dotprod_q4_0 = {
-    .name = "sve_dotprod_q4_0",
-    .wtype = QMM_TYPE_Q4_0,
-    .required = QMM_CPU_SVE,
-    .exclusive = QMM_CPU_SVE, /* fallback for capped (hybrid) runs: a NEON family */
-    .flags = 0,
-    .layout_id = 1,
-    .mr = 4,
-    .nr = QMM_SS_NP,
-    .kr = 4,
-    .sr = 1,
-    .n_step = QMM_SS_NP,
-    .w_packed_size = qmm_ss_w_size_q4,
-    .w_packed_offset = qmm_ss_w_offset_q4,
-    .w_pack = qmm_ss_w_pack_q4,
-    .w_read_row = qmm_ss_w_read_row_q4,
-    .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack},
-    .act_gemv = {0, NULL, NULL, NULL},
-    .gemm = ss_dot_gemm,
-    .gemv = NULL,
-};
+/* exclusive: masked off for capped (hybrid) runs, whose fallback is then a NEON family */
+QMM_SS_FAMILY(sve_dotprod_q4_0, QMM_TYPE_Q4_0, QMM_CPU_SVE, QMM_CPU_SVE)

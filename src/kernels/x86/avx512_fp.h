@@ -219,4 +219,30 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
     QMM_A5F_TILE(esz, 7, np)                                                                                                     \
     QMM_A5F_TILE(esz, 8, np)
 
+/* Defines `const qmm_kernel qmm_kernel_<id>` (name "<id>") from what
+ * QMM_A5F_FAMILY defines and the family's own w_pack / w_read_row (invoke it
+ * after them). GEMM tile: 8 activation rows x 2 panels (nr 32). */
+#define QMM_A5F_KERNEL(id, wtype_)                                                                                               \
+    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_FMA | QMM_CPU_F16C,       \
+        .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,                                   \
+        .flags = 0,                                                                                                              \
+        .layout_id = 1,                                                                                                          \
+        .mr = QMM_A5F_MR,                                                                                                        \
+        .nr = 2 * QMM_A5F_NR,                                                                                                    \
+        .kr = 1,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_A5F_NR,                                                                                                    \
+        .w_packed_size = w_size,                                                                                                 \
+        .w_packed_offset = w_offset,                                                                                             \
+        .w_pack = w_pack,                                                                                                        \
+        .w_read_row = w_read_row,                                                                                                \
+        .act = {QMM_A5F_MR, act_size, act_offset, act_pack},                                                                     \
+        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
+        .gemm = gemm,                                                                                                            \
+        .gemv = gemv,                                                                                                            \
+    };
+
 #endif

@@ -275,4 +275,86 @@ QMM_A5_INLINE void qmm_a5_tile(qmm_a5_wkind kind, int MR, int G, int64_t nb, con
         }                                                                                                                        \
     }
 
+/* ------------------------------------------------------------ the family
+ *
+ * The panel walkers: a family supplies, for its weight type, how one source
+ * block b of row r goes into (put) and comes back from (get: ggml's values
+ * exactly) the block's scale bytes (16 fp16, row r at 2r) and its quant
+ * bytes (qbytes, 16 rows per 4-k group). Packing is not on the hot path, so
+ * plain function pointers do. */
+typedef void (*qmm_a5_put_block)(const void *src_row, int64_t b, int r, uint8_t *scales, uint8_t *quants);
+typedef void (*qmm_a5_get_block)(const uint8_t *scales, const uint8_t *quants, int r, float *dst);
+
+static inline void qmm_a5_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
+                                 int qbytes, qmm_a5_put_block put) {
+    const int64_t nb = k / QMM_QK;
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_A5_NR) {
+        uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_A5_NR) * qmm_a5_panel_bytes(k, qbytes);
+        uint8_t *qw = panel + qmm_a5_scale_bytes(nb);
+        memset(panel, 0, qmm_a5_panel_bytes(k, qbytes)); /* padding rows and the scale tail */
+        for (int r = 0; r < QMM_A5_NR && p0 + r < n; r++) {
+            const void *row = (const char *)src + (size_t)(p0 + r) * stride;
+            for (int64_t b = 0; b < nb; b++)
+                put(row, b, r, panel + (size_t)b * 32, qw + (size_t)b * (size_t)qbytes);
+        }
+    }
+}
+
+static inline void qmm_a5_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int qbytes, qmm_a5_get_block get) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_A5_NR) * qmm_a5_panel_bytes(k, qbytes);
+    const uint8_t *qw = panel + qmm_a5_scale_bytes(nb);
+    for (int64_t b = 0; b < nb; b++)
+        get(panel + (size_t)b * 32, qw + (size_t)b * (size_t)qbytes, (int)(row % QMM_A5_NR), dst + b * QMM_QK);
+}
+
+/* Defines `const qmm_kernel qmm_kernel_<id>` (name "<id>"): weights of type
+ * wtype in panels of qbytes quant bytes per block, loaded as `kind`
+ * (qmm_a5_load_w), packed by put / read by get; activations biased by the
+ * zero point zp (8 for Q4_0's nibbles, 128 for Q8_0's q + 128). */
+#define QMM_A5_INT8_FAMILY(id, wtype_, kind, qbytes, zp, put, get)                                                               \
+    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
+        return (size_t)((n + QMM_A5_NR - 1) / QMM_A5_NR) * qmm_a5_panel_bytes(k, qbytes);                                        \
+    }                                                                                                                            \
+    static size_t w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_A5_NR) * qmm_a5_panel_bytes(k, qbytes); }     \
+    static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
+        qmm_a5_w_pack(k, n, n0, n1, src, stride, dst, qbytes, put);                                                              \
+    }                                                                                                                            \
+    static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
+        qmm_a5_w_read_row(packed, k, row, dst, qbytes, get);                                                                     \
+    }                                                                                                                            \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_a5_act_size(m, k, QMM_A5_MR); }                                    \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_a5_act_offset(m_idx, k, QMM_A5_MR); }                        \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
+        qmm_a5_act_pack(m, k, x, xs, dst, QMM_A5_MR, zp);                                                                        \
+    }                                                                                                                            \
+    static size_t act1_size(int64_t m, int64_t k) { return qmm_a5_act_size(m, k, 1); }                                           \
+    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_a5_act_offset(m_idx, k, 1); }                               \
+    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
+        qmm_a5_act_pack(m, k, x, xs, dst, 1, zp);                                                                                \
+    }                                                                                                                            \
+    QMM_A5_TILES(kind, qbytes)                                                                                                   \
+    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required =                                                                                                              \
+            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
+        .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,              \
+        .flags = 0,                                                                                                              \
+        .layout_id = 1,                                                                                                          \
+        .mr = QMM_A5_MR,                                                                                                         \
+        .nr = QMM_A5_NR,                                                                                                         \
+        .kr = 4,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_A5_NR,                                                                                                     \
+        .w_packed_size = w_size,                                                                                                 \
+        .w_packed_offset = w_offset,                                                                                             \
+        .w_pack = w_pack,                                                                                                        \
+        .w_read_row = w_read_row,                                                                                                \
+        .act = {QMM_A5_MR, act_size, act_offset, act_pack},                                                                      \
+        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
+        .gemm = gemm,                                                                                                            \
+        .gemv = gemv,                                                                                                            \
+    };
+
 #endif

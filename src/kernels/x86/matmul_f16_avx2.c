@@ -1,6 +1,6 @@
 /* F16 weights x fp32 activations, AVX2 + FMA + F16C: the panel keeps F16
  * (half the bytes of F32 for the memory-bound GEMV), widened exactly by
- * vcvtph2ps at use. The body is matmul_fp_avx2.h. */
+ * vcvtph2ps at use. The body is avx2_fp_body.h. */
 #include <immintrin.h>
 #include <stdint.h>
 
@@ -18,4 +18,4 @@ static inline float fp_to_f32(uint16_t v) { return qmm_fp16_to_fp32(v); }
 #define FP_NAME     "avx2_f16"
 #define FP_WTYPE    QMM_TYPE_F16
 #define FP_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
-#include "kernels/x86/matmul_fp_avx2.h"
+#include "kernels/x86/avx2_fp_body.h"

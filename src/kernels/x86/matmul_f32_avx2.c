@@ -1,4 +1,4 @@
-/* F32 weights x fp32 activations, AVX2 + FMA. The body is matmul_fp_avx2.h. */
+/* F32 weights x fp32 activations, AVX2 + FMA. The body is avx2_fp_body.h. */
 #include <immintrin.h>
 #include <stdint.h>
 
@@ -14,4 +14,4 @@ static inline float fp_to_f32(float v) { return v; }
 #define FP_NAME     "avx2_f32"
 #define FP_WTYPE    QMM_TYPE_F32
 #define FP_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA)
-#include "kernels/x86/matmul_fp_avx2.h"
+#include "kernels/x86/avx2_fp_body.h"

@@ -28,24 +28,4 @@ static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, fl
         dst[l] = pf[l * QMM_A5F_NR + r];
 }
 
-const qmm_kernel qmm_kernel_avx512_f32 = {
-    .name = "avx512_f32",
-    .wtype = QMM_TYPE_F32,
-    .required = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_FMA | QMM_CPU_F16C,
-    .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,
-    .flags = 0,
-    .layout_id = 1,
-    .mr = QMM_A5F_MR,
-    .nr = 2 * QMM_A5F_NR,
-    .kr = 1,
-    .sr = 1,
-    .n_step = QMM_A5F_NR,
-    .w_packed_size = w_size,
-    .w_packed_offset = w_offset,
-    .w_pack = w_pack,
-    .w_read_row = w_read_row,
-    .act = {QMM_A5F_MR, act_size, act_offset, act_pack},
-    .act_gemv = {1, act1_size, act1_offset, act1_pack},
-    .gemm = gemm,
-    .gemv = gemv,
-};
+QMM_A5F_KERNEL(avx512_f32, QMM_TYPE_F32)

@@ -2,7 +2,7 @@
  * x s8 activation, pairs into int16) accumulated in int16, then vpmaddwd
  * into int32 once per block. Exact: a pair is at most 2 * 15 * 127 = 3810 in
  * magnitude, the 8 pairs of a block lane at most 30480 < 32767, so nothing
- * saturates. The body is matmul_q4_0_avx2.h. */
+ * saturates. The body is avx2_q4_0_body.h. */
 #include <immintrin.h>
 
 #include "cpu/cpu.h"
@@ -16,4 +16,4 @@ static inline __m256i dot_finish(__m256i acc) { return _mm256_madd_epi16(acc, _m
 #define QMM_Q4_SYM      qmm_kernel_avx2_q4_0
 #define QMM_Q4_NAME     "avx2_q4_0"
 #define QMM_Q4_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
-#include "kernels/x86/matmul_q4_0_avx2.h"
+#include "kernels/x86/avx2_q4_0_body.h"

@@ -1,7 +1,7 @@
 /* Q4_0 x int8, AVX-VNNI (Alder Lake and later, Zen 5): the dot is 256-bit
  * vpdpbusd, u8 nibbles x s8 activations summed four at a time into int32,
  * exact. Everything else (layouts, packers, loops) is the AVX2 family's code,
- * matmul_q4_0_avx2.h, which the oracle test runs on any AVX2 CPU. */
+ * avx2_q4_0_body.h, which the oracle test runs on any AVX2 CPU. */
 #include <immintrin.h>
 
 #include "cpu/cpu.h"
@@ -13,4 +13,4 @@ static inline __m256i dot_finish(__m256i acc) { return acc; }
 #define QMM_Q4_SYM      qmm_kernel_avxvnni_q4_0
 #define QMM_Q4_NAME     "avxvnni_q4_0"
 #define QMM_Q4_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C | QMM_CPU_AVXVNNI)
-#include "kernels/x86/matmul_q4_0_avx2.h"
+#include "kernels/x86/avx2_q4_0_body.h"

@@ -1,7 +1,7 @@
 /* Q8_0 x int8, AVX2 (every x86-64-v3 CPU): the dot is vpmaddubsw on |w| and
  * sign-moved x (pairs into int16, exact: at most 32512), then vpmaddwd into
  * int32 at once, as two such pairs could overflow int16. The body is
- * matmul_q8_0_avx2.h. */
+ * avx2_q8_0_body.h. */
 #include <immintrin.h>
 
 #include "cpu/cpu.h"
@@ -15,4 +15,4 @@ static inline __m256i dot_finish(__m256i acc) { return acc; }
 #define QMM_Q8_SYM      qmm_kernel_avx2_q8_0
 #define QMM_Q8_NAME     "avx2_q8_0"
 #define QMM_Q8_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
-#include "kernels/x86/matmul_q8_0_avx2.h"
+#include "kernels/x86/avx2_q8_0_body.h"

@@ -1,6 +1,6 @@
 /* Q8_0 x int8, AVX-VNNI (Alder Lake and later, Zen 5): the dot is 256-bit
  * vpdpbusd on |w| and sign-moved x, four products at a time into int32,
- * exact. Everything else is the AVX2 family's code, matmul_q8_0_avx2.h,
+ * exact. Everything else is the AVX2 family's code, avx2_q8_0_body.h,
  * which the oracle test runs on any AVX2 CPU. */
 #include <immintrin.h>
 
@@ -13,4 +13,4 @@ static inline __m256i dot_finish(__m256i acc) { return acc; }
 #define QMM_Q8_SYM      qmm_kernel_avxvnni_q8_0
 #define QMM_Q8_NAME     "avxvnni_q8_0"
 #define QMM_Q8_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C | QMM_CPU_AVXVNNI)
-#include "kernels/x86/matmul_q8_0_avx2.h"
+#include "kernels/x86/avx2_q8_0_body.h"

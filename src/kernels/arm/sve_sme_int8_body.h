@@ -7,6 +7,9 @@
  *   QMM_SS_SME  1 to also define the SMOPA GEMM (needs <arm_sme.h>);
  *   QMM_SS_SME2 1 for its SME2 form: the float step moves 4 ZA slices per
  *               MOVA and converts 4 vectors per SCVTF (same numerics).
+ * then invoke QMM_SS_FAMILY(id, wtype, required, exclusive) once: the
+ * descriptor `qmm_kernel_<id>` (SVE: the SDOT GEMM on reference-layout
+ * activations; SME: the SMOPA GEMM and the streaming SDOT GEMV, capped).
  *
  * Numerics (kernel.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
  * int8 dot products), then per output, blocks in ascending order:
@@ -15,8 +18,11 @@
  * ever summed across k in floating point. */
 #include <stdint.h>
 
+#include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/arm/sve_sme_layout.h"
+#include "kernels/kernel.h"
+#include "kernels/ref/ref_kernels.h"
 
 #ifndef QMM_SS_SME2
 #define QMM_SS_SME2 0
@@ -245,4 +251,62 @@ static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
         }
     }
 }
+
+/* The entry points: ZA is live only inside the GEMM; both run streaming. */
+__arm_locally_streaming __arm_new("za") static void sme_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                                             float *y, size_t ys) {
+    ss_mopa_gemm(m, n, k, a, w, y, ys);
+}
+
+__arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    ss_dot_gemm(1, n, k, a, w, y, 0);
+}
+
+#define QMM_SS_MR    QMM_SS_MP
+#define QMM_SS_FLAGS QMM_KF_CAPPED
+#define QMM_SS_ACT                                                                                                               \
+    { QMM_SS_MP, qmm_ss_act_size, qmm_ss_act_offset, qmm_ss_act_pack }
+#define QMM_SS_ACT_GEMV                                                                                                          \
+    { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
+#define QMM_SS_GEMM sme_gemm
+#define QMM_SS_GEMV sme_gemv
+#else
+#define QMM_SS_MR    4
+#define QMM_SS_FLAGS 0
+#define QMM_SS_ACT                                                                                                               \
+    { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
+#define QMM_SS_ACT_GEMV                                                                                                          \
+    { 0, NULL, NULL, NULL }
+#define QMM_SS_GEMM ss_dot_gemm
+#define QMM_SS_GEMV NULL
 #endif
+
+/* The panel functions of the weight format (sve_sme_layout.h). */
+#if QMM_SS_Q4
+#define QMM_SS_W(fn) qmm_ss_##fn##_q4
+#else
+#define QMM_SS_W(fn) qmm_ss_##fn##_q8
+#endif
+
+#define QMM_SS_FAMILY(id, wtype_, required_, exclusive_)                                                                         \
+    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required = required_,                                                                                                   \
+        .exclusive = exclusive_,                                                                                                 \
+        .flags = QMM_SS_FLAGS,                                                                                                   \
+        .layout_id = 1,                                                                                                          \
+        .mr = QMM_SS_MR,                                                                                                         \
+        .nr = QMM_SS_NP,                                                                                                         \
+        .kr = 4,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_SS_NP,                                                                                                     \
+        .w_packed_size = QMM_SS_W(w_size),                                                                                       \
+        .w_packed_offset = QMM_SS_W(w_offset),                                                                                   \
+        .w_pack = QMM_SS_W(w_pack),                                                                                              \
+        .w_read_row = QMM_SS_W(w_read_row),                                                                                      \
+        .act = QMM_SS_ACT,                                                                                                       \
+        .act_gemv = QMM_SS_ACT_GEMV,                                                                                             \
+        .gemm = QMM_SS_GEMM,                                                                                                     \
+        .gemv = QMM_SS_GEMV,                                                                                                     \
+    };

@@ -1,5 +1,6 @@
 /* F32 / F16 weights with SME FMOPA, shared by matmul_f32_sme.c and
- * matmul_f16_sme.c (define QMM_SF_F16 0 or 1 before including).
+ * matmul_f16_sme.c (define QMM_SF_F16 0 or 1 before including,
+ * then invoke QMM_SF_FAMILY(id, wtype) once).
  *
  * Why this is bit-exact: the non-widening single-precision FMOPA computes
  * every ZA element as a fused multiply-add, ZA[i][j] = ZA[i][j] + x_i * w_j
@@ -18,7 +19,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu/cpu.h"
 #include "formats/formats.h"
+#include "kernels/kernel.h"
+#include "kernels/ref/ref_kernels.h"
 
 #define QMM_SF_NP 16
 #define QMM_SF_MP 16
@@ -176,3 +180,36 @@ static void sf_gemv(int64_t n, int64_t k, const float *x, const void *w, float *
             svst1_f32(sf_pst(pw, c + 3 * tw, n), y + c + 3 * tw, acc3);
     }
 }
+
+/* The entry points: ZA is live only inside the GEMM; both run streaming. */
+__arm_locally_streaming __arm_new("za") static void sme_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                                             float *y, size_t ys) {
+    sf_mopa_gemm(m, n, k, a, w, y, ys);
+}
+
+__arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    sf_gemv(n, k, (const float *)a, w, y);
+}
+
+#define QMM_SF_FAMILY(id, wtype_)                                                                                                \
+    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required = QMM_CPU_SME,                                                                                                 \
+        .exclusive = QMM_CPU_SME | QMM_CPU_SME2,                                                                                 \
+        .flags = QMM_KF_CAPPED,                                                                                                  \
+        .layout_id = 1,                                                                                                          \
+        .mr = QMM_SF_MP,                                                                                                         \
+        .nr = QMM_SF_NP,                                                                                                         \
+        .kr = 1,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_SF_NP,                                                                                                     \
+        .w_packed_size = sf_w_size,                                                                                              \
+        .w_packed_offset = sf_w_offset,                                                                                          \
+        .w_pack = sf_w_pack,                                                                                                     \
+        .w_read_row = sf_w_read_row,                                                                                             \
+        .act = {QMM_SF_MP, sf_act_size, sf_act_offset, sf_act_pack},                                                             \
+        .act_gemv = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},                                     \
+        .gemm = sme_gemm,                                                                                                        \
+        .gemv = sme_gemv,                                                                                                        \
+    };

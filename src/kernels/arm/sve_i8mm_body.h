@@ -1,5 +1,6 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_q4_0_sve_i8mm.c and matmul_q8_0_sve_i8mm.c (define QMM_SI_Q4).
+ * matmul_q4_0_sve_i8mm.c and matmul_q8_0_sve_i8mm.c (define QMM_SI_Q4,
+ * then invoke QMM_SI_FAMILY(id, wtype) once).
  *
  * SMMLA multiplies, in every 128-bit segment, a 2x8 int8 matrix (two
  * activation rows, 8 k) by the transpose of another 2x8 (two weight rows,
@@ -23,7 +24,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu/cpu.h"
 #include "formats/formats.h"
+#include "kernels/kernel.h"
 
 #define QMM_SI_NP     16
 #define QMM_SI_SCALES 32
@@ -201,3 +204,26 @@ static void si_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *
         }
     }
 }
+
+#define QMM_SI_FAMILY(id, wtype_)                                                                                                \
+    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required = QMM_CPU_SVE | QMM_CPU_SVE_I8MM,                                                                              \
+        .exclusive = QMM_CPU_SVE_I8MM, /* fallback for capped (hybrid) runs: the SDOT family */                                  \
+        .flags = 0,                                                                                                              \
+        .layout_id = 1,                                                                                                          \
+        .mr = 4,                                                                                                                 \
+        .nr = QMM_SI_NP,                                                                                                         \
+        .kr = 8,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_SI_NP,                                                                                                     \
+        .w_packed_size = si_w_size,                                                                                              \
+        .w_packed_offset = si_w_offset,                                                                                          \
+        .w_pack = si_w_pack,                                                                                                     \
+        .w_read_row = si_w_read_row,                                                                                             \
+        .act = {2, si_act_size, si_act_offset, si_act_pack},                                                                     \
+        .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
+        .gemm = si_gemm,                                                                                                         \
+        .gemv = NULL,                                                                                                            \
+    };
