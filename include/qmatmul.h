@@ -90,6 +90,11 @@ QMM_API size_t qmm_type_block_bytes(qmm_type type);
 /* Bytes of one row of k elements; 0 if k is not a multiple of the block. */
 QMM_API size_t qmm_row_size(qmm_type type, int64_t k);
 
+/* IEEE half <-> single. fp16 -> fp32 is exact; fp32 -> fp16 rounds to
+ * nearest even (as F16C does). */
+QMM_API float qmm_fp16_to_fp32(uint16_t h);
+QMM_API uint16_t qmm_fp32_to_fp16(float f);
+
 /* A view with ggml's layout. */
 typedef struct qmm_tensor {
     qmm_type type;
@@ -139,6 +144,106 @@ QMM_API int qmm_context_threads(const qmm_context *ctx);
 QMM_API int qmm_context_chain(const qmm_context *ctx, qmm_type type, const char **primary, const char **fallback);
 /* Writes a human-readable description (CPU, features, chains) into buf. */
 QMM_API qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, size_t buf_size);
+
+/* ------------------------------------------------------- CPU description */
+
+/* CPU feature bits (qmm_cpu_desc.features, qmm_family_desc.required). */
+#define QMM_CPU_SSE42      (1ull << 0)
+#define QMM_CPU_AVX        (1ull << 1)
+#define QMM_CPU_AVX2       (1ull << 2)
+#define QMM_CPU_FMA        (1ull << 3)
+#define QMM_CPU_F16C       (1ull << 4)
+#define QMM_CPU_AVX512F    (1ull << 5)
+#define QMM_CPU_AVX512BW   (1ull << 6)
+#define QMM_CPU_AVX512VL   (1ull << 7)
+#define QMM_CPU_AVX512DQ   (1ull << 8)
+#define QMM_CPU_AVX512VNNI (1ull << 9)
+#define QMM_CPU_AVX512BF16 (1ull << 10)
+#define QMM_CPU_AVXVNNI    (1ull << 11)
+#define QMM_CPU_AMX_TILE   (1ull << 12)
+#define QMM_CPU_AMX_INT8   (1ull << 13)
+#define QMM_CPU_AMX_BF16   (1ull << 14)
+#define QMM_CPU_NEON       (1ull << 32)
+#define QMM_CPU_DOTPROD    (1ull << 33)
+#define QMM_CPU_I8MM       (1ull << 34)
+#define QMM_CPU_FP16       (1ull << 35)
+#define QMM_CPU_BF16       (1ull << 36)
+#define QMM_CPU_SVE        (1ull << 37)
+#define QMM_CPU_SVE2       (1ull << 38)
+#define QMM_CPU_SVE_I8MM   (1ull << 39)
+#define QMM_CPU_SME        (1ull << 40)
+#define QMM_CPU_SME2       (1ull << 41)
+
+/* Name of a single feature bit ("avx2", "avx512_vnni", "dotprod", "sme2"),
+ * or NULL if bit is not exactly one known feature. */
+QMM_API const char *qmm_cpu_feature_name(uint64_t bit);
+/* The bit of a feature name (as qmm_cpu_feature_name spells it); 0 if the
+ * name is unknown or NULL. */
+QMM_API uint64_t qmm_cpu_feature_from_name(const char *name);
+
+typedef struct qmm_cpu_desc {
+    char arch[16];  /* "x86_64", "aarch64", ... */
+    char model[64]; /* brand string where known, else "" */
+    int n_cores;    /* cores available to this process */
+    int numa_nodes; /* >1 on NUMA systems */
+    /* Last-level cache of cpu0 in bytes (the largest cache of the highest
+     * level the OS reports); 0 if unknown. */
+    int64_t llc_bytes;
+    int sve_vl_bytes;  /* SVE vector length, 0 if no SVE */
+    int sme_svl_bytes; /* SME streaming vector length, 0 if no SME */
+    int sme_units;     /* SME compute units, 0 = unknown or none */
+    /* QMM_CPU_* bits: as detected; and as the context's kernel selection
+     * sees them (hidden features and QMM_SME=0 removed; equal to
+     * features_detected when described without a context). */
+    uint64_t features_detected;
+    uint64_t features;
+} qmm_cpu_desc;
+
+/* Describes this CPU (detected once, thread-safe); ctx NULL: as detected,
+ * else with the features ctx hides. QMM_ERR_INVALID_ARG if out is NULL. */
+QMM_API qmm_status qmm_cpu_describe(const qmm_context *ctx, qmm_cpu_desc *out);
+
+/* ---------------------------------------------------------- kernel families */
+
+/* A micro-kernel family of this build: the code that multiplies one weight
+ * type on one ISA, and the packed layout it reads. */
+typedef struct qmm_family_desc {
+    const char *name;  /* unique, at most 23 characters; static storage */
+    qmm_type type;     /* the weight type it multiplies */
+    uint64_t required; /* QMM_CPU_* features it needs, all of them */
+    uint32_t layout_id;
+    int mr, nr, kr, sr; /* output tile mr x nr; k interleave kr / sr */
+    int n_step;         /* weight panel: column chunks start at multiples */
+    int is_reference;   /* the portable family that defines every result */
+    int runnable;       /* this CPU has its features (as detected) */
+} qmm_family_desc;
+
+/* Families in priority order (selection takes the first runnable one of a
+ * type); the portable reference families come last. */
+QMM_API int qmm_family_count(void);
+/* Family i, 0 <= i < qmm_family_count(); QMM_ERR_INVALID_ARG otherwise. */
+QMM_API qmm_status qmm_family_info(int i, qmm_family_desc *out);
+/* Index of the family of that name, or -1. */
+QMM_API int qmm_family_find(const char *name);
+/* Index of the reference family of a weight type, or -1 if no family
+ * multiplies that type. */
+QMM_API int qmm_family_reference(qmm_type type);
+/* 1 if weights of this type can be packed (qmm_weights_pack), else 0. */
+QMM_API int qmm_type_packable(qmm_type type);
+
+/* ------------------------------------------------------------------- log */
+
+enum { QMM_LOG_NONE = 0, QMM_LOG_ERROR = 1, QMM_LOG_WARN = 2, QMM_LOG_INFO = 3, QMM_LOG_DEBUG = 4 };
+
+/* Receives every message the library logs at or below the current level
+ * (QMM_LOG, default QMM_LOG_WARN); message has no trailing newline and is
+ * valid during the call only. May be called from any thread that calls into
+ * the library. */
+typedef void (*qmm_log_fn)(int level, const char *message, void *user);
+
+/* Sends the library's log to fn (NULL: back to the default, which prints
+ * "qmatmul LEVEL: message" on stderr). Thread-safe. */
+QMM_API void qmm_set_log_callback(qmm_log_fn fn, void *user);
 
 /* -------------------------------------------------------- block conversion */
 
@@ -336,6 +441,28 @@ QMM_API qmm_status qmm_cache_get(qmm_cache *cache, const char *name, qmm_weights
 /* Verifies every checksum and that all padding is zero: QMM_ERR_BAD_FILE
  * names the first damaged tensor or region. Reads the whole file. */
 QMM_API qmm_status qmm_cache_verify(qmm_cache *cache);
+
+/* Inspection (what `qmatmul verify` shows; added by the public-api branch).
+ *
+ * Opens a cache file checking its structure only (header, index, strings),
+ * not whether this CPU, build or model can use it: for tools that report on
+ * any cache. qmm_cache_verify then checks the data; qmm_cache_compatible
+ * the rest. */
+QMM_API qmm_status qmm_cache_open_structure(const char *path, qmm_cache **out);
+/* The checks qmm_cache_open makes against ctx (families in this build,
+ * their layouts, the CPU's features, and unless flags has
+ * QMM_CACHE_ANY_KERNELS, ctx's preferred families); reads no blob.
+ * QMM_ERR_INCOMPATIBLE with a message if the cache cannot be used. */
+QMM_API qmm_status qmm_cache_compatible(const qmm_context *ctx, const qmm_cache *cache, unsigned flags);
+/* File size, and the qmatmul version that wrote it (0 / NULL if cache is NULL). */
+QMM_API uint64_t qmm_cache_file_size(const qmm_cache *cache);
+QMM_API const char *qmm_cache_writer_version(const qmm_cache *cache);
+/* The kernel families the cache's blobs were packed by (0 if cache is NULL),
+ * and family i as recorded in the file (name valid while the cache is open;
+ * is_reference and runnable refer to this build's family of that name, 0 if
+ * the build has none). */
+QMM_API int qmm_cache_family_count(const qmm_cache *cache);
+QMM_API qmm_status qmm_cache_family_info(const qmm_cache *cache, int i, qmm_family_desc *out);
 
 /* ====================================== end of packed-weight cache files */
 

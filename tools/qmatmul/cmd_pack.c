@@ -10,9 +10,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "io/cache.h"
-#include "io/gguf.h"
 #include "qmatmul.h"
+#include "qmatmul_gguf.h"
 
 static double now(void) {
     struct timespec ts;
