@@ -10,8 +10,6 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "cpu/cpu.h"
-
 double qmm_bench_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -6,7 +6,7 @@
  * its own target flags (probe_x86_avx512.c, probe_x86_avx2.c,
  * probe_x86_avxvnni.c, probe_arm.c, probe_arm_dotprod.c,
  * and the portable loops in probe.c); probe.c picks them at run time from
- * the CPU features (qmm_cpu_detect). */
+ * the CPU features (qmm_cpu_describe). */
 #ifndef QMM_BENCH_PROBE_H
 #define QMM_BENCH_PROBE_H
 

@@ -2,8 +2,8 @@
  * sdot is in probe_arm_dotprod.c, compiled with +dotprod. */
 #include <arm_neon.h>
 
-#include "cpu/cpu.h"
 #include "probe.h"
+#include "qmatmul.h"
 
 static uint64_t read_neon(const void *p, size_t bytes) {
     const uint64_t *v = (const uint64_t *)p;

@@ -2,8 +2,8 @@
  * instruction of the NEON dotprod kernel families. */
 #include <arm_neon.h>
 
-#include "cpu/cpu.h"
 #include "probe.h"
+#include "qmatmul.h"
 
 #define CHAINS 12
 

@@ -3,8 +3,8 @@
  * instructions of the 256-bit kernel families. */
 #include <immintrin.h>
 
-#include "cpu/cpu.h"
 #include "probe.h"
+#include "qmatmul.h"
 
 static uint64_t read_avx2(const void *p, size_t bytes) {
     const __m256i *v = (const __m256i *)p;

@@ -2,8 +2,8 @@
  * the instructions the AVX-512 kernel families are built from. */
 #include <immintrin.h>
 
-#include "cpu/cpu.h"
 #include "probe.h"
+#include "qmatmul.h"
 
 /* Four 64-byte loads per step into four independent adds: the loads, not the
  * adds, are the bottleneck. */

@@ -2,8 +2,8 @@
  * instruction of the AVX-VNNI kernel families. */
 #include <immintrin.h>
 
-#include "cpu/cpu.h"
 #include "probe.h"
+#include "qmatmul.h"
 
 #define CHAINS 12
 

@@ -90,6 +90,11 @@ QMM_API size_t qmm_type_block_bytes(qmm_type type);
 /* Bytes of one row of k elements; 0 if k is not a multiple of the block. */
 QMM_API size_t qmm_row_size(qmm_type type, int64_t k);
 
+/* IEEE half <-> single. fp16 -> fp32 is exact; fp32 -> fp16 rounds to
+ * nearest even (as F16C does). */
+QMM_API float qmm_fp16_to_fp32(uint16_t h);
+QMM_API uint16_t qmm_fp32_to_fp16(float f);
+
 /* A view with ggml's layout. */
 typedef struct qmm_tensor {
     qmm_type type;
@@ -169,6 +174,106 @@ QMM_API int qmm_context_threads(const qmm_context *ctx);
 QMM_API int qmm_context_chain(const qmm_context *ctx, qmm_type type, const char **primary, const char **fallback);
 /* Writes a human-readable description (CPU, features, chains) into buf. */
 QMM_API qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, size_t buf_size);
+
+/* ------------------------------------------------------- CPU description */
+
+/* CPU feature bits (qmm_cpu_desc.features, qmm_family_desc.required). */
+#define QMM_CPU_SSE42      (1ull << 0)
+#define QMM_CPU_AVX        (1ull << 1)
+#define QMM_CPU_AVX2       (1ull << 2)
+#define QMM_CPU_FMA        (1ull << 3)
+#define QMM_CPU_F16C       (1ull << 4)
+#define QMM_CPU_AVX512F    (1ull << 5)
+#define QMM_CPU_AVX512BW   (1ull << 6)
+#define QMM_CPU_AVX512VL   (1ull << 7)
+#define QMM_CPU_AVX512DQ   (1ull << 8)
+#define QMM_CPU_AVX512VNNI (1ull << 9)
+#define QMM_CPU_AVX512BF16 (1ull << 10)
+#define QMM_CPU_AVXVNNI    (1ull << 11)
+#define QMM_CPU_AMX_TILE   (1ull << 12)
+#define QMM_CPU_AMX_INT8   (1ull << 13)
+#define QMM_CPU_AMX_BF16   (1ull << 14)
+#define QMM_CPU_NEON       (1ull << 32)
+#define QMM_CPU_DOTPROD    (1ull << 33)
+#define QMM_CPU_I8MM       (1ull << 34)
+#define QMM_CPU_FP16       (1ull << 35)
+#define QMM_CPU_BF16       (1ull << 36)
+#define QMM_CPU_SVE        (1ull << 37)
+#define QMM_CPU_SVE2       (1ull << 38)
+#define QMM_CPU_SVE_I8MM   (1ull << 39)
+#define QMM_CPU_SME        (1ull << 40)
+#define QMM_CPU_SME2       (1ull << 41)
+
+/* Name of a single feature bit ("avx2", "avx512_vnni", "dotprod", "sme2"),
+ * or NULL if bit is not exactly one known feature. */
+QMM_API const char *qmm_cpu_feature_name(uint64_t bit);
+/* The bit of a feature name (as qmm_cpu_feature_name spells it); 0 if the
+ * name is unknown or NULL. */
+QMM_API uint64_t qmm_cpu_feature_from_name(const char *name);
+
+typedef struct qmm_cpu_desc {
+    char arch[16];  /* "x86_64", "aarch64", ... */
+    char model[64]; /* brand string where known, else "" */
+    int n_cores;    /* cores available to this process */
+    int numa_nodes; /* >1 on NUMA systems */
+    /* Last-level cache of cpu0 in bytes (the largest cache of the highest
+     * level the OS reports); 0 if unknown. */
+    int64_t llc_bytes;
+    int sve_vl_bytes;  /* SVE vector length, 0 if no SVE */
+    int sme_svl_bytes; /* SME streaming vector length, 0 if no SME */
+    int sme_units;     /* SME compute units, 0 = unknown or none */
+    /* QMM_CPU_* bits: as detected; and as the context's kernel selection
+     * sees them (hidden features and QMM_SME=0 removed; equal to
+     * features_detected when described without a context). */
+    uint64_t features_detected;
+    uint64_t features;
+} qmm_cpu_desc;
+
+/* Describes this CPU (detected once, thread-safe); ctx NULL: as detected,
+ * else with the features ctx hides. QMM_ERR_INVALID_ARG if out is NULL. */
+QMM_API qmm_status qmm_cpu_describe(const qmm_context *ctx, qmm_cpu_desc *out);
+
+/* ---------------------------------------------------------- kernel families */
+
+/* A micro-kernel family of this build: the code that multiplies one weight
+ * type on one ISA, and the packed layout it reads. */
+typedef struct qmm_family_desc {
+    const char *name;  /* unique, at most 23 characters; static storage */
+    qmm_type type;     /* the weight type it multiplies */
+    uint64_t required; /* QMM_CPU_* features it needs, all of them */
+    uint32_t layout_id;
+    int mr, nr, kr, sr; /* output tile mr x nr; k interleave kr / sr */
+    int n_step;         /* weight panel: column chunks start at multiples */
+    int is_reference;   /* the portable family that defines every result */
+    int runnable;       /* this CPU has its features (as detected) */
+} qmm_family_desc;
+
+/* Families in priority order (selection takes the first runnable one of a
+ * type); the portable reference families come last. */
+QMM_API int qmm_family_count(void);
+/* Family i, 0 <= i < qmm_family_count(); QMM_ERR_INVALID_ARG otherwise. */
+QMM_API qmm_status qmm_family_info(int i, qmm_family_desc *out);
+/* Index of the family of that name, or -1. */
+QMM_API int qmm_family_find(const char *name);
+/* Index of the reference family of a weight type, or -1 if no family
+ * multiplies that type. */
+QMM_API int qmm_family_reference(qmm_type type);
+/* 1 if weights of this type can be packed (qmm_weights_pack), else 0. */
+QMM_API int qmm_type_packable(qmm_type type);
+
+/* ------------------------------------------------------------------- log */
+
+enum { QMM_LOG_NONE = 0, QMM_LOG_ERROR = 1, QMM_LOG_WARN = 2, QMM_LOG_INFO = 3, QMM_LOG_DEBUG = 4 };
+
+/* Receives every message the library logs at or below the current level
+ * (QMM_LOG, default QMM_LOG_WARN); message has no trailing newline and is
+ * valid during the call only. May be called from any thread that calls into
+ * the library. */
+typedef void (*qmm_log_fn)(int level, const char *message, void *user);
+
+/* Sends the library's log to fn (NULL: back to the default, which prints
+ * "qmatmul LEVEL: message" on stderr). Thread-safe. */
+QMM_API void qmm_set_log_callback(qmm_log_fn fn, void *user);
 
 /* -------------------------------------------------------- block conversion */
 
@@ -257,145 +362,12 @@ QMM_API qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor 
 QMM_API qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y,
                                            int ith, int nth, void *work, size_t work_size, const qmm_sync *sync);
 
-/* ============================================ packed-weight cache files
- * (owned by the trust branch: src/io/cache.c; docs: the file format is in
- * src/io/cache.h)
- *
- * Engines load the same model again and again; a cache file holds every
- * weight of a model packed for this CPU's kernel chains, so a start maps it
- * instead of repacking. Opening is cheap (the header and the tensor index
- * are read and validated; the packed data is only mapped; each blob's own
- * header is validated when qmm_cache_get hands it out). Everything read from a cache file is checked before use: a
- * malformed or truncated file is QMM_ERR_BAD_FILE, a valid file that this
- * CPU, this build or this model cannot use is QMM_ERR_INCOMPATIBLE, always
- * with a message in qmm_last_error(). Either way the engine can fall back to
- * packing (and rewrite the cache).
- *
- * Typical use:
- *     qmm_cache_open_options o = {.gguf_path = "m.gguf"};
- *     if (qmm_cache_open(ctx, "m.qmp", &o, &cache) != QMM_OK) {
- *         log(qmm_last_error());
- *         qmm_cache_write(ctx, "m.gguf", "m.qmp", NULL);   // or pack in memory
- *         ...
- *     }
- *     qmm_cache_get(cache, "blk.0.attn_q.weight", &w);   // no copy
- *     ...
- *     qmm_weights_free(w); qmm_cache_close(cache);        // in any order
- *
- * Lifetime: weights handed out by qmm_cache_get point into the cache's
- * mapping and hold a reference on it: the mapping is released when the cache
- * is closed AND every weights object obtained from it has been freed, in any
- * order. qmm_cache_get may be called from several threads at once.
- *
- * The file must not change under an open cache: the weights are read from
- * the mapping at every multiply, so a cache file truncated (or rewritten in
- * place) by another program after qmm_cache_open makes the next multiply
- * touching the lost pages end the process with SIGBUS, which no status can
- * report; bytes changed in place give wrong results. What a caller can do:
- * replace cache files only by writing a new file and renaming it over the old
- * one (qmm_cache_write does: open caches keep the old file's data); open with
- * QMM_CACHE_COPY when other programs may truncate or edit the file (the file
- * is read into memory once; nothing depends on it afterwards); and
- * QMM_CACHE_VERIFY (or qmm_cache_verify) to check the data at open. */
-
-typedef struct qmm_cache qmm_cache;
-
-typedef struct qmm_cache_write_options {
-    /* NULL: every 2-D tensor of a packable type (F32, F16, Q4_0, Q8_0). Else
-     * called for every tensor of the GGUF; nonzero packs it (it must still be
-     * 2-D and of a packable type, else the write fails). */
-    int (*filter)(void *user, const char *name, qmm_type type, int n_dims, const int64_t ne[4]);
-    /* Called after each tensor is packed and written (done of total). */
-    void (*progress)(void *user, int64_t done, int64_t total, const char *name);
-    void *user;
-} qmm_cache_write_options;
-
-/* Packs the selected weights of the GGUF file at gguf_path for ctx's kernel
- * chains and writes the cache file out_path. Crash-safe: the file is written
- * under a temporary name in the same directory ("out_path.tmp.PID.N", locked
- * with flock while written), synced, then renamed over out_path; an
- * interrupted write never leaves a file at out_path that opens (nor replaces
- * a previous one), and the next write to out_path removes the temporaries of
- * writers that were killed. out_path must be a new path or a regular file
- * (a device, FIFO, socket or directory is refused, QMM_ERR_INVALID_ARG, before
- * anything is written; a symbolic link is replaced, not followed), and not
- * the GGUF file itself (compared by device and inode: links count). Without a
- * filter, tensors that cannot be cached (zero-size, a name over 1023 bytes)
- * are skipped. opts may be NULL. */
-QMM_API qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *out_path,
-                                   const qmm_cache_write_options *opts);
-
-/* One weight matrix to cache: n rows of k elements in GGUF layout. */
-typedef struct qmm_cache_tensor {
-    const char *name; /* 1 to 1023 bytes, unique within the cache */
-    qmm_type type;    /* F32, F16, Q4_0 or Q8_0 */
-    int64_t k, n;
-    const void *data;
-    size_t size; /* bytes at data: at least n rows of k */
-} qmm_cache_tensor;
-
-/* Writes a cache of tensors held in memory (any source); source_hash
- * identifies that source (qmm_cache_open_options.source_hash checks it).
- * opts->filter is not used. Crash-safe as qmm_cache_write. */
-QMM_API qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
-                                           const char *out_path, const qmm_cache_write_options *opts);
-
-/* The source hash a cache written from this GGUF file records: a hash of its
- * metadata, its tensor table (names, types, shapes, offsets), its size and the
- * first bytes of the data of up to 16 tensors spread over the table. */
-QMM_API qmm_status qmm_cache_gguf_hash(const char *gguf_path, uint64_t *hash);
-
-enum {
-    /* Verify every checksum at open (reads the whole file). */
-    QMM_CACHE_VERIFY = 1u << 0,
-    /* Accept blobs packed by any family this CPU can run; by default a cache
-     * whose primary families differ from the chains ctx selects is refused
-     * (QMM_ERR_INCOMPATIBLE: it would run, but slower than a fresh pack). */
-    QMM_CACHE_ANY_KERNELS = 1u << 1,
-    /* Read the whole mapping in at open (MAP_POPULATE). */
-    QMM_CACHE_POPULATE = 1u << 2,
-    /* Read the file into memory instead of mapping it (the file's size in
-     * RAM, not shared between processes): the cache then survives the file
-     * being truncated or rewritten in place by another program. */
-    QMM_CACHE_COPY = 1u << 3
-};
-
-typedef struct qmm_cache_open_options {
-    /* Non-NULL: refuse (QMM_ERR_INCOMPATIBLE) a cache written from another
-     * GGUF file than this one (compares qmm_cache_gguf_hash). */
-    const char *gguf_path;
-    /* Nonzero: refuse a cache whose source hash differs. */
-    uint64_t source_hash;
-    unsigned flags; /* QMM_CACHE_* */
-} qmm_cache_open_options;
-
-/* Maps and validates a cache file for use with ctx (opts may be NULL). The
- * context is not referenced after the call. */
-QMM_API qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_open_options *opts, qmm_cache **out);
-/* Drops the caller's handle; the mapping stays while weights from it live. */
-QMM_API void qmm_cache_close(qmm_cache *cache);
-
-/* Tensors in the cache, sorted by name; the name of tensor i (valid while the
- * cache is open), or NULL if i is out of range. */
-QMM_API int64_t qmm_cache_count(const qmm_cache *cache);
-QMM_API const char *qmm_cache_name(const qmm_cache *cache, int64_t i);
-/* Index of a tensor by name, or -1. */
-QMM_API int64_t qmm_cache_find(const qmm_cache *cache, const char *name);
-QMM_API uint64_t qmm_cache_source_hash(const qmm_cache *cache);
-
-/* Weights pointing into the mapping (validated as qmm_weights_from_blob
- * does; not copied). Free them with qmm_weights_free. QMM_ERR_INVALID_ARG if
- * no tensor has that name. */
-QMM_API qmm_status qmm_cache_get(qmm_cache *cache, const char *name, qmm_weights **out);
-
-/* Verifies every checksum and that all padding is zero: QMM_ERR_BAD_FILE
- * names the first damaged tensor or region. Reads the whole file. */
-QMM_API qmm_status qmm_cache_verify(qmm_cache *cache);
-
-/* ====================================== end of packed-weight cache files */
-
 #ifdef __cplusplus
 }
 #endif
 
 #endif /* QMATMUL_H */
+
+/* The packed-weight cache API has its own header; included here so that code
+ * written against qmatmul.h alone keeps building. */
+#include "qmatmul_cache.h"

@@ -1,11 +1,25 @@
 #include "base/error.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
 static _Thread_local char last_error[512];
 static atomic_int log_level = QMM_LOG_WARN;
+
+/* The callback and its user pointer change together: a mutex keeps the pair
+ * consistent; the callback runs outside it (it may call back into us). */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static qmm_log_fn log_fn;
+static void *log_user;
+
+void qmm_set_log_callback(qmm_log_fn fn, void *user) {
+    pthread_mutex_lock(&log_lock);
+    log_fn = fn;
+    log_user = fn ? user : NULL;
+    pthread_mutex_unlock(&log_lock);
+}
 
 static void vset(const char *fmt, va_list ap) { vsnprintf(last_error, sizeof last_error, fmt, ap); }
 
@@ -41,7 +55,14 @@ void qmm_log(int level, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "qmatmul %s: %s\n", names[level < 0 ? 0 : level > 4 ? 4 : level], buf);
+    pthread_mutex_lock(&log_lock);
+    const qmm_log_fn fn = log_fn;
+    void *const user = log_user;
+    pthread_mutex_unlock(&log_lock);
+    if (fn)
+        fn(level, buf, user);
+    else
+        fprintf(stderr, "qmatmul %s: %s\n", names[level < 0 ? 0 : level > 4 ? 4 : level], buf);
 }
 
 const char *qmm_status_str(qmm_status status) {

@@ -15,7 +15,8 @@ qmm_status qmm_fail(qmm_status status, const char *fmt, ...) QMM_PRINTF(2, 3);
 void qmm_set_error(const char *fmt, ...) QMM_PRINTF(1, 2);
 void qmm_clear_error(void);
 
-enum { QMM_LOG_NONE = 0, QMM_LOG_ERROR = 1, QMM_LOG_WARN = 2, QMM_LOG_INFO = 3, QMM_LOG_DEBUG = 4 };
+/* Levels: QMM_LOG_* (qmatmul.h). Messages go to the qmm_set_log_callback
+ * callback, or stderr. */
 void qmm_log_set_level(int level);
 int qmm_log_level(void);
 void qmm_log(int level, const char *fmt, ...) QMM_PRINTF(2, 3);

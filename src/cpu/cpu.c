@@ -50,6 +50,8 @@ const char *qmm_cpu_feature_name(uint64_t bit) {
 }
 
 uint64_t qmm_cpu_feature_from_name(const char *name) {
+    if (!name)
+        return 0;
     for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
         if (strcmp(feature_names[i].name, name) == 0)
             return feature_names[i].bit;

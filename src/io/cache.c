@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
+#include "base/crc32.h"
 #include "base/error.h"
 #include "io/gguf.h"
 #include "packed/packed.h"
@@ -42,71 +44,6 @@ struct qmm_cache {
     qmm_cache_entry *e;
 };
 
-/* ------------------------------------------------------------------ CRC-32 */
-
-static uint32_t crc_tab[8][256];
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void crc_init(void) {
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int j = 0; j < 8; j++)
-            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-        crc_tab[0][i] = c;
-    }
-    for (int t = 1; t < 8; t++)
-        for (int i = 0; i < 256; i++)
-            crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xff];
-}
-
-uint32_t qmm_cache_crc32(uint32_t crc, const void *data, size_t n) {
-    pthread_once(&crc_once, crc_init);
-    const uint8_t *p = data;
-    crc = ~crc;
-    while (n >= 8) {
-        /* bytes, not a word load: endianness- and alignment-neutral */
-        const uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-        crc = crc_tab[7][lo & 0xff] ^ crc_tab[6][(lo >> 8) & 0xff] ^ crc_tab[5][(lo >> 16) & 0xff] ^ crc_tab[4][lo >> 24] ^
-              crc_tab[3][p[4]] ^ crc_tab[2][p[5]] ^ crc_tab[1][p[6]] ^ crc_tab[0][p[7]];
-        p += 8;
-        n -= 8;
-    }
-    while (n--)
-        crc = crc_tab[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
-    return ~crc;
-}
-
-/* ------------------------------------------------------------ byte helpers */
-
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-static int all_zero(const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (p[i])
-            return 0;
-    return 1;
-}
-
 /* 64-bit FNV-1a, for the source hash. */
 static uint64_t fnv(uint64_t h, const void *data, size_t n) {
     const uint8_t *p = data;
@@ -116,7 +53,7 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n) {
 }
 static uint64_t fnv_u64(uint64_t h, uint64_t v) {
     uint8_t b[8];
-    put64(b, v);
+    qmm_put64(b, v);
     return fnv(h, b, 8);
 }
 
@@ -162,40 +99,41 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
     uint8_t tmp[QMM_CACHE_HEADER];
     memcpy(tmp, h, QMM_CACHE_HEADER);
     memset(tmp + 252, 0, 4);
-    const int sealed = qmm_cache_crc32(0, tmp, QMM_CACHE_HEADER) == get32(h + 252);
-    c->format = get32(h + 8);
+    const int sealed = qmm_crc32(0, tmp, QMM_CACHE_HEADER) == qmm_get32(h + 252);
+    c->format = qmm_get32(h + 8);
     if (c->format < QMM_CACHE_VERSION_MIN || c->format > QMM_CACHE_VERSION) {
         if (sealed)
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache format version %u, this qmatmul (%s) reads versions %d to %d: repack",
-                            get32(h + 8), QMM_VERSION_STRING, QMM_CACHE_VERSION_MIN, QMM_CACHE_VERSION);
-        return qmm_fail(QMM_ERR_BAD_FILE, "cache header is corrupted (format version %u and a checksum mismatch)", get32(h + 8));
+                            qmm_get32(h + 8), QMM_VERSION_STRING, QMM_CACHE_VERSION_MIN, QMM_CACHE_VERSION);
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache header is corrupted (format version %u and a checksum mismatch)",
+                        qmm_get32(h + 8));
     }
     if (!sealed)
         return qmm_fail(QMM_ERR_BAD_FILE, "cache header checksum mismatch (corrupted header)");
-    if (get32(h + 12) != QMM_CACHE_HEADER)
-        return qmm_fail(QMM_ERR_BAD_FILE, "cache header size %u, expected %d", get32(h + 12), QMM_CACHE_HEADER);
-    const uint64_t fsize = get64(h + 16);
+    if (qmm_get32(h + 12) != QMM_CACHE_HEADER)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache header size %u, expected %d", qmm_get32(h + 12), QMM_CACHE_HEADER);
+    const uint64_t fsize = qmm_get64(h + 16);
     if (fsize > size)
         return qmm_fail(QMM_ERR_BAD_FILE, "cache file is truncated: %zu bytes, its header says %llu", size,
                         (unsigned long long)fsize);
     if (fsize < size)
         return qmm_fail(QMM_ERR_BAD_FILE, "cache file has %llu bytes after its end (%zu bytes, header says %llu)",
                         (unsigned long long)(size - fsize), size, (unsigned long long)fsize);
-    if (!all_zero(h + 96, 156))
+    if (!qmm_all_zero(h + 96, 156))
         return qmm_fail(QMM_ERR_BAD_FILE, "cache header reserved bytes are not zero");
-    c->source_hash = get64(h + 24);
+    c->source_hash = qmm_get64(h + 24);
     if (want_source && c->source_hash != want_source)
         return qmm_fail(QMM_ERR_INCOMPATIBLE,
                         "cache was written from another model (source hash %016llx, expected %016llx): repack",
                         (unsigned long long)c->source_hash, (unsigned long long)want_source);
     memcpy(c->version, h + 32, 32);
     c->version[32] = 0;
-    if (strnlen((const char *)h + 32, 32) == 32 || !all_zero(h + 32 + strlen(c->version), 32 - strlen(c->version)))
+    if (strnlen((const char *)h + 32, 32) == 32 || !qmm_all_zero(h + 32 + strlen(c->version), 32 - strlen(c->version)))
         return qmm_fail(QMM_ERR_BAD_FILE, "cache header version string is not NUL-padded");
-    const uint32_t nfam = get32(h + 64), ntens = get32(h + 68);
-    const uint64_t ssize = get64(h + 72), doff = get64(h + 80);
-    if (get32(h + 88) != QMM_CACHE_PAGE)
-        return qmm_fail(QMM_ERR_BAD_FILE, "cache page size %u, expected %d", get32(h + 88), QMM_CACHE_PAGE);
+    const uint32_t nfam = qmm_get32(h + 64), ntens = qmm_get32(h + 68);
+    const uint64_t ssize = qmm_get64(h + 72), doff = qmm_get64(h + 80);
+    if (qmm_get32(h + 88) != QMM_CACHE_PAGE)
+        return qmm_fail(QMM_ERR_BAD_FILE, "cache page size %u, expected %d", qmm_get32(h + 88), QMM_CACHE_PAGE);
     if (nfam > QMM_CACHE_MAX_FAMILIES || ntens > QMM_CACHE_MAX_TENSORS)
         return qmm_fail(QMM_ERR_BAD_FILE, "cache lists %u kernel families and %u tensors (limits %d, %d)", nfam, ntens,
                         QMM_CACHE_MAX_FAMILIES, QMM_CACHE_MAX_TENSORS);
@@ -205,10 +143,10 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         return qmm_fail(QMM_ERR_BAD_FILE, "cache index (%u families, %u tensors, %llu bytes of names) runs past the file", nfam,
                         ntens, (unsigned long long)ssize);
     const uint64_t meta_end = str_off + ssize;
-    if (doff != align_up(meta_end, QMM_CACHE_PAGE) || doff > fsize)
+    if (doff != qmm_align_up(meta_end, QMM_CACHE_PAGE) || doff > fsize)
         return qmm_fail(QMM_ERR_BAD_FILE, "cache data offset %llu, expected %llu", (unsigned long long)doff,
-                        (unsigned long long)align_up(meta_end, QMM_CACHE_PAGE));
-    if (qmm_cache_crc32(0, h + QMM_CACHE_HEADER, meta_end - QMM_CACHE_HEADER) != get32(h + 92))
+                        (unsigned long long)qmm_align_up(meta_end, QMM_CACHE_PAGE));
+    if (qmm_crc32(0, h + QMM_CACHE_HEADER, meta_end - QMM_CACHE_HEADER) != qmm_get32(h + 92))
         return qmm_fail(QMM_ERR_BAD_FILE, "cache index checksum mismatch (corrupted family table, tensor index or names)");
     c->data_offset = doff;
 
@@ -219,20 +157,20 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         memcpy(fa->name, f, 24);
         fa->name[24] = 0;
         const size_t len = strlen(fa->name);
-        if (len == 0 || len >= 24 || !all_zero(f + len, 24 - len))
+        if (len == 0 || len >= 24 || !qmm_all_zero(f + len, 24 - len))
             return qmm_fail(QMM_ERR_BAD_FILE, "kernel family %u of the cache has an empty or unterminated name", i);
-        fa->layout_id = get32(f + 24);
-        const uint32_t wt = get32(f + 28);
+        fa->layout_id = qmm_get32(f + 24);
+        const uint32_t wt = qmm_get32(f + 28);
         if (!packable(wt))
             return qmm_fail(QMM_ERR_BAD_FILE, "kernel family '%s' of the cache has weight type %u", fa->name, wt);
         fa->wtype = (qmm_type)wt;
-        fa->required = get64(f + 32);
-        fa->mr = (int32_t)get32(f + 40);
-        fa->nr = (int32_t)get32(f + 44);
-        fa->kr = (int32_t)get32(f + 48);
-        fa->sr = (int32_t)get32(f + 52);
-        fa->n_step = (int32_t)get32(f + 56);
-        if (get32(f + 60))
+        fa->required = qmm_get64(f + 32);
+        fa->mr = (int32_t)qmm_get32(f + 40);
+        fa->nr = (int32_t)qmm_get32(f + 44);
+        fa->kr = (int32_t)qmm_get32(f + 48);
+        fa->sr = (int32_t)qmm_get32(f + 52);
+        fa->n_step = (int32_t)qmm_get32(f + 56);
+        if (qmm_get32(f + 60))
             return qmm_fail(QMM_ERR_BAD_FILE, "kernel family '%s' entry reserved field is not zero", fa->name);
         for (uint32_t j = 0; j < i; j++)
             if (strcmp(c->fam[j].name, fa->name) == 0)
@@ -251,7 +189,7 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
     for (uint32_t i = 0; i < ntens; i++) {
         const uint8_t *t = h + idx_off + (size_t)i * QMM_CACHE_ENTRY;
         qmm_cache_entry *e = &c->e[i];
-        const uint64_t noff = get64(t), nlen = get32(t + 8);
+        const uint64_t noff = qmm_get64(t), nlen = qmm_get32(t + 8);
         if (nlen == 0 || nlen > QMM_CACHE_MAX_NAME || noff >= ssize || nlen >= ssize - noff)
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor %u name [%llu, +%llu] is empty or outside the name table", i,
                             (unsigned long long)noff, (unsigned long long)nlen);
@@ -262,20 +200,20 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         e->name_len = (uint32_t)nlen;
         if (i > 0 && strcmp(c->e[i - 1].name, e->name) >= 0)
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor index is not sorted by name at '%s' (or a name repeats)", e->name);
-        const uint32_t type = get32(t + 12);
+        const uint32_t type = qmm_get32(t + 12);
         if (!packable(type))
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' has type %u, not a packable type", e->name, type);
         e->type = (qmm_type)type;
-        e->k = (int64_t)get64(t + 16);
-        e->n = (int64_t)get64(t + 24);
+        e->k = (int64_t)qmm_get64(t + 16);
+        e->n = (int64_t)qmm_get64(t + 24);
         if (!shape_ok(e->type, e->k, e->n))
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' shape %lld x %lld is invalid for %s", e->name, (long long)e->n,
                             (long long)e->k, qmm_type_name(e->type));
-        e->offset = get64(t + 32);
-        e->size = get64(t + 40);
-        e->crc = get32(t + 48);
-        const uint32_t fams = get32(t + 52);
-        if ((fams >> 16) || get64(t + 56))
+        e->offset = qmm_get64(t + 32);
+        e->size = qmm_get64(t + 40);
+        e->crc = qmm_get32(t + 48);
+        const uint32_t fams = qmm_get32(t + 52);
+        if ((fams >> 16) || qmm_get64(t + 56))
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' entry reserved fields are not zero", e->name);
         e->fam[0] = (int)(fams & 0xff);
         e->fam[1] = (fams >> 8 & 0xff) == 0xff ? -1 : (int)(fams >> 8 & 0xff);
@@ -554,8 +492,8 @@ qmm_status qmm_cache_verify(qmm_cache *cache) {
     const uint8_t *b = cache->base;
     uint64_t pos = cache->data_offset;
     /* header and index were checked at open; the rest: names' padding, blobs, gaps */
-    const uint64_t meta_end = QMM_CACHE_HEADER + (uint64_t)(cache->nfam + cache->count) * QMM_CACHE_ENTRY + get64(b + 72);
-    if (!all_zero(b + meta_end, cache->data_offset - meta_end))
+    const uint64_t meta_end = QMM_CACHE_HEADER + (uint64_t)(cache->nfam + cache->count) * QMM_CACHE_ENTRY + qmm_get64(b + 72);
+    if (!qmm_all_zero(b + meta_end, cache->data_offset - meta_end))
         return qmm_fail(QMM_ERR_BAD_FILE, "padding after the cache index is not zero (corrupted at byte %llu or after)",
                         (unsigned long long)meta_end);
     for (int64_t i = 0; i < cache->count; i++) {
@@ -564,7 +502,7 @@ qmm_status qmm_cache_verify(qmm_cache *cache) {
             if (b[p])
                 return qmm_fail(QMM_ERR_BAD_FILE, "padding before tensor '%s' is not zero at byte %llu", e->name,
                                 (unsigned long long)p);
-        const uint32_t crc = qmm_cache_crc32(0, b + e->offset, e->size);
+        const uint32_t crc = qmm_crc32(0, b + e->offset, e->size);
         if (crc != e->crc)
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': checksum mismatch (blob at byte %llu, %llu bytes, is corrupted)",
                             e->name, (unsigned long long)e->offset, (unsigned long long)e->size);
@@ -800,10 +738,10 @@ static qmm_status write_cache(qmm_context *ctx, const qmm_cache_tensor *tensors,
     const uint64_t idx_off = QMM_CACHE_HEADER + (uint64_t)nfam * QMM_CACHE_ENTRY;
     const uint64_t str_off = idx_off + (uint64_t)count * QMM_CACHE_ENTRY;
     const uint64_t meta_end = str_off + names;
-    const uint64_t doff = align_up(meta_end, QMM_CACHE_PAGE);
+    const uint64_t doff = qmm_align_up(meta_end, QMM_CACHE_PAGE);
     uint64_t end = doff;
     for (int64_t i = 0; i < count; i++) {
-        wt[i].offset = align_up(end, blob_align(wt[i].plan.total));
+        wt[i].offset = qmm_align_up(end, blob_align(wt[i].plan.total));
         end = wt[i].offset + wt[i].plan.total;
     }
 
@@ -831,25 +769,25 @@ static qmm_status write_cache(qmm_context *ctx, const qmm_cache_tensor *tensors,
         st = qmm_pack_into(ctx, t->type, t->k, t->n, t->data, t->size, buf, maxblob);
         if (st)
             goto fail;
-        wt[i].crc = qmm_cache_crc32(0, buf, wt[i].plan.total);
+        wt[i].crc = qmm_crc32(0, buf, wt[i].plan.total);
         if ((st = write_all(fd, buf, wt[i].plan.total, wt[i].offset, tmp)))
             goto fail;
         uint8_t *e = meta + idx_off + (size_t)i * QMM_CACHE_ENTRY;
         const size_t nl = strlen(t->name);
-        put64(e, noff);
-        put32(e + 8, (uint32_t)nl);
-        put32(e + 12, (uint32_t)t->type);
-        put64(e + 16, (uint64_t)t->k);
-        put64(e + 24, (uint64_t)t->n);
-        put64(e + 32, wt[i].offset);
-        put64(e + 40, wt[i].plan.total);
-        put32(e + 48, wt[i].crc);
+        qmm_put64(e, noff);
+        qmm_put32(e + 8, (uint32_t)nl);
+        qmm_put32(e + 12, (uint32_t)t->type);
+        qmm_put64(e + 16, (uint64_t)t->k);
+        qmm_put64(e + 24, (uint64_t)t->n);
+        qmm_put64(e + 32, wt[i].offset);
+        qmm_put64(e + 40, wt[i].plan.total);
+        qmm_put32(e + 48, wt[i].crc);
         uint32_t fi[2] = {0, 0xff};
         for (int sl = 0; sl < wt[i].plan.nslots; sl++)
             for (int f = 0; f < nfam; f++)
                 if (fams[f] == wt[i].plan.kf[sl])
                     fi[sl] = (uint32_t)f;
-        put32(e + 52, fi[0] | fi[1] << 8);
+        qmm_put32(e + 52, fi[0] | fi[1] << 8);
         memcpy(meta + str_off + noff, t->name, nl + 1);
         noff += nl + 1;
         if (opts && opts->progress)
@@ -859,29 +797,29 @@ static qmm_status write_cache(qmm_context *ctx, const qmm_cache_tensor *tensors,
         uint8_t *e = meta + QMM_CACHE_HEADER + (size_t)f * QMM_CACHE_ENTRY;
         const qmm_kernel *kf = fams[f];
         memcpy(e, kf->name, strnlen(kf->name, 23));
-        put32(e + 24, kf->layout_id);
-        put32(e + 28, (uint32_t)kf->wtype);
-        put64(e + 32, kf->required);
-        put32(e + 40, (uint32_t)kf->mr);
-        put32(e + 44, (uint32_t)kf->nr);
-        put32(e + 48, (uint32_t)kf->kr);
-        put32(e + 52, (uint32_t)kf->sr);
-        put32(e + 56, (uint32_t)kf->n_step);
+        qmm_put32(e + 24, kf->layout_id);
+        qmm_put32(e + 28, (uint32_t)kf->wtype);
+        qmm_put64(e + 32, kf->required);
+        qmm_put32(e + 40, (uint32_t)kf->mr);
+        qmm_put32(e + 44, (uint32_t)kf->nr);
+        qmm_put32(e + 48, (uint32_t)kf->kr);
+        qmm_put32(e + 52, (uint32_t)kf->sr);
+        qmm_put32(e + 56, (uint32_t)kf->n_step);
     }
     uint8_t *h = meta;
     memcpy(h, QMM_CACHE_MAGIC, 8);
-    put32(h + 8, QMM_CACHE_VERSION);
-    put32(h + 12, QMM_CACHE_HEADER);
-    put64(h + 16, end);
-    put64(h + 24, source_hash);
+    qmm_put32(h + 8, QMM_CACHE_VERSION);
+    qmm_put32(h + 12, QMM_CACHE_HEADER);
+    qmm_put64(h + 16, end);
+    qmm_put64(h + 24, source_hash);
     memcpy(h + 32, QMM_VERSION_STRING, strnlen(QMM_VERSION_STRING, 31));
-    put32(h + 64, (uint32_t)nfam);
-    put32(h + 68, (uint32_t)count);
-    put64(h + 72, names);
-    put64(h + 80, doff);
-    put32(h + 88, QMM_CACHE_PAGE);
-    put32(h + 92, qmm_cache_crc32(0, h + QMM_CACHE_HEADER, (size_t)(meta_end - QMM_CACHE_HEADER)));
-    put32(h + 252, qmm_cache_crc32(0, h, QMM_CACHE_HEADER));
+    qmm_put32(h + 64, (uint32_t)nfam);
+    qmm_put32(h + 68, (uint32_t)count);
+    qmm_put64(h + 72, names);
+    qmm_put64(h + 80, doff);
+    qmm_put32(h + 88, QMM_CACHE_PAGE);
+    qmm_put32(h + 92, qmm_crc32(0, h + QMM_CACHE_HEADER, (size_t)(meta_end - QMM_CACHE_HEADER)));
+    qmm_put32(h + 252, qmm_crc32(0, h, QMM_CACHE_HEADER));
     /* the index and names first, the header (magic) last, then size, sync */
     if ((st = write_all(fd, meta + QMM_CACHE_HEADER, (size_t)(meta_end - QMM_CACHE_HEADER), QMM_CACHE_HEADER, tmp)))
         goto fail;
@@ -944,7 +882,7 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
 
 /* ------------------------------------------------------------- from GGUF */
 
-int qmm_cache_gguf_tensor_ok(const struct qmm_gguf_tensor *t, char *why, size_t why_size) {
+int qmm_cache_tensor_cacheable(const struct qmm_gguf_tensor *t, char *why, size_t why_size) {
     const char *tn = t->known_type && t->type < QMM_TYPE_COUNT ? qmm_type_name((qmm_type)t->type) : NULL;
     if (!t->known_type || !packable(t->type) || t->n_dims != 2) {
         snprintf(why, why_size, "%s, %u dims", tn ? tn : "unknown type", t->n_dims);
@@ -1048,7 +986,7 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
             }
         } else {
             char why[160];
-            take = qmm_cache_gguf_tensor_ok(t, why, sizeof why);
+            take = qmm_cache_tensor_cacheable(t, why, sizeof why);
             if (!take && t->known_type && packable(t->type) && t->n_dims == 2)
                 qmm_log(QMM_LOG_INFO, "cache of '%s': skipped tensor '%.200s': %s", gguf_path, t->name, why);
         }

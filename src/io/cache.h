@@ -103,13 +103,4 @@ const qmm_cache_family *qmm_cache_family_at(const qmm_cache *c, int i);
 const char *qmm_cache_writer_version(const qmm_cache *c);
 uint64_t qmm_cache_file_size(const qmm_cache *c);
 
-/* Whether qmm_cache_write (without a filter) packs this GGUF tensor: 1, or 0
- * with the reason in why (a 2-D tensor of a packable type can still be
- * skipped: zero-size, or a name longer than QMM_CACHE_MAX_NAME). */
-struct qmm_gguf_tensor;
-int qmm_cache_gguf_tensor_ok(const struct qmm_gguf_tensor *t, char *why, size_t why_size);
-
-/* CRC-32 (IEEE, as qmm_crc32) by slicing, several bytes a step. */
-uint32_t qmm_cache_crc32(uint32_t crc, const void *data, size_t n);
-
 #endif

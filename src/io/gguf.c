@@ -205,7 +205,7 @@ static uint64_t int_bits(const qmm_gguf_value *v) {
 }
 
 int qmm_gguf_value_u64(const qmm_gguf_value *v, uint64_t *out) {
-    if (!v || !is_int(v->type))
+    if (!v || !out || !is_int(v->type))
         return 0;
     uint64_t u = int_bits(v);
     if (is_signed(v->type) && (int64_t)u < 0)
@@ -215,7 +215,7 @@ int qmm_gguf_value_u64(const qmm_gguf_value *v, uint64_t *out) {
 }
 
 int qmm_gguf_value_i64(const qmm_gguf_value *v, int64_t *out) {
-    if (!v || !is_int(v->type))
+    if (!v || !out || !is_int(v->type))
         return 0;
     uint64_t u = int_bits(v);
     if (!is_signed(v->type) && u > (uint64_t)INT64_MAX)
@@ -225,7 +225,7 @@ int qmm_gguf_value_i64(const qmm_gguf_value *v, int64_t *out) {
 }
 
 int qmm_gguf_value_f64(const qmm_gguf_value *v, double *out) {
-    if (!v)
+    if (!v || !out)
         return 0;
     if (v->type == QMM_GGUF_FLOAT32) {
         uint32_t b = (uint32_t)le(v->p, 4);
@@ -247,7 +247,7 @@ int qmm_gguf_value_f64(const qmm_gguf_value *v, double *out) {
 }
 
 int qmm_gguf_value_str(const qmm_gguf_value *v, const char **s, uint64_t *len) {
-    if (!v || v->type != QMM_GGUF_STRING)
+    if (!v || !s || !len || v->type != QMM_GGUF_STRING)
         return 0;
     *s = (const char *)v->p;
     *len = v->len;
@@ -271,7 +271,7 @@ static uint64_t value_extent(uint32_t t, const uint8_t *p) {
 }
 
 int qmm_gguf_array_get(const qmm_gguf_value *arr, uint64_t i, qmm_gguf_value *out) {
-    if (!arr || arr->type != QMM_GGUF_ARRAY || i >= arr->len)
+    if (!arr || !out || arr->type != QMM_GGUF_ARRAY || i >= arr->len)
         return 0;
     const uint32_t et = arr->elem_type;
     const uint8_t *p = arr->p;
@@ -650,7 +650,7 @@ static qmm_status open_common(qmm_gguf *g, qmm_gguf **out) {
 
 qmm_status qmm_gguf_open_memory(const void *data, size_t size, qmm_gguf **out) {
     if (!out || (!data && size))
-        return QMM_ERR_INVALID_ARG;
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_gguf_open_memory: NULL argument");
     *out = NULL;
     qmm_gguf *g = calloc(1, sizeof *g);
     if (!g)
@@ -662,8 +662,11 @@ qmm_status qmm_gguf_open_memory(const void *data, size_t size, qmm_gguf **out) {
 }
 
 qmm_status qmm_gguf_open(const char *path, qmm_gguf **out) {
-    if (!path || !out)
-        return QMM_ERR_INVALID_ARG;
+    if (!path || !out) {
+        if (out)
+            *out = NULL;
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_gguf_open: NULL argument");
+    }
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -719,20 +722,23 @@ void qmm_gguf_close(qmm_gguf *g) {
 
 /* --------------------------------------------------------------- accessors */
 
-uint32_t qmm_gguf_version(const qmm_gguf *g) { return g->version; }
-uint64_t qmm_gguf_file_size(const qmm_gguf *g) { return g->size; }
-uint64_t qmm_gguf_alignment(const qmm_gguf *g) { return g->alignment; }
-uint64_t qmm_gguf_data_offset(const qmm_gguf *g) { return g->data_offset; }
-int64_t qmm_gguf_kv_count(const qmm_gguf *g) { return g->n_kv; }
-int64_t qmm_gguf_tensor_count(const qmm_gguf *g) { return g->n_tensors; }
+/* Public accessors: a NULL handle reads as an empty file. */
+uint32_t qmm_gguf_version(const qmm_gguf *g) { return g ? g->version : 0; }
+uint64_t qmm_gguf_file_size(const qmm_gguf *g) { return g ? g->size : 0; }
+uint64_t qmm_gguf_alignment(const qmm_gguf *g) { return g ? g->alignment : 0; }
+uint64_t qmm_gguf_data_offset(const qmm_gguf *g) { return g ? g->data_offset : 0; }
+int64_t qmm_gguf_kv_count(const qmm_gguf *g) { return g ? g->n_kv : 0; }
+int64_t qmm_gguf_tensor_count(const qmm_gguf *g) { return g ? g->n_tensors : 0; }
 
-const qmm_gguf_kv *qmm_gguf_kv_at(const qmm_gguf *g, int64_t i) { return i >= 0 && i < g->n_kv ? &g->kv[i] : NULL; }
+const qmm_gguf_kv *qmm_gguf_kv_at(const qmm_gguf *g, int64_t i) { return g && i >= 0 && i < g->n_kv ? &g->kv[i] : NULL; }
 
 const qmm_gguf_tensor *qmm_gguf_tensor_at(const qmm_gguf *g, int64_t i) {
-    return i >= 0 && i < g->n_tensors ? &g->tensors[i] : NULL;
+    return g && i >= 0 && i < g->n_tensors ? &g->tensors[i] : NULL;
 }
 
-int64_t qmm_gguf_find_key(const qmm_gguf *g, const char *key) { return hash_find(g->kv_hash, g->kv_hash_cap, key, kv_name, g); }
+int64_t qmm_gguf_find_key(const qmm_gguf *g, const char *key) {
+    return g && key ? hash_find(g->kv_hash, g->kv_hash_cap, key, kv_name, g) : -1;
+}
 
 const qmm_gguf_value *qmm_gguf_get(const qmm_gguf *g, const char *key) {
     int64_t i = qmm_gguf_find_key(g, key);
@@ -740,5 +746,7 @@ const qmm_gguf_value *qmm_gguf_get(const qmm_gguf *g, const char *key) {
 }
 
 int64_t qmm_gguf_find_tensor(const qmm_gguf *g, const char *name) {
+    if (!g || !name)
+        return -1;
     return hash_find(g->tensor_hash, g->tensor_hash_cap, name, tensor_name, g);
 }

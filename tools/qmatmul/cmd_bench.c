@@ -16,12 +16,9 @@
 
 #include "args.h"
 #include "commands.h"
-#include "cpu/cpu.h"
-#include "formats/formats.h"
-#include "io/gguf.h"
 #include "probe.h"
 #include "qmatmul.h"
-#include "registry/registry.h"
+#include "qmatmul_gguf.h"
 #include "report.h"
 
 /* ----------------------------------------------------------------- presets */
@@ -189,8 +186,9 @@ static const qmm_probe_result *probe_get(bench *b, const qmm_probe *p) {
  * prefill the peak of the instruction its family is built from (the best
  * probe its required features allow). */
 static void set_limit(bench *b, bench_row *w) {
-    const qmm_kernel *kf = qmm_kernel_find(w->kernel);
-    const uint64_t feats = kf ? kf->required : 0;
+    const int fi = qmm_family_find(w->kernel);
+    qmm_family_desc kf;
+    const uint64_t feats = fi >= 0 && qmm_family_info(fi, &kf) == QMM_OK ? kf.required : 0;
     const qmm_probe_result *pr;
     if (w->phase == PHASE_DECODE) {
         pr = &b->rep->read;
@@ -204,41 +202,6 @@ static void set_limit(bench *b, bench_row *w) {
     }
     w->limit = pr ? pr->median : 0;
     w->pct = w->limit > 0 ? 100.0 * w->rate / w->limit : 0;
-}
-
-static double detect_llc(void) {
-    double best = 0;
-    int best_level = 0;
-    for (int i = 0; i < 8; i++) {
-        char p[96], buf[32];
-        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        FILE *f = fopen(p, "r");
-        if (!f)
-            break;
-        int level = 0;
-        if (fscanf(f, "%d", &level) != 1)
-            level = 0;
-        fclose(f);
-        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        f = fopen(p, "r");
-        if (!f)
-            continue;
-        double v = 0;
-        if (fgets(buf, sizeof buf, f)) {
-            char *end;
-            v = strtod(buf, &end);
-            if (*end == 'K')
-                v *= 1024;
-            else if (*end == 'M')
-                v *= 1048576;
-        }
-        fclose(f);
-        if (level > best_level || (level == best_level && v > best)) {
-            best_level = level;
-            best = v;
-        }
-    }
-    return best > 0 ? best : 32.0 * 1048576; /* unknown: assume a large LLC */
 }
 
 /* ------------------------------------------------------------ measurement */
@@ -421,9 +384,10 @@ static qmm_status bench_prefill_and_ref(bench *b, matrix *mats, int nm, bench_ro
         const void *src = mx->n_members ? mx->members[0] : srcs[j];
         for (int ph = 0; ph < 2 && st == QMM_OK; ph++) {
             bench_row *w = ph == PHASE_DECODE ? &dec[j] : &pre[j];
-            const qmm_kernel *rk = qmm_kernel_reference(mx->type);
-            if (rk && strcmp(rk->name, w->kernel) == 0) { /* it ran already */
-                snprintf(w->ref_kernel, sizeof w->ref_kernel, "%s", rk->name);
+            qmm_family_desc rk;
+            if (qmm_family_info(qmm_family_reference(mx->type), &rk) == QMM_OK &&
+                strcmp(rk.name, w->kernel) == 0) { /* it ran already */
+                snprintf(w->ref_kernel, sizeof w->ref_kernel, "%s", rk.name);
                 w->t_ref = w->t;
                 w->ref_n_measured = w->n_measured;
                 w->speedup = 1.0;
@@ -472,7 +436,9 @@ static void usage(FILE *f) {
                "by n / n' (marked * in the table; n' in the JSON). The reference family runs fewer\n"
                "calls: decode on the full matrix, prefill as above. Limits, same thread count, median of\n"
                "201 runs of ~1 ms each:\n");
-    const qmm_cpu_info *ci = qmm_cpu_detect();
+    qmm_cpu_desc cpu;
+    qmm_cpu_describe(NULL, &cpu);
+    const qmm_cpu_desc *ci = &cpu;
     for (const qmm_probe *const *p = qmm_probes(); *p; p++)
         fprintf(f, "  %-15s %-5s %s%s\n", (*p)->name,
                 (*p)->kind == QMM_PROBE_READ   ? "read"
@@ -497,7 +463,7 @@ static int parse_type(const char *s, qmm_type *t) {
     return 0;
 }
 
-static int is_packable(uint32_t t) { return t == QMM_TYPE_F32 || t == QMM_TYPE_F16 || t == QMM_TYPE_Q4_0 || t == QMM_TYPE_Q8_0; }
+static int is_packable(uint32_t t) { return t < QMM_TYPE_COUNT && qmm_type_packable((qmm_type)t); }
 
 /* --model: the groups of identical (type, k, n) 2-D weights. */
 static int model_groups(bench *b, qmm_gguf *g, matrix **out) {
@@ -663,11 +629,13 @@ int cmd_bench(int argc, char **argv) {
     b.nth = qmm_context_threads(b.ctx);
 
     /* the machine */
-    const qmm_cpu_info *ci = qmm_cpu_detect();
+    qmm_cpu_desc cpu;
+    qmm_cpu_describe(NULL, &cpu);
+    const qmm_cpu_desc *ci = &cpu;
     rep->n_threads = b.nth;
-    rep->llc_bytes = detect_llc();
+    rep->llc_bytes = ci->llc_bytes > 0 ? (double)ci->llc_bytes : 32.0 * 1048576; /* unknown: assume a large LLC */
     rep->m_prefill = m_pre;
-    snprintf(rep->machine, sizeof rep->machine, "%s (%s, %d cores available%s)", ci->model[0] ? ci->model : "unknown CPU",
+    snprintf(rep->machine, sizeof rep->machine, "%.63s (%.15s, %d cores available%s)", ci->model[0] ? ci->model : "unknown CPU",
              ci->arch, ci->n_cores, ci->numa_nodes > 1 ? ", NUMA" : "");
     for (int bit = 0; bit < 64; bit++) {
         const char *fn = qmm_cpu_feature_name(1ull << bit);
@@ -736,10 +704,10 @@ int cmd_bench(int argc, char **argv) {
         char list[128] = "";
         static const qmm_type tt[] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
         for (int i = 0; i < 4; i++) {
-            const qmm_kernel *rk = qmm_kernel_reference(tt[i]);
-            if (rk) {
+            qmm_family_desc rk;
+            if (qmm_family_info(qmm_family_reference(tt[i]), &rk) == QMM_OK) {
                 size_t l = strlen(list);
-                snprintf(list + l, sizeof list - l, "%s%s", l ? "," : "", rk->name);
+                snprintf(list + l, sizeof list - l, "%s%s", l ? "," : "", rk.name);
             }
         }
         ro.kernel = list;

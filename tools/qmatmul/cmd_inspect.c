@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/gguf.h"
 #include "qmatmul.h"
+#include "qmatmul_gguf.h"
 
 #include "args.h"
 #include "commands.h"

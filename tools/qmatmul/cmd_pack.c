@@ -10,9 +10,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "io/cache.h"
-#include "io/gguf.h"
 #include "qmatmul.h"
+#include "qmatmul_gguf.h"
 
 static double now(void) {
     struct timespec ts;
@@ -36,7 +35,7 @@ static void progress(void *user, int64_t done, int64_t total, const char *name) 
 /* What qmm_cache_write packs (without a filter): the same test. */
 static int packable(const qmm_gguf_tensor *t) {
     char why[160];
-    return qmm_cache_gguf_tensor_ok(t, why, sizeof why);
+    return qmm_cache_tensor_cacheable(t, why, sizeof why);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -206,7 +205,7 @@ int cmd_pack(int argc, char **argv) {
     for (int64_t i = 0; i < qmm_gguf_tensor_count(g); i++) {
         const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
         char why[160];
-        if (qmm_cache_gguf_tensor_ok(t, why, sizeof why)) {
+        if (qmm_cache_tensor_cacheable(t, why, sizeof why)) {
             npack++;
             continue;
         }

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "io/cache.h"
 #include "qmatmul.h"
 
 int cmd_verify(int argc, char **argv) {
@@ -37,7 +36,7 @@ int cmd_verify(int argc, char **argv) {
         return 2;
     }
     qmm_cache *c = NULL;
-    qmm_status st = qmm_cache_open_path(NULL, path, QMM_CACHE_STRUCTURE_ONLY, 0, &c);
+    qmm_status st = qmm_cache_open_structure(path, &c);
     if (st == QMM_OK)
         st = qmm_cache_verify(c);
     if (st != QMM_OK) {
@@ -51,9 +50,10 @@ int cmd_verify(int argc, char **argv) {
                (long long)qmm_cache_count(c), (unsigned long long)qmm_cache_file_size(c), qmm_cache_writer_version(c),
                (unsigned long long)qmm_cache_source_hash(c));
         for (int i = 0; i < qmm_cache_family_count(c); i++) {
-            const qmm_cache_family *f = qmm_cache_family_at(c, i);
-            printf("  family %-24s %-4s layout %u, tile %dx%d, n_step %d\n", f->name, qmm_type_name(f->wtype), f->layout_id,
-                   f->mr, f->nr, f->n_step);
+            qmm_family_desc f;
+            if (qmm_cache_family_info(c, i, &f) == QMM_OK)
+                printf("  family %-24s %-4s layout %u, tile %dx%d, n_step %d\n", f.name, qmm_type_name(f.type), f.layout_id, f.mr,
+                       f.nr, f.n_step);
         }
     }
     int rc = 0;
@@ -64,7 +64,7 @@ int cmd_verify(int argc, char **argv) {
         qmm_cache_close(c);
         return 1;
     }
-    st = qmm_cache_check_compat(ctx, c, 0);
+    st = qmm_cache_compatible(ctx, c, 0);
     if (st != QMM_OK) {
         fprintf(stderr, "qmatmul verify: intact, but not usable here: %s\n", qmm_last_error());
         rc = 3;
