@@ -368,7 +368,7 @@ static void test_corruption(qmm_context *ctx) {
     const qmm_kernel *foreign = NULL;
     for (int i = 0; i < qmm_kernel_count() && !foreign; i++) {
         const qmm_kernel *kf = qmm_kernel_at(i);
-        if (kf->wtype == QMM_TYPE_Q4_0 && (kf->required & ~ctx->features))
+        if (kf->wtype == QMM_TYPE_Q4_0 && (kf->required & ~ctx->dispatch.features))
             foreign = kf;
     }
     if (foreign) {

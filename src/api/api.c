@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "api/internal.h"
 #include "base/error.h"
 #include "base/strbuf.h"
-#include "api/internal.h"
 #include "cpu/env.h"
 #include "exec/exec.h"
 #include "exec/fpenv.h"
@@ -22,25 +22,6 @@
 #define MAX_THREADS 4096
 
 const char *qmm_version(void) { return QMM_VERSION_STRING; }
-
-static const qmm_type wtypes[QMM_N_WTYPES] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
-
-int qmm_wtype_index(qmm_type t) {
-    for (int i = 0; i < QMM_N_WTYPES; i++)
-        if (wtypes[i] == t)
-            return i;
-    return -1;
-}
-
-int qmm_context_cap(const qmm_context *ctx, const qmm_kernel *kf) {
-    if (!kf)
-        return 0;
-    if (kf->flags & QMM_KF_CAPPED)
-        return ctx->sme_cap;
-    if (ctx->all_cap > 0 && kf->exclusive)
-        return ctx->all_cap;
-    return 0;
-}
 
 qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64_t *ne, void *data) {
     if (!t || (n_dims > 0 && !ne) || n_dims < 0 || n_dims > 4)
@@ -113,7 +94,9 @@ static qmm_status force_kernels(qmm_context *ctx, const char *list, int strict, 
         return st;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const qmm_kernel *kf = qmm_kernel_find(tok);
-        const char *why = !kf ? "no such kernel family" : (kf->required & ~ctx->features) ? "this CPU lacks its features" : NULL;
+        const char *why = !kf                                        ? "no such kernel family"
+                          : (kf->required & ~ctx->dispatch.features) ? "this CPU lacks its features"
+                                                                     : NULL;
         if (why) {
             if (strict)
                 return qmm_fail(kf ? QMM_ERR_UNSUPPORTED : QMM_ERR_INVALID_ARG, "kernel '%s': %s", tok, why);
@@ -155,32 +138,34 @@ qmm_status qmm_context_create(const qmm_options *opts_in, qmm_context **out) {
         return qmm_fail(QMM_ERR_NO_MEMORY, "context");
     pthread_mutex_init(&ctx->lock, NULL);
     ctx->cpu = *qmm_cpu_detect();
-    ctx->features = ctx->cpu.features;
+    ctx->dispatch.features = ctx->cpu.features;
     qmm_status st = QMM_OK;
     if (opts.hide_features)
-        st = hide_features(opts.hide_features, 1, &ctx->features);
+        st = hide_features(opts.hide_features, 1, &ctx->dispatch.features);
     else if (env.hide[0])
-        st = hide_features(env.hide, 0, &ctx->features);
+        st = hide_features(env.hide, 0, &ctx->dispatch.features);
     if (st != QMM_OK)
         goto fail;
-    ctx->cpu.features = ctx->features;
+    ctx->cpu.features = ctx->dispatch.features;
 
     ctx->n_threads = opts.n_threads > 0 ? opts.n_threads : ctx->cpu.n_cores;
     ctx->chunk_multiplier = opts.chunk_multiplier > 0  ? opts.chunk_multiplier
                             : env.chunk_multiplier > 0 ? env.chunk_multiplier
                                                        : 4;
     ctx->pack_threads = opts.pack_threads > 0 ? opts.pack_threads : env.threads > 0 ? env.threads : ctx->n_threads;
+    ctx->exec.dispatch = &ctx->dispatch;
+    ctx->exec.chunk_multiplier = ctx->cpu.numa_nodes > 1 ? 1 : ctx->chunk_multiplier;
 
     /* SME: QMM_SME=0 disables the families, N caps their threads; else the
      * detected unit count, or 1 (conservative) when it is unknown. */
     const uint64_t sme_bits = QMM_CPU_SME | QMM_CPU_SME2;
-    if (ctx->features & QMM_CPU_SME) {
+    if (ctx->dispatch.features & QMM_CPU_SME) {
         if (env.sme == 0) {
-            ctx->features &= ~sme_bits;
+            ctx->dispatch.features &= ~sme_bits;
         } else if (env.sme > 0) {
-            ctx->sme_cap = env.sme;
+            ctx->dispatch.capped_threads = env.sme;
         } else {
-            ctx->sme_cap = ctx->cpu.sme_units > 0 ? ctx->cpu.sme_units : 1;
+            ctx->dispatch.capped_threads = ctx->cpu.sme_units > 0 ? ctx->cpu.sme_units : 1;
             if (ctx->cpu.sme_units <= 0)
                 qmm_log(QMM_LOG_INFO, "SME present, unit count unknown: SME threads capped at 1");
         }
@@ -188,8 +173,8 @@ qmm_status qmm_context_create(const qmm_options *opts_in, qmm_context **out) {
         qmm_log(QMM_LOG_WARN, "QMM_SME=%d but this CPU has no SME", env.sme);
     }
     if (opts.thread_cap > 0 && !(opts.flags & QMM_CAP_ALL_PRIMARIES))
-        ctx->sme_cap = opts.thread_cap;
-    ctx->all_cap = (opts.flags & QMM_CAP_ALL_PRIMARIES) ? opts.thread_cap : env.cap;
+        ctx->dispatch.capped_threads = opts.thread_cap;
+    ctx->dispatch.primary_cap = (opts.flags & QMM_CAP_ALL_PRIMARIES) ? opts.thread_cap : env.cap;
 
     const qmm_kernel *forced[QMM_N_WTYPES] = {0};
     if (opts.kernel)
@@ -199,9 +184,11 @@ qmm_status qmm_context_create(const qmm_options *opts_in, qmm_context **out) {
     if (st != QMM_OK)
         goto fail;
     for (int i = 0; i < QMM_N_WTYPES; i++) {
-        ctx->chains[i] = qmm_chain_select(wtypes[i], ctx->features, forced[i]);
-        qmm_log(QMM_LOG_DEBUG, "%s: primary %s, fallback %s, cap %d", qmm_type_name(wtypes[i]), ctx->chains[i].primary->name,
-                ctx->chains[i].fallback ? ctx->chains[i].fallback->name : "none", qmm_context_cap(ctx, ctx->chains[i].primary));
+        ctx->dispatch.chains[i] = qmm_chain_select(qmm_packable_types[i], ctx->dispatch.features, forced[i]);
+        qmm_log(QMM_LOG_DEBUG, "%s: primary %s, fallback %s, cap %d", qmm_type_name(qmm_packable_types[i]),
+                ctx->dispatch.chains[i].primary->name,
+                ctx->dispatch.chains[i].fallback ? ctx->dispatch.chains[i].fallback->name : "none",
+                qmm_dispatch_cap(&ctx->dispatch, ctx->dispatch.chains[i].primary));
     }
     st = qmm_pool_create(ctx->n_threads, &ctx->pool);
     if (st != QMM_OK) {
@@ -234,7 +221,7 @@ int qmm_context_chain(const qmm_context *ctx, qmm_type type, const char **primar
         *fallback = NULL;
     if (!ctx || ti < 0)
         return 0;
-    const qmm_chain *c = &ctx->chains[ti];
+    const qmm_chain *c = &ctx->dispatch.chains[ti];
     if (primary)
         *primary = c->primary->name;
     if (fallback && c->fallback)
@@ -258,8 +245,8 @@ qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, siz
         qmm_strbuf_printf(&b, "{\n  \"version\": \"%s\",\n  \"cpu\": {\"arch\": \"%s\", \"model\": \"", qmm_version(), c->arch);
         for (const char *s = c->model; *s; s++)
             qmm_strbuf_printf(&b, (*s == '"' || *s == '\\') ? "\\%c" : "%c", *s);
-        qmm_strbuf_printf(&b, "\", \"cores\": %d, \"numa_nodes\": %d, \"sve_vector_bits\": %d, \"sme_vector_bits\": %d, ", c->n_cores,
-                  c->numa_nodes, c->sve_vl_bytes * 8, c->sme_svl_bytes * 8);
+        qmm_strbuf_printf(&b, "\", \"cores\": %d, \"numa_nodes\": %d, \"sve_vector_bits\": %d, \"sme_vector_bits\": %d, ",
+                          c->n_cores, c->numa_nodes, c->sve_vl_bytes * 8, c->sme_svl_bytes * 8);
         if (c->features & QMM_CPU_SME)
             qmm_strbuf_printf(&b, "\"sme_units\": %s, \"features\": [", c->sme_units > 0 ? units : "null");
         else
@@ -273,21 +260,24 @@ qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, siz
             }
         }
         qmm_strbuf_printf(&b, "]},\n  \"threads\": %d,\n  \"chunk_multiplier\": %d,\n  \"chains\": {\n", ctx->n_threads,
-                  ctx->chunk_multiplier);
+                          ctx->chunk_multiplier);
         for (int i = 0; i < QMM_N_WTYPES; i++) {
-            const qmm_chain *ch = &ctx->chains[i];
-            qmm_strbuf_printf(&b, "    \"%s\": {\"primary\": \"%s\", \"fallback\": ", qmm_type_name(wtypes[i]), ch->primary->name);
+            const qmm_chain *ch = &ctx->dispatch.chains[i];
+            qmm_strbuf_printf(&b, "    \"%s\": {\"primary\": \"%s\", \"fallback\": ", qmm_type_name(qmm_packable_types[i]),
+                              ch->primary->name);
             if (ch->fallback)
                 qmm_strbuf_printf(&b, "\"%s\"", ch->fallback->name);
             else
                 qmm_strbuf_printf(&b, "null");
-            qmm_strbuf_printf(&b, ", \"thread_cap\": %d}%s\n", qmm_context_cap(ctx, ch->primary), i + 1 < QMM_N_WTYPES ? "," : "");
+            qmm_strbuf_printf(&b, ", \"thread_cap\": %d}%s\n", qmm_dispatch_cap(&ctx->dispatch, ch->primary),
+                              i + 1 < QMM_N_WTYPES ? "," : "");
         }
         qmm_strbuf_printf(&b, "  }\n}\n");
     } else {
         qmm_strbuf_printf(&b, "qmatmul %s\n", qmm_version());
-        qmm_strbuf_printf(&b, "cpu:       %s (%s), %d cores available, %d NUMA node%s\n", c->model[0] ? c->model : "unknown model",
-                  c->arch, c->n_cores, c->numa_nodes, c->numa_nodes == 1 ? "" : "s");
+        qmm_strbuf_printf(&b, "cpu:       %s (%s), %d cores available, %d NUMA node%s\n",
+                          c->model[0] ? c->model : "unknown model", c->arch, c->n_cores, c->numa_nodes,
+                          c->numa_nodes == 1 ? "" : "s");
         qmm_strbuf_printf(&b, "features: ");
         for (int i = 0; i < 64; i++) {
             const char *nm = (c->features >> i & 1) ? qmm_cpu_feature_name(1ull << i) : NULL;
@@ -303,9 +293,9 @@ qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, siz
         qmm_strbuf_printf(&b, "threads:   %d (chunk multiplier %d)\n", ctx->n_threads, ctx->chunk_multiplier);
         qmm_strbuf_printf(&b, "kernel chains (type: primary [-> fallback]):\n");
         for (int i = 0; i < QMM_N_WTYPES; i++) {
-            const qmm_chain *ch = &ctx->chains[i];
-            const int cap = qmm_context_cap(ctx, ch->primary);
-            qmm_strbuf_printf(&b, "%s: %s", qmm_type_name(wtypes[i]), ch->primary->name);
+            const qmm_chain *ch = &ctx->dispatch.chains[i];
+            const int cap = qmm_dispatch_cap(&ctx->dispatch, ch->primary);
+            qmm_strbuf_printf(&b, "%s: %s", qmm_type_name(qmm_packable_types[i]), ch->primary->name);
             if (ch->fallback)
                 qmm_strbuf_printf(&b, " -> %s", ch->fallback->name);
             if (cap > 0)
@@ -424,7 +414,7 @@ qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n
     if (!ctx || !size)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_packed_size: NULL argument");
     qmm_blob_plan plan;
-    qmm_status st = qmm_blob_plan_make(ctx, type, k, n, &plan);
+    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
     if (st)
         return st;
     *size = plan.total;
@@ -439,7 +429,7 @@ qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, 
     if ((uintptr_t)dst % 16 != 0)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination at %p is not 16-byte aligned", dst);
     qmm_blob_plan plan;
-    qmm_status st = qmm_blob_plan_make(ctx, type, k, n, &plan);
+    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
     if (st)
         return st;
     if (dst_size < plan.total)
@@ -455,7 +445,7 @@ qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t 
     if (!ctx || !src)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_pack: NULL argument");
     qmm_blob_plan plan;
-    qmm_status st = qmm_blob_plan_make(ctx, type, k, n, &plan);
+    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
     if (st)
         return st;
     qmm_weights *w = calloc(1, sizeof *w);
@@ -467,7 +457,7 @@ qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t 
     }
     st = pack_to(ctx, &plan, src, src_size, mem);
     if (st == QMM_OK)
-        st = qmm_blob_validate(ctx, mem, plan.total, w);
+        st = qmm_blob_validate(&ctx->dispatch, mem, plan.total, w);
     if (st != QMM_OK) {
         free(w);
         qmm_free_big(mem, plan.total);
@@ -490,7 +480,7 @@ qmm_status qmm_weights_from_blob(qmm_context *ctx, const void *blob, size_t size
     if ((uintptr_t)blob % 16 != 0)
         return qmm_fail(QMM_ERR_INVALID_ARG, "blob at %p is not 16-byte aligned", blob);
     qmm_weights tmp;
-    qmm_status st = qmm_blob_validate(ctx, blob, size, &tmp);
+    qmm_status st = qmm_blob_validate(&ctx->dispatch, blob, size, &tmp);
     if (st)
         return st;
     qmm_weights *w = malloc(sizeof *w);

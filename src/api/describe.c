@@ -84,6 +84,6 @@ qmm_status qmm_cpu_describe(const qmm_context *ctx, qmm_cpu_desc *out) {
     out->sme_svl_bytes = ci->sme_svl_bytes;
     out->sme_units = ci->sme_units;
     out->features_detected = ci->features;
-    out->features = ctx ? ctx->features : ci->features;
+    out->features = ctx ? ctx->dispatch.features : ci->features;
     return QMM_OK;
 }

@@ -2,8 +2,8 @@
  * pooled and bring-your-own-threads runs of the exec layer. */
 #include <string.h>
 
-#include "base/error.h"
 #include "api/internal.h"
+#include "base/error.h"
 #include "exec/exec.h"
 #include "exec/fpenv.h"
 
@@ -83,7 +83,7 @@ static qmm_status check_mul_mat(const qmm_context *ctx, const qmm_weights *w, co
             return qmm_fail(QMM_ERR_INVALID_ARG, "y ne[%d] = %lld, x ne[%d] = %lld", i, (long long)y->ne[i], i,
                             (long long)x->ne[i]);
     for (int s = 0; s < w->nslots; s++)
-        if (w->kf[s]->required & ~ctx->features)
+        if (w->kf[s]->required & ~ctx->dispatch.features)
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "weights packed for '%s', which this context cannot run", w->kf[s]->name);
     return QMM_OK;
 }
@@ -115,9 +115,9 @@ static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     qmm_fpenv fe; /* the caller's thread and every worker */
     qmm_fpenv_enter(&fe);
     switch (j->op) {
-    case 0: qmm_exec_mul_mat(j->ctx, j->w, j->a, j->b, ith, nth, j->work, sync); break;
+    case 0: qmm_exec_mul_mat(&j->ctx->exec, j->w, j->a, j->b, ith, nth, j->work, sync); break;
     case 1: qmm_exec_get_rows(j->w, j->a, j->b, ith, nth); break;
-    default: qmm_exec_mul_mat_f16(j->ctx, j->a, j->b, j->c, ith, nth, j->work, sync); break;
+    default: qmm_exec_mul_mat_f16(&j->ctx->exec, j->a, j->b, j->c, ith, nth, j->work, sync); break;
     }
     qmm_fpenv_leave(&fe);
 }
@@ -150,7 +150,7 @@ qmm_status qmm_mul_mat_work_size(qmm_context *ctx, const qmm_weights *w, const q
         return st;
     if (!size || n_threads < 1 || n_threads > MAX_NTH)
         return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
-    *size = qmm_exec_mul_mat_work_size(ctx, w, x, n_threads);
+    *size = qmm_exec_mul_mat_work_size(&ctx->exec, w, x, n_threads);
     return QMM_OK;
 }
 
@@ -161,11 +161,11 @@ qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm
         return st;
     if (nth < 1 || nth > MAX_NTH)
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
-    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(ctx, w, x, nth), sync)))
+    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, nth), sync)))
         return st;
     qmm_fpenv fe; /* a thread of the caller's pool */
     qmm_fpenv_enter(&fe);
-    qmm_exec_mul_mat(ctx, w, x, y, ith, nth, work, sync);
+    qmm_exec_mul_mat(&ctx->exec, w, x, y, ith, nth, work, sync);
     qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
@@ -175,7 +175,7 @@ qmm_status qmm_mul_mat(qmm_context *ctx, const qmm_weights *w, const qmm_tensor 
     if (st)
         return st;
     op_job j = {0, ctx, w, x, y, NULL, NULL};
-    return run_pooled(ctx, &j, qmm_exec_mul_mat_work_size(ctx, w, x, ctx->n_threads));
+    return run_pooled(ctx, &j, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, ctx->n_threads));
 }
 
 /* ------------------------------------------------------------ GET_ROWS */
@@ -275,7 +275,7 @@ qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor *w, cons
         return st;
     if (!size || n_threads < 1 || n_threads > MAX_NTH)
         return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
-    *size = qmm_exec_mul_mat_f16_work_size(ctx, w, x, n_threads);
+    *size = qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, n_threads);
     return QMM_OK;
 }
 
@@ -286,11 +286,11 @@ qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const 
         return st;
     if (nth < 1 || nth > MAX_NTH)
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
-    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(ctx, w, x, nth), sync)))
+    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, nth), sync)))
         return st;
     qmm_fpenv fe; /* a thread of the caller's pool */
     qmm_fpenv_enter(&fe);
-    qmm_exec_mul_mat_f16(ctx, w, x, y, ith, nth, work, sync);
+    qmm_exec_mul_mat_f16(&ctx->exec, w, x, y, ith, nth, work, sync);
     qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
@@ -300,5 +300,5 @@ qmm_status qmm_mul_mat_f16(qmm_context *ctx, const qmm_tensor *w, const qmm_tens
     if (st)
         return st;
     op_job j = {2, ctx, NULL, w, x, y, NULL};
-    return run_pooled(ctx, &j, qmm_exec_mul_mat_f16_work_size(ctx, w, x, ctx->n_threads));
+    return run_pooled(ctx, &j, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, ctx->n_threads));
 }

@@ -58,9 +58,9 @@ typedef struct mm_plan {
  * capped primary and a fallback slot, hybrid runs when there are more threads
  * than the cap and enough rows and columns to share; small work runs on one
  * family: the fallback when threads exceed the cap, else the primary. */
-static void plan_slots(const qmm_context *ctx, const qmm_kernel *const *kf, const uint8_t *const *data, int nslots, int64_t m,
+static void plan_slots(const qmm_exec_config *cfg, const qmm_kernel *const *kf, const uint8_t *const *data, int nslots, int64_t m,
                        int64_t n, int nth, mm_plan *p) {
-    const int cap = qmm_context_cap(ctx, kf[0]);
+    const int cap = qmm_dispatch_cap(cfg->dispatch, kf[0]);
     int use = 0; /* slot index when single */
     int hybrid = 0;
     if (nslots > 1 && cap > 0 && nth > cap) {
@@ -106,9 +106,7 @@ static void plan_acts(mm_plan *p, int nth, int mult, size_t base) {
     p->nchunk = ceil_div(p->n, p->chunk_cols);
 }
 
-static int chunk_mult(const qmm_context *ctx) { return ctx->cpu.numa_nodes > 1 ? 1 : ctx->chunk_multiplier; }
-
-static void plan_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, int nth, mm_plan *p) {
+static void plan_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, int nth, mm_plan *p) {
     memset(p, 0, sizeof *p);
     p->k = w->k;
     p->n = w->n;
@@ -116,8 +114,8 @@ static void plan_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm
     p->b2 = x->ne[2];
     p->nbatch = x->ne[2] * x->ne[3];
     p->gemv = (p->m == 1);
-    plan_slots(ctx, w->kf, w->data, w->nslots, p->m, p->n, nth, p);
-    plan_acts(p, nth, chunk_mult(ctx), 0);
+    plan_slots(cfg, w->kf, w->data, w->nslots, p->m, p->n, nth, p);
+    plan_acts(p, nth, cfg->chunk_multiplier, 0);
 }
 
 /* Packs this thread's share of every slot's activations: units are row groups
@@ -169,16 +167,16 @@ static void run_chunk(const mm_plan *p, const slot_plan *s, const uint8_t *act, 
     }
 }
 
-size_t qmm_exec_mul_mat_work_size(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, int nth) {
+size_t qmm_exec_mul_mat_work_size(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, int nth) {
     mm_plan p;
-    plan_mul_mat(ctx, w, x, nth, &p);
+    plan_mul_mat(cfg, w, x, nth, &p);
     return p.work;
 }
 
-void qmm_exec_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
-                      void *work, const qmm_sync *sync) {
+void qmm_exec_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
+                      int nth, void *work, const qmm_sync *sync) {
     mm_plan p;
-    plan_mul_mat(ctx, w, x, nth, &p);
+    plan_mul_mat(cfg, w, x, nth, &p);
     uint8_t *wb = work;
     if (ith == 0 && qmm_log_level() >= QMM_LOG_DEBUG)
         qmm_log(QMM_LOG_DEBUG, "mul_mat %lld x %lld x %lld (x%lld): %s on threads [%d, %d)%s%s%s, %lld chunks of %lld columns",
@@ -225,13 +223,13 @@ typedef struct f16_plan {
     int64_t panels_per_unit;
 } f16_plan;
 
-static void plan_f16(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, int nth, f16_plan *fp) {
+static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, int nth, f16_plan *fp) {
     memset(fp, 0, sizeof *fp);
     mm_plan *p = &fp->mm;
-    const qmm_chain *ch = &ctx->chains[qmm_wtype_index(QMM_TYPE_F16)];
+    const qmm_chain *ch = qmm_dispatch_chain(cfg->dispatch, QMM_TYPE_F16);
     /* one family: weights packed per call are not worth two layouts */
     const qmm_kernel *kf = ch->primary;
-    const int cap = qmm_context_cap(ctx, kf);
+    const int cap = qmm_dispatch_cap(cfg->dispatch, kf);
     if (cap > 0 && nth > cap && ch->fallback)
         kf = ch->fallback;
     p->k = w->ne[0];
@@ -250,25 +248,25 @@ static void plan_f16(const qmm_context *ctx, const qmm_tensor *w, const qmm_tens
     fp->r3 = x->ne[3] / w->ne[3];
     fp->w_batch = align_up(kf->w_packed_size(p->k, p->n), ALIGN);
     fp->w_off = 0;
-    plan_acts(p, nth, chunk_mult(ctx), fp->w_batch * (size_t)fp->nwb);
+    plan_acts(p, nth, cfg->chunk_multiplier, fp->w_batch * (size_t)fp->nwb);
     /* chunks run over (x batch, columns): size them by the whole work */
     const int64_t step = kf->n_step;
-    const int64_t per_batch = ceil_div((int64_t)nth * (nth == 1 ? 1 : chunk_mult(ctx)), p->nbatch);
+    const int64_t per_batch = ceil_div((int64_t)nth * (nth == 1 ? 1 : cfg->chunk_multiplier), p->nbatch);
     p->chunk_cols = qmm_chunk_cols(p->n, (int)(per_batch < 1 ? 1 : per_batch), 1, step);
     p->nchunk = ceil_div(p->n, p->chunk_cols) * p->nbatch;
     fp->panels_per_unit = ceil_div(256, step) > 0 ? ceil_div(256, step) : 1; /* ~256 rows per packing unit */
 }
 
-size_t qmm_exec_mul_mat_f16_work_size(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, int nth) {
+size_t qmm_exec_mul_mat_f16_work_size(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, int nth) {
     f16_plan fp;
-    plan_f16(ctx, w, x, nth, &fp);
+    plan_f16(cfg, w, x, nth, &fp);
     return fp.mm.work;
 }
 
-void qmm_exec_mul_mat_f16(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
-                          void *work, const qmm_sync *sync) {
+void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
+                          int nth, void *work, const qmm_sync *sync) {
     f16_plan fp;
-    plan_f16(ctx, w, x, nth, &fp);
+    plan_f16(cfg, w, x, nth, &fp);
     mm_plan *p = &fp.mm;
     const qmm_kernel *kf = p->s[0].kf;
     uint8_t *wb = work;

@@ -5,17 +5,26 @@
 #ifndef QMM_EXEC_H
 #define QMM_EXEC_H
 
-#include "api/internal.h"
+#include "packed/packed.h"
+#include "qmatmul.h"
+#include "registry/dispatch.h"
 
-size_t qmm_exec_mul_mat_work_size(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, int nth);
-void qmm_exec_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
-                      void *work, const qmm_sync *sync);
+/* What the operations need of a context: its dispatch (families and caps)
+ * and the chunking. */
+typedef struct qmm_exec_config {
+    const qmm_dispatch *dispatch;
+    int chunk_multiplier; /* column chunks per thread (1 on NUMA machines: a chunk per thread keeps its memory local) */
+} qmm_exec_config;
+
+size_t qmm_exec_mul_mat_work_size(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, int nth);
+void qmm_exec_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
+                      int nth, void *work, const qmm_sync *sync);
 
 void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int ith, int nth);
 
-size_t qmm_exec_mul_mat_f16_work_size(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, int nth);
-void qmm_exec_mul_mat_f16(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
-                          void *work, const qmm_sync *sync);
+size_t qmm_exec_mul_mat_f16_work_size(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, int nth);
+void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
+                          int nth, void *work, const qmm_sync *sync);
 
 /* Chunk geometry, exposed for tests: columns per chunk for n columns, nth
  * threads, multiplier mult, a common step. */

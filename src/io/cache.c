@@ -263,7 +263,7 @@ qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, un
         if (fa->kf->layout_id != fa->layout_id || fa->kf->wtype != fa->wtype)
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache has layout %u of '%s' (qmatmul %s), this build (%s) packs layout %u",
                             fa->layout_id, fa->name, c->version, QMM_VERSION_STRING, fa->kf->layout_id);
-        const uint64_t missing = fa->kf->required & ~ctx->features;
+        const uint64_t missing = fa->kf->required & ~ctx->dispatch.features;
         if (missing) {
             char names[256];
             feature_names(missing, names, sizeof names);
@@ -275,7 +275,7 @@ qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, un
     if (!(flags & QMM_CACHE_ANY_KERNELS))
         for (int64_t i = 0; i < c->count; i++) {
             const qmm_cache_entry *e = &c->e[i];
-            const qmm_kernel *want = ctx->chains[qmm_wtype_index(e->type)].primary;
+            const qmm_kernel *want = ctx->dispatch.chains[qmm_wtype_index(e->type)].primary;
             if (c->fam[e->fam[0]].kf != want)
                 return qmm_fail(QMM_ERR_INCOMPATIBLE,
                                 "tensor '%s' was packed for '%s', this context selects '%s' for %s: repack "
@@ -701,7 +701,7 @@ static qmm_status write_cache(qmm_context *ctx, const qmm_cache_tensor *tensors,
             st = qmm_fail(QMM_ERR_INVALID_ARG, "tensor '%s': data is NULL", t->name);
             break;
         }
-        st = qmm_blob_plan_make(ctx, t->type, t->k, t->n, &wt[i].plan);
+        st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, t->type, t->k, t->n, &wt[i].plan);
         if (st) {
             st = prefixed(st, "tensor '%s': %s", t->name);
             break;

@@ -8,7 +8,7 @@
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-qmm_status qmm_blob_plan_make(const qmm_context *ctx, qmm_type type, int64_t k, int64_t n, qmm_blob_plan *plan) {
+qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type type, int64_t k, int64_t n, qmm_blob_plan *plan) {
     memset(plan, 0, sizeof *plan);
     const int ti = qmm_wtype_index(type);
     if (ti < 0)
@@ -20,15 +20,15 @@ qmm_status qmm_blob_plan_make(const qmm_context *ctx, qmm_type type, int64_t k, 
                         (long long)n, (long long)k, (long long)blk);
     if (k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) || k > ((int64_t)1 << 44) / n)
         return qmm_fail(QMM_ERR_INVALID_ARG, "weights of %lld x %lld are too large", (long long)n, (long long)k);
-    const qmm_chain *ch = &ctx->chains[ti];
+    const qmm_chain *ch = &d->chains[ti];
     plan->type = type;
     plan->k = k;
     plan->n = n;
     plan->kf[0] = ch->primary;
     plan->nslots = 1;
     /* A fallback slot only when the threads can exceed the primary's cap. */
-    const int cap = qmm_context_cap(ctx, ch->primary);
-    if (ch->fallback && cap > 0 && ctx->pack_threads > cap) {
+    const int cap = qmm_dispatch_cap(d, ch->primary);
+    if (ch->fallback && cap > 0 && pack_threads > cap) {
         plan->kf[1] = ch->fallback;
         plan->nslots = 2;
     }
@@ -71,7 +71,7 @@ void qmm_blob_write(const qmm_blob_plan *plan, const void *src, size_t src_row_s
     qmm_blob_write_header(plan, dst);
 }
 
-qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t size, qmm_weights *w) {
+qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t size, qmm_weights *w) {
     const uint8_t *h = blob;
     memset(w, 0, sizeof *w);
     if (!blob)
@@ -135,9 +135,9 @@ qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t si
             return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u kernel '%s' does not multiply %s weights", i, name,
                             qmm_type_name((qmm_type)type));
         if (qmm_get32(s + 24) != kf->layout_id)
-            return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u layout %u of '%s', this build packs layout %u", i, qmm_get32(s + 24), name,
-                            kf->layout_id);
-        if (ctx && (kf->required & ~ctx->features))
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u layout %u of '%s', this build packs layout %u", i, qmm_get32(s + 24),
+                            name, kf->layout_id);
+        if (d && (kf->required & ~d->features))
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u kernel '%s' needs CPU features this CPU lacks", i, name);
         const uint64_t off = qmm_get64(s + 32), sz = qmm_get64(s + 40);
         const uint64_t expect = kf->w_packed_size(k, n);

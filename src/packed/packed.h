@@ -16,14 +16,35 @@
 #ifndef QMM_PACKED_H
 #define QMM_PACKED_H
 
-#include "api/internal.h"
 #include "base/crc32.h"
+#include "registry/dispatch.h"
 
 #define QMM_BLOB_MAGIC   "QMMP"
 #define QMM_BLOB_VERSION 1
 #define QMM_BLOB_HEADER  192
 #define QMM_BLOB_ALIGN   64
 #define QMM_BLOB_NAME    24
+
+/* A blob holds one slot per family of its chain that runs it: the primary,
+ * and the fallback when a capped primary leaves threads to it. */
+#define QMM_MAX_SLOTS 2
+
+/* Packed weights: a validated blob and, per slot, its family and data. */
+struct qmm_weights {
+    qmm_type type;
+    int64_t k, n;
+    const uint8_t *blob;
+    size_t size;
+    void *owned; /* freed with the weights, or NULL if adopted */
+    size_t owned_size;
+    int nslots;
+    const qmm_kernel *kf[QMM_MAX_SLOTS];
+    const uint8_t *data[QMM_MAX_SLOTS];
+    /* Called by qmm_weights_free when the blob belongs to another object
+     * (a cache file mapping): drops the reference the weights hold. */
+    void (*release)(void *owner);
+    void *owner;
+};
 
 typedef struct qmm_blob_plan {
     qmm_type type;
@@ -34,14 +55,16 @@ typedef struct qmm_blob_plan {
     size_t total;
 } qmm_blob_plan;
 
-/* The slots this context writes for a type; QMM_OK or an error status. */
-qmm_status qmm_blob_plan_make(const qmm_context *ctx, qmm_type type, int64_t k, int64_t n, qmm_blob_plan *plan);
+/* The slots a blob of this type gets under d, for weights that pack_threads
+ * threads will use (a fallback slot only when they exceed the primary's
+ * cap); QMM_OK or an error status. */
+qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type type, int64_t k, int64_t n, qmm_blob_plan *plan);
 /* Writes the header alone (the slots packed already). */
 void qmm_blob_write_header(const qmm_blob_plan *plan, void *dst);
 /* Zeroes, packs every slot (src: n rows, GGUF layout), writes the header. */
 void qmm_blob_write(const qmm_blob_plan *plan, const void *src, size_t src_row_stride, void *dst);
-/* Validates blob and fills w (pointers into the blob). ctx may be NULL to
+/* Validates blob and fills w (pointers into the blob). d may be NULL to
  * skip the CPU-feature check. */
-qmm_status qmm_blob_validate(const qmm_context *ctx, const void *blob, size_t size, qmm_weights *w);
+qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t size, qmm_weights *w);
 
 #endif

@@ -1,0 +1,27 @@
+#include "registry/dispatch.h"
+
+#include <stddef.h>
+
+const qmm_type qmm_packable_types[QMM_N_WTYPES] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
+
+int qmm_wtype_index(qmm_type t) {
+    for (int i = 0; i < QMM_N_WTYPES; i++)
+        if (qmm_packable_types[i] == t)
+            return i;
+    return -1;
+}
+
+const qmm_chain *qmm_dispatch_chain(const qmm_dispatch *d, qmm_type t) {
+    const int i = qmm_wtype_index(t);
+    return i < 0 ? NULL : &d->chains[i];
+}
+
+int qmm_dispatch_cap(const qmm_dispatch *d, const qmm_kernel *kf) {
+    if (!kf)
+        return 0;
+    if (kf->flags & QMM_KF_CAPPED)
+        return d->capped_threads;
+    if (d->primary_cap > 0 && kf->exclusive)
+        return d->primary_cap;
+    return 0;
+}
