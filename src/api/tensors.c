@@ -1,0 +1,100 @@
+/* Tensor descriptions and block conversion (qmm_quantize / qmm_dequantize). */
+#include <string.h>
+
+#include "api/internal.h"
+#include "base/error.h"
+#include "exec/fpenv.h"
+#include "formats/formats.h"
+
+qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64_t *ne, void *data) {
+    if (!t || (n_dims > 0 && !ne) || n_dims < 0 || n_dims > 4)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: bad arguments");
+    const int64_t blk = qmm_type_block_elems(type);
+    if (blk <= 0)
+        return qmm_fail(QMM_ERR_UNSUPPORTED, "qmm_tensor_init: unknown type %d", (int)type);
+    memset(t, 0, sizeof *t);
+    t->type = type;
+    for (int i = 0; i < 4; i++)
+        t->ne[i] = i < n_dims ? ne[i] : 1;
+    for (int i = 0; i < 4; i++)
+        if (t->ne[i] <= 0)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: ne[%d] = %lld", i, (long long)t->ne[i]);
+    const size_t row = qmm_row_size(type, t->ne[0]);
+    if (!row)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: ne[0] = %lld is not a multiple of the %s block",
+                        (long long)t->ne[0], qmm_type_name(type));
+    /* the whole tensor's bytes must be representable (no wrapped strides) */
+    uint64_t bytes = row;
+    for (int i = 1; i < 4; i++) {
+        if ((uint64_t)t->ne[i] > (uint64_t)PTRDIFF_MAX / bytes)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_tensor_init: a tensor of %lld x %lld x %lld x %lld overflows",
+                            (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2], (long long)t->ne[3]);
+        bytes *= (uint64_t)t->ne[i];
+    }
+    t->nb[0] = qmm_type_block_bytes(type);
+    t->nb[1] = row;
+    t->nb[2] = t->nb[1] * (size_t)t->ne[1];
+    t->nb[3] = t->nb[2] * (size_t)t->ne[2];
+    t->data = data;
+    return QMM_OK;
+}
+
+/* --------------------------------------------------------- quantization */
+
+static qmm_status check_rows(qmm_type type, const void *src, const void *dst, int64_t nrows, int64_t k, const char *fn) {
+    if (!src || !dst)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: NULL buffer", fn);
+    if (type != QMM_TYPE_Q4_0 && type != QMM_TYPE_Q8_0 && type != QMM_TYPE_F16)
+        return qmm_fail(QMM_ERR_UNSUPPORTED, "%s: type %s: Q4_0, Q8_0 and F16 are supported", fn,
+                        qmm_type_name(type) ? qmm_type_name(type) : "?");
+    if (nrows < 0 || k <= 0 || k % qmm_type_block_elems(type) != 0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: %lld rows of %lld: k must be a positive multiple of %lld", fn, (long long)nrows,
+                        (long long)k, (long long)qmm_type_block_elems(type));
+    if ((uint64_t)nrows > (uint64_t)(SIZE_MAX / 8) / (uint64_t)k)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: size overflows", fn);
+    return QMM_OK;
+}
+
+qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrows, int64_t k) {
+    qmm_status st = check_rows(type, src, dst, nrows, k, "qmm_quantize");
+    if (st)
+        return st;
+    const size_t rb = qmm_row_size(type, k);
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
+    for (int64_t r = 0; r < nrows; r++) {
+        const float *x = src + r * k;
+        void *y = (char *)dst + (size_t)r * rb;
+        if (type == QMM_TYPE_Q4_0)
+            qmm_quantize_row_q4_0(x, y, k);
+        else if (type == QMM_TYPE_Q8_0)
+            qmm_quantize_row_q8_0(x, y, k);
+        else
+            for (int64_t l = 0; l < k; l++)
+                ((uint16_t *)y)[l] = qmm_fp32_to_fp16(x[l]);
+    }
+    qmm_fpenv_leave(&fe);
+    return QMM_OK;
+}
+
+qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nrows, int64_t k) {
+    qmm_status st = check_rows(type, src, dst, nrows, k, "qmm_dequantize");
+    if (st)
+        return st;
+    const size_t rb = qmm_row_size(type, k);
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
+    for (int64_t r = 0; r < nrows; r++) {
+        const void *x = (const char *)src + (size_t)r * rb;
+        float *y = dst + r * k;
+        if (type == QMM_TYPE_Q4_0)
+            qmm_dequantize_row_q4_0(x, y, k);
+        else if (type == QMM_TYPE_Q8_0)
+            qmm_dequantize_row_q8_0(x, y, k);
+        else
+            for (int64_t l = 0; l < k; l++)
+                y[l] = qmm_fp16_to_fp32(((const uint16_t *)x)[l]);
+    }
+    qmm_fpenv_leave(&fe);
+    return QMM_OK;
+}

@@ -1,0 +1,155 @@
+/* Packed weights: planning a blob for the context's chains, packing it on
+ * the pool, adopting caller-owned blobs, and the accessors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/internal.h"
+#include "base/error.h"
+#include "exec/fpenv.h"
+#include "packed/packed.h"
+
+/* ------------------------------------------------------------------ weights */
+
+typedef struct pack_job {
+    const qmm_blob_plan *plan;
+    const void *src;
+    size_t stride;
+    uint8_t *dst;
+} pack_job;
+
+/* Each thread packs an n_step-aligned row range of every slot. */
+static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
+    (void)sync;
+    const pack_job *j = arg;
+    qmm_fpenv fe; /* packers may convert (F16 panels) */
+    qmm_fpenv_enter(&fe);
+    for (int s = 0; s < j->plan->nslots; s++) {
+        const qmm_kernel *kf = j->plan->kf[s];
+        const int64_t panels = (j->plan->n + kf->n_step - 1) / kf->n_step;
+        const int64_t p0 = panels * ith / nth, p1 = panels * (ith + 1) / nth;
+        const int64_t r0 = p0 * kf->n_step, r1 = p1 * kf->n_step < j->plan->n ? p1 * kf->n_step : j->plan->n;
+        if (r0 < r1)
+            kf->w_pack(j->plan->k, j->plan->n, r0, r1, j->src, j->stride, j->dst + j->plan->offset[s]);
+    }
+    qmm_fpenv_leave(&fe);
+}
+
+static qmm_status pack_to(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst) {
+    const size_t rb = qmm_row_size(plan->type, plan->k);
+    if ((uint64_t)src_size / rb < (uint64_t)plan->n)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "source of %zu bytes is smaller than %lld rows of %zu bytes", src_size,
+                        (long long)plan->n, rb);
+    /* zero the gaps, pack the slots in parallel, then write the header: it
+     * names slots that are complete */
+    memset(dst, 0, plan->total);
+    pack_job j = {plan, src, rb, dst};
+    pthread_mutex_lock(&ctx->lock);
+    qmm_pool_run(ctx->pool, ctx->n_threads, pack_job_fn, &j);
+    pthread_mutex_unlock(&ctx->lock);
+    qmm_blob_write_header(plan, dst);
+    return QMM_OK;
+}
+
+qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, size_t *size) {
+    if (!ctx || !size)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_packed_size: NULL argument");
+    qmm_blob_plan plan;
+    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
+    if (st)
+        return st;
+    *size = plan.total;
+    return QMM_OK;
+}
+
+qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size, void *dst,
+                         size_t dst_size) {
+    if (!ctx || !src || !dst)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: NULL argument");
+    /* the rule of qmm_weights_from_blob: the packers store 16-byte vectors */
+    if ((uintptr_t)dst % 16 != 0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination at %p is not 16-byte aligned", dst);
+    qmm_blob_plan plan;
+    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
+    if (st)
+        return st;
+    if (dst_size < plan.total)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination of %zu bytes, %zu needed", dst_size, plan.total);
+    return pack_to(ctx, &plan, src, src_size, dst);
+}
+
+qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
+                            qmm_weights **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_pack: out is NULL");
+    *out = NULL;
+    if (!ctx || !src)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_pack: NULL argument");
+    qmm_blob_plan plan;
+    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
+    if (st)
+        return st;
+    qmm_weights *w = calloc(1, sizeof *w);
+    void *mem = qmm_alloc_big(plan.total);
+    if (!w || !mem) {
+        free(w);
+        qmm_free_big(mem, plan.total);
+        return qmm_fail(QMM_ERR_NO_MEMORY, "packed weights of %zu bytes", plan.total);
+    }
+    st = pack_to(ctx, &plan, src, src_size, mem);
+    if (st == QMM_OK)
+        st = qmm_blob_validate(&ctx->dispatch, mem, plan.total, w);
+    if (st != QMM_OK) {
+        free(w);
+        qmm_free_big(mem, plan.total);
+        return st;
+    }
+    w->owned = mem;
+    w->owned_size = plan.total;
+    *out = w;
+    qmm_log(QMM_LOG_DEBUG, "packed %s %lld x %lld: %s%s%s", qmm_type_name(type), (long long)n, (long long)k, w->kf[0]->name,
+            w->nslots > 1 ? " + " : "", w->nslots > 1 ? w->kf[1]->name : "");
+    return QMM_OK;
+}
+
+qmm_status qmm_weights_from_blob(qmm_context *ctx, const void *blob, size_t size, qmm_weights **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_from_blob: out is NULL");
+    *out = NULL;
+    if (!ctx || !blob)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_from_blob: NULL argument");
+    if ((uintptr_t)blob % 16 != 0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "blob at %p is not 16-byte aligned", blob);
+    qmm_weights tmp;
+    qmm_status st = qmm_blob_validate(&ctx->dispatch, blob, size, &tmp);
+    if (st)
+        return st;
+    qmm_weights *w = malloc(sizeof *w);
+    if (!w)
+        return qmm_fail(QMM_ERR_NO_MEMORY, "weights");
+    *w = tmp;
+    *out = w;
+    return QMM_OK;
+}
+
+void qmm_weights_free(qmm_weights *w) {
+    if (!w)
+        return;
+    qmm_free_big(w->owned, w->owned_size);
+    if (w->release)
+        w->release(w->owner);
+    free(w);
+}
+
+const char *qmm_weights_kernel(const qmm_weights *w) { return w ? w->kf[0]->name : NULL; }
+const char *qmm_weights_slot_kernel(const qmm_weights *w, int slot) {
+    return (w && slot >= 0 && slot < w->nslots) ? w->kf[slot]->name : NULL;
+}
+int qmm_weights_slot_count(const qmm_weights *w) { return w ? w->nslots : 0; }
+qmm_type qmm_weights_type(const qmm_weights *w) { return w ? w->type : QMM_TYPE_COUNT; }
+int64_t qmm_weights_k(const qmm_weights *w) { return w ? w->k : 0; }
+int64_t qmm_weights_n(const qmm_weights *w) { return w ? w->n : 0; }
+const void *qmm_weights_blob(const qmm_weights *w, size_t *size) {
+    if (size)
+        *size = w ? w->size : 0;
+    return w ? w->blob : NULL;
+}
