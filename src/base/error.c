@@ -39,6 +39,12 @@ qmm_status qmm_fail(qmm_status status, const char *fmt, ...) {
     return status;
 }
 
+qmm_status qmm_fail_prefixed(qmm_status status, const char *fmt, const char *what) {
+    char detail[sizeof last_error];
+    snprintf(detail, sizeof detail, "%s", last_error);
+    return qmm_fail(status, fmt, what, detail);
+}
+
 void qmm_clear_error(void) { last_error[0] = 0; }
 
 const char *qmm_last_error(void) { return last_error; }

@@ -14,6 +14,9 @@
 qmm_status qmm_fail(qmm_status status, const char *fmt, ...) QMM_PRINTF(2, 3);
 void qmm_set_error(const char *fmt, ...) QMM_PRINTF(1, 2);
 void qmm_clear_error(void);
+/* Re-raises the last error with context: fmt has two %s, what and then the
+ * previous message (copied first: the message buffer is reused). */
+qmm_status qmm_fail_prefixed(qmm_status status, const char *fmt, const char *what);
 
 /* Levels: QMM_LOG_* (qmatmul.h). Messages go to the qmm_set_log_callback
  * callback, or stderr. */

@@ -43,8 +43,10 @@
 #ifndef QMM_CACHE_H
 #define QMM_CACHE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "api/internal.h"
 #include "qmatmul.h"
@@ -80,6 +82,32 @@ typedef struct qmm_cache_entry {
     int fam[2]; /* family table indices of slots 0 and 1 (-1: none) */
 } qmm_cache_entry;
 
+struct qmm_cache {
+    const uint8_t *base;
+    size_t size;
+    void *map; /* munmap'ed at the last release, or NULL (memory image) */
+    size_t map_size;
+    void *copy; /* QMM_CACHE_COPY: the file read into memory, freed at the last release */
+    size_t copy_size;
+    uint32_t format;  /* format version of the file */
+    atomic_long refs; /* the handle + one per live weights object */
+    uint64_t source_hash;
+    uint64_t data_offset;
+    char version[33];
+    int nfam;
+    qmm_cache_family fam[QMM_CACHE_MAX_FAMILIES];
+    int64_t count;
+    qmm_cache_entry *e;
+};
+
+/* The types a cache holds (the packable ones), and shapes it accepts. */
+static inline int qmm_cache_packable(uint32_t type) { return type < QMM_TYPE_COUNT && qmm_wtype_index((qmm_type)type) >= 0; }
+static inline int qmm_cache_shape_ok(qmm_type type, int64_t k, int64_t n) {
+    const int64_t blk = qmm_type_block_elems(type);
+    return blk > 0 && k > 0 && n > 0 && k % blk == 0 && k <= ((int64_t)1 << 40) && n <= ((int64_t)1 << 40) &&
+           (uint64_t)k * (uint64_t)n <= ((uint64_t)1 << 44);
+}
+
 /* Opening modes for the internal open (the public flags, plus these). */
 enum {
     /* Structure only: no CPU, build or kernel-preference checks (ctx may be
@@ -102,5 +130,11 @@ int qmm_cache_family_count(const qmm_cache *c);
 const qmm_cache_family *qmm_cache_family_at(const qmm_cache *c, int i);
 const char *qmm_cache_writer_version(const qmm_cache *c);
 uint64_t qmm_cache_file_size(const qmm_cache *c);
+
+/* qmm_cache_write_tensors, with the source file (never replaced) when the
+ * tensors come from one (src, src_path may be NULL). */
+qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
+                                const char *out_path, const qmm_cache_write_options *opts, const struct stat *src,
+                                const char *src_path);
 
 #endif
