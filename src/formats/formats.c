@@ -63,6 +63,22 @@ uint16_t qmm_fp32_to_fp16(float f) {
     return (uint16_t)(sign | r);
 }
 
+/* The float-to-integer steps of the weight quantizers, defined for every
+ * input: ggml converts x * id directly, which is undefined behaviour when
+ * the product is NaN or out of range (a NaN weight; a block so small that
+ * 1 / d overflows, whose fp16 d is 0 anyway). In range the result is
+ * ggml's; NaN gives the zero level, and out of range the nearest end. */
+static int q4_nibble(float v) {
+    if (!(v >= 0.0f)) /* NaN, or below the lowest level */
+        return v != v ? 8 : 0;
+    return v >= 15.0f ? 15 : (int)v;
+}
+static int8_t q8_value(float v) {
+    if (v != v)
+        return 0;
+    return v >= 127.0f ? 127 : v <= -127.0f ? -127 : (int8_t)roundf(v);
+}
+
 void qmm_quantize_row_q4_0(const float *x, qmm_block_q4_0 *y, int64_t k) {
     const int64_t nb = k / QMM_QK;
     for (int64_t b = 0; b < nb; b++) {
@@ -82,12 +98,7 @@ void qmm_quantize_row_q4_0(const float *x, qmm_block_q4_0 *y, int64_t k) {
             const float x0 = xb[j] * id;
             const float x1 = xb[QMM_QK / 2 + j] * id;
             /* ggml: truncation toward zero of x + 8.5, capped at 15 */
-            int q0 = (int)(int8_t)(x0 + 8.5f);
-            int q1 = (int)(int8_t)(x1 + 8.5f);
-            if (q0 > 15)
-                q0 = 15;
-            if (q1 > 15)
-                q1 = 15;
+            const int q0 = q4_nibble(x0 + 8.5f), q1 = q4_nibble(x1 + 8.5f);
             y[b].qs[j] = (uint8_t)(q0 | (q1 << 4));
         }
     }
@@ -107,7 +118,7 @@ void qmm_quantize_row_q8_0(const float *x, qmm_block_q8_0 *y, int64_t k) {
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         y[b].d = qmm_fp32_to_fp16(d);
         for (int j = 0; j < QMM_QK; j++)
-            y[b].qs[j] = (int8_t)roundf(xb[j] * id); /* ggml: half away from zero */
+            y[b].qs[j] = q8_value(xb[j] * id); /* ggml: half away from zero */
     }
 }
 
