@@ -4,10 +4,10 @@
  * weight loads. Activations: the reference layout. */
 #include <arm_sve.h>
 
-#define QMM_SS_Q4 1
-#define QMM_SS_FN
-#define QMM_SS_SME 0
+#define QMM_SVESME_Q4 1
+#define QMM_SVESME_FN
+#define QMM_SVESME_SME 0
 #include "kernels/arm/sve_sme_int8_body.h"
 
 /* exclusive: masked off for capped (hybrid) runs, whose fallback is then a NEON family */
-QMM_SS_FAMILY(sve_dotprod_q4_0, QMM_TYPE_Q4_0, QMM_CPU_SVE, QMM_CPU_SVE)
+QMM_SVESME_FAMILY(sve_dotprod_q4_0, QMM_TYPE_Q4_0, QMM_CPU_SVE, QMM_CPU_SVE)

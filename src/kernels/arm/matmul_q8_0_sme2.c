@@ -1,13 +1,13 @@
 /* Q8_0 x int8 activations with SME2: the SME family (matmul_q8_0_sme.c) with
  * its per-block float step on 4 ZA slices per MOVA and 4 vectors per SCVTF
- * (sve_sme_int8_body.h, QMM_SS_SME2); same layouts, same numerics. Only
+ * (sve_sme_int8_body.h, QMM_SVESME_SME2); same layouts, same numerics. Only
  * selected on CPUs with SME2 (an SME-only CPU never runs it). */
 #include <arm_sme.h>
 
-#define QMM_SS_Q4   0
-#define QMM_SS_FN   __arm_streaming
-#define QMM_SS_SME  1
-#define QMM_SS_SME2 1
+#define QMM_SVESME_Q4   0
+#define QMM_SVESME_FN   __arm_streaming
+#define QMM_SVESME_SME  1
+#define QMM_SVESME_SME2 1
 #include "kernels/arm/sve_sme_int8_body.h"
 
-QMM_SS_FAMILY(sme2_q8_0, QMM_TYPE_Q8_0, QMM_CPU_SME | QMM_CPU_SME2, QMM_CPU_SME | QMM_CPU_SME2)
+QMM_SVESME_FAMILY(sme2_q8_0, QMM_TYPE_Q8_0, QMM_CPU_SME | QMM_CPU_SME2, QMM_CPU_SME | QMM_CPU_SME2)

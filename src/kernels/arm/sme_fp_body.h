@@ -1,6 +1,6 @@
 /* F32 / F16 weights with SME FMOPA, shared by matmul_f32_sme.c and
- * matmul_f16_sme.c (define QMM_SF_F16 0 or 1 before including,
- * then invoke QMM_SF_FAMILY(id, wtype) once).
+ * matmul_f16_sme.c (define QMM_SMEFP_F16 0 or 1 before including,
+ * then invoke QMM_SMEFP_FAMILY(id, wtype) once).
  *
  * Why this is bit-exact: the non-widening single-precision FMOPA computes
  * every ZA element as a fused multiply-add, ZA[i][j] = ZA[i][j] + x_i * w_j
@@ -24,76 +24,76 @@
 #include "kernels/kernel.h"
 #include "kernels/ref/ref_kernels.h"
 
-#define QMM_SF_NP 16
-#define QMM_SF_MP 16
-#if QMM_SF_F16
-typedef uint16_t qmm_sf_welt;
+#define QMM_SMEFP_NP 16
+#define QMM_SMEFP_MP 16
+#if QMM_SMEFP_F16
+typedef uint16_t qmm_smefp_welt;
 #else
-typedef float qmm_sf_welt;
+typedef float qmm_smefp_welt;
 #endif
 
-static size_t sf_w_size(int64_t k, int64_t n) {
-    return (size_t)((n + QMM_SF_NP - 1) / QMM_SF_NP) * (size_t)k * QMM_SF_NP * sizeof(qmm_sf_welt);
+static size_t smefp_w_size(int64_t k, int64_t n) {
+    return (size_t)((n + QMM_SMEFP_NP - 1) / QMM_SMEFP_NP) * (size_t)k * QMM_SMEFP_NP * sizeof(qmm_smefp_welt);
 }
-static size_t sf_w_offset(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SF_NP) * (size_t)k * QMM_SF_NP * sizeof(qmm_sf_welt);
+static size_t smefp_w_offset(int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SMEFP_NP) * (size_t)k * QMM_SMEFP_NP * sizeof(qmm_smefp_welt);
 }
-static void sf_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    for (int64_t p = n0 / QMM_SF_NP; p < (n1 + QMM_SF_NP - 1) / QMM_SF_NP; p++) {
-        qmm_sf_welt *panel = (qmm_sf_welt *)((uint8_t *)dst + sf_w_offset(p * QMM_SF_NP, k));
-        memset(panel, 0, (size_t)k * QMM_SF_NP * sizeof(qmm_sf_welt));
-        for (int r = 0; r < QMM_SF_NP && p * QMM_SF_NP + r < n; r++) {
-            const qmm_sf_welt *row = (const qmm_sf_welt *)((const uint8_t *)src + (size_t)(p * QMM_SF_NP + r) * stride);
+static void smefp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    for (int64_t p = n0 / QMM_SMEFP_NP; p < (n1 + QMM_SMEFP_NP - 1) / QMM_SMEFP_NP; p++) {
+        qmm_smefp_welt *panel = (qmm_smefp_welt *)((uint8_t *)dst + smefp_w_offset(p * QMM_SMEFP_NP, k));
+        memset(panel, 0, (size_t)k * QMM_SMEFP_NP * sizeof(qmm_smefp_welt));
+        for (int r = 0; r < QMM_SMEFP_NP && p * QMM_SMEFP_NP + r < n; r++) {
+            const qmm_smefp_welt *row = (const qmm_smefp_welt *)((const uint8_t *)src + (size_t)(p * QMM_SMEFP_NP + r) * stride);
             for (int64_t l = 0; l < k; l++)
-                panel[l * QMM_SF_NP + r] = row[l];
+                panel[l * QMM_SMEFP_NP + r] = row[l];
         }
     }
 }
-static void sf_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const qmm_sf_welt *panel = (const qmm_sf_welt *)((const uint8_t *)packed + sf_w_offset(row, k));
-    const int r = (int)(row % QMM_SF_NP);
+static void smefp_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const qmm_smefp_welt *panel = (const qmm_smefp_welt *)((const uint8_t *)packed + smefp_w_offset(row, k));
+    const int r = (int)(row % QMM_SMEFP_NP);
     for (int64_t l = 0; l < k; l++)
-#if QMM_SF_F16
-        dst[l] = qmm_fp16_to_fp32(panel[l * QMM_SF_NP + r]);
+#if QMM_SMEFP_F16
+        dst[l] = qmm_fp16_to_fp32(panel[l * QMM_SMEFP_NP + r]);
 #else
-        dst[l] = panel[l * QMM_SF_NP + r];
+        dst[l] = panel[l * QMM_SMEFP_NP + r];
 #endif
 }
 
-static size_t sf_act_size(int64_t m, int64_t k) {
-    return (size_t)((m + QMM_SF_MP - 1) / QMM_SF_MP) * (size_t)k * QMM_SF_MP * sizeof(float);
+static size_t smefp_act_size(int64_t m, int64_t k) {
+    return (size_t)((m + QMM_SMEFP_MP - 1) / QMM_SMEFP_MP) * (size_t)k * QMM_SMEFP_MP * sizeof(float);
 }
-static size_t sf_act_offset(int64_t m_idx, int64_t k) {
-    return (size_t)(m_idx / QMM_SF_MP) * (size_t)k * QMM_SF_MP * sizeof(float);
+static size_t smefp_act_offset(int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / QMM_SMEFP_MP) * (size_t)k * QMM_SMEFP_MP * sizeof(float);
 }
-static void sf_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
-    for (int64_t m0 = 0; m0 < m; m0 += QMM_SF_MP) {
-        float *grp = (float *)((uint8_t *)dst + sf_act_offset(m0, k));
-        memset(grp, 0, (size_t)k * QMM_SF_MP * sizeof(float));
-        for (int i = 0; i < QMM_SF_MP && m0 + i < m; i++) {
+static void smefp_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    for (int64_t m0 = 0; m0 < m; m0 += QMM_SMEFP_MP) {
+        float *grp = (float *)((uint8_t *)dst + smefp_act_offset(m0, k));
+        memset(grp, 0, (size_t)k * QMM_SMEFP_MP * sizeof(float));
+        for (int i = 0; i < QMM_SMEFP_MP && m0 + i < m; i++) {
             const float *row = (const float *)((const char *)x + (size_t)(m0 + i) * x_row_stride);
             for (int64_t l = 0; l < k; l++)
-                grp[l * QMM_SF_MP + i] = row[l];
+                grp[l * QMM_SMEFP_MP + i] = row[l];
         }
     }
 }
 
-#define QMM_SF_INLINE static inline __attribute__((always_inline))
+#define QMM_SMEFP_INLINE static inline __attribute__((always_inline))
 
 /* Column chunk c (tw wide, tw divides 16) of the panels from w: its values
- * for k = l are at sf_col(...) + l * 16. */
-QMM_SF_INLINE const qmm_sf_welt *sf_col(const void *w, int64_t col, int64_t k) __arm_streaming {
-    return (const qmm_sf_welt *)((const uint8_t *)w + sf_w_offset(col, k)) + col % QMM_SF_NP;
+ * for k = l are at smefp_col(...) + l * 16. */
+QMM_SMEFP_INLINE const qmm_smefp_welt *smefp_col(const void *w, int64_t col, int64_t k) __arm_streaming {
+    return (const qmm_smefp_welt *)((const uint8_t *)w + smefp_w_offset(col, k)) + col % QMM_SMEFP_NP;
 }
 
 /* Store predicate: the chunk's lanes (pw) that are columns < n. */
-QMM_SF_INLINE svbool_t sf_pst(svbool_t pw, int64_t c, int64_t n) __arm_streaming {
+QMM_SMEFP_INLINE svbool_t smefp_pst(svbool_t pw, int64_t c, int64_t n) __arm_streaming {
     return svand_b_z(pw, pw, svwhilelt_b32_s64(c, n));
 }
 
 /* The weights of one chunk at k = l as fp32 lanes (exact widening for F16). */
-QMM_SF_INLINE svfloat32_t sf_wvec(svbool_t pw, const qmm_sf_welt *p) __arm_streaming {
-#if QMM_SF_F16
+QMM_SMEFP_INLINE svfloat32_t smefp_wvec(svbool_t pw, const qmm_smefp_welt *p) __arm_streaming {
+#if QMM_SMEFP_F16
     return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, p)));
 #else
     return svld1_f32(pw, p);
@@ -102,50 +102,50 @@ QMM_SF_INLINE svfloat32_t sf_wvec(svbool_t pw, const qmm_sf_welt *p) __arm_strea
 
 /* GEMM: per activation sub-tile of tw = min(SVL/32, 16) rows, up to four
  * column chunks at once in ZA0..ZA3.S, one FMOPA per chunk per k. */
-static void sf_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
+static void smefp_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
     __arm_inout("za") {
-    const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SF_NP ? lanes : QMM_SF_NP;
+    const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SMEFP_NP ? lanes : QMM_SMEFP_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw);
-    for (int64_t m0 = 0; m0 < m; m0 += QMM_SF_MP) {
-        const float *ag = (const float *)((const uint8_t *)a + sf_act_offset(m0, k));
-        for (int64_t r0 = 0; r0 < QMM_SF_MP && m0 + r0 < m; r0 += tw) {
+    for (int64_t m0 = 0; m0 < m; m0 += QMM_SMEFP_MP) {
+        const float *ag = (const float *)((const uint8_t *)a + smefp_act_offset(m0, k));
+        for (int64_t r0 = 0; r0 < QMM_SMEFP_MP && m0 + r0 < m; r0 += tw) {
             const uint32_t rows = (uint32_t)(m - m0 - r0 < tw ? m - m0 - r0 : tw);
             const float *xr = ag + r0;
             for (int64_t c = 0; c < n; c += 4 * tw) {
                 const int64_t nt = (n - c + tw - 1) / tw; /* chunks left */
-                const qmm_sf_welt *w0 = sf_col(w, c, k);
-                const qmm_sf_welt *w1 = nt > 1 ? sf_col(w, c + tw, k) : w0;
-                const qmm_sf_welt *w2 = nt > 2 ? sf_col(w, c + 2 * tw, k) : w0;
-                const qmm_sf_welt *w3 = nt > 3 ? sf_col(w, c + 3 * tw, k) : w0;
+                const qmm_smefp_welt *w0 = smefp_col(w, c, k);
+                const qmm_smefp_welt *w1 = nt > 1 ? smefp_col(w, c + tw, k) : w0;
+                const qmm_smefp_welt *w2 = nt > 2 ? smefp_col(w, c + 2 * tw, k) : w0;
+                const qmm_smefp_welt *w3 = nt > 3 ? smefp_col(w, c + 3 * tw, k) : w0;
                 svzero_za();
                 if (nt >= 4) {
                     for (int64_t l = 0; l < k; l++) {
-                        const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SF_MP);
-                        svmopa_za32_f32_m(0, pw, pw, xv, sf_wvec(pw, w0 + l * QMM_SF_NP));
-                        svmopa_za32_f32_m(1, pw, pw, xv, sf_wvec(pw, w1 + l * QMM_SF_NP));
-                        svmopa_za32_f32_m(2, pw, pw, xv, sf_wvec(pw, w2 + l * QMM_SF_NP));
-                        svmopa_za32_f32_m(3, pw, pw, xv, sf_wvec(pw, w3 + l * QMM_SF_NP));
+                        const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SMEFP_MP);
+                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(pw, w0 + l * QMM_SMEFP_NP));
+                        svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(pw, w1 + l * QMM_SMEFP_NP));
+                        svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(pw, w2 + l * QMM_SMEFP_NP));
+                        svmopa_za32_f32_m(3, pw, pw, xv, smefp_wvec(pw, w3 + l * QMM_SMEFP_NP));
                     }
                 } else {
                     for (int64_t l = 0; l < k; l++) {
-                        const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SF_MP);
-                        svmopa_za32_f32_m(0, pw, pw, xv, sf_wvec(pw, w0 + l * QMM_SF_NP));
+                        const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SMEFP_MP);
+                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(pw, w0 + l * QMM_SMEFP_NP));
                         if (nt > 1)
-                            svmopa_za32_f32_m(1, pw, pw, xv, sf_wvec(pw, w1 + l * QMM_SF_NP));
+                            svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(pw, w1 + l * QMM_SMEFP_NP));
                         if (nt > 2)
-                            svmopa_za32_f32_m(2, pw, pw, xv, sf_wvec(pw, w2 + l * QMM_SF_NP));
+                            svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(pw, w2 + l * QMM_SMEFP_NP));
                     }
                 }
                 for (uint32_t i = 0; i < rows; i++) {
                     float *yr = (float *)((char *)y + (size_t)(m0 + r0 + i) * ys) + c;
                     const svfloat32_t z = svdup_n_f32(0.0f);
-                    svst1_f32(sf_pst(pw, c, n), yr, svread_hor_za32_f32_m(z, pw, 0, i));
+                    svst1_f32(smefp_pst(pw, c, n), yr, svread_hor_za32_f32_m(z, pw, 0, i));
                     if (nt > 1)
-                        svst1_f32(sf_pst(pw, c + tw, n), yr + tw, svread_hor_za32_f32_m(z, pw, 1, i));
+                        svst1_f32(smefp_pst(pw, c + tw, n), yr + tw, svread_hor_za32_f32_m(z, pw, 1, i));
                     if (nt > 2)
-                        svst1_f32(sf_pst(pw, c + 2 * tw, n), yr + 2 * tw, svread_hor_za32_f32_m(z, pw, 2, i));
+                        svst1_f32(smefp_pst(pw, c + 2 * tw, n), yr + 2 * tw, svread_hor_za32_f32_m(z, pw, 2, i));
                     if (nt > 3)
-                        svst1_f32(sf_pst(pw, c + 3 * tw, n), yr + 3 * tw, svread_hor_za32_f32_m(z, pw, 3, i));
+                        svst1_f32(smefp_pst(pw, c + 3 * tw, n), yr + 3 * tw, svread_hor_za32_f32_m(z, pw, 3, i));
                 }
             }
         }
@@ -154,44 +154,44 @@ static void sf_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
 
 /* GEMV (one activation row, reference layout): FMLA across weight rows,
  * acc = acc + w * x (fused) per k, four chunks at once. */
-static void sf_gemv(int64_t n, int64_t k, const float *x, const void *w, float *y) __arm_streaming {
-    const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SF_NP ? lanes : QMM_SF_NP;
+static void smefp_gemv(int64_t n, int64_t k, const float *x, const void *w, float *y) __arm_streaming {
+    const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SMEFP_NP ? lanes : QMM_SMEFP_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw);
     for (int64_t c = 0; c < n; c += 4 * tw) {
         const int64_t nt = (n - c + tw - 1) / tw;
-        const qmm_sf_welt *w0 = sf_col(w, c, k);
-        const qmm_sf_welt *w1 = nt > 1 ? sf_col(w, c + tw, k) : w0;
-        const qmm_sf_welt *w2 = nt > 2 ? sf_col(w, c + 2 * tw, k) : w0;
-        const qmm_sf_welt *w3 = nt > 3 ? sf_col(w, c + 3 * tw, k) : w0;
+        const qmm_smefp_welt *w0 = smefp_col(w, c, k);
+        const qmm_smefp_welt *w1 = nt > 1 ? smefp_col(w, c + tw, k) : w0;
+        const qmm_smefp_welt *w2 = nt > 2 ? smefp_col(w, c + 2 * tw, k) : w0;
+        const qmm_smefp_welt *w3 = nt > 3 ? smefp_col(w, c + 3 * tw, k) : w0;
         svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
         for (int64_t l = 0; l < k; l++) {
             const float xl = x[l];
-            acc0 = svmla_n_f32_x(pw, acc0, sf_wvec(pw, w0 + l * QMM_SF_NP), xl);
-            acc1 = svmla_n_f32_x(pw, acc1, sf_wvec(pw, w1 + l * QMM_SF_NP), xl);
-            acc2 = svmla_n_f32_x(pw, acc2, sf_wvec(pw, w2 + l * QMM_SF_NP), xl);
-            acc3 = svmla_n_f32_x(pw, acc3, sf_wvec(pw, w3 + l * QMM_SF_NP), xl);
+            acc0 = svmla_n_f32_x(pw, acc0, smefp_wvec(pw, w0 + l * QMM_SMEFP_NP), xl);
+            acc1 = svmla_n_f32_x(pw, acc1, smefp_wvec(pw, w1 + l * QMM_SMEFP_NP), xl);
+            acc2 = svmla_n_f32_x(pw, acc2, smefp_wvec(pw, w2 + l * QMM_SMEFP_NP), xl);
+            acc3 = svmla_n_f32_x(pw, acc3, smefp_wvec(pw, w3 + l * QMM_SMEFP_NP), xl);
         }
-        svst1_f32(sf_pst(pw, c, n), y + c, acc0);
+        svst1_f32(smefp_pst(pw, c, n), y + c, acc0);
         if (nt > 1)
-            svst1_f32(sf_pst(pw, c + tw, n), y + c + tw, acc1);
+            svst1_f32(smefp_pst(pw, c + tw, n), y + c + tw, acc1);
         if (nt > 2)
-            svst1_f32(sf_pst(pw, c + 2 * tw, n), y + c + 2 * tw, acc2);
+            svst1_f32(smefp_pst(pw, c + 2 * tw, n), y + c + 2 * tw, acc2);
         if (nt > 3)
-            svst1_f32(sf_pst(pw, c + 3 * tw, n), y + c + 3 * tw, acc3);
+            svst1_f32(smefp_pst(pw, c + 3 * tw, n), y + c + 3 * tw, acc3);
     }
 }
 
 /* The entry points: ZA is live only inside the GEMM; both run streaming. */
 __arm_locally_streaming __arm_new("za") static void sme_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
                                                              float *y, size_t ys) {
-    sf_mopa_gemm(m, n, k, a, w, y, ys);
+    smefp_mopa_gemm(m, n, k, a, w, y, ys);
 }
 
 __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
-    sf_gemv(n, k, (const float *)a, w, y);
+    smefp_gemv(n, k, (const float *)a, w, y);
 }
 
-#define QMM_SF_FAMILY(id, wtype_)                                                                                                \
+#define QMM_SMEFP_FAMILY(id, wtype_)                                                                                             \
     const qmm_kernel qmm_kernel_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
@@ -199,16 +199,16 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
         .exclusive = QMM_CPU_SME | QMM_CPU_SME2,                                                                                 \
         .flags = QMM_KF_CAPPED,                                                                                                  \
         .layout_id = 1,                                                                                                          \
-        .mr = QMM_SF_MP,                                                                                                         \
-        .nr = QMM_SF_NP,                                                                                                         \
+        .mr = QMM_SMEFP_MP,                                                                                                      \
+        .nr = QMM_SMEFP_NP,                                                                                                      \
         .kr = 1,                                                                                                                 \
         .sr = 1,                                                                                                                 \
-        .n_step = QMM_SF_NP,                                                                                                     \
-        .w_packed_size = sf_w_size,                                                                                              \
-        .w_packed_offset = sf_w_offset,                                                                                          \
-        .w_pack = sf_w_pack,                                                                                                     \
-        .w_read_row = sf_w_read_row,                                                                                             \
-        .act = {QMM_SF_MP, sf_act_size, sf_act_offset, sf_act_pack},                                                             \
+        .n_step = QMM_SMEFP_NP,                                                                                                  \
+        .w_packed_size = smefp_w_size,                                                                                           \
+        .w_packed_offset = smefp_w_offset,                                                                                       \
+        .w_pack = smefp_w_pack,                                                                                                  \
+        .w_read_row = smefp_w_read_row,                                                                                          \
+        .act = {QMM_SMEFP_MP, smefp_act_size, smefp_act_offset, smefp_act_pack},                                                 \
         .act_gemv = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},                                     \
         .gemm = sme_gemm,                                                                                                        \
         .gemv = sme_gemv,                                                                                                        \

@@ -1,6 +1,6 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_q4_0_sve_i8mm.c and matmul_q8_0_sve_i8mm.c (define QMM_SI_Q4,
- * then invoke QMM_SI_FAMILY(id, wtype) once).
+ * matmul_q4_0_sve_i8mm.c and matmul_q8_0_sve_i8mm.c (define QMM_SVEI8MM_Q4,
+ * then invoke QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
  * SMMLA multiplies, in every 128-bit segment, a 2x8 int8 matrix (two
  * activation rows, 8 k) by the transpose of another 2x8 (two weight rows,
@@ -28,85 +28,91 @@
 #include "formats/formats.h"
 #include "kernels/kernel.h"
 
-#define QMM_SI_NP     16
-#define QMM_SI_SCALES 32
-#define QMM_SI_GROUP  128 /* 8 row pairs x 16 bytes */
-#if QMM_SI_Q4
-#define QMM_SI_BLK (QMM_SI_SCALES + 2 * QMM_SI_GROUP)
+#define QMM_SVEI8MM_NP     16
+#define QMM_SVEI8MM_SCALES 32
+#define QMM_SVEI8MM_GROUP  128 /* 8 row pairs x 16 bytes */
+#if QMM_SVEI8MM_Q4
+#define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 2 * QMM_SVEI8MM_GROUP)
 #else
-#define QMM_SI_BLK (QMM_SI_SCALES + 4 * QMM_SI_GROUP)
+#define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 4 * QMM_SVEI8MM_GROUP)
 #endif
-#define QMM_SI_ACT_BLK 72
+#define QMM_SVEI8MM_ACT_BLK 72
 
-static size_t si_w_size(int64_t k, int64_t n) {
-    return (size_t)((n + QMM_SI_NP - 1) / QMM_SI_NP) * (size_t)(k / QMM_QK) * QMM_SI_BLK;
+static size_t svei8mm_w_size(int64_t k, int64_t n) {
+    return (size_t)((n + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_BLK;
 }
-static size_t si_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_SI_NP) * (size_t)(k / QMM_QK) * QMM_SI_BLK; }
+static size_t svei8mm_w_offset(int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SVEI8MM_NP) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_BLK;
+}
 
 /* Byte of row r (in its panel), k-chunk h (8 k) inside a packed block. */
-static inline size_t si_at(int r, int h) {
-    return QMM_SI_SCALES + (size_t)h * QMM_SI_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
+static inline size_t svei8mm_at(int r, int h) {
+    return QMM_SVEI8MM_SCALES + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
 }
 
-static void si_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nb = k / QMM_QK;
-    for (int64_t p = n0 / QMM_SI_NP; p < (n1 + QMM_SI_NP - 1) / QMM_SI_NP; p++) {
-        uint8_t *panel = (uint8_t *)dst + si_w_offset(p * QMM_SI_NP, k);
-        memset(panel, 0, (size_t)nb * QMM_SI_BLK);
-        for (int r = 0; r < QMM_SI_NP && p * QMM_SI_NP + r < n; r++) {
-            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SI_NP + r) * stride;
+    for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
+        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)nb * QMM_SVEI8MM_BLK);
+        for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = panel + (size_t)b * QMM_SI_BLK;
-#if QMM_SI_Q4
+                uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
+#if QMM_SVEI8MM_Q4
                 const qmm_block_q4_0 *wb = (const qmm_block_q4_0 *)row + b;
                 memcpy(blk + 2 * r, &wb->d, 2);
                 for (int h = 0; h < 2; h++)
                     for (int t = 0; t < 8; t++)
-                        blk[si_at(r, h) + t] = (uint8_t)(wb->qs[8 * h + t] ^ 0x88);
+                        blk[svei8mm_at(r, h) + t] = (uint8_t)(wb->qs[8 * h + t] ^ 0x88);
 #else
                 const qmm_block_q8_0 *wb = (const qmm_block_q8_0 *)row + b;
                 memcpy(blk + 2 * r, &wb->d, 2);
                 for (int h = 0; h < 4; h++)
-                    memcpy(blk + si_at(r, h), wb->qs + 8 * h, 8);
+                    memcpy(blk + svei8mm_at(r, h), wb->qs + 8 * h, 8);
 #endif
             }
         }
     }
 }
 
-static void si_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + si_w_offset(row, k);
-    const int r = (int)(row % QMM_SI_NP);
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_SI_BLK;
+        const uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
         uint16_t hbits;
         memcpy(&hbits, blk + 2 * r, 2);
         const float d = qmm_fp16_to_fp32(hbits);
-#if QMM_SI_Q4
+#if QMM_SVEI8MM_Q4
         for (int l = 0; l < QMM_QK / 2; l++) {
-            const uint8_t s = (uint8_t)(blk[si_at(r, l / 8) + l % 8] ^ 0x88);
+            const uint8_t s = (uint8_t)(blk[svei8mm_at(r, l / 8) + l % 8] ^ 0x88);
             dst[b * QMM_QK + l] = (float)((s & 0x0f) - 8) * d;
             dst[b * QMM_QK + l + QMM_QK / 2] = (float)((s >> 4) - 8) * d;
         }
 #else
         for (int l = 0; l < QMM_QK; l++)
-            dst[b * QMM_QK + l] = (float)(int8_t)blk[si_at(r, l / 8) + l % 8] * d;
+            dst[b * QMM_QK + l] = (float)(int8_t)blk[svei8mm_at(r, l / 8) + l % 8] * d;
 #endif
     }
 }
 
-static size_t si_act_size(int64_t m, int64_t k) { return (size_t)((m + 1) / 2) * (size_t)(k / QMM_QK) * QMM_SI_ACT_BLK; }
-static size_t si_act_offset(int64_t m_idx, int64_t k) { return (size_t)(m_idx / 2) * (size_t)(k / QMM_QK) * QMM_SI_ACT_BLK; }
-static void si_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+static size_t svei8mm_act_size(int64_t m, int64_t k) {
+    return (size_t)((m + 1) / 2) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_ACT_BLK;
+}
+static size_t svei8mm_act_offset(int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / 2) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_ACT_BLK;
+}
+static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
     const int64_t nb = k / QMM_QK;
     for (int64_t m0 = 0; m0 < m; m0 += 2) {
-        uint8_t *pair = (uint8_t *)dst + si_act_offset(m0, k);
-        memset(pair, 0, (size_t)nb * QMM_SI_ACT_BLK);
+        uint8_t *pair = (uint8_t *)dst + svei8mm_act_offset(m0, k);
+        memset(pair, 0, (size_t)nb * QMM_SVEI8MM_ACT_BLK);
         for (int i = 0; i < 2 && m0 + i < m; i++) {
             const float *row = (const float *)((const char *)x + (size_t)(m0 + i) * x_row_stride);
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = pair + (size_t)b * QMM_SI_ACT_BLK;
+                uint8_t *blk = pair + (size_t)b * QMM_SVEI8MM_ACT_BLK;
                 int8_t q[QMM_QK];
                 float d;
                 int32_t sum;
@@ -119,20 +125,20 @@ static void si_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_strid
     }
 }
 
-#define QMM_SI_INLINE static inline __attribute__((always_inline))
+#define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
-#if QMM_SI_Q4
+#if QMM_SVEI8MM_Q4
 #define SI_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SI_HI(v) svasr_n_s8_x(pt8, v, 4)
 #define SI_LOAD_W(blk, c0)                                                                                                       \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SI_SCALES + 8 * (c0);                                                        \
-    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SI_GROUP);                                              \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SVEI8MM_SCALES + 8 * (c0);                                                   \
+    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SVEI8MM_GROUP);                                         \
     const svint8_t w0 = SI_LO(v0_), w1 = SI_LO(v1_), w2 = SI_HI(v0_), w3 = SI_HI(v1_)
 #else
 #define SI_LOAD_W(blk, c0)                                                                                                       \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SI_SCALES + 8 * (c0);                                                        \
-    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SI_GROUP);                                                \
-    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SI_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SI_GROUP)
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SVEI8MM_SCALES + 8 * (c0);                                                   \
+    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SVEI8MM_GROUP);                                           \
+    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SVEI8MM_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SVEI8MM_GROUP)
 #endif
 
 /* One activation pair's block: exact sums in the 2x2 lane order, then the
@@ -150,7 +156,7 @@ static void si_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_strid
     } while (0)
 
 /* Stores the two rows of a pair's accumulators (rows: 1 or 2 to store). */
-QMM_SI_INLINE void si_store(svbool_t pst, svfloat32_t acc, int64_t rows, float *y, size_t ys) {
+QMM_SVEI8MM_INLINE void svei8mm_store(svbool_t pst, svfloat32_t acc, int64_t rows, float *y, size_t ys) {
     const svuint64_t u = svreinterpret_u64_f32(acc);
     svst1_f32(pst, y, svreinterpret_f32_u64(svuzp1_u64(u, u)));
     if (rows > 1)
@@ -159,53 +165,53 @@ QMM_SI_INLINE void si_store(svbool_t pst, svfloat32_t acc, int64_t rows, float *
 
 /* Up to NP (1 or 2, constant after inlining) activation pairs against panel
  * rows c0.. of one chunk (cw rows = lw / 2 lanes' worth), all blocks. */
-QMM_SI_INLINE void si_rows(const int NP, int64_t rows, int64_t nb, const uint8_t *a0, const uint8_t *wp, int64_t c0, int64_t cw,
-                           svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) {
+QMM_SVEI8MM_INLINE void svei8mm_rows(const int NP, int64_t rows, int64_t nb, const uint8_t *a0, const uint8_t *wp, int64_t c0,
+                                     int64_t cw, svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) {
     const svbool_t pt8 = svptrue_b8(), ph = svwhilelt_b32_s64(0, cw);
-    const uint8_t *a1 = a0 + (rows > 2 ? (size_t)nb * QMM_SI_ACT_BLK : 0);
+    const uint8_t *a1 = a0 + (rows > 2 ? (size_t)nb * QMM_SVEI8MM_ACT_BLK : 0);
     svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0;
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = wp + (size_t)b * QMM_SI_BLK;
+        const uint8_t *blk = wp + (size_t)b * QMM_SVEI8MM_BLK;
         /* d of rows c0.., widened exactly, then duplicated pairwise */
         const svfloat32_t wh = svcvt_f32_f16_x(ph, svreinterpret_f16_u32(svld1uh_u32(ph, (const uint16_t *)blk + c0)));
         const svuint64_t wu = svreinterpret_u64_f32(wh);
         const svfloat32_t wd = svreinterpret_f32_u64(svzip1_u64(wu, wu));
         SI_LOAD_W(blk, c0);
-        SI_PAIR_STEP(a0 + (size_t)b * QMM_SI_ACT_BLK, acc0);
+        SI_PAIR_STEP(a0 + (size_t)b * QMM_SVEI8MM_ACT_BLK, acc0);
         if (NP > 1)
-            SI_PAIR_STEP(a1 + (size_t)b * QMM_SI_ACT_BLK, acc1);
+            SI_PAIR_STEP(a1 + (size_t)b * QMM_SVEI8MM_ACT_BLK, acc1);
     }
-    si_store(pst, acc0, rows, y, ys);
+    svei8mm_store(pst, acc0, rows, y, ys);
     if (NP > 1 && rows > 2)
-        si_store(pst, acc1, rows - 2, (float *)((char *)y + 2 * ys), ys);
+        svei8mm_store(pst, acc1, rows - 2, (float *)((char *)y + 2 * ys), ys);
 }
 
-static void si_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+static void svei8mm_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const int64_t nb = k / QMM_QK;
-    const int64_t lanes = (int64_t)svcntw(), cw = lanes / 2 < QMM_SI_NP ? lanes / 2 : QMM_SI_NP;
+    const int64_t lanes = (int64_t)svcntw(), cw = lanes / 2 < QMM_SVEI8MM_NP ? lanes / 2 : QMM_SVEI8MM_NP;
     /* lanes 2 cw hold the 2 x cw outputs; 8 bytes of weights per row per k-chunk */
     const svbool_t pw = svwhilelt_b32_s64(0, 2 * cw), pb = svwhilelt_b8_s64(0, 8 * cw);
     const uint8_t *act = (const uint8_t *)a;
-    const size_t pair_bytes = (size_t)nb * QMM_SI_ACT_BLK;
-    for (int64_t n0 = 0; n0 < n; n0 += QMM_SI_NP) {
-        const uint8_t *wp = (const uint8_t *)w + si_w_offset(n0, k);
-        for (int64_t c0 = 0; c0 < QMM_SI_NP && n0 + c0 < n; c0 += cw) {
+    const size_t pair_bytes = (size_t)nb * QMM_SVEI8MM_ACT_BLK;
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_SVEI8MM_NP) {
+        const uint8_t *wp = (const uint8_t *)w + svei8mm_w_offset(n0, k);
+        for (int64_t c0 = 0; c0 < QMM_SVEI8MM_NP && n0 + c0 < n; c0 += cw) {
             const svbool_t pst = svwhilelt_b32_s64(0, n - n0 - c0 < cw ? n - n0 - c0 : cw);
             int64_t i = 0;
             for (; i + 4 <= m; i += 4)
-                si_rows(2, 4, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
-                        (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+                svei8mm_rows(2, 4, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                             (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             if (m - i > 2)
-                si_rows(2, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
-                        (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+                svei8mm_rows(2, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                             (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             else if (m - i > 0)
-                si_rows(1, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
-                        (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+                svei8mm_rows(1, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                             (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
         }
     }
 }
 
-#define QMM_SI_FAMILY(id, wtype_)                                                                                                \
+#define QMM_SVEI8MM_FAMILY(id, wtype_)                                                                                           \
     const qmm_kernel qmm_kernel_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
@@ -214,16 +220,16 @@ static void si_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = 4,                                                                                                                 \
-        .nr = QMM_SI_NP,                                                                                                         \
+        .nr = QMM_SVEI8MM_NP,                                                                                                    \
         .kr = 8,                                                                                                                 \
         .sr = 1,                                                                                                                 \
-        .n_step = QMM_SI_NP,                                                                                                     \
-        .w_packed_size = si_w_size,                                                                                              \
-        .w_packed_offset = si_w_offset,                                                                                          \
-        .w_pack = si_w_pack,                                                                                                     \
-        .w_read_row = si_w_read_row,                                                                                             \
-        .act = {2, si_act_size, si_act_offset, si_act_pack},                                                                     \
+        .n_step = QMM_SVEI8MM_NP,                                                                                                \
+        .w_packed_size = svei8mm_w_size,                                                                                         \
+        .w_packed_offset = svei8mm_w_offset,                                                                                     \
+        .w_pack = svei8mm_w_pack,                                                                                                \
+        .w_read_row = svei8mm_w_read_row,                                                                                        \
+        .act = {2, svei8mm_act_size, svei8mm_act_offset, svei8mm_act_pack},                                                      \
         .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
-        .gemm = si_gemm,                                                                                                         \
+        .gemm = svei8mm_gemm,                                                                                                    \
         .gemv = NULL,                                                                                                            \
     };

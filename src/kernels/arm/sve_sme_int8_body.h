@@ -1,13 +1,13 @@
 /* Kernel bodies shared by the SVE and SME int8 families, instantiated once
  * per translation unit (each with its own target flags). Before including:
- *   QMM_SS_Q4   1 for Q4_0 weights, 0 for Q8_0 (sve_sme_layout.h panels);
- *   QMM_SS_FN   the functions' mode: empty (SVE, non-streaming) or
+ *   QMM_SVESME_Q4   1 for Q4_0 weights, 0 for Q8_0 (sve_sme_layout.h panels);
+ *   QMM_SVESME_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
- *   QMM_SS_SME  1 to also define the SMOPA GEMM (needs <arm_sme.h>);
- *   QMM_SS_SME2 1 for its SME2 form: the float step moves 4 ZA slices per
+ *   QMM_SVESME_SME  1 to also define the SMOPA GEMM (needs <arm_sme.h>);
+ *   QMM_SVESME_SME2 1 for its SME2 form: the float step moves 4 ZA slices per
  *               MOVA and converts 4 vectors per SCVTF (same numerics).
- * then invoke QMM_SS_FAMILY(id, wtype, required, exclusive) once: the
+ * then invoke QMM_SVESME_FAMILY(id, wtype, required, exclusive) once: the
  * descriptor `qmm_kernel_<id>` (SVE: the SDOT GEMM on reference-layout
  * activations; SME: the SMOPA GEMM and the streaming SDOT GEMV, capped).
  *
@@ -24,62 +24,62 @@
 #include "kernels/kernel.h"
 #include "kernels/ref/ref_kernels.h"
 
-#ifndef QMM_SS_SME2
-#define QMM_SS_SME2 0
+#ifndef QMM_SVESME_SME2
+#define QMM_SVESME_SME2 0
 #endif
 
-#if QMM_SS_Q4
-#define QMM_SS_BLK QMM_SS_Q4_BLK
+#if QMM_SVESME_Q4
+#define QMM_SVESME_BLK QMM_SVESME_Q4_BLK
 #else
-#define QMM_SS_BLK QMM_SS_Q8_BLK
+#define QMM_SVESME_BLK QMM_SVESME_Q8_BLK
 #endif
 
-#define QMM_SS_INLINE static inline __attribute__((always_inline))
+#define QMM_SVESME_INLINE static inline __attribute__((always_inline))
 
 /* The 4 int8 activations q[0..3] in every 32-bit lane (LD1RW). */
-QMM_SS_INLINE svint8_t ss_bcast4(const int8_t *q) QMM_SS_FN {
+QMM_SVESME_INLINE svint8_t svesme_bcast4(const int8_t *q) QMM_SVESME_FN {
     int32_t v;
     __builtin_memcpy(&v, q, 4);
     return svreinterpret_s8_s32(svdup_n_s32(v));
 }
 
 /* The 16 fp16 panel scales from lane c0 on, exactly converted to fp32. */
-QMM_SS_INLINE svfloat32_t ss_wscale(svbool_t pw, const uint8_t *blk, int64_t c0) QMM_SS_FN {
+QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int64_t c0) QMM_SVESME_FN {
     return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)blk + c0)));
 }
 
 /* The 8 signed weight vectors w0..w7 (k groups 0..7 of a block) of panel
  * rows c0.. (lanes of 4 bytes). */
-#if QMM_SS_Q4
+#if QMM_SVESME_Q4
 #define SS_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SS_HI(v) svasr_n_s8_x(pt8, v, 4)
 #define SS_LOAD_W(blk, c0)                                                                                                       \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                        \
-    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                              \
-    const svint8_t v2_ = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), v3_ = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                       \
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SVESME_SCALES + 4 * (c0);                                                    \
+    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SVESME_GROUP);                                          \
+    const svint8_t v2_ = svld1_s8(pb, wq_ + 2 * QMM_SVESME_GROUP), v3_ = svld1_s8(pb, wq_ + 3 * QMM_SVESME_GROUP);               \
     const svint8_t w0 = SS_LO(v0_), w1 = SS_LO(v1_), w2 = SS_LO(v2_), w3 = SS_LO(v3_);                                           \
     const svint8_t w4 = SS_HI(v0_), w5 = SS_HI(v1_), w6 = SS_HI(v2_), w7 = SS_HI(v3_)
 #else
 #define SS_LOAD_W(blk, c0)                                                                                                       \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SS_SCALES + 4 * (c0);                                                        \
-    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SS_GROUP);                                                \
-    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SS_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SS_GROUP);                         \
-    const svint8_t w4 = svld1_s8(pb, wq_ + 4 * QMM_SS_GROUP), w5 = svld1_s8(pb, wq_ + 5 * QMM_SS_GROUP);                         \
-    const svint8_t w6 = svld1_s8(pb, wq_ + 6 * QMM_SS_GROUP), w7 = svld1_s8(pb, wq_ + 7 * QMM_SS_GROUP)
+    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SVESME_SCALES + 4 * (c0);                                                    \
+    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SVESME_GROUP);                                            \
+    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SVESME_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SVESME_GROUP);                 \
+    const svint8_t w4 = svld1_s8(pb, wq_ + 4 * QMM_SVESME_GROUP), w5 = svld1_s8(pb, wq_ + 5 * QMM_SVESME_GROUP);                 \
+    const svint8_t w6 = svld1_s8(pb, wq_ + 6 * QMM_SVESME_GROUP), w7 = svld1_s8(pb, wq_ + 7 * QMM_SVESME_GROUP)
 #endif
 
 /* One activation row's block against the loaded weights: the exact block sum
  * per lane, then the per-block float step into acc. */
 #define SS_ROW_STEP(xb, acc)                                                                                                     \
     do {                                                                                                                         \
-        svint32_t s_ = svdot_s32(svdup_n_s32(0), w0, ss_bcast4((xb)->q));                                                        \
-        s_ = svdot_s32(s_, w1, ss_bcast4((xb)->q + 4));                                                                          \
-        s_ = svdot_s32(s_, w2, ss_bcast4((xb)->q + 8));                                                                          \
-        s_ = svdot_s32(s_, w3, ss_bcast4((xb)->q + 12));                                                                         \
-        s_ = svdot_s32(s_, w4, ss_bcast4((xb)->q + 16));                                                                         \
-        s_ = svdot_s32(s_, w5, ss_bcast4((xb)->q + 20));                                                                         \
-        s_ = svdot_s32(s_, w6, ss_bcast4((xb)->q + 24));                                                                         \
-        s_ = svdot_s32(s_, w7, ss_bcast4((xb)->q + 28));                                                                         \
+        svint32_t s_ = svdot_s32(svdup_n_s32(0), w0, svesme_bcast4((xb)->q));                                                    \
+        s_ = svdot_s32(s_, w1, svesme_bcast4((xb)->q + 4));                                                                      \
+        s_ = svdot_s32(s_, w2, svesme_bcast4((xb)->q + 8));                                                                      \
+        s_ = svdot_s32(s_, w3, svesme_bcast4((xb)->q + 12));                                                                     \
+        s_ = svdot_s32(s_, w4, svesme_bcast4((xb)->q + 16));                                                                     \
+        s_ = svdot_s32(s_, w5, svesme_bcast4((xb)->q + 20));                                                                     \
+        s_ = svdot_s32(s_, w6, svesme_bcast4((xb)->q + 24));                                                                     \
+        s_ = svdot_s32(s_, w7, svesme_bcast4((xb)->q + 28));                                                                     \
         acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), svmul_n_f32_x(pw, wd, (xb)->d));                                     \
     } while (0)
 
@@ -87,8 +87,8 @@ QMM_SS_INLINE svfloat32_t ss_wscale(svbool_t pw, const uint8_t *blk, int64_t c0)
  * reference layout against panel rows c0.. (lanes pw), all blocks; stores
  * the first `rows` rows, lanes pst. A 4-row call with fewer rows repeats
  * the last row (rows >= 1) and does not store the copies. */
-QMM_SS_INLINE void ss_dot_rows(const int MR, int64_t rows, int64_t nb, const qmm_act_block *x0, const uint8_t *wp, int64_t c0,
-                               svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) QMM_SS_FN {
+QMM_SVESME_INLINE void svesme_dot_rows(const int MR, int64_t rows, int64_t nb, const qmm_act_block *x0, const uint8_t *wp,
+                                       int64_t c0, svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) QMM_SVESME_FN {
     const svbool_t pt8 = svptrue_b8();
     (void)pt8;
     const qmm_act_block *x1 = x0 + (rows > 1 ? nb : 0);
@@ -96,8 +96,8 @@ QMM_SS_INLINE void ss_dot_rows(const int MR, int64_t rows, int64_t nb, const qmm
     const qmm_act_block *x3 = x0 + (rows > 3 ? 3 * nb : 0);
     svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = wp + (size_t)b * QMM_SS_BLK;
-        const svfloat32_t wd = ss_wscale(pw, blk, c0);
+        const uint8_t *blk = wp + (size_t)b * QMM_SVESME_BLK;
+        const svfloat32_t wd = svesme_wscale(pw, blk, c0);
         SS_LOAD_W(blk, c0);
         SS_ROW_STEP(x0 + b, acc0);
         if (MR > 1) {
@@ -120,28 +120,29 @@ QMM_SS_INLINE void ss_dot_rows(const int MR, int64_t rows, int64_t nb, const qmm
 /* GEMM / GEMV with SDOT across weight rows: activations in the reference
  * layout (qmm_act_block rows), weights in 16-row panels walked in chunks of
  * min(VL lanes, 16) rows. */
-static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) QMM_SS_FN {
+static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) QMM_SVESME_FN {
     const int64_t nb = k / QMM_QK;
-    const int64_t lanes = (int64_t)svcntw(), cw = lanes < QMM_SS_NP ? lanes : QMM_SS_NP;
+    const int64_t lanes = (int64_t)svcntw(), cw = lanes < QMM_SVESME_NP ? lanes : QMM_SVESME_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, cw), pb = svwhilelt_b8_s64(0, 4 * cw);
     const qmm_act_block *act = (const qmm_act_block *)a;
-    for (int64_t n0 = 0; n0 < n; n0 += QMM_SS_NP) {
-        const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SS_NP) * (size_t)nb * QMM_SS_BLK;
-        for (int64_t c0 = 0; c0 < QMM_SS_NP && n0 + c0 < n; c0 += cw) {
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_SVESME_NP) {
+        const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * (size_t)nb * QMM_SVESME_BLK;
+        for (int64_t c0 = 0; c0 < QMM_SVESME_NP && n0 + c0 < n; c0 += cw) {
             const int64_t cols = n - n0 - c0 < cw ? n - n0 - c0 : cw;
             const svbool_t pst = svwhilelt_b32_s64(0, cols);
             int64_t i = 0;
             for (; i + 4 <= m; i += 4)
-                ss_dot_rows(4, 4, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+                svesme_dot_rows(4, 4, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             if (m - i > 1)
-                ss_dot_rows(4, m - i, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+                svesme_dot_rows(4, m - i, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0,
+                                ys);
             else if (m - i == 1)
-                ss_dot_rows(1, 1, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
+                svesme_dot_rows(1, 1, nb, act + i * nb, wp, c0, pw, pb, pst, (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
         }
     }
 }
 
-#if QMM_SS_SME
+#if QMM_SVESME_SME
 /* One row i of a sub-tile: its block sums (ZA0.S slice i), converted, times
  * its scales (ZA2.S slice i), fused into the row's accumulator. */
 #define SS_FP_ROW(I)                                                                                                             \
@@ -172,39 +173,39 @@ static void ss_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, const vo
  *           accumulator never is -0, so fma(isum, +-0, acc) agree);
  *   then per row: acc_i = fma(scvtf(ZA0 slice i), ZA2 slice i, acc_i), the
  *   accumulators held in 16 Z registers (rows past tw are never touched). */
-static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
+static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
     __arm_inout("za") {
     const int64_t nb = k / QMM_QK;
-    const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SS_NP ? lanes : QMM_SS_NP;
+    const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SVESME_NP ? lanes : QMM_SVESME_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw), pb = svwhilelt_b8_s64(0, 4 * tw), pt8 = svptrue_b8();
     const svfloat32_t zf = svdup_n_f32(0.0f);
     (void)pt8;
-    for (int64_t m0 = 0; m0 < m; m0 += QMM_SS_MP) {
-        const uint8_t *ag = (const uint8_t *)a + qmm_ss_act_offset(m0, k);
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_SS_NP) {
-            const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SS_NP) * (size_t)nb * QMM_SS_BLK;
-            for (int64_t r0 = 0; r0 < QMM_SS_MP && m0 + r0 < m; r0 += tw) {
+    for (int64_t m0 = 0; m0 < m; m0 += QMM_SVESME_MP) {
+        const uint8_t *ag = (const uint8_t *)a + qmm_svesme_act_offset(m0, k);
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_SVESME_NP) {
+            const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * (size_t)nb * QMM_SVESME_BLK;
+            for (int64_t r0 = 0; r0 < QMM_SVESME_MP && m0 + r0 < m; r0 += tw) {
                 const int64_t rows = m - m0 - r0 < tw ? m - m0 - r0 : tw;
-                for (int64_t c0 = 0; c0 < QMM_SS_NP && n0 + c0 < n; c0 += tw) {
+                for (int64_t c0 = 0; c0 < QMM_SVESME_NP && n0 + c0 < n; c0 += tw) {
                     const int64_t cols = n - n0 - c0 < tw ? n - n0 - c0 : tw;
                     svfloat32_t acc0 = zf, acc1 = zf, acc2 = zf, acc3 = zf, acc4 = zf, acc5 = zf, acc6 = zf, acc7 = zf;
                     svfloat32_t acc8 = zf, acc9 = zf, acc10 = zf, acc11 = zf, acc12 = zf, acc13 = zf, acc14 = zf, acc15 = zf;
                     for (int64_t b = 0; b < nb; b++) {
-                        const uint8_t *ab = ag + (size_t)b * QMM_SS_ACT_BLK;
-                        const uint8_t *blk = wp + (size_t)b * QMM_SS_BLK;
-                        const int8_t *xq = (const int8_t *)ab + QMM_SS_MP * 4 + 4 * r0;
+                        const uint8_t *ab = ag + (size_t)b * QMM_SVESME_ACT_BLK;
+                        const uint8_t *blk = wp + (size_t)b * QMM_SVESME_BLK;
+                        const int8_t *xq = (const int8_t *)ab + QMM_SVESME_MP * 4 + 4 * r0;
                         svzero_mask_za(0x55); /* ZA0.S and ZA2.S */
-                        svmopa_za32_f32_m(2, pw, pw, svld1_f32(pw, (const float *)ab + r0), ss_wscale(pw, blk, c0));
+                        svmopa_za32_f32_m(2, pw, pw, svld1_f32(pw, (const float *)ab + r0), svesme_wscale(pw, blk, c0));
                         SS_LOAD_W(blk, c0);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq), w0);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + QMM_SS_MP * 4), w1);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 2 * QMM_SS_MP * 4), w2);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 3 * QMM_SS_MP * 4), w3);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 4 * QMM_SS_MP * 4), w4);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 5 * QMM_SS_MP * 4), w5);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 6 * QMM_SS_MP * 4), w6);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 7 * QMM_SS_MP * 4), w7);
-#if QMM_SS_SME2
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + QMM_SVESME_MP * 4), w1);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 2 * QMM_SVESME_MP * 4), w2);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 3 * QMM_SVESME_MP * 4), w3);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 4 * QMM_SVESME_MP * 4), w4);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 5 * QMM_SVESME_MP * 4), w5);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 6 * QMM_SVESME_MP * 4), w6);
+                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 7 * QMM_SVESME_MP * 4), w7);
+#if QMM_SVESME_SME2
                         SS_FP_ROW4(0, acc0, acc1, acc2, acc3)
                         SS_FP_ROW4(1, acc4, acc5, acc6, acc7)
                         SS_FP_ROW4(2, acc8, acc9, acc10, acc11)
@@ -255,58 +256,58 @@ static void ss_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
 /* The entry points: ZA is live only inside the GEMM; both run streaming. */
 __arm_locally_streaming __arm_new("za") static void sme_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
                                                              float *y, size_t ys) {
-    ss_mopa_gemm(m, n, k, a, w, y, ys);
+    svesme_mopa_gemm(m, n, k, a, w, y, ys);
 }
 
 __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
-    ss_dot_gemm(1, n, k, a, w, y, 0);
+    svesme_dot_gemm(1, n, k, a, w, y, 0);
 }
 
-#define QMM_SS_MR    QMM_SS_MP
-#define QMM_SS_FLAGS QMM_KF_CAPPED
-#define QMM_SS_ACT                                                                                                               \
-    { QMM_SS_MP, qmm_ss_act_size, qmm_ss_act_offset, qmm_ss_act_pack }
-#define QMM_SS_ACT_GEMV                                                                                                          \
+#define QMM_SVESME_MR    QMM_SVESME_MP
+#define QMM_SVESME_FLAGS QMM_KF_CAPPED
+#define QMM_SVESME_ACT                                                                                                           \
+    { QMM_SVESME_MP, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack }
+#define QMM_SVESME_ACT_GEMV                                                                                                      \
     { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
-#define QMM_SS_GEMM sme_gemm
-#define QMM_SS_GEMV sme_gemv
+#define QMM_SVESME_GEMM sme_gemm
+#define QMM_SVESME_GEMV sme_gemv
 #else
-#define QMM_SS_MR    4
-#define QMM_SS_FLAGS 0
-#define QMM_SS_ACT                                                                                                               \
+#define QMM_SVESME_MR    4
+#define QMM_SVESME_FLAGS 0
+#define QMM_SVESME_ACT                                                                                                           \
     { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
-#define QMM_SS_ACT_GEMV                                                                                                          \
+#define QMM_SVESME_ACT_GEMV                                                                                                      \
     { 0, NULL, NULL, NULL }
-#define QMM_SS_GEMM ss_dot_gemm
-#define QMM_SS_GEMV NULL
+#define QMM_SVESME_GEMM svesme_dot_gemm
+#define QMM_SVESME_GEMV NULL
 #endif
 
 /* The panel functions of the weight format (sve_sme_layout.h). */
-#if QMM_SS_Q4
-#define QMM_SS_W(fn) qmm_ss_##fn##_q4
+#if QMM_SVESME_Q4
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4
 #else
-#define QMM_SS_W(fn) qmm_ss_##fn##_q8
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q8
 #endif
 
-#define QMM_SS_FAMILY(id, wtype_, required_, exclusive_)                                                                         \
+#define QMM_SVESME_FAMILY(id, wtype_, required_, exclusive_)                                                                     \
     const qmm_kernel qmm_kernel_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
         .required = required_,                                                                                                   \
         .exclusive = exclusive_,                                                                                                 \
-        .flags = QMM_SS_FLAGS,                                                                                                   \
+        .flags = QMM_SVESME_FLAGS,                                                                                               \
         .layout_id = 1,                                                                                                          \
-        .mr = QMM_SS_MR,                                                                                                         \
-        .nr = QMM_SS_NP,                                                                                                         \
+        .mr = QMM_SVESME_MR,                                                                                                     \
+        .nr = QMM_SVESME_NP,                                                                                                     \
         .kr = 4,                                                                                                                 \
         .sr = 1,                                                                                                                 \
-        .n_step = QMM_SS_NP,                                                                                                     \
-        .w_packed_size = QMM_SS_W(w_size),                                                                                       \
-        .w_packed_offset = QMM_SS_W(w_offset),                                                                                   \
-        .w_pack = QMM_SS_W(w_pack),                                                                                              \
-        .w_read_row = QMM_SS_W(w_read_row),                                                                                      \
-        .act = QMM_SS_ACT,                                                                                                       \
-        .act_gemv = QMM_SS_ACT_GEMV,                                                                                             \
-        .gemm = QMM_SS_GEMM,                                                                                                     \
-        .gemv = QMM_SS_GEMV,                                                                                                     \
+        .n_step = QMM_SVESME_NP,                                                                                                 \
+        .w_packed_size = QMM_SVESME_W(w_size),                                                                                   \
+        .w_packed_offset = QMM_SVESME_W(w_offset),                                                                               \
+        .w_pack = QMM_SVESME_W(w_pack),                                                                                          \
+        .w_read_row = QMM_SVESME_W(w_read_row),                                                                                  \
+        .act = QMM_SVESME_ACT,                                                                                                   \
+        .act_gemv = QMM_SVESME_ACT_GEMV,                                                                                         \
+        .gemm = QMM_SVESME_GEMM,                                                                                                 \
+        .gemv = QMM_SVESME_GEMV,                                                                                                 \
     };

@@ -22,47 +22,49 @@
 #include "formats/formats.h"
 #include "kernels/kernel.h"
 
-#define QMM_A5F_NR 16 /* weight rows per panel */
-#define QMM_A5F_MR 8  /* activation rows per group and GEMM tile */
+#define QMM_AVX512FP_NR 16 /* weight rows per panel */
+#define QMM_AVX512FP_MR 8  /* activation rows per group and GEMM tile */
 /* k slice of the GEMM: two panels' slice (F32: 2 x 128 x 64 B = 16 KiB) stay
  * in L1 while every activation group passes; the partial sums wait in y
  * (fp32 stored and reloaded: exact, the order is unchanged). */
-#define QMM_A5F_KC 128
+#define QMM_AVX512FP_KC 128
 
-#define QMM_A5F_INLINE static inline __attribute__((always_inline))
+#define QMM_AVX512FP_INLINE static inline __attribute__((always_inline))
 
-static inline size_t qmm_a5f_panel_bytes(int64_t k, int esz) { return ((size_t)k * QMM_A5F_NR * (size_t)esz + 63) & ~(size_t)63; }
+static inline size_t qmm_avx512fp_panel_bytes(int64_t k, int esz) {
+    return ((size_t)k * QMM_AVX512FP_NR * (size_t)esz + 63) & ~(size_t)63;
+}
 
 /* ------------------------------------------------------------ activations */
 
-static inline size_t qmm_a5f_act_size(int64_t m, int64_t k) {
-    return (size_t)((m + QMM_A5F_MR - 1) / QMM_A5F_MR) * QMM_A5F_MR * (size_t)k * sizeof(float);
+static inline size_t qmm_avx512fp_act_size(int64_t m, int64_t k) {
+    return (size_t)((m + QMM_AVX512FP_MR - 1) / QMM_AVX512FP_MR) * QMM_AVX512FP_MR * (size_t)k * sizeof(float);
 }
 
-static inline size_t qmm_a5f_act_offset(int64_t m_idx, int64_t k) {
-    return (size_t)(m_idx / QMM_A5F_MR) * QMM_A5F_MR * (size_t)k * sizeof(float);
+static inline size_t qmm_avx512fp_act_offset(int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / QMM_AVX512FP_MR) * QMM_AVX512FP_MR * (size_t)k * sizeof(float);
 }
 
-static inline void qmm_a5f_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+static inline void qmm_avx512fp_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
     float *out = (float *)dst;
-    for (int64_t r0 = 0; r0 < m; r0 += QMM_A5F_MR) {
-        float *grp = out + (size_t)(r0 / QMM_A5F_MR) * QMM_A5F_MR * (size_t)k;
-        for (int i = 0; i < QMM_A5F_MR; i++) {
+    for (int64_t r0 = 0; r0 < m; r0 += QMM_AVX512FP_MR) {
+        float *grp = out + (size_t)(r0 / QMM_AVX512FP_MR) * QMM_AVX512FP_MR * (size_t)k;
+        for (int i = 0; i < QMM_AVX512FP_MR; i++) {
             if (r0 + i >= m) {
                 for (int64_t l = 0; l < k; l++)
-                    grp[l * QMM_A5F_MR + i] = 0.0f;
+                    grp[l * QMM_AVX512FP_MR + i] = 0.0f;
                 continue;
             }
             const float *row = (const float *)((const char *)x + (size_t)(r0 + i) * xs);
             for (int64_t l = 0; l < k; l++)
-                grp[l * QMM_A5F_MR + i] = row[l];
+                grp[l * QMM_AVX512FP_MR + i] = row[l];
         }
     }
 }
 
-static inline size_t qmm_a5f_act1_size(int64_t m, int64_t k) { return (size_t)m * (size_t)k * sizeof(float); }
-static inline size_t qmm_a5f_act1_offset(int64_t m_idx, int64_t k) { return (size_t)m_idx * (size_t)k * sizeof(float); }
-static inline void qmm_a5f_act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+static inline size_t qmm_avx512fp_act1_size(int64_t m, int64_t k) { return (size_t)m * (size_t)k * sizeof(float); }
+static inline size_t qmm_avx512fp_act1_offset(int64_t m_idx, int64_t k) { return (size_t)m_idx * (size_t)k * sizeof(float); }
+static inline void qmm_avx512fp_act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
     for (int64_t i = 0; i < m; i++)
         memcpy((float *)dst + i * k, (const char *)x + (size_t)i * xs, (size_t)k * sizeof(float));
 }
@@ -70,7 +72,7 @@ static inline void qmm_a5f_act1_pack(int64_t m, int64_t k, const float *x, size_
 /* ------------------------------------------------------------------ tiles */
 
 /* 16 weights at l of a panel, as fp32 (esz 4: F32, esz 2: F16). */
-QMM_A5F_INLINE __m512 qmm_a5f_w(const uint8_t *p, int64_t l, int esz) {
+QMM_AVX512FP_INLINE __m512 qmm_avx512fp_w(const uint8_t *p, int64_t l, int esz) {
     if (esz == 4)
         return _mm512_loadu_ps((const float *)(const void *)(p + (size_t)l * 64));
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + (size_t)l * 32)));
@@ -78,20 +80,20 @@ QMM_A5F_INLINE __m512 qmm_a5f_w(const uint8_t *p, int64_t l, int esz) {
 
 /* MR rows of an activation group x NP panels (1 or 2), k range [l0, l1):
  * accumulators start at 0 (first slice) or at the partial sums in y. */
-QMM_A5F_INLINE void qmm_a5f_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, const float *act, const uint8_t *p0,
-                                 const uint8_t *p1, float *y, size_t ys, int nc0, int nc1) {
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, const float *act,
+                                           const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1) {
     const __mmask16 m0 = (__mmask16)((1u << nc0) - 1u), m1 = (__mmask16)((1u << nc1) - 1u);
-    __m512 acc[QMM_A5F_MR][2];
+    __m512 acc[QMM_AVX512FP_MR][2];
     for (int i = 0; i < MR; i++) {
         float *yr = (float *)((char *)y + (size_t)i * ys);
         acc[i][0] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m0, yr);
         if (NP == 2)
-            acc[i][1] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m1, yr + QMM_A5F_NR);
+            acc[i][1] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m1, yr + QMM_AVX512FP_NR);
     }
     for (int64_t l = l0; l < l1; l++) {
-        const float *xl = act + l * QMM_A5F_MR;
-        const __m512 w0 = qmm_a5f_w(p0, l, esz);
-        const __m512 w1 = NP == 2 ? qmm_a5f_w(p1, l, esz) : w0;
+        const float *xl = act + l * QMM_AVX512FP_MR;
+        const __m512 w0 = qmm_avx512fp_w(p0, l, esz);
+        const __m512 w1 = NP == 2 ? qmm_avx512fp_w(p1, l, esz) : w0;
         for (int i = 0; i < MR; i++) {
             const __m512 xb = _mm512_set1_ps(xl[i]);
             acc[i][0] = _mm512_fmadd_ps(w0, xb, acc[i][0]);
@@ -103,19 +105,19 @@ QMM_A5F_INLINE void qmm_a5f_tile(int esz, int MR, int NP, int64_t l0, int64_t l1
         float *yr = (float *)((char *)y + (size_t)i * ys);
         _mm512_mask_storeu_ps(yr, m0, acc[i][0]);
         if (NP == 2)
-            _mm512_mask_storeu_ps(yr + QMM_A5F_NR, m1, acc[i][1]);
+            _mm512_mask_storeu_ps(yr + QMM_AVX512FP_NR, m1, acc[i][1]);
     }
 }
 
 /* Widens l in [l0, l1) of an F16 panel into dst (16 floats per l). */
-static inline void qmm_a5f_widen(const uint8_t *p, int64_t l0, int64_t l1, float *dst) {
+static inline void qmm_avx512fp_widen(const uint8_t *p, int64_t l0, int64_t l1, float *dst) {
     for (int64_t l = l0; l < l1; l++)
-        _mm512_store_ps(dst + (l - l0) * QMM_A5F_NR, qmm_a5f_w(p, l, 2));
+        _mm512_store_ps(dst + (l - l0) * QMM_AVX512FP_NR, qmm_avx512fp_w(p, l, 2));
 }
 
 /* GEMV: NP panels (1..4) at once, one accumulator chain each, whole k. */
-QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x, const uint8_t *p, size_t pb, float *y,
-                                      int nc_last) {
+QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, const float *x, const uint8_t *p, size_t pb, float *y,
+                                                int nc_last) {
     __m512 acc[4];
     for (int j = 0; j < NP; j++)
         acc[j] = _mm512_setzero_ps();
@@ -126,31 +128,37 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
             const uint8_t *pj = p + (size_t)j * pb;
             if (esz == 4 || (l & 1) == 0)
                 _mm_prefetch((const char *)(pj + (size_t)l * 16 * (size_t)esz + ahead), _MM_HINT_T0);
-            acc[j] = _mm512_fmadd_ps(qmm_a5f_w(pj, l, esz), xb, acc[j]);
+            acc[j] = _mm512_fmadd_ps(qmm_avx512fp_w(pj, l, esz), xb, acc[j]);
         }
     }
     for (int j = 0; j < NP; j++) {
         if (j == NP - 1)
-            _mm512_mask_storeu_ps(y + j * QMM_A5F_NR, (__mmask16)((1u << nc_last) - 1u), acc[j]);
+            _mm512_mask_storeu_ps(y + j * QMM_AVX512FP_NR, (__mmask16)((1u << nc_last) - 1u), acc[j]);
         else
-            _mm512_storeu_ps(y + j * QMM_A5F_NR, acc[j]);
+            _mm512_storeu_ps(y + j * QMM_AVX512FP_NR, acc[j]);
     }
 }
 
-#define QMM_A5F_FAMILY(esz)                                                                                                      \
+#define QMM_AVX512FP_FAMILY(esz)                                                                                                 \
     static size_t w_size(int64_t k, int64_t n) {                                                                                 \
-        return (size_t)((n + QMM_A5F_NR - 1) / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz);                                        \
+        return (size_t)((n + QMM_AVX512FP_NR - 1) / QMM_AVX512FP_NR) * qmm_avx512fp_panel_bytes(k, esz);                         \
     }                                                                                                                            \
-    static size_t w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / QMM_A5F_NR) * qmm_a5f_panel_bytes(k, esz); }      \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_a5f_act_size(m, k); }                                              \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_a5f_act_offset(m_idx, k); }                                  \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) { qmm_a5f_act_pack(m, k, x, xs, dst); }     \
-    static size_t act1_size(int64_t m, int64_t k) { return qmm_a5f_act1_size(m, k); }                                            \
-    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_a5f_act1_offset(m_idx, k); }                                \
-    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) { qmm_a5f_act1_pack(m, k, x, xs, dst); }   \
+    static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
+        return (size_t)(n_idx / QMM_AVX512FP_NR) * qmm_avx512fp_panel_bytes(k, esz);                                             \
+    }                                                                                                                            \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512fp_act_size(m, k); }                                         \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512fp_act_offset(m_idx, k); }                             \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
+        qmm_avx512fp_act_pack(m, k, x, xs, dst);                                                                                 \
+    }                                                                                                                            \
+    static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512fp_act1_size(m, k); }                                       \
+    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512fp_act1_offset(m_idx, k); }                           \
+    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
+        qmm_avx512fp_act1_pack(m, k, x, xs, dst);                                                                                \
+    }                                                                                                                            \
     typedef void (*tile_fn)(int64_t, int64_t, int, const float *, const uint8_t *, const uint8_t *, float *, size_t, int, int);  \
-    QMM_A5F_TILE_SET(esz, 1)                                                                                                     \
-    QMM_A5F_TILE_SET(esz, 2)                                                                                                     \
+    QMM_AVX512FP_TILE_SET(esz, 1)                                                                                                \
+    QMM_AVX512FP_TILE_SET(esz, 2)                                                                                                \
     static const tile_fn tiles_np1[9] = {NULL, t1_1, t2_1, t3_1, t4_1, t5_1, t6_1, t7_1, t8_1};                                  \
     static const tile_fn tiles_np2[9] = {NULL, t1_2, t2_2, t3_2, t4_2, t5_2, t6_2, t7_2, t8_2};                                  \
     /* k slice outer, then panel pairs, then activation groups: the pair's                                                       \
@@ -158,28 +166,29 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
      * per pair into an fp32 scratch (exact), so the tiles are the F32 ones                                                      \
      * and vcvtph2ps is paid once per weight, not once per activation group. */                                                  \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        const size_t pb = qmm_a5f_panel_bytes(k, esz);                                                                           \
-        float scratch[2 * QMM_A5F_KC * QMM_A5F_NR] __attribute__((aligned(64)));                                                 \
-        for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_A5F_KC) {                                                              \
-            const int64_t l1 = k - l0 < QMM_A5F_KC ? k : l0 + QMM_A5F_KC;                                                        \
-            for (int64_t n0 = 0; n0 < n; n0 += 2 * QMM_A5F_NR) {                                                                 \
-                const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb;                                         \
+        const size_t pb = qmm_avx512fp_panel_bytes(k, esz);                                                                      \
+        float scratch[2 * QMM_AVX512FP_KC * QMM_AVX512FP_NR] __attribute__((aligned(64)));                                       \
+        for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_AVX512FP_KC) {                                                         \
+            const int64_t l1 = k - l0 < QMM_AVX512FP_KC ? k : l0 + QMM_AVX512FP_KC;                                              \
+            for (int64_t n0 = 0; n0 < n; n0 += 2 * QMM_AVX512FP_NR) {                                                            \
+                const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb;                                    \
                 const int64_t rest = n - n0;                                                                                     \
-                const int np = rest > QMM_A5F_NR ? 2 : 1;                                                                        \
-                const int nc0 = (int)(rest < QMM_A5F_NR ? rest : QMM_A5F_NR);                                                    \
-                const int nc1 = np == 2 ? (int)(rest - QMM_A5F_NR < QMM_A5F_NR ? rest - QMM_A5F_NR : QMM_A5F_NR) : 0;            \
+                const int np = rest > QMM_AVX512FP_NR ? 2 : 1;                                                                   \
+                const int nc0 = (int)(rest < QMM_AVX512FP_NR ? rest : QMM_AVX512FP_NR);                                          \
+                const int nc1 =                                                                                                  \
+                    np == 2 ? (int)(rest - QMM_AVX512FP_NR < QMM_AVX512FP_NR ? rest - QMM_AVX512FP_NR : QMM_AVX512FP_NR) : 0;    \
                 const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                           \
                 int64_t t0 = l0, t1 = l1, aofs = 0;                                                                              \
                 if (esz == 2) {                                                                                                  \
                     for (int j = 0; j < np; j++)                                                                                 \
-                        qmm_a5f_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_A5F_KC * QMM_A5F_NR);                       \
+                        qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_AVX512FP_KC * QMM_AVX512FP_NR);        \
                     q0 = (const uint8_t *)scratch;                                                                               \
-                    q1 = (const uint8_t *)(scratch + QMM_A5F_KC * QMM_A5F_NR);                                                   \
-                    t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_A5F_MR;                                                                \
+                    q1 = (const uint8_t *)(scratch + QMM_AVX512FP_KC * QMM_AVX512FP_NR);                                         \
+                    t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_AVX512FP_MR;                                                           \
                 }                                                                                                                \
-                for (int64_t r0 = 0; r0 < m; r0 += QMM_A5F_MR) {                                                                 \
-                    const int mr = (int)(m - r0 < QMM_A5F_MR ? m - r0 : QMM_A5F_MR);                                             \
-                    const float *ag = (const float *)((const char *)a + qmm_a5f_act_offset(r0, k)) + aofs;                       \
+                for (int64_t r0 = 0; r0 < m; r0 += QMM_AVX512FP_MR) {                                                            \
+                    const int mr = (int)(m - r0 < QMM_AVX512FP_MR ? m - r0 : QMM_AVX512FP_MR);                                   \
+                    const float *ag = (const float *)((const char *)a + qmm_avx512fp_act_offset(r0, k)) + aofs;                  \
                     float *yt = (float *)((char *)y + (size_t)r0 * ys) + n0;                                                     \
                     (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, yt, ys, nc0, nc1);                        \
                 }                                                                                                                \
@@ -189,40 +198,40 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
         }                                                                                                                        \
     }                                                                                                                            \
     static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
-        qmm_a5f_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                           \
+        qmm_avx512fp_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                      \
     }                                                                                                                            \
     static void gemv1(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
-        qmm_a5f_gemv_tile(esz, 1, k, x, p, pb, y, nc);                                                                           \
+        qmm_avx512fp_gemv_tile(esz, 1, k, x, p, pb, y, nc);                                                                      \
     }                                                                                                                            \
     static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        const size_t pb = qmm_a5f_panel_bytes(k, esz);                                                                           \
+        const size_t pb = qmm_avx512fp_panel_bytes(k, esz);                                                                      \
         int64_t n0 = 0;                                                                                                          \
-        for (; n - n0 >= 4 * QMM_A5F_NR; n0 += 4 * QMM_A5F_NR)                                                                   \
-            gemv4(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb, pb, y + n0, QMM_A5F_NR);             \
-        for (; n0 < n; n0 += QMM_A5F_NR)                                                                                         \
-            gemv1(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_A5F_NR) * pb, pb, y + n0,                          \
-                  (int)(n - n0 < QMM_A5F_NR ? n - n0 : QMM_A5F_NR));                                                             \
+        for (; n - n0 >= 4 * QMM_AVX512FP_NR; n0 += 4 * QMM_AVX512FP_NR)                                                         \
+            gemv4(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb, pb, y + n0, QMM_AVX512FP_NR);   \
+        for (; n0 < n; n0 += QMM_AVX512FP_NR)                                                                                    \
+            gemv1(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb, pb, y + n0,                     \
+                  (int)(n - n0 < QMM_AVX512FP_NR ? n - n0 : QMM_AVX512FP_NR));                                                   \
     }
 
-#define QMM_A5F_TILE(esz, mr, np)                                                                                                \
+#define QMM_AVX512FP_TILE(esz, mr, np)                                                                                           \
     static void t##mr##_##np(int64_t l0, int64_t l1, int first, const float *a, const uint8_t *p0, const uint8_t *p1, float *y,  \
                              size_t ys, int nc0, int nc1) {                                                                      \
-        qmm_a5f_tile(4, mr, np, l0, l1, first, a, p0, p1, y, ys, nc0, nc1);                                                      \
+        qmm_avx512fp_tile(4, mr, np, l0, l1, first, a, p0, p1, y, ys, nc0, nc1);                                                 \
     }
-#define QMM_A5F_TILE_SET(esz, np)                                                                                                \
-    QMM_A5F_TILE(esz, 1, np)                                                                                                     \
-    QMM_A5F_TILE(esz, 2, np)                                                                                                     \
-    QMM_A5F_TILE(esz, 3, np)                                                                                                     \
-    QMM_A5F_TILE(esz, 4, np)                                                                                                     \
-    QMM_A5F_TILE(esz, 5, np)                                                                                                     \
-    QMM_A5F_TILE(esz, 6, np)                                                                                                     \
-    QMM_A5F_TILE(esz, 7, np)                                                                                                     \
-    QMM_A5F_TILE(esz, 8, np)
+#define QMM_AVX512FP_TILE_SET(esz, np)                                                                                           \
+    QMM_AVX512FP_TILE(esz, 1, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 2, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 3, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 4, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 5, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 6, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 7, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 8, np)
 
 /* Defines `const qmm_kernel qmm_kernel_<id>` (name "<id>") from what
- * QMM_A5F_FAMILY defines and the family's own w_pack / w_read_row (invoke it
+ * QMM_AVX512FP_FAMILY defines and the family's own w_pack / w_read_row (invoke it
  * after them). GEMM tile: 8 activation rows x 2 panels (nr 32). */
-#define QMM_A5F_KERNEL(id, wtype_)                                                                                               \
+#define QMM_AVX512FP_KERNEL(id, wtype_)                                                                                          \
     const qmm_kernel qmm_kernel_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
@@ -230,16 +239,16 @@ QMM_A5F_INLINE void qmm_a5f_gemv_tile(int esz, int NP, int64_t k, const float *x
         .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,                                   \
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
-        .mr = QMM_A5F_MR,                                                                                                        \
-        .nr = 2 * QMM_A5F_NR,                                                                                                    \
+        .mr = QMM_AVX512FP_MR,                                                                                                   \
+        .nr = 2 * QMM_AVX512FP_NR,                                                                                               \
         .kr = 1,                                                                                                                 \
         .sr = 1,                                                                                                                 \
-        .n_step = QMM_A5F_NR,                                                                                                    \
+        .n_step = QMM_AVX512FP_NR,                                                                                               \
         .w_packed_size = w_size,                                                                                                 \
         .w_packed_offset = w_offset,                                                                                             \
         .w_pack = w_pack,                                                                                                        \
         .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_A5F_MR, act_size, act_offset, act_pack},                                                                     \
+        .act = {QMM_AVX512FP_MR, act_size, act_offset, act_pack},                                                                \
         .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
         .gemm = gemm,                                                                                                            \
         .gemv = gemv,                                                                                                            \

@@ -7,26 +7,26 @@
 
 #define ESZ 2
 
-QMM_A5F_FAMILY(ESZ)
+QMM_AVX512FP_FAMILY(ESZ)
 
 static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    for (int64_t p0 = n0; p0 < n1; p0 += QMM_A5F_NR) {
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512FP_NR) {
         uint8_t *panel = (uint8_t *)dst + w_offset(p0, k);
-        memset(panel, 0, qmm_a5f_panel_bytes(k, ESZ)); /* padding rows and tail */
+        memset(panel, 0, qmm_avx512fp_panel_bytes(k, ESZ)); /* padding rows and tail */
         uint16_t *ph = (uint16_t *)(void *)panel;
-        for (int r = 0; r < QMM_A5F_NR && p0 + r < n; r++) {
+        for (int r = 0; r < QMM_AVX512FP_NR && p0 + r < n; r++) {
             const uint16_t *row = (const uint16_t *)((const char *)src + (size_t)(p0 + r) * stride);
             for (int64_t l = 0; l < k; l++)
-                ph[l * QMM_A5F_NR + r] = row[l];
+                ph[l * QMM_AVX512FP_NR + r] = row[l];
         }
     }
 }
 
 static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
     const uint16_t *ph = (const uint16_t *)(const void *)((const uint8_t *)packed + w_offset(row, k));
-    const int r = (int)(row % QMM_A5F_NR);
+    const int r = (int)(row % QMM_AVX512FP_NR);
     for (int64_t l = 0; l < k; l++)
-        dst[l] = qmm_fp16_to_fp32(ph[l * QMM_A5F_NR + r]);
+        dst[l] = qmm_fp16_to_fp32(ph[l * QMM_AVX512FP_NR + r]);
 }
 
-QMM_A5F_KERNEL(avx512_f16, QMM_TYPE_F16)
+QMM_AVX512FP_KERNEL(avx512_f16, QMM_TYPE_F16)

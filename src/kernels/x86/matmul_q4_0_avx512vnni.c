@@ -28,4 +28,4 @@ static void get_block(const uint8_t *scales, const uint8_t *quants, int r, float
     qmm_dequantize_row_q4_0(&blk, dst, QMM_QK);
 }
 
-QMM_A5_INT8_FAMILY(avx512vnni_q4_0, QMM_TYPE_Q4_0, QMM_A5_W_Q4, QBYTES, 8, put_block, get_block)
+QMM_AVX512_INT8_FAMILY(avx512vnni_q4_0, QMM_TYPE_Q4_0, QMM_AVX512_W_Q4, QBYTES, 8, put_block, get_block)
