@@ -65,7 +65,8 @@ static uint64_t fma_scalar(uint64_t iters) {
 }
 
 static const qmm_probe probe_read_scalar = {
-    "u64-load", QMM_PROBE_READ, 0, "streaming read: 64-bit loads into 8 independent sums (portable C)", read_scalar, NULL, 0};
+    "u64-load",  QMM_PROBE_READ, 0, "streaming read: 64-bit loads into 8 independent sums (portable C)",
+    read_scalar, NULL,           0, NULL};
 static const qmm_probe probe_int8_scalar = {"scalar-int8",
                                             QMM_PROBE_INT8,
                                             0,
@@ -73,20 +74,26 @@ static const qmm_probe probe_int8_scalar = {"scalar-int8",
                                             "per MAC",
                                             NULL,
                                             int8_scalar,
-                                            8 * 2};
+                                            8 * 2,
+                                            NULL};
 static const qmm_probe probe_fma_scalar = {
-    "fmaf", QMM_PROBE_FMA, 0,    "fmaf(), 8 independent chains (portable C, as the reference families), 2 flops each",
-    NULL,   fma_scalar,    8 * 2};
+    "fmaf", QMM_PROBE_FMA, 0,     "fmaf(), 8 independent chains (portable C, as the reference families), 2 flops each",
+    NULL,   fma_scalar,    8 * 2, NULL};
 
 static const qmm_probe *const probe_table[] = {
 #if defined(QMM_PROBE_X86)
-    &qmm_probe_read_avx512,  &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512, &qmm_probe_read_avx2,
-    &qmm_probe_int8_avxvnni, &qmm_probe_int8_avx2,       &qmm_probe_fma_avx2,
+    &qmm_probe_read_avx512_x4, &qmm_probe_read_avx512_x2, &qmm_probe_read_avx512, &qmm_probe_int8_avx512vnni,
+    &qmm_probe_fma_avx512,     &qmm_probe_read_avx2_x4,   &qmm_probe_read_avx2,   &qmm_probe_int8_avxvnni,
+    &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,
 #endif
 #if defined(QMM_PROBE_ARM)
-    &qmm_probe_read_neon,    &qmm_probe_int8_sdot,       &qmm_probe_fma_neon,
+#if defined(QMM_PROBE_SME)
+    &qmm_probe_int8_smopa,     &qmm_probe_fma_fmopa,
 #endif
-    &probe_read_scalar,      &probe_int8_scalar,         &probe_fma_scalar,     NULL,
+    &qmm_probe_read_neon_x4,   &qmm_probe_read_neon,      &qmm_probe_int8_smmla,  &qmm_probe_int8_sdot,
+    &qmm_probe_fma_neon,
+#endif
+    &probe_read_scalar,        &probe_int8_scalar,        &probe_fma_scalar,      NULL,
 };
 
 const qmm_probe *const *qmm_probes(void) { return probe_table; }
@@ -113,6 +120,7 @@ typedef struct job {
     uint64_t iters;  /* compute: iterations per thread per run */
     pthread_barrier_t bar;
     double *times;
+    double start[256], end[256]; /* this run, per thread */
 } job;
 
 typedef struct targ {
@@ -128,7 +136,7 @@ static void *worker(void *arg) {
     uint64_t s = 0;
     for (int r = 0; r < j->reps; r++) {
         pthread_barrier_wait(&j->bar);
-        const double t0 = qmm_bench_now();
+        j->start[t->ith] = qmm_bench_now();
         if (j->p->kind == QMM_PROBE_READ) {
             /* consecutive runs read different chunks of a buffer much larger
              * than the LLC, so every run comes from memory */
@@ -137,9 +145,16 @@ static void *worker(void *arg) {
         } else {
             s += j->p->compute(j->iters);
         }
+        j->end[t->ith] = qmm_bench_now();
         pthread_barrier_wait(&j->bar);
-        if (t->ith == 0)
-            j->times[r] = qmm_bench_now() - t0;
+        if (t->ith == 0) { /* the others wait at the next run's barrier */
+            double t0 = j->start[0], t1 = j->end[0];
+            for (int i = 1; i < j->n_threads; i++) {
+                t0 = j->start[i] < t0 ? j->start[i] : t0;
+                t1 = j->end[i] > t1 ? j->end[i] : t1;
+            }
+            j->times[r] = t1 - t0;
+        }
     }
     atomic_fetch_add_explicit(&probe_sink, s, memory_order_relaxed);
     return NULL;
@@ -241,7 +256,8 @@ int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, 
         if (j.iters < 1)
             j.iters = 1;
         j.n_threads = n_threads;
-        units = (double)j.iters * p->ops_per_iter * (double)n_threads;
+        const double per_iter = p->ops_per_iter_now ? p->ops_per_iter_now() : p->ops_per_iter;
+        units = (double)j.iters * per_iter * (double)n_threads;
     }
     j.reps = reps;
     const int rc = run_job(&j);

@@ -48,6 +48,7 @@ typedef struct bench {
     qmm_probe_result probe_res[BENCH_MAX_PROBES];
     int n_probe_done;
     int probe_reps;
+    uint64_t machine_features; /* the features the machine limits were chosen by */
 } bench;
 
 /* bench_presets.c */
@@ -72,7 +73,9 @@ double bench_load_average(void); /* 1-minute; 0 if unknown */
 const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p);
 void bench_measure_machine_limits(bench *b, uint64_t features);
 void bench_measure_reference_limits(bench *b);
+void bench_refresh_limits(bench *b); /* a second round of every probe run so far */
 void bench_set_limit(bench *b, bench_row *w);
+int bench_print_probes(bench *b, uint64_t features, FILE *f); /* exit code */
 
 /* bench_measure.c */
 qmm_status bench_decode(bench *b, bench_matrix *mats, int nm, bench_row *rows, void **srcs);
