@@ -117,7 +117,8 @@ typedef struct job {
     uint8_t *buf;
     size_t chunk;    /* READ: bytes one thread reads per run */
     size_t n_chunks; /* READ: chunks in the buffer */
-    uint64_t iters;  /* compute: iterations per thread per run */
+    size_t first_chunk;
+    uint64_t iters; /* compute: iterations per thread per run */
     pthread_barrier_t bar;
     double *times;
     double start[256], end[256]; /* this run, per thread */
@@ -139,8 +140,10 @@ static void *worker(void *arg) {
         j->start[t->ith] = qmm_bench_now();
         if (j->p->kind == QMM_PROBE_READ) {
             /* consecutive runs read different chunks of a buffer much larger
-             * than the LLC, so every run comes from memory */
-            const size_t c = ((size_t)r * (size_t)j->n_threads + (size_t)t->ith) % j->n_chunks;
+             * than the LLC, so every run comes from memory; the timed runs
+             * start in the middle, away from what the calibration (the
+             * start) and the memset (the end) left in the cache */
+            const size_t c = ((size_t)r * (size_t)j->n_threads + (size_t)t->ith + j->first_chunk) % j->n_chunks;
             s += j->p->read(j->buf + c * j->chunk, j->chunk);
         } else {
             s += j->p->compute(j->iters);
@@ -237,6 +240,7 @@ int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, 
         const size_t lo = (size_t)256 << 10, hi = bytes / (size_t)n_threads / 4 / 4096 * 4096;
         j.chunk = chunk < lo ? lo : chunk > hi ? hi : chunk;
         j.n_chunks = bytes / j.chunk;
+        j.first_chunk = j.n_chunks / 2;
         units = (double)j.chunk * (double)n_threads;
         out->bytes = (double)bytes;
     } else {
