@@ -65,7 +65,8 @@ static uint64_t fma_scalar(uint64_t iters) {
 }
 
 static const qmm_probe probe_read_scalar = {
-    "u64-load", QMM_PROBE_READ, 0, "streaming read: 64-bit loads into 8 independent sums (portable C)", read_scalar, NULL, 0};
+    "u64-load",  QMM_PROBE_READ, 0, "streaming read: 64-bit loads into 8 independent sums (portable C)",
+    read_scalar, NULL,           0, NULL};
 static const qmm_probe probe_int8_scalar = {"scalar-int8",
                                             QMM_PROBE_INT8,
                                             0,
@@ -73,20 +74,26 @@ static const qmm_probe probe_int8_scalar = {"scalar-int8",
                                             "per MAC",
                                             NULL,
                                             int8_scalar,
-                                            8 * 2};
+                                            8 * 2,
+                                            NULL};
 static const qmm_probe probe_fma_scalar = {
-    "fmaf", QMM_PROBE_FMA, 0,    "fmaf(), 8 independent chains (portable C, as the reference families), 2 flops each",
-    NULL,   fma_scalar,    8 * 2};
+    "fmaf", QMM_PROBE_FMA, 0,     "fmaf(), 8 independent chains (portable C, as the reference families), 2 flops each",
+    NULL,   fma_scalar,    8 * 2, NULL};
 
 static const qmm_probe *const probe_table[] = {
 #if defined(QMM_PROBE_X86)
-    &qmm_probe_read_avx512,  &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512, &qmm_probe_read_avx2,
-    &qmm_probe_int8_avxvnni, &qmm_probe_int8_avx2,       &qmm_probe_fma_avx2,
+    &qmm_probe_read_avx512_x4, &qmm_probe_read_avx512_x2, &qmm_probe_read_avx512, &qmm_probe_int8_avx512vnni,
+    &qmm_probe_fma_avx512,     &qmm_probe_read_avx2_x4,   &qmm_probe_read_avx2,   &qmm_probe_int8_avxvnni,
+    &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,
 #endif
 #if defined(QMM_PROBE_ARM)
-    &qmm_probe_read_neon,    &qmm_probe_int8_sdot,       &qmm_probe_fma_neon,
+#if defined(QMM_PROBE_SME)
+    &qmm_probe_int8_smopa,     &qmm_probe_fma_fmopa,
 #endif
-    &probe_read_scalar,      &probe_int8_scalar,         &probe_fma_scalar,     NULL,
+    &qmm_probe_read_neon_x4,   &qmm_probe_read_neon,      &qmm_probe_int8_smmla,  &qmm_probe_int8_sdot,
+    &qmm_probe_fma_neon,
+#endif
+    &probe_read_scalar,        &probe_int8_scalar,        &probe_fma_scalar,      NULL,
 };
 
 const qmm_probe *const *qmm_probes(void) { return probe_table; }
@@ -110,9 +117,11 @@ typedef struct job {
     uint8_t *buf;
     size_t chunk;    /* READ: bytes one thread reads per run */
     size_t n_chunks; /* READ: chunks in the buffer */
-    uint64_t iters;  /* compute: iterations per thread per run */
+    size_t first_chunk;
+    uint64_t iters; /* compute: iterations per thread per run */
     pthread_barrier_t bar;
     double *times;
+    double start[256], end[256]; /* this run, per thread */
 } job;
 
 typedef struct targ {
@@ -128,18 +137,27 @@ static void *worker(void *arg) {
     uint64_t s = 0;
     for (int r = 0; r < j->reps; r++) {
         pthread_barrier_wait(&j->bar);
-        const double t0 = qmm_bench_now();
+        j->start[t->ith] = qmm_bench_now();
         if (j->p->kind == QMM_PROBE_READ) {
             /* consecutive runs read different chunks of a buffer much larger
-             * than the LLC, so every run comes from memory */
-            const size_t c = ((size_t)r * (size_t)j->n_threads + (size_t)t->ith) % j->n_chunks;
+             * than the LLC, so every run comes from memory; the timed runs
+             * start in the middle, away from what the calibration (the
+             * start) and the memset (the end) left in the cache */
+            const size_t c = ((size_t)r * (size_t)j->n_threads + (size_t)t->ith + j->first_chunk) % j->n_chunks;
             s += j->p->read(j->buf + c * j->chunk, j->chunk);
         } else {
             s += j->p->compute(j->iters);
         }
+        j->end[t->ith] = qmm_bench_now();
         pthread_barrier_wait(&j->bar);
-        if (t->ith == 0)
-            j->times[r] = qmm_bench_now() - t0;
+        if (t->ith == 0) { /* the others wait at the next run's barrier */
+            double t0 = j->start[0], t1 = j->end[0];
+            for (int i = 1; i < j->n_threads; i++) {
+                t0 = j->start[i] < t0 ? j->start[i] : t0;
+                t1 = j->end[i] > t1 ? j->end[i] : t1;
+            }
+            j->times[r] = t1 - t0;
+        }
     }
     atomic_fetch_add_explicit(&probe_sink, s, memory_order_relaxed);
     return NULL;
@@ -222,6 +240,7 @@ int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, 
         const size_t lo = (size_t)256 << 10, hi = bytes / (size_t)n_threads / 4 / 4096 * 4096;
         j.chunk = chunk < lo ? lo : chunk > hi ? hi : chunk;
         j.n_chunks = bytes / j.chunk;
+        j.first_chunk = j.n_chunks / 2;
         units = (double)j.chunk * (double)n_threads;
         out->bytes = (double)bytes;
     } else {
@@ -241,7 +260,8 @@ int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, 
         if (j.iters < 1)
             j.iters = 1;
         j.n_threads = n_threads;
-        units = (double)j.iters * p->ops_per_iter * (double)n_threads;
+        const double per_iter = p->ops_per_iter_now ? p->ops_per_iter_now() : p->ops_per_iter;
+        units = (double)j.iters * per_iter * (double)n_threads;
     }
     j.reps = reps;
     const int rc = run_job(&j);

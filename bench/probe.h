@@ -32,12 +32,14 @@ typedef struct qmm_probe {
      * value that depends on all of them; ops = iters * ops_per_iter. */
     uint64_t (*compute)(uint64_t iters);
     double ops_per_iter;
+    /* where the count depends on the vector length (SME): called instead */
+    double (*ops_per_iter_now)(void);
 } qmm_probe;
 
 typedef struct qmm_probe_result {
     const qmm_probe *probe;
     int n_threads, reps;
-    double median, min, max; /* GB/s, GOP/s or GFLOP/s */
+    double median, min, max; /* GB/s, GOP/s or GFLOP/s; max: the limit (best run) */
     double bytes;            /* READ: buffer size */
 } qmm_probe_result;
 
@@ -50,16 +52,22 @@ const qmm_probe *qmm_probe_best(qmm_probe_kind kind, uint64_t features);
 
 /* Runs a probe on n_threads threads: reps short runs of about target_s
  * seconds each (READ: each thread reads a chunk of a buffer of `bytes`, a
- * different chunk every run), and their median and spread. Returns 0 on
- * success (-1: out of memory or threads). */
+ * different chunk every run), and their median and spread. A run's time is
+ * from the first thread's start to the last thread's end, so a thread that
+ * starts late cannot shorten it. The limit is the best run (max): a probe
+ * can be slowed by other processes, never sped up. Returns 0 on success
+ * (-1: out of memory or threads). */
 int qmm_probe_run(const qmm_probe *p, int n_threads, int reps, double target_s, size_t bytes, qmm_probe_result *out);
 
 /* Monotonic seconds. */
 double qmm_bench_now(void);
 
 /* Variants defined in the ISA files (NULL-valued where not built). */
-extern const qmm_probe qmm_probe_read_avx512, qmm_probe_int8_avx512vnni, qmm_probe_fma_avx512;
-extern const qmm_probe qmm_probe_read_avx2, qmm_probe_int8_avxvnni, qmm_probe_int8_avx2, qmm_probe_fma_avx2;
-extern const qmm_probe qmm_probe_read_neon, qmm_probe_int8_sdot, qmm_probe_fma_neon;
+extern const qmm_probe qmm_probe_read_avx512, qmm_probe_read_avx512_x2, qmm_probe_read_avx512_x4, qmm_probe_int8_avx512vnni,
+    qmm_probe_fma_avx512;
+extern const qmm_probe qmm_probe_read_avx2, qmm_probe_read_avx2_x4, qmm_probe_int8_avxvnni, qmm_probe_int8_avx2,
+    qmm_probe_fma_avx2;
+extern const qmm_probe qmm_probe_read_neon, qmm_probe_read_neon_x4, qmm_probe_int8_sdot, qmm_probe_int8_smmla, qmm_probe_fma_neon;
+extern const qmm_probe qmm_probe_int8_smopa, qmm_probe_fma_fmopa; /* with QMM_PROBE_SME */
 
 #endif

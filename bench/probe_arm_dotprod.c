@@ -27,7 +27,8 @@ const qmm_probe qmm_probe_int8_sdot = {
     "sdot",
     QMM_PROBE_INT8,
     QMM_CPU_NEON | QMM_CPU_DOTPROD,
-    "sdot (by vector), 12 independent accumulator chains; 16 s8*s8 MACs per instruction, 2 ops per MAC",
+    "sdot (by vector) alone, 12 independent accumulator chains; 16 s8*s8 multiplies + 16 adds = 32 ops per instruction",
     NULL,
     int8_sdot,
-    CHAINS * 16 * 2};
+    CHAINS * 16 * 2,
+    NULL};

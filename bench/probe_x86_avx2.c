@@ -6,6 +6,23 @@
 #include "probe.h"
 #include "qmatmul.h"
 
+/* 4 interleaved streams per thread (see probe_x86_avx512.c). */
+static uint64_t read_avx2_x4(const void *p, size_t bytes) {
+    const size_t part = bytes / 4 / 32;
+    const __m256i *v = (const __m256i *)p;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+    for (size_t i = 0; i < part; i += 2) {
+        s0 = _mm256_add_epi64(s0, _mm256_add_epi64(_mm256_load_si256(v + i), _mm256_load_si256(v + i + 1)));
+        s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_load_si256(v + part + i), _mm256_load_si256(v + part + i + 1)));
+        s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_load_si256(v + 2 * part + i), _mm256_load_si256(v + 2 * part + i + 1)));
+        s3 = _mm256_add_epi64(s3, _mm256_add_epi64(_mm256_load_si256(v + 3 * part + i), _mm256_load_si256(v + 3 * part + i + 1)));
+    }
+    __m256i s = _mm256_add_epi64(_mm256_add_epi64(s0, s1), _mm256_add_epi64(s2, s3));
+    uint64_t t[4];
+    _mm256_storeu_si256((__m256i *)t, s);
+    return t[0] + t[1] + t[2] + t[3];
+}
+
 static uint64_t read_avx2(const void *p, size_t bytes) {
     const __m256i *v = (const __m256i *)p;
     __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
@@ -32,20 +49,22 @@ static uint64_t hsum32(__m256i s) {
     return r;
 }
 
-/* Plain AVX2: vpmaddubsw + vpmaddwd + vpaddd per 32 MACs (the usual int8
- * dot product without VNNI). Each chain feeds its accumulator back as the
- * unsigned operand, so nothing is loop-invariant; 12 chains cover the
- * 3-instruction latency. */
+/* vpmaddubsw alone: the instruction that bounds any exact AVX2 int8 dot
+ * product (each u8*s8 product of a kernel passes through one of its 32
+ * lanes; the widening vpmaddwd + vpaddd that finish the sum run on other
+ * ports or not). Each chain feeds its result back as the unsigned operand,
+ * so nothing is loop-invariant; 12 chains cover latency x ports. Counted as
+ * 32 MACs (64 ops) per instruction: an upper bound for 2 m n k / time. */
 #define CHAINS2 12
 static uint64_t int8_avx2(uint64_t iters) {
-    const __m256i b = _mm256_set1_epi8((char)((iters & 3) + 1)), ones = _mm256_set1_epi16(1);
+    const __m256i b = _mm256_set1_epi8((char)((iters & 3) + 1));
     __m256i acc[CHAINS2];
     for (int j = 0; j < CHAINS2; j++)
         acc[j] = _mm256_set1_epi32(j);
     for (uint64_t i = 0; i < iters; i++)
 #pragma GCC unroll 16
         for (int j = 0; j < CHAINS2; j++)
-            acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(_mm256_maddubs_epi16(acc[j], b), ones));
+            acc[j] = _mm256_maddubs_epi16(acc[j], b);
     __m256i s = acc[0];
     for (int j = 1; j < CHAINS2; j++)
         s = _mm256_add_epi32(s, acc[j]);
@@ -75,19 +94,30 @@ const qmm_probe qmm_probe_read_avx2 = {"ymm-load",
                                        "streaming read: 32-byte aligned ymm loads summed with vpaddq, 8 per step",
                                        read_avx2,
                                        NULL,
-                                       0};
+                                       0,
+                                       NULL};
+const qmm_probe qmm_probe_read_avx2_x4 = {"ymm-load-x4",
+                                          QMM_PROBE_READ,
+                                          QMM_CPU_AVX2,
+                                          "streaming read: ymm loads from 4 interleaved streams per thread",
+                                          read_avx2_x4,
+                                          NULL,
+                                          0,
+                                          NULL};
 const qmm_probe qmm_probe_int8_avx2 = {
     "vpmaddubsw-ymm",
     QMM_PROBE_INT8,
     QMM_CPU_AVX2,
-    "vpmaddubsw + vpmaddwd + vpaddd ymm, 12 independent chains; 32 u8*s8 MACs per triple, 2 ops per MAC",
+    "vpmaddubsw ymm alone, 12 independent chains; 32 u8*s8 products per instruction, counted as 32 MACs = 64 ops",
     NULL,
     int8_avx2,
-    CHAINS2 * 32 * 2};
+    CHAINS2 * 32 * 2,
+    NULL};
 const qmm_probe qmm_probe_fma_avx2 = {"vfmadd-ymm",
                                       QMM_PROBE_FMA,
                                       QMM_CPU_AVX2 | QMM_CPU_FMA,
                                       "vfmadd231ps ymm, 12 independent chains; 8 fp32 FMAs per instruction, 2 flops each",
                                       NULL,
                                       fma_ymm,
-                                      CHAINS * 8 * 2};
+                                      CHAINS * 8 * 2,
+                                      NULL};

@@ -19,6 +19,23 @@ static uint64_t read_avx512(const void *p, size_t bytes) {
     return (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(s0, s1), _mm512_add_epi64(s2, s3)));
 }
 
+/* S interleaved streams (the chunk cut in S parts read side by side, as a
+ * kernel reads several weight rows): more pages and prefetch streams in
+ * flight than one sequential stream. */
+static inline uint64_t read_streams(const void *p, size_t bytes, int S) {
+    const size_t part = bytes / (size_t)S / 64; /* vectors per stream */
+    const __m512i *v = (const __m512i *)p;
+    __m512i s[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (size_t i = 0; i < part; i += 2)
+        for (int k = 0; k < S; k++) {
+            s[k] = _mm512_add_epi64(s[k], _mm512_load_si512(v + (size_t)k * part + i));
+            s[(k + 1) & 3] = _mm512_add_epi64(s[(k + 1) & 3], _mm512_load_si512(v + (size_t)k * part + i + 1));
+        }
+    return (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(s[0], s[1]), _mm512_add_epi64(s[2], s[3])));
+}
+static uint64_t read_avx512_x2(const void *p, size_t bytes) { return read_streams(p, bytes, 2); }
+static uint64_t read_avx512_x4(const void *p, size_t bytes) { return read_streams(p, bytes, 4); }
+
 /* 12 independent vpdpbusd chains: enough to cover the latency (4-5 cycles)
  * times the issue width on current cores. 64 u8 x s8 products per
  * instruction, 2 ops each. */
@@ -60,19 +77,38 @@ const qmm_probe qmm_probe_read_avx512 = {"zmm-load",
                                          "streaming read: 64-byte aligned zmm loads summed with vpaddq, 4 independent sums",
                                          read_avx512,
                                          NULL,
-                                         0};
+                                         0,
+                                         NULL};
+const qmm_probe qmm_probe_read_avx512_x2 = {"zmm-load-x2",
+                                            QMM_PROBE_READ,
+                                            QMM_CPU_AVX512F,
+                                            "streaming read: zmm loads from 2 interleaved streams per thread",
+                                            read_avx512_x2,
+                                            NULL,
+                                            0,
+                                            NULL};
+const qmm_probe qmm_probe_read_avx512_x4 = {"zmm-load-x4",
+                                            QMM_PROBE_READ,
+                                            QMM_CPU_AVX512F,
+                                            "streaming read: zmm loads from 4 interleaved streams per thread",
+                                            read_avx512_x4,
+                                            NULL,
+                                            0,
+                                            NULL};
 const qmm_probe qmm_probe_int8_avx512vnni = {
     "vpdpbusd-zmm",
     QMM_PROBE_INT8,
     QMM_CPU_AVX512F | QMM_CPU_AVX512VNNI,
-    "vpdpbusd zmm, 12 independent accumulator chains; 64 u8*s8 MACs per instruction, 2 ops per MAC",
+    "vpdpbusd zmm alone, 12 independent accumulator chains; 64 u8*s8 multiplies + 64 adds = 128 ops per instruction",
     NULL,
     int8_vnni,
-    CHAINS * 64 * 2};
+    CHAINS * 64 * 2,
+    NULL};
 const qmm_probe qmm_probe_fma_avx512 = {"vfmadd-zmm",
                                         QMM_PROBE_FMA,
                                         QMM_CPU_AVX512F,
                                         "vfmadd231ps zmm, 12 independent chains; 16 fp32 FMAs per instruction, 2 flops each",
                                         NULL,
                                         fma_zmm,
-                                        CHAINS * 16 * 2};
+                                        CHAINS * 16 * 2,
+                                        NULL};

@@ -36,7 +36,8 @@ const qmm_probe qmm_probe_int8_avxvnni = {
     "vpdpbusd-ymm",
     QMM_PROBE_INT8,
     QMM_CPU_AVX2 | QMM_CPU_AVXVNNI,
-    "AVX-VNNI vpdpbusd ymm, 12 independent chains; 32 u8*s8 MACs per instruction, 2 ops per MAC",
+    "AVX-VNNI vpdpbusd ymm alone, 12 independent chains; 32 u8*s8 multiplies + 32 adds = 64 ops per instruction",
     NULL,
     int8_avxvnni,
-    CHAINS * 32 * 2};
+    CHAINS * 32 * 2,
+    NULL};

@@ -59,7 +59,7 @@ static const char *fmt_bytes(double b, char *buf, size_t n) {
 static void print_probe(FILE *f, const char *label, const char *unit, const qmm_probe_result *p) {
     if (!p->probe)
         return;
-    fprintf(f, "  %-12s %8.1f %-7s [%.1f - %.1f]  %s\n", label, p->median, unit, p->min, p->max, p->probe->name);
+    fprintf(f, "  %-12s %8.1f %-7s (median %.1f, min %.1f)  %s\n", label, p->max, unit, p->median, p->min, p->probe->name);
 }
 
 void bench_print_table(FILE *f, const bench_report *r) {
@@ -67,7 +67,7 @@ void bench_print_table(FILE *f, const bench_report *r) {
     fprintf(f, "qmatmul bench: %s\n", r->title);
     fprintf(f, "CPU: %s; LLC %s; %d threads\n", r->machine, fmt_bytes(r->llc_bytes, b1, sizeof b1), r->n_threads);
     fprintf(f, "features: %s\n", r->features[0] ? r->features : "(none)");
-    fprintf(f, "\nmachine limits (%d threads; median [min - max] of %d runs; methods: qmatmul bench --help):\n", r->n_threads,
+    fprintf(f, "\nmachine limits (%d threads; best of %d runs, median beside; methods: qmatmul bench --help):\n", r->n_threads,
             r->read.reps);
     print_probe(f, "memory read", "GB/s", &r->read);
     print_probe(f, "int8 dot", "GOP/s", &r->int8);
@@ -164,8 +164,9 @@ static void json_probe(FILE *f, const char *name, const char *unit, const qmm_pr
     json_str(f, p->probe ? p->probe->name : "");
     fprintf(f, ", \"method\": ");
     json_str(f, p->probe ? p->probe->method : "");
-    fprintf(f, ", \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"runs\": %d, \"threads\": %d", unit,
-            p->median, p->min, p->max, p->reps, p->n_threads);
+    fprintf(f,
+            ", \"unit\": \"%s\", \"limit\": %.6g, \"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"runs\": %d, \"threads\": %d",
+            unit, p->max, p->median, p->min, p->max, p->reps, p->n_threads);
     if (p->bytes > 0)
         fprintf(f, ", \"buffer_bytes\": %.0f", p->bytes);
     fprintf(f, "}%s\n", last ? "" : ",");
@@ -271,8 +272,8 @@ int bench_write_svg(const char *path, const bench_report *r) {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    const double bw = r->read.median;
-    double peak = r->int8.median > r->fma.median ? r->int8.median : r->fma.median;
+    const double bw = r->read.max; /* the limits: best runs */
+    double peak = r->int8.max > r->fma.max ? r->int8.max : r->fma.max;
     double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = peak;
     for (int i = 0; i < r->n_rows; i++) {
         const double x = row_oi(&r->rows[i]), y = row_gflops(&r->rows[i]);
@@ -331,7 +332,7 @@ int bench_write_svg(const char *path, const bench_report *r) {
     } roofs[2] = {{&r->int8, "int8 dot", "#c0392b"}, {&r->fma, "fp32 FMA", "#2471a3"}};
     const double xa = pow(10, p.x0), xb = pow(10, p.x1);
     for (int i = 0; i < 2; i++) {
-        const double c = roofs[i].pr->median;
+        const double c = roofs[i].pr->max;
         if (c <= 0)
             continue;
         const double xr = bw > 0 ? c / bw : xa; /* ridge point */
@@ -399,10 +400,10 @@ int bench_write_svg(const char *path, const bench_report *r) {
     fprintf(f, "</g>\n");
     /* the ceilings named at their height, right of the plot */
     for (int i = 0; i < 2; i++) {
-        const double c = roofs[i].pr->median;
+        const double c = roofs[i].pr->max;
         if (c <= 0)
             continue;
-        const int close = r->int8.median > 0 && r->fma.median > 0 && fabs(log10(r->int8.median / r->fma.median)) < 0.08;
+        const int close = r->int8.max > 0 && r->fma.max > 0 && fabs(log10(r->int8.max / r->fma.max)) < 0.08;
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s %.1f</text>\n", p.L + p.W + 6,
                 py(&p, c) + 4 + (close && i ? 12.0 : 0.0), roofs[i].color, roofs[i].label, c);
     }
@@ -414,7 +415,9 @@ int bench_write_svg(const char *path, const bench_report *r) {
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#7d3c98\"/><text x=\"%.1f\" y=\"%.1f\">prefill (m = %lld)</text>\n",
             lx + 110, ly - 4, lx + 118, ly, (long long)r->m_prefill);
     fprintf(f,
-            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555\">%d threads; medians; written by qmatmul bench</text>\n",
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555\">%d threads; rows: medians; limits: best probe runs; "
+            "written by "
+            "qmatmul bench</text>\n",
             p.L, ly, r->n_threads);
     fprintf(f, "</svg>\n");
     return fclose(f) == 0 ? 0 : -1;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "qmatmul.h"
 #include "qmatmul_gguf.h"
 
@@ -20,16 +21,15 @@ static double now(void) {
 }
 
 typedef struct pack_state {
-    int quiet;
     double t0;
 } pack_state;
 
+/* The cache writer's callback: the shared progress line (progress.h). */
 static void progress(void *user, int64_t done, int64_t total, const char *name) {
     const pack_state *s = user;
-    if (!s->quiet)
-        fprintf(stderr, "\r[%lld/%lld] %.1f s  %-48.48s", (long long)done, (long long)total, now() - s->t0, name);
-    if (!s->quiet && done == total)
-        fputc('\n', stderr);
+    progress_line("packing [%lld/%lld] %.1f s  %.60s", (long long)done, (long long)total, now() - s->t0, name);
+    if (done == total)
+        progress_done();
 }
 
 /* What qmm_cache_write packs (without a filter): the same test. */
@@ -233,7 +233,8 @@ int cmd_pack(int argc, char **argv) {
     if (!quiet)
         fprintf(stderr, "packing %lld weights (%lld tensors skipped) for Q4_0: %s, Q8_0: %s, F16: %s, F32: %s\n",
                 (long long)npack, (long long)nskip, prim[0], prim[1], prim[2], prim[3]);
-    pack_state ps = {quiet || !isatty(2), now()}; /* progress on a terminal only */
+    progress_init(quiet); /* on a terminal only */
+    pack_state ps = {now()};
     qmm_cache_write_options wo = {NULL, progress, &ps};
     st = write ? qmm_cache_write(ctx, in, out, &wo) : QMM_OK;
     const double secs = now() - ps.t0;

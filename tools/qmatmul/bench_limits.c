@@ -1,0 +1,125 @@
+/* qmatmul bench: the machine limits each row is read against. Probes run
+ * on demand, once each (bench/probe.h). */
+#include <string.h>
+
+#include "bench_internal.h"
+#include "progress.h"
+
+/* READ: a buffer of max(256 MiB, 8 x LLC), so every run reads memory. */
+static size_t probe_bytes(const bench *b) {
+    const double llc = b->rep->llc_bytes;
+    size_t bytes = (size_t)256 << 20;
+    if (llc * 8 > (double)bytes)
+        bytes = (size_t)(llc * 8);
+    return bytes;
+}
+
+const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p) {
+    if (!p)
+        return NULL;
+    for (int i = 0; i < b->n_probe_done; i++)
+        if (b->probe_done[i] == p)
+            return &b->probe_res[i];
+    if (b->n_probe_done == BENCH_MAX_PROBES)
+        return NULL;
+    progress_line("probing this machine: %s on %d threads, %d runs", p->name, b->nth, b->probe_reps);
+    qmm_probe_result *r = &b->probe_res[b->n_probe_done];
+    if (qmm_probe_run(p, b->nth, b->probe_reps, 0.001, probe_bytes(b), r) != 0)
+        return NULL;
+    b->probe_done[b->n_probe_done++] = p;
+    return r;
+}
+
+/* A second round of every probe run so far, after the rows: on a shared
+ * machine one round can fall entirely in a time another process held a
+ * core. Each probe keeps the round with the better best run (its median
+ * with it), and the lower minimum. */
+void bench_refresh_limits(bench *b) {
+    for (int i = 0; i < b->n_probe_done; i++) {
+        qmm_probe_result r, *old = &b->probe_res[i];
+        progress_line("probing this machine again: %s on %d threads, %d runs", old->probe->name, b->nth, b->probe_reps);
+        if (qmm_probe_run(b->probe_done[i], b->nth, b->probe_reps, 0.001, probe_bytes(b), &r) != 0)
+            continue;
+        const double lo = r.min < old->min ? r.min : old->min;
+        if (r.max > old->max)
+            *old = r;
+        old->min = lo;
+    }
+    const uint64_t feats = b->machine_features;
+    memset(&b->rep->read, 0, sizeof b->rep->read);
+    bench_measure_machine_limits(b, feats);
+}
+
+/* The machine's best of each kind, first: the machine is quiet then. The
+ * memory limit is the best of every read variant the CPU has (one stream or
+ * several interleaved streams per thread): whichever the memory system
+ * serves fastest. */
+void bench_measure_machine_limits(bench *b, uint64_t features) {
+    const qmm_probe_result *p;
+    b->machine_features = features;
+    for (const qmm_probe *const *v = qmm_probes(); *v; v++)
+        if ((*v)->kind == QMM_PROBE_READ && ((*v)->required & ~features) == 0 && (p = bench_probe_get(b, *v)) &&
+            p->max > b->rep->read.max)
+            b->rep->read = *p;
+    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, features))))
+        b->rep->int8 = *p;
+    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, features))))
+        b->rep->fma = *p;
+}
+
+/* The portable probes, to read the reference rows against. */
+void bench_measure_reference_limits(bench *b) {
+    const qmm_probe_result *p;
+    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, 0))))
+        b->rep->ref_int8 = *p;
+    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, 0))))
+        b->rep->ref_fma = *p;
+    b->rep->have_ref_probes = 1;
+}
+
+/* The limit a row is measured against: the read bandwidth for decode; for
+ * prefill the peak of the instruction its family is built from (the best
+ * probe its required features allow). */
+void bench_set_limit(bench *b, bench_row *w) {
+    const int fi = qmm_family_find(w->kernel);
+    qmm_family_desc kf;
+    const uint64_t feats = fi >= 0 && qmm_family_info(fi, &kf) == QMM_OK ? kf.required : 0;
+    const qmm_probe_result *pr;
+    if (w->phase == PHASE_DECODE) {
+        pr = &b->rep->read;
+        w->limit_name = "read";
+    } else if (w->type == QMM_TYPE_Q4_0 || w->type == QMM_TYPE_Q8_0) {
+        pr = bench_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, feats));
+        w->limit_name = pr && pr->probe ? pr->probe->name : "int8";
+    } else {
+        pr = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, feats));
+        w->limit_name = pr && pr->probe ? pr->probe->name : "fma";
+    }
+    w->limit = pr ? pr->max : 0; /* the best run: the roof */
+    w->pct = w->limit > 0 ? 100.0 * w->rate / w->limit : 0;
+}
+
+/* bench --probes: every probe this CPU can run, again, as the bench runs
+ * them: a check that the limits a bench run used were the machine's peaks. */
+int bench_print_probes(bench *b, uint64_t features, FILE *f) {
+    fprintf(f, "probes (%d threads; best and median of %d runs; methods: qmatmul bench --help):\n", b->nth, b->probe_reps);
+    int rc = 0;
+    for (const qmm_probe *const *v = qmm_probes(); *v; v++) {
+        if (((*v)->required & ~features) != 0)
+            continue;
+        const qmm_probe_result *p = bench_probe_get(b, *v);
+        progress_done();
+        if (!p) {
+            fprintf(stderr, "qmatmul bench: probe %s could not run (memory or threads)\n", (*v)->name);
+            rc = 1;
+            continue;
+        }
+        const char *unit = (*v)->kind == QMM_PROBE_READ ? "GB/s" : (*v)->kind == QMM_PROBE_INT8 ? "GOP/s" : "GFLOP/s";
+        fprintf(f, "  %-5s %-15s best %8.1f %-7s median %8.1f\n",
+                (*v)->kind == QMM_PROBE_READ   ? "read"
+                : (*v)->kind == QMM_PROBE_INT8 ? "int8"
+                                               : "fp32",
+                (*v)->name, p->max, unit, p->median);
+    }
+    return rc;
+}
