@@ -129,6 +129,27 @@ static void *make_source(qmm_type t, int64_t k, int64_t n, uint64_t *seed, size_
                     if (p[i * bb + j] == 0x80) /* keep q in [-127, 127], as quantizers do */
                         p[i * bb + j] = 0x81;
         }
+    } else if (t != QMM_TYPE_F16 && t != QMM_TYPE_F32) {
+        /* the other quantized types: random bits, small positive fp16 d and
+         * dmin / m (byte offsets of the fp16 fields in each block) */
+        int f0 = 0, f1 = -1;
+        if (t == QMM_TYPE_Q4_1 || t == QMM_TYPE_Q5_1 || t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q5_K)
+            f1 = 2;
+        else if (t == QMM_TYPE_Q2_K)
+            f0 = 80, f1 = 82;
+        else if (t == QMM_TYPE_Q3_K)
+            f0 = 108;
+        else if (t == QMM_TYPE_Q6_K)
+            f0 = 208;
+        const size_t bb = qmm_type_block_bytes(t), nb = *size / bb;
+        for (size_t i = 0; i < nb; i++)
+            for (int f = 0; f < 2; f++) {
+                const int off = f ? f1 : f0;
+                if (off < 0)
+                    continue;
+                const uint16_t d = qmm_fp32_to_fp16(0.0005f + 0.001f * (float)(rng(seed) >> 40) * 0x1p-24f);
+                memcpy(p + i * bb + off, &d, 2);
+            }
     } else if (t == QMM_TYPE_F16) {
         uint16_t *h = (uint16_t *)p;
         for (size_t i = 0; i < *size / 2; i++)
@@ -193,7 +214,7 @@ static void set_limit(bench *b, bench_row *w) {
     if (w->phase == PHASE_DECODE) {
         pr = &b->rep->read;
         w->limit_name = "read";
-    } else if (w->type == QMM_TYPE_Q4_0 || w->type == QMM_TYPE_Q8_0) {
+    } else if (w->type != QMM_TYPE_F32 && w->type != QMM_TYPE_F16) { /* int8 activations */
         pr = probe_get(b, qmm_probe_best(QMM_PROBE_INT8, feats));
         w->limit_name = pr && pr->probe ? pr->probe->name : "int8";
     } else {
@@ -417,10 +438,10 @@ static void usage(FILE *f) {
                "over the portable reference family; then tokens/s estimated from the layer x layers.\n"
                "\n"
                "  --preset NAME   llama-3-8b (default), llama-3.2-1b, qwen2.5-7b\n"
-               "  --type T        weight type: Q4_0 (default), Q8_0, F16, F32\n"
+               "  --type T        weight type: Q4_0 (default), Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, F16, F32\n"
                "  --m N           prefill rows (tokens), default 512\n"
                "  --threads N     0 (default): every core available\n"
-               "  --model FILE    benchmark every 2-D F32/F16/Q4_0/Q8_0 weight of a GGUF file instead\n"
+               "  --model FILE    benchmark every 2-D weight of a packable type of a GGUF file instead\n"
                "                  (identical shapes grouped; pack time and size; skipped tensors listed)\n"
                "  --json FILE     every figure and the machine's description as JSON\n"
                "  --plot FILE     a roofline SVG: intensity vs throughput, the limits as lines\n"
@@ -454,10 +475,9 @@ static void usage(FILE *f) {
 }
 
 static int parse_type(const char *s, qmm_type *t) {
-    static const qmm_type ok[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F16, QMM_TYPE_F32};
-    for (int i = 0; i < 4; i++)
-        if (strcasecmp(s, qmm_type_name(ok[i])) == 0) {
-            *t = ok[i];
+    for (int i = 0; i < QMM_TYPE_COUNT; i++) /* every packable type, by its name */
+        if (qmm_type_packable((qmm_type)i) && qmm_type_name((qmm_type)i) && strcasecmp(s, qmm_type_name((qmm_type)i)) == 0) {
+            *t = (qmm_type)i;
             return 1;
         }
     return 0;
@@ -566,7 +586,7 @@ int cmd_bench(int argc, char **argv) {
             i++;
         } else if (v && !strcmp(a, "--type")) {
             if (!parse_type(v, &type)) {
-                fprintf(stderr, "qmatmul bench: --type takes Q4_0, Q8_0, F16 or F32\n");
+                fprintf(stderr, "qmatmul bench: --type takes Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, F16 or F32\n");
                 return 2;
             }
             i++;
@@ -670,7 +690,7 @@ int cmd_bench(int argc, char **argv) {
         rep->type_name = "mixed";
         if (nm == 0) {
             bench_print_table(stdout, rep);
-            fprintf(stderr, "qmatmul bench: %s has no F32/F16/Q4_0/Q8_0 2-D weights\n", model);
+            fprintf(stderr, "qmatmul bench: %s has no 2-D weights of a packable type\n", model);
             goto out;
         }
     } else {
@@ -701,11 +721,10 @@ int cmd_bench(int argc, char **argv) {
     if (run_ref) {
         qmm_options ro = opts;
         ro.kernel = NULL;
-        char list[128] = "";
-        static const qmm_type tt[] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
-        for (int i = 0; i < 4; i++) {
+        char list[512] = "";
+        for (int i = 0; i < QMM_TYPE_COUNT; i++) {
             qmm_family_desc rk;
-            if (qmm_family_info(qmm_family_reference(tt[i]), &rk) == QMM_OK) {
+            if (qmm_type_packable((qmm_type)i) && qmm_family_info(qmm_family_reference((qmm_type)i), &rk) == QMM_OK) {
                 size_t l = strlen(list);
                 snprintf(list + l, sizeof list - l, "%s%s", l ? "," : "", rk.name);
             }
