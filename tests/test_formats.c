@@ -15,6 +15,7 @@
 #include "qmatmul.h"
 #include "test_act_blocks.h"
 #include "test_util.h"
+#include "test_weights.h"
 
 static uint64_t seed = 99;
 
@@ -413,6 +414,73 @@ static void test_ground_truth(void) {
     }
 }
 
+/* The new types' error, against ggml's: for each type, the normalised squared
+ * error sum (y - exact)^2 / sum exact^2 of the reference path (per-32
+ * activation blocks) against the double product of the dequantized weights
+ * and the fp32 activations must be no worse than what ggml's activation
+ * quantization for these types (Q8_K: per 256, iscale = -127 / max with max
+ * the signed value of largest magnitude, q = min(127, round(iscale * x)),
+ * d = 1 / iscale) gives, emulated here in double. */
+static void test_new_types_error(void) {
+    static const qmm_type ts[] = {QMM_TYPE_Q4_1, QMM_TYPE_Q5_0, QMM_TYPE_Q5_1, QMM_TYPE_Q2_K,
+                                  QMM_TYPE_Q3_K, QMM_TYPE_Q4_K, QMM_TYPE_Q5_K, QMM_TYPE_Q6_K};
+    const int64_t k = 1024, n = 24, m = 6;
+    qmm_context *ctx = NULL;
+    CHECK_OK(qmm_context_create(NULL, &ctx));
+    float *x = malloc((size_t)(m * k) * 4), *xg = malloc((size_t)(m * k) * 4);
+    for (int64_t i = 0; i < m * k; i++) /* mixed magnitudes within a 256: per-32 scales help */
+        x[i] = qmm_test_rand_f(&seed) * ((i / 32) % 5 == 0 ? 20.0f : (i / 32) % 5 == 1 ? 0.05f : 1.0f);
+    for (int64_t s = 0; s < m * k; s += 256) { /* ggml's Q8_K of x, dequantized */
+        float amax = 0, max = 0;
+        for (int l = 0; l < 256; l++)
+            if (fabsf(x[s + l]) > amax) {
+                amax = fabsf(x[s + l]);
+                max = x[s + l];
+            }
+        const float iscale = amax ? -127.0f / max : 0.0f;
+        for (int l = 0; l < 256; l++) {
+            const long q = lrintf(iscale * x[s + l]);
+            xg[s + l] = amax ? (float)((double)(q > 127 ? 127 : q) * (double)(1.0f / iscale)) : 0.0f;
+        }
+    }
+    for (size_t ti = 0; ti < sizeof ts / sizeof ts[0]; ti++) {
+        const qmm_type t = ts[ti];
+        const size_t rb = qmm_row_size(t, k);
+        uint8_t *ws = malloc(rb * (size_t)n);
+        float *wd = malloc((size_t)(n * k) * 4), *y = malloc((size_t)(m * n) * 4);
+        qmm_test_random_blocks(t, k, n, ws, 1, &seed);
+        CHECK_OK(qmm_dequantize(t, ws, wd, n, k));
+        qmm_weights *w = NULL;
+        CHECK_OK(qmm_weights_pack(ctx, t, k, n, ws, rb * (size_t)n, &w));
+        const int64_t xne[2] = {k, m}, yne[2] = {n, m};
+        qmm_tensor xt, yt;
+        qmm_tensor_init(&xt, QMM_TYPE_F32, 2, xne, x);
+        qmm_tensor_init(&yt, QMM_TYPE_F32, 2, yne, y);
+        CHECK_OK(qmm_mul_mat(ctx, w, &xt, &yt));
+        double e_ours = 0, e_ggml = 0, norm = 0;
+        for (int64_t j = 0; j < m; j++)
+            for (int64_t i = 0; i < n; i++) {
+                double exact = 0, g = 0;
+                for (int64_t l = 0; l < k; l++) {
+                    exact += (double)wd[i * k + l] * x[j * k + l];
+                    g += (double)wd[i * k + l] * xg[j * k + l];
+                }
+                const double yo = y[j * n + i];
+                e_ours += (yo - exact) * (yo - exact);
+                e_ggml += (g - exact) * (g - exact);
+                norm += exact * exact;
+            }
+        CHECK(norm > 0 && e_ours <= e_ggml, "%s: normalised squared error %.3g, ggml's (Q8_K activations) %.3g", qmm_type_name(t),
+              e_ours / norm, e_ggml / norm);
+        printf("%s: normalised squared error %.3g (ggml with Q8_K activations: %.3g)\n", qmm_type_name(t), e_ours / norm,
+               e_ggml / norm);
+        qmm_weights_free(w);
+        free(ws), free(wd), free(y);
+    }
+    free(x), free(xg);
+    qmm_context_free(ctx);
+}
+
 int main(int argc, char **argv) {
     test_fp16();
     if (argc > 1)
@@ -421,5 +489,6 @@ int main(int argc, char **argv) {
         CHECK(0, "usage: test_formats VECTORS_FILE");
     test_act_quantizer();
     test_ground_truth();
+    test_new_types_error();
     return qmm_test_summary();
 }

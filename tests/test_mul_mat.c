@@ -158,7 +158,7 @@ static void setup(void) {
     /* the other quantized types, small: k a multiple of 256 for K-quants */
     static const int64_t more[][5] = {
         {64, 33, 17, 1, 2}, {96, 130, 2, 1, 1}, {160, 19, 3, 1, 1}, {256, 40, 130, 1, 1},
-        {512, 17, 5, 2, 1}, {256, 77, 3, 1, 1}, {256, 9, 7, 1, 1}, {512, 31, 4, 1, 1},
+        {512, 17, 5, 2, 1}, {256, 77, 3, 1, 1}, {256, 9, 7, 1, 1},  {512, 31, 4, 1, 1},
     };
     for (int t = 4; t < NTYPES && nprob < NPROB; t++) {
         const int64_t *sh = more[t - 4];

@@ -107,8 +107,8 @@ static void test_families(void) {
     EXPECT_ST(qmm_family_info(0, NULL), QMM_ERR_INVALID_ARG);
     CHECK(qmm_family_find(NULL) == -1 && qmm_family_find("no_such_family") == -1, "find unknown");
     CHECK(qmm_family_reference(QMM_TYPE_IQ4_XS) == -1 && qmm_family_reference((qmm_type)99) == -1, "reference of unsupported");
-    CHECK(qmm_type_packable(QMM_TYPE_Q4_K) && !qmm_type_packable(QMM_TYPE_IQ4_XS) && !qmm_type_packable(QMM_TYPE_BF16) && !qmm_type_packable((qmm_type)-1) &&
-              !qmm_type_packable((qmm_type)QMM_TYPE_COUNT),
+    CHECK(qmm_type_packable(QMM_TYPE_Q4_K) && !qmm_type_packable(QMM_TYPE_IQ4_XS) && !qmm_type_packable(QMM_TYPE_BF16) &&
+              !qmm_type_packable((qmm_type)-1) && !qmm_type_packable((qmm_type)QMM_TYPE_COUNT),
           "unpackable types");
 
     /* Enumeration order is priority order: a context's primary for a type is

@@ -77,8 +77,8 @@ typedef struct qmm_block_q5_k {
 } qmm_block_q5_k;
 
 typedef struct qmm_block_q6_k {
-    uint8_t ql[128];  /* element 128h + 64s + l (l < 64): ql[64h + l] nibble s */
-    uint8_t qh[64];   /* element 128h + 32t + l (l < 32): qh[32h + l] bits 2t..2t+1 */
+    uint8_t ql[128];   /* element 128h + 64s + l (l < 64): ql[64h + l] nibble s */
+    uint8_t qh[64];    /* element 128h + 32t + l (l < 32): qh[32h + l] bits 2t..2t+1 */
     int8_t scales[16]; /* per 16 elements */
     uint16_t d;        /* value = (d * sc) * (q - 32), q in 0..63 */
 } qmm_block_q6_k;
