@@ -4,9 +4,12 @@ reference implementation in Python, bit-exact with ggml's reference
 quantizers) for tests/test_formats.c.
 
 File layout (little-endian): u32 count of records; each record is
-u32 type (0 F32 input, 1 F16, 2 Q4_0, 8 Q8_0), u32 rows, u32 k, u32 nbytes,
-then nbytes of data. Records come as: input floats, then each type's
-quantized bytes, then its dequantized floats (as type 0 records)."""
+u32 type (0 F32, else a GGML type, plus RANDOM_BLOCKS), u32 rows, u32 k,
+u32 nbytes, then nbytes of data. Records come as: input floats, then pairs:
+a type's bytes and their dequantized floats (a type 0 record). Bytes of a
+type without the RANDOM_BLOCKS flag are the gguf package's quantization of
+the input; with it, random valid blocks (random bytes, finite fp16 scales),
+for the types the library only dequantizes and to reach every bit pattern."""
 import struct
 import sys
 
@@ -30,6 +33,29 @@ def inputs():
     return np.array(rows, dtype=np.float32)
 
 
+RANDOM_BLOCKS = 0x100
+
+# Byte offsets of each block's fp16 fields, and the block size.
+FP16_FIELDS = {
+    T.Q4_0: ((0,), 18), T.Q8_0: ((0,), 34),
+    T.Q4_1: ((0, 2), 20), T.Q5_0: ((0,), 22), T.Q5_1: ((0, 2), 24),
+    T.Q2_K: ((80, 82), 84), T.Q3_K: ((108,), 110), T.Q4_K: ((0, 2), 144), T.Q5_K: ((0, 2), 176), T.Q6_K: ((208,), 210),
+}
+
+
+def random_blocks(rng, t, rows, k):
+    """Random bytes with every fp16 field finite (any sign, subnormals and the
+    largest values included)."""
+    offs, size = FP16_FIELDS[t]
+    nblk = rows * k // (256 if size in (84, 110, 144, 176, 210) else 32)
+    b = rng.integers(0, 256, size=(nblk, size), dtype=np.uint8)
+    for o in offs:
+        h = b[:, o:o + 2].copy().view(np.uint16)
+        h = np.where((h & 0x7C00) == 0x7C00, h & np.uint16(0xBFFF), h).astype(np.uint16)
+        b[:, o:o + 2] = h.view(np.uint8)
+    return b.reshape(rows, -1)
+
+
 def rec(t, rows, k, data):
     b = data.tobytes()
     return struct.pack("<IIII", t, rows, k, len(b)) + b
@@ -44,6 +70,17 @@ def main(path):
         out.append(rec(int(t), rows, k, np.ascontiguousarray(q)))
         deq = q.astype(np.float32) if t == T.F16 else quants.dequantize(q, t)
         out.append(rec(0, rows, k, np.ascontiguousarray(deq.astype(np.float32))))
+    for t in (T.Q4_1, T.Q5_0, T.Q5_1):
+        q = quants.quantize(x, t)
+        out.append(rec(int(t), rows, k, np.ascontiguousarray(q)))
+        out.append(rec(0, rows, k, np.ascontiguousarray(quants.dequantize(q, t).astype(np.float32))))
+    rng = np.random.default_rng(20261201)
+    for t in (T.Q4_0, T.Q8_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K):
+        rows_r, k_r = 8, 512
+        q = random_blocks(rng, t, rows_r, k_r)
+        out.append(rec(int(t) | RANDOM_BLOCKS, rows_r, k_r, np.ascontiguousarray(q)))
+        deq = quants.dequantize(q, t).astype(np.float32)
+        out.append(rec(0, rows_r, k_r, np.ascontiguousarray(deq)))
     with open(path, "wb") as f:
         f.write(struct.pack("<I", len(out)))
         for r in out:

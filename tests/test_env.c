@@ -124,6 +124,8 @@ int main(void) {
      * are the most (empty tokens pad them here) */
     char longs[400];
     const char *p8 = NULL;
+    unsetenv("QMM_KERNEL");
+    char *defaults = strdup(describe()); /* the chains this CPU gets without QMM_KERNEL */
     memset(longs, ',', sizeof longs);
     memcpy(longs, "ref_q4_0", 8);
     memcpy(longs + 255 - 8, "ref_q8_0", 8);
@@ -172,7 +174,10 @@ int main(void) {
     CHECK(count_stderr(two_contexts, "QMM_KERNEL='(too long)': expected at most 255 characters") == 1,
           "QMM_KERNEL of 256 characters: one warning naming the limit");
     d = describe();
-    CHECK(strstr(d, "\"Q8_0\": {\"primary\": \"ref_q8_0\"") == NULL, "QMM_KERNEL of 256 characters applied in part");
+    /* ignored whole: every chain as without it (on a CPU whose Q8_0 primary is
+     * the reference anyway, only the comparison with the defaults tells) */
+    CHECK(defaults && strcmp(d, defaults) == 0, "QMM_KERNEL of 256 characters applied in part");
+    free(defaults);
     clear_env();
     memset(longs, ',', sizeof longs);
     memcpy(longs + 256, "avx2,dotprod", 13);

@@ -1,8 +1,10 @@
 /* Block formats and the reference path.
  *  1. fp16 conversions: exhaustive fp16 -> fp32 -> fp16; fp32 -> fp16 against
  *     the F16C instruction where the CPU has it.
- *  2. Q4_0 / Q8_0 / F16 bytes against vectors written by the `gguf` Python
- *     package (argv[1], from gen_format_vectors.py), and their dequantization.
+ *  2. Q4_0 / Q4_1 / Q5_0 / Q5_1 / Q8_0 / F16 bytes against vectors written
+ *     by the `gguf` Python package (argv[1], from gen_format_vectors.py), and
+ *     the dequantization and GET_ROWS of every packable quantized type (K-quants
+ *     included) on random valid blocks against the package's.
  *  3. The activation quantizer on hand-checked cases (ties, NaN, inf, clamp).
  *  4. The reference mul_mat path against double-precision ground truth on odd
  *     shapes, within error bounds derived below. */
@@ -13,6 +15,7 @@
 #include "qmatmul.h"
 #include "test_act_blocks.h"
 #include "test_util.h"
+#include "test_weights.h"
 
 static uint64_t seed = 99;
 
@@ -82,46 +85,100 @@ typedef struct record {
     uint8_t *data;
 } record;
 
+#define RANDOM_BLOCKS 0x100u /* gen_format_vectors.py: random valid blocks, not a quantization of the input */
+
+/* GET_ROWS of packed weights (every row, in reverse order) against the gguf
+ * package's dequantization `want`. */
+static void check_get_rows(qmm_context *ctx, qmm_type t, const void *src, size_t nbytes, int64_t rows, int64_t k,
+                           const float *want) {
+    qmm_weights *w = NULL;
+    CHECK_OK(qmm_weights_pack(ctx, t, k, rows, src, nbytes, &w));
+    if (!w)
+        return;
+    int32_t *ids = malloc((size_t)rows * 4);
+    float *out = malloc((size_t)(rows * k) * 4);
+    for (int64_t r = 0; r < rows; r++)
+        ids[r] = (int32_t)(rows - 1 - r);
+    qmm_tensor it, ot;
+    const int64_t ine[1] = {rows}, one[2] = {k, rows};
+    qmm_tensor_init(&it, QMM_TYPE_I32, 1, ine, ids);
+    qmm_tensor_init(&ot, QMM_TYPE_F32, 2, one, out);
+    CHECK_OK(qmm_get_rows(ctx, w, &it, &ot));
+    long bad = 0;
+    for (int64_t r = 0; r < rows; r++)
+        bad += memcmp(out + r * k, want + (rows - 1 - r) * k, (size_t)k * 4) != 0;
+    CHECK(bad == 0, "%s: GET_ROWS (%s): %ld of %lld rows differ from the gguf package's dequantization", qmm_type_name(t),
+          qmm_weights_kernel(w), bad, (long long)rows);
+    qmm_weights_free(w);
+    free(ids);
+    free(out);
+}
+
 static void test_vectors(const char *path) {
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL, "cannot open vectors file %s (written by gen_format_vectors.py)", path);
     if (!f)
         return;
     uint32_t n = 0;
-    CHECK(fread(&n, 4, 1, f) == 1 && n == 7, "vectors file header");
-    record r[7];
-    memset(r, 0, sizeof r);
-    for (uint32_t i = 0; i < n && i < 7; i++) {
-        if (fread(&r[i], 4, 4, f) != 4)
+    CHECK(fread(&n, 4, 1, f) == 1 && n >= 3 && n % 2 == 1 && n < 1000, "vectors file header");
+    if (n < 3 || n % 2 == 0 || n >= 1000) {
+        fclose(f);
+        return;
+    }
+    record *r = calloc(n, sizeof *r);
+    uint32_t got = 0;
+    for (; got < n; got++) {
+        if (fread(&r[got], 4, 4, f) != 4)
             break;
-        r[i].data = malloc(r[i].nbytes);
-        CHECK(fread(r[i].data, 1, r[i].nbytes, f) == r[i].nbytes, "vectors record %u", i);
+        r[got].data = malloc(r[got].nbytes ? r[got].nbytes : 1);
+        if (fread(r[got].data, 1, r[got].nbytes, f) != r[got].nbytes) {
+            got++;
+            break;
+        }
     }
     fclose(f);
+    CHECK(got == n, "vectors file: %u of %u records", got, n);
+    qmm_context *ctx = NULL;
+    CHECK_OK(qmm_context_create(NULL, &ctx));
     const float *x = (const float *)r[0].data;
-    const int64_t rows = r[0].rows, k = r[0].k;
-    for (int i = 1; i + 1 < 7; i += 2) {
-        const qmm_type t = (qmm_type)r[i].type;
+    int seen_random = 0;
+    for (uint32_t i = 1; i + 1 < got; i += 2) {
+        const int random = (r[i].type & RANDOM_BLOCKS) != 0;
+        const qmm_type t = (qmm_type)(r[i].type & ~RANDOM_BLOCKS);
+        const int64_t rows = r[i].rows, k = r[i].k;
         const size_t sz = qmm_row_size(t, k) * (size_t)rows;
-        CHECK(sz == r[i].nbytes, "%s: %zu bytes, the gguf package wrote %u", qmm_type_name(t), sz, r[i].nbytes);
-        if (sz != r[i].nbytes)
+        CHECK(sz == r[i].nbytes && r[i + 1].nbytes == (size_t)(rows * k) * 4, "%s: %zu bytes, the gguf package wrote %u",
+              qmm_type_name(t), sz, r[i].nbytes);
+        if (sz != r[i].nbytes || r[i + 1].nbytes != (size_t)(rows * k) * 4)
             continue;
-        uint8_t *q = malloc(sz);
-        CHECK_OK(qmm_quantize(t, x, q, rows, k));
-        long bad = 0;
-        for (size_t b = 0; b < sz; b++)
-            bad += q[b] != r[i].data[b];
-        CHECK(bad == 0, "%s: %ld bytes differ from the gguf package's reference quantizer", qmm_type_name(t), bad);
+        if (!random) {
+            uint8_t *q = malloc(sz);
+            CHECK_OK(qmm_quantize(t, x, q, rows, k));
+            long bad = 0;
+            for (size_t b = 0; b < sz; b++)
+                bad += q[b] != r[i].data[b];
+            CHECK(bad == 0, "%s: %ld bytes differ from the gguf package's reference quantizer", qmm_type_name(t), bad);
+            free(q);
+        }
+        seen_random += random;
         float *d = malloc((size_t)(rows * k) * 4);
         CHECK_OK(qmm_dequantize(t, r[i].data, d, rows, k));
-        CHECK(memcmp(d, r[i + 1].data, (size_t)(rows * k) * 4) == 0, "%s: dequantized values differ from the gguf package's",
-              qmm_type_name(t));
-        printf("%s: %zu bytes identical to the gguf package's\n", qmm_type_name(t), sz);
-        free(q);
+        long bad = 0;
+        for (int64_t e = 0; e < rows * k; e++)
+            bad += fbits(d[e]) != fbits(((const float *)r[i + 1].data)[e]);
+        CHECK(bad == 0, "%s%s: %ld dequantized values differ from the gguf package's", qmm_type_name(t),
+              random ? " (random blocks)" : "", bad);
+        if (t != QMM_TYPE_F16)
+            check_get_rows(ctx, t, r[i].data, sz, rows, k, (const float *)r[i + 1].data);
+        printf("%s%s: %s identical to the gguf package's\n", qmm_type_name(t), random ? " random blocks" : "",
+               random ? "dequantization and GET_ROWS" : "bytes and dequantization");
         free(d);
     }
-    for (int i = 0; i < 7; i++)
+    CHECK(seen_random >= 10, "vectors file: %d random-block records, expected every packable quantized type", seen_random);
+    qmm_context_free(ctx);
+    for (uint32_t i = 0; i < got; i++)
         free(r[i].data);
+    free(r);
 }
 
 static void test_act_quantizer(void) {
@@ -357,6 +414,73 @@ static void test_ground_truth(void) {
     }
 }
 
+/* The new types' error, against ggml's: for each type, the normalised squared
+ * error sum (y - exact)^2 / sum exact^2 of the reference path (per-32
+ * activation blocks) against the double product of the dequantized weights
+ * and the fp32 activations must be no worse than what ggml's activation
+ * quantization for these types (Q8_K: per 256, iscale = -127 / max with max
+ * the signed value of largest magnitude, q = min(127, round(iscale * x)),
+ * d = 1 / iscale) gives, emulated here in double. */
+static void test_new_types_error(void) {
+    static const qmm_type ts[] = {QMM_TYPE_Q4_1, QMM_TYPE_Q5_0, QMM_TYPE_Q5_1, QMM_TYPE_Q2_K,
+                                  QMM_TYPE_Q3_K, QMM_TYPE_Q4_K, QMM_TYPE_Q5_K, QMM_TYPE_Q6_K};
+    const int64_t k = 1024, n = 24, m = 6;
+    qmm_context *ctx = NULL;
+    CHECK_OK(qmm_context_create(NULL, &ctx));
+    float *x = malloc((size_t)(m * k) * 4), *xg = malloc((size_t)(m * k) * 4);
+    for (int64_t i = 0; i < m * k; i++) /* mixed magnitudes within a 256: per-32 scales help */
+        x[i] = qmm_test_rand_f(&seed) * ((i / 32) % 5 == 0 ? 20.0f : (i / 32) % 5 == 1 ? 0.05f : 1.0f);
+    for (int64_t s = 0; s < m * k; s += 256) { /* ggml's Q8_K of x, dequantized */
+        float amax = 0, max = 0;
+        for (int l = 0; l < 256; l++)
+            if (fabsf(x[s + l]) > amax) {
+                amax = fabsf(x[s + l]);
+                max = x[s + l];
+            }
+        const float iscale = amax ? -127.0f / max : 0.0f;
+        for (int l = 0; l < 256; l++) {
+            const long q = lrintf(iscale * x[s + l]);
+            xg[s + l] = amax ? (float)((double)(q > 127 ? 127 : q) * (double)(1.0f / iscale)) : 0.0f;
+        }
+    }
+    for (size_t ti = 0; ti < sizeof ts / sizeof ts[0]; ti++) {
+        const qmm_type t = ts[ti];
+        const size_t rb = qmm_row_size(t, k);
+        uint8_t *ws = malloc(rb * (size_t)n);
+        float *wd = malloc((size_t)(n * k) * 4), *y = malloc((size_t)(m * n) * 4);
+        qmm_test_random_blocks(t, k, n, ws, 1, &seed);
+        CHECK_OK(qmm_dequantize(t, ws, wd, n, k));
+        qmm_weights *w = NULL;
+        CHECK_OK(qmm_weights_pack(ctx, t, k, n, ws, rb * (size_t)n, &w));
+        const int64_t xne[2] = {k, m}, yne[2] = {n, m};
+        qmm_tensor xt, yt;
+        qmm_tensor_init(&xt, QMM_TYPE_F32, 2, xne, x);
+        qmm_tensor_init(&yt, QMM_TYPE_F32, 2, yne, y);
+        CHECK_OK(qmm_mul_mat(ctx, w, &xt, &yt));
+        double e_ours = 0, e_ggml = 0, norm = 0;
+        for (int64_t j = 0; j < m; j++)
+            for (int64_t i = 0; i < n; i++) {
+                double exact = 0, g = 0;
+                for (int64_t l = 0; l < k; l++) {
+                    exact += (double)wd[i * k + l] * x[j * k + l];
+                    g += (double)wd[i * k + l] * xg[j * k + l];
+                }
+                const double yo = y[j * n + i];
+                e_ours += (yo - exact) * (yo - exact);
+                e_ggml += (g - exact) * (g - exact);
+                norm += exact * exact;
+            }
+        CHECK(norm > 0 && e_ours <= e_ggml, "%s: normalised squared error %.3g, ggml's (Q8_K activations) %.3g", qmm_type_name(t),
+              e_ours / norm, e_ggml / norm);
+        printf("%s: normalised squared error %.3g (ggml with Q8_K activations: %.3g)\n", qmm_type_name(t), e_ours / norm,
+               e_ggml / norm);
+        qmm_weights_free(w);
+        free(ws), free(wd), free(y);
+    }
+    free(x), free(xg);
+    qmm_context_free(ctx);
+}
+
 int main(int argc, char **argv) {
     test_fp16();
     if (argc > 1)
@@ -365,5 +489,6 @@ int main(int argc, char **argv) {
         CHECK(0, "usage: test_formats VECTORS_FILE");
     test_act_quantizer();
     test_ground_truth();
+    test_new_types_error();
     return qmm_test_summary();
 }

@@ -10,6 +10,7 @@
 #include "formats/formats.h"
 #include "registry/registry.h"
 #include "test_util.h"
+#include "test_weights.h"
 
 static uint64_t seed = 777;
 static long n_special; /* reference outputs that are NaN, inf or subnormal */
@@ -37,15 +38,17 @@ static int same(float a, float b) {
     return ua == ub;
 }
 
+static uint64_t edge_seed = 4242;
+
 static void test_one(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, int64_t n, int64_t k, int nonfinite) {
     const qmm_type t = kf->wtype;
-    const size_t rb = t == QMM_TYPE_F32    ? (size_t)k * 4
-                      : t == QMM_TYPE_F16  ? (size_t)k * 2
-                      : t == QMM_TYPE_Q4_0 ? (size_t)(k / 32) * sizeof(qmm_block_q4_0)
-                                           : (size_t)(k / 32) * sizeof(qmm_block_q8_0);
+    const size_t rb = qmm_row_size(t, k);
     uint8_t *src = malloc(rb * (size_t)n);
+    const int random_blocks = t != QMM_TYPE_F32 && t != QMM_TYPE_F16 && t != QMM_TYPE_Q4_0 && t != QMM_TYPE_Q8_0;
+    if (random_blocks) /* no quantizer: random valid blocks, fp16 extremes included */
+        qmm_test_random_blocks(t, k, n, src, 0, &edge_seed);
     float *f = malloc((size_t)k * 4);
-    for (int64_t j = 0; j < n; j++) {
+    for (int64_t j = 0; !random_blocks && j < n; j++) {
         for (int64_t l = 0; l < k; l++)
             f[l] = special(j, l, nonfinite && t != QMM_TYPE_Q4_0 && t != QMM_TYPE_Q8_0);
         uint8_t *row = src + (size_t)j * rb;
@@ -125,7 +128,7 @@ static void visit(const qmm_kernel *kf, void *user) {
     static const int64_t ms[] = {1, 2, 5, 17};
     for (int nf = 0; nf < 2; nf++)
         for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
-            test_one(kf, ref, ms[mi], 37, 96, nf);
+            test_one(kf, ref, ms[mi], 37, qmm_type_block_elems(kf->wtype) == 256 ? 256 : 96, nf);
     tested++;
     printf("ok   %-24s (%ld special outputs so far)\n", kf->name, n_special);
 }

@@ -9,6 +9,7 @@
 #include "registry/registry.h"
 #include "test_act_blocks.h"
 #include "test_util.h"
+#include "test_weights.h"
 
 #define CANARY 0xA5
 
@@ -17,11 +18,15 @@ static uint64_t seed = 12345;
 /* A random n x k weight matrix in GGUF layout of the family's type. */
 static void *make_weights(qmm_type t, int64_t k, int64_t n, size_t *row_bytes) {
     float *f = malloc((size_t)k * sizeof(float));
-    size_t rb = t == QMM_TYPE_F32    ? (size_t)k * 4
-                : t == QMM_TYPE_F16  ? (size_t)k * 2
-                : t == QMM_TYPE_Q4_0 ? (size_t)(k / 32) * sizeof(qmm_block_q4_0)
-                                     : (size_t)(k / 32) * sizeof(qmm_block_q8_0);
+    size_t rb = qmm_row_size(t, k);
     uint8_t *w = malloc(rb * (size_t)n);
+    if (t != QMM_TYPE_F32 && t != QMM_TYPE_F16 && t != QMM_TYPE_Q4_0 && t != QMM_TYPE_Q8_0) {
+        /* the other quantized types: random valid blocks, every bit pattern */
+        qmm_test_random_blocks(t, k, n, w, 0, &seed);
+        free(f);
+        *row_bytes = rb;
+        return w;
+    }
     for (int64_t i = 0; i < n; i++) {
         /* vary magnitudes per row so scales differ widely */
         const float mag = (i % 5 == 0) ? 100.0f : (i % 5 == 1) ? 0.001f : 1.0f;
@@ -244,6 +249,8 @@ static void visit(const qmm_kernel *kf, void *user) {
                     continue; /* the reference against itself: a sample is enough */
                 if (ks[ki] >= 1024 && (ns[ni] > 64 || ms[mi] > 8))
                     continue;
+                if (ks[ki] % qmm_type_block_elems(kf->wtype) != 0)
+                    continue; /* K-quants: k % 256 */
                 test_shape(kf, ref, ms[mi], ns[ni], ks[ki]);
             }
     vc->tested++;

@@ -12,11 +12,17 @@
 #include "formats/formats.h"
 #include "qmatmul.h"
 #include "test_util.h"
+#include "test_weights.h"
 
 static uint64_t seed = 777;
 
-static const qmm_type types[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F32, QMM_TYPE_F16};
-static const char *ref_names[] = {"ref_q4_0", "ref_q8_0", "ref_f32", "ref_f16"};
+/* The first four get shape sweeps; the rest one problem each (random valid
+ * blocks: they have no quantizer, or need none). */
+static const qmm_type types[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F32,  QMM_TYPE_F16,  QMM_TYPE_Q4_1, QMM_TYPE_Q5_0,
+                                 QMM_TYPE_Q5_1, QMM_TYPE_Q2_K, QMM_TYPE_Q3_K, QMM_TYPE_Q4_K, QMM_TYPE_Q5_K, QMM_TYPE_Q6_K};
+static const char *ref_names[] = {"ref_q4_0", "ref_q8_0", "ref_f32",  "ref_f16",  "ref_q4_1", "ref_q5_0",
+                                  "ref_q5_1", "ref_q2_k", "ref_q3_k", "ref_q4_k", "ref_q5_k", "ref_q6_k"};
+#define NTYPES ((int)(sizeof types / sizeof types[0]))
 
 typedef struct problem {
     qmm_type type;
@@ -50,8 +56,10 @@ static void make_problem(problem *p, qmm_type t, int64_t k, int64_t n, int64_t m
     p->wsrc = malloc(p->wsize);
     if (t == QMM_TYPE_F32)
         memcpy(p->wsrc, f, p->wsize);
-    else
+    else if (t == QMM_TYPE_F16 || t == QMM_TYPE_Q4_0 || t == QMM_TYPE_Q8_0)
         qmm_quantize(t, f, p->wsrc, n, k);
+    else
+        qmm_test_random_blocks(t, k, n, p->wsrc, 1, &seed);
     free(f);
     /* x with padded rows and a permuted batch layout (b3 inner) */
     const int64_t row = k + 3;
@@ -77,7 +85,7 @@ static void free_problem(problem *p) {
 }
 
 static int type_index(qmm_type t) {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < NTYPES; i++)
         if (types[i] == t)
             return i;
     return 0;
@@ -125,7 +133,7 @@ static void compute_expected(problem *p) {
 
 static long compare(const problem *p, const float *got) { return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1; }
 
-#define NPROB 14
+#define NPROB 22
 static problem probs[NPROB];
 static int nprob;
 
@@ -136,7 +144,7 @@ static void setup(void) {
     };
     for (int t = 0; t < 4; t++)
         for (int s = 0; s < 6; s += 1 + (t % 2)) {
-            if (nprob >= NPROB - 2) /* two more below */
+            if (nprob >= NPROB - 10) /* ten more below */
                 break;
             make_problem(&probs[nprob], types[t], shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4]);
             compute_expected(&probs[nprob]);
@@ -147,6 +155,16 @@ static void setup(void) {
     compute_expected(&probs[nprob++]);
     make_problem(&probs[nprob], QMM_TYPE_F16, 96, 40, 128, 2, 1);
     compute_expected(&probs[nprob++]);
+    /* the other quantized types, small: k a multiple of 256 for K-quants */
+    static const int64_t more[][5] = {
+        {64, 33, 17, 1, 2}, {96, 130, 2, 1, 1}, {160, 19, 3, 1, 1}, {256, 40, 6, 1, 1},
+        {512, 17, 5, 2, 1}, {256, 77, 3, 1, 1}, {256, 9, 7, 1, 1},  {512, 31, 4, 1, 1},
+    };
+    for (int t = 4; t < NTYPES && nprob < NPROB; t++) {
+        const int64_t *sh = more[t - 4];
+        make_problem(&probs[nprob], types[t], sh[0], sh[1], sh[2], sh[3], sh[4]);
+        compute_expected(&probs[nprob++]);
+    }
 }
 
 static void sweep_threads(void) {

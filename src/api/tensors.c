@@ -41,12 +41,14 @@ qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, const int64
 
 /* --------------------------------------------------------- quantization */
 
-static qmm_status check_rows(qmm_type type, const void *src, const void *dst, int64_t nrows, int64_t k, const char *fn) {
+static qmm_status check_rows(qmm_type type, const void *src, const void *dst, int64_t nrows, int64_t k, int quantize,
+                             const char *fn) {
     if (!src || !dst)
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s: NULL buffer", fn);
-    if (type != QMM_TYPE_Q4_0 && type != QMM_TYPE_Q8_0 && type != QMM_TYPE_F16)
-        return qmm_fail(QMM_ERR_UNSUPPORTED, "%s: type %s: Q4_0, Q8_0 and F16 are supported", fn,
-                        qmm_type_name(type) ? qmm_type_name(type) : "?");
+    if (!(quantize ? qmm_type_has_quantizer(type) : qmm_type_has_dequantizer(type)))
+        return qmm_fail(QMM_ERR_UNSUPPORTED, "%s: type %s: %s", fn, qmm_type_name(type) ? qmm_type_name(type) : "?",
+                        quantize ? "F16, Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 are supported"
+                                 : "F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and Q2_K..Q6_K are supported");
     if (nrows < 0 || k <= 0 || k % qmm_type_block_elems(type) != 0)
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s: %lld rows of %lld: k must be a positive multiple of %lld", fn, (long long)nrows,
                         (long long)k, (long long)qmm_type_block_elems(type));
@@ -56,7 +58,7 @@ static qmm_status check_rows(qmm_type type, const void *src, const void *dst, in
 }
 
 qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrows, int64_t k) {
-    qmm_status st = check_rows(type, src, dst, nrows, k, "qmm_quantize");
+    qmm_status st = check_rows(type, src, dst, nrows, k, 1, "qmm_quantize");
     if (st)
         return st;
     const size_t rb = qmm_row_size(type, k);
@@ -65,20 +67,14 @@ qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrow
     for (int64_t r = 0; r < nrows; r++) {
         const float *x = src + r * k;
         void *y = (char *)dst + (size_t)r * rb;
-        if (type == QMM_TYPE_Q4_0)
-            qmm_quantize_row_q4_0(x, y, k);
-        else if (type == QMM_TYPE_Q8_0)
-            qmm_quantize_row_q8_0(x, y, k);
-        else
-            for (int64_t l = 0; l < k; l++)
-                ((uint16_t *)y)[l] = qmm_fp32_to_fp16(x[l]);
+        qmm_quantize_row(type, x, y, k);
     }
     qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
 qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nrows, int64_t k) {
-    qmm_status st = check_rows(type, src, dst, nrows, k, "qmm_dequantize");
+    qmm_status st = check_rows(type, src, dst, nrows, k, 0, "qmm_dequantize");
     if (st)
         return st;
     const size_t rb = qmm_row_size(type, k);
@@ -87,13 +83,7 @@ qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nr
     for (int64_t r = 0; r < nrows; r++) {
         const void *x = (const char *)src + (size_t)r * rb;
         float *y = dst + r * k;
-        if (type == QMM_TYPE_Q4_0)
-            qmm_dequantize_row_q4_0(x, y, k);
-        else if (type == QMM_TYPE_Q8_0)
-            qmm_dequantize_row_q8_0(x, y, k);
-        else
-            for (int64_t l = 0; l < k; l++)
-                y[l] = qmm_fp16_to_fp32(((const uint16_t *)x)[l]);
+        qmm_dequantize_row(type, x, y, k);
     }
     qmm_fpenv_leave(&fe);
     return QMM_OK;

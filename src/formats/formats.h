@@ -26,6 +26,97 @@ typedef struct qmm_block_q8_0 {
 _Static_assert(sizeof(qmm_block_q4_0) == 18, "Q4_0 block is 18 bytes");
 _Static_assert(sizeof(qmm_block_q8_0) == 34, "Q8_0 block is 34 bytes");
 
+/* The other 32-element GGUF blocks. Nibbles as Q4_0: byte j holds element j
+ * (low) and j + 16 (high). Q5_*: qh is a little-endian uint32 whose bit j is
+ * bit 4 of element j. */
+typedef struct qmm_block_q4_1 { /* value = d * q + m, q in 0..15 */
+    uint16_t d, m;
+    uint8_t qs[QMM_QK / 2];
+} qmm_block_q4_1;
+
+typedef struct qmm_block_q5_0 { /* value = (q - 16) * d, q in 0..31 */
+    uint16_t d;
+    uint8_t qh[4];
+    uint8_t qs[QMM_QK / 2];
+} qmm_block_q5_0;
+
+typedef struct qmm_block_q5_1 { /* value = d * q + m, q in 0..31 */
+    uint16_t d, m;
+    uint8_t qh[4];
+    uint8_t qs[QMM_QK / 2];
+} qmm_block_q5_1;
+
+/* K-quant super-blocks of 256 elements (docs/formats.md gives the bit
+ * layouts and values). */
+#define QMM_QK_K 256
+
+typedef struct qmm_block_q2_k {
+    uint8_t scales[16]; /* per 16 elements: low nibble sc, high nibble m */
+    uint8_t qs[64];     /* 2-bit q: element 128h + 32s + l in qs[32h + l] bits 2s..2s+1 */
+    uint16_t d, dmin;   /* value = (d * sc) * q - dmin * m */
+} qmm_block_q2_k;
+
+typedef struct qmm_block_q3_k {
+    uint8_t hmask[32];  /* element 32s + l: bit s of hmask[l]; clear means q -= 4 */
+    uint8_t qs[64];     /* low 2 bits, as Q2_K */
+    uint8_t scales[12]; /* 16 6-bit scales, stored + 32 */
+    uint16_t d;         /* value = (d * sc) * q, q in -4..3, sc in -32..31 */
+} qmm_block_q3_k;
+
+typedef struct qmm_block_q4_k {
+    uint16_t d, dmin;   /* value = (d * sc_j) * q - dmin * m_j per 32-block j */
+    uint8_t scales[12]; /* 8 6-bit sc and 8 6-bit m (qmm_k_scale_min) */
+    uint8_t qs[128];    /* element 64c + 32h + l: qs[32c + l] nibble h */
+} qmm_block_q4_k;
+
+typedef struct qmm_block_q5_k {
+    uint16_t d, dmin;
+    uint8_t scales[12];
+    uint8_t qh[32]; /* element 32s + l: bit s of qh[l] is bit 4 of q */
+    uint8_t qs[128];
+} qmm_block_q5_k;
+
+typedef struct qmm_block_q6_k {
+    uint8_t ql[128];   /* element 128h + 64s + l (l < 64): ql[64h + l] nibble s */
+    uint8_t qh[64];    /* element 128h + 32t + l (l < 32): qh[32h + l] bits 2t..2t+1 */
+    int8_t scales[16]; /* per 16 elements */
+    uint16_t d;        /* value = (d * sc) * (q - 32), q in 0..63 */
+} qmm_block_q6_k;
+
+_Static_assert(sizeof(qmm_block_q4_1) == 20, "Q4_1 block is 20 bytes");
+_Static_assert(sizeof(qmm_block_q5_0) == 22, "Q5_0 block is 22 bytes");
+_Static_assert(sizeof(qmm_block_q5_1) == 24, "Q5_1 block is 24 bytes");
+_Static_assert(sizeof(qmm_block_q2_k) == 84, "Q2_K block is 84 bytes");
+_Static_assert(sizeof(qmm_block_q3_k) == 110, "Q3_K block is 110 bytes");
+_Static_assert(sizeof(qmm_block_q4_k) == 144, "Q4_K block is 144 bytes");
+_Static_assert(sizeof(qmm_block_q5_k) == 176, "Q5_K block is 176 bytes");
+_Static_assert(sizeof(qmm_block_q6_k) == 210, "Q6_K block is 210 bytes");
+
+/* Unpacked element q values and per-16 / per-32 scales of one block, the
+ * common ground of dequantization and the reference dot products. */
+/* Q4_K / Q5_K: 6-bit scale and min of 32-block j (0..7). */
+void qmm_k_scale_min(const uint8_t scales[12], int j, int *sc, int *m);
+/* Q3_K: signed scale (-32..31) of 16-block i (0..15). */
+int qmm_q3_k_scale(const uint8_t scales[12], int i);
+/* q of element l of a block, in the value formula's terms: Q4_1 / Q5_1 /
+ * Q4_K / Q5_K / Q2_K unsigned q; Q5_0 q - 16; Q3_K q in -4..3; Q6_K q - 32. */
+int qmm_q4_1_q(const qmm_block_q4_1 *b, int l);
+int qmm_q5_0_q(const qmm_block_q5_0 *b, int l);
+int qmm_q5_1_q(const qmm_block_q5_1 *b, int l);
+int qmm_q2_k_q(const qmm_block_q2_k *b, int l);
+int qmm_q3_k_q(const qmm_block_q3_k *b, int l);
+int qmm_q4_k_q(const qmm_block_q4_k *b, int l);
+int qmm_q5_k_q(const qmm_block_q5_k *b, int l);
+int qmm_q6_k_q(const qmm_block_q6_k *b, int l);
+
+/* Dequantization of one row of k elements of a quantized type (ggml's values
+ * bit for bit) and the quantizers the library has (ggml's reference ones,
+ * byte for byte). Return 0, or -1 when the type has none (nothing written). */
+int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k);
+int qmm_quantize_row(qmm_type t, const float *src, void *dst, int64_t k);
+int qmm_type_has_dequantizer(qmm_type t);
+int qmm_type_has_quantizer(qmm_type t);
+
 /* IEEE half <-> single. fp16 -> fp32 is exact; fp32 -> fp16 rounds to
  * nearest even (as F16C and ggml do). */
 float qmm_fp16_to_fp32(uint16_t h);
@@ -36,6 +127,18 @@ void qmm_quantize_row_q4_0(const float *x, qmm_block_q4_0 *y, int64_t k);
 void qmm_quantize_row_q8_0(const float *x, qmm_block_q8_0 *y, int64_t k);
 void qmm_dequantize_row_q4_0(const qmm_block_q4_0 *x, float *y, int64_t k);
 void qmm_dequantize_row_q8_0(const qmm_block_q8_0 *x, float *y, int64_t k);
+void qmm_quantize_row_q4_1(const float *x, qmm_block_q4_1 *y, int64_t k);
+void qmm_quantize_row_q5_0(const float *x, qmm_block_q5_0 *y, int64_t k);
+void qmm_quantize_row_q5_1(const float *x, qmm_block_q5_1 *y, int64_t k);
+void qmm_dequantize_row_q4_1(const qmm_block_q4_1 *x, float *y, int64_t k);
+void qmm_dequantize_row_q5_0(const qmm_block_q5_0 *x, float *y, int64_t k);
+void qmm_dequantize_row_q5_1(const qmm_block_q5_1 *x, float *y, int64_t k);
+/* k % 256 == 0. */
+void qmm_dequantize_row_q2_k(const qmm_block_q2_k *x, float *y, int64_t k);
+void qmm_dequantize_row_q3_k(const qmm_block_q3_k *x, float *y, int64_t k);
+void qmm_dequantize_row_q4_k(const qmm_block_q4_k *x, float *y, int64_t k);
+void qmm_dequantize_row_q5_k(const qmm_block_q5_k *x, float *y, int64_t k);
+void qmm_dequantize_row_q6_k(const qmm_block_q6_k *x, float *y, int64_t k);
 
 /* Activation quantization, one block of 32 (the reference every SIMD
  * activation packer reproduces), all in fp32 with round to nearest even:

@@ -20,6 +20,20 @@
  *    w_scale_b the block's fp16 d converted to fp32, x_scale_b the stored d
  *    as is (possibly subnormal), the product rounded to fp32 (gradual
  *    underflow, never flushed) before the fma.
+ *  - Q4_1, Q5_0, Q5_1, Q2_K..Q6_K (src/kernels/ref/ref_quant_kernels.c): the
+ *    same activation blocks; per 32-block b in ascending k (for K-quants the
+ *    32-block b % 8 of super-block b / 8):
+ *        acc = fmaf((float)isum_b, s_b * x_d, acc)
+ *    and, for the types with a min (Q4_1, Q5_1, Q2_K, Q4_K, Q5_K), then
+ *        acc = fmaf((float)imin_b, t_b * x_d, acc)
+ *    Q4_1/Q5_1: isum = sum q qx, s = d, imin = the block's qx sum, t = m.
+ *    Q5_0: isum = sum (q - 16) qx, s = d. Q4_K/Q5_K: isum = sc_j sum q qx,
+ *    s = d, imin = -m_j sum qx, t = dmin. Q3_K/Q6_K: the two 16-sub-blocks:
+ *    isum = sc_a sum_a q qx + sc_b sum_b q qx (q signed: Q3_K -4..3, Q6_K
+ *    q - 32), s = d. Q2_K: isum as Q3_K with 4-bit sc, s = d,
+ *    imin = -(m_a sum_a qx + m_b sum_b qx), t = dmin. Integer sums are exact
+ *    in int32 and below 2^24 in magnitude (so (float) is exact); fp16 values
+ *    are widened exactly; each product s * x_d is rounded to fp32.
  *  - F32 / F16 weights (F16 converted exactly to fp32): acc = fmaf(w, x, acc)
  *    per element, ascending k, starting at 0.0f.
  *  So a SIMD family vectorises across outputs (rows of W, rows of x), never

@@ -12,7 +12,8 @@ qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type 
     memset(plan, 0, sizeof *plan);
     const int ti = qmm_wtype_index(type);
     if (ti < 0)
-        return qmm_fail(QMM_ERR_UNSUPPORTED, "weight type %s (%d) cannot be packed: F32, F16, Q4_0 and Q8_0 can",
+        return qmm_fail(QMM_ERR_UNSUPPORTED,
+                        "weight type %s (%d) cannot be packed: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and Q2_K..Q6_K can",
                         qmm_type_name(type) ? qmm_type_name(type) : "?", (int)type);
     const int64_t blk = qmm_type_block_elems(type);
     if (k <= 0 || n <= 0 || k % blk != 0)

@@ -6,7 +6,19 @@
 #include "kernels/ref/ref_kernels.h"
 
 const qmm_kernel *const qmm_ref_kernels[] = {
-    &qmm_kernel_ref_q4_0, &qmm_kernel_ref_q8_0, &qmm_kernel_ref_f32, &qmm_kernel_ref_f16, NULL,
+    &qmm_kernel_ref_q4_0,
+    &qmm_kernel_ref_q8_0,
+    &qmm_kernel_ref_f32,
+    &qmm_kernel_ref_f16,
+    &qmm_kernel_ref_q4_1,
+    &qmm_kernel_ref_q5_0,
+    &qmm_kernel_ref_q5_1,
+    &qmm_kernel_ref_q2_k,
+    &qmm_kernel_ref_q3_k,
+    &qmm_kernel_ref_q4_k,
+    &qmm_kernel_ref_q5_k,
+    &qmm_kernel_ref_q6_k,
+    NULL,
 };
 
 /* SIMD tables first (each in priority order), the reference last. */

@@ -23,10 +23,9 @@ const bench_preset *bench_preset_find(const char *name) {
 }
 
 int bench_parse_type(const char *s, qmm_type *t) {
-    static const qmm_type ok[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F16, QMM_TYPE_F32};
-    for (int i = 0; i < 4; i++)
-        if (strcasecmp(s, qmm_type_name(ok[i])) == 0) {
-            *t = ok[i];
+    for (int i = 0; i < QMM_TYPE_COUNT; i++) /* every packable type, by its name */
+        if (qmm_type_packable((qmm_type)i) && qmm_type_name((qmm_type)i) && strcasecmp(s, qmm_type_name((qmm_type)i)) == 0) {
+            *t = (qmm_type)i;
             return 1;
         }
     return 0;

@@ -17,9 +17,25 @@ float bench_rngf(uint64_t *s) { return (float)((double)(bench_rng(s) >> 40) * 0x
  * which is all a kernel sees. */
 static void fix_blocks(qmm_type t, uint8_t *p, size_t size, uint64_t *seed) {
     const size_t bb = qmm_type_block_bytes(t), nb = size / bb;
+    /* byte offsets of the block's fp16 fields: d, and dmin / m where there is one */
+    int f0 = 0, f1 = -1;
+    if (t == QMM_TYPE_Q4_1 || t == QMM_TYPE_Q5_1 || t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q5_K)
+        f1 = 2;
+    else if (t == QMM_TYPE_Q2_K)
+        f0 = 80, f1 = 82;
+    else if (t == QMM_TYPE_Q3_K)
+        f0 = 108;
+    else if (t == QMM_TYPE_Q6_K)
+        f0 = 208;
+    const float base = t == QMM_TYPE_Q4_0 || t == QMM_TYPE_Q8_0 ? 0.005f : 0.0005f; /* others: sub-scales or mins add up */
     for (size_t i = 0; i < nb; i++) {
-        const uint16_t d = qmm_fp32_to_fp16(0.005f + 0.01f * (float)(bench_rng(seed) >> 40) * 0x1p-24f);
-        memcpy(p + i * bb, &d, 2);
+        for (int f = 0; f < 2; f++) {
+            const int off = f ? f1 : f0;
+            if (off < 0)
+                continue;
+            const uint16_t d = qmm_fp32_to_fp16(base + 2 * base * (float)(bench_rng(seed) >> 40) * 0x1p-24f);
+            memcpy(p + i * bb + off, &d, 2);
+        }
         if (t == QMM_TYPE_Q8_0)
             for (size_t j = 2; j < bb; j++)
                 if (p[i * bb + j] == 0x80) /* keep q in [-127, 127], as quantizers do */

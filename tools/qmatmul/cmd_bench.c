@@ -47,7 +47,7 @@ static int parse_options(int argc, char **argv, bench_opts *o) {
             i++;
         } else if (v && !strcmp(a, "--type")) {
             if (!bench_parse_type(v, &o->type)) {
-                fprintf(stderr, "qmatmul bench: --type takes Q4_0, Q8_0, F16 or F32\n");
+                fprintf(stderr, "qmatmul bench: --type takes Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, F16 or F32\n");
                 return 2;
             }
             i++;
@@ -90,11 +90,10 @@ static int die_status(qmm_status st, const char *what) {
 /* The reference context: the portable family of each type forced. */
 static qmm_status make_ref_context(const qmm_options *opts, qmm_context **out) {
     qmm_options ro = *opts;
-    char list[128] = "";
-    static const qmm_type tt[] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
-    for (int i = 0; i < 4; i++) {
+    char list[512] = "";
+    for (int i = 0; i < QMM_TYPE_COUNT; i++) {
         qmm_family_desc rk;
-        if (qmm_family_info(qmm_family_reference(tt[i]), &rk) == QMM_OK) {
+        if (qmm_type_packable((qmm_type)i) && qmm_family_info(qmm_family_reference((qmm_type)i), &rk) == QMM_OK) {
             size_t l = strlen(list);
             snprintf(list + l, sizeof list - l, "%s%s", l ? "," : "", rk.name);
         }
@@ -259,7 +258,7 @@ static int load_matrices(bench *b, const bench_opts *o, qmm_gguf **g, bench_matr
     bench_model_title(b, *g, o->model);
     if (*nm == 0) {
         bench_print_table(stdout, rep);
-        fprintf(stderr, "qmatmul bench: %s has no F32/F16/Q4_0/Q8_0 2-D weights\n", o->model);
+        fprintf(stderr, "qmatmul bench: %s has no 2-D weights of a packable type\n", o->model);
         return 1;
     }
     return -1;

@@ -167,8 +167,9 @@ int cmd_pack(int argc, char **argv) {
             write = 0;
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
-                   "Packs every 2-D F32, F16, Q4_0 and Q8_0 tensor of MODEL.gguf for this CPU's kernel chains\n"
-                   "(qmatmul info) and writes them to a cache file that engines open with qmm_cache_open.\n"
+                   "Packs every 2-D F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and Q2_K..Q6_K tensor of MODEL.gguf\n"
+                   "for this CPU's kernel chains (qmatmul info) and writes them to a cache file that engines open with "
+                   "qmm_cache_open.\n"
                    "Other tensors are listed as skipped (a matrix that cannot be cached, zero-size or with a\n"
                    "name over 1023 bytes, with a warning); the exit status is 1 if nothing can be packed.\n"
                    "The file is written under a temporary name and renamed when complete; MODEL.qmp must be\n"
@@ -212,9 +213,7 @@ int cmd_pack(int argc, char **argv) {
         nskip++;
         /* a matrix of a packable type that still cannot be cached is worth a
          * warning even with --quiet; norms and other types are expected */
-        const int matrix =
-            t->known_type && t->n_dims == 2 &&
-            (t->type == QMM_TYPE_F32 || t->type == QMM_TYPE_F16 || t->type == QMM_TYPE_Q4_0 || t->type == QMM_TYPE_Q8_0);
+        const int matrix = t->known_type && t->n_dims == 2 && t->type < QMM_TYPE_COUNT && qmm_type_packable((qmm_type)t->type);
         if (matrix)
             fprintf(stderr, "qmatmul pack: warning: skipped %.200s%s (%s)\n", t->name, strlen(t->name) > 200 ? "..." : "", why);
         else if (!quiet)
@@ -222,7 +221,10 @@ int cmd_pack(int argc, char **argv) {
     }
     qmm_gguf_close(g);
     if (npack == 0) {
-        fprintf(stderr, "qmatmul pack: %s has no tensor to pack (2-D F32, F16, Q4_0 or Q8_0): nothing written\n", in);
+        fprintf(stderr,
+                "qmatmul pack: %s has no tensor to pack (2-D F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 or Q2_K..Q6_K): nothing "
+                "written\n",
+                in);
         qmm_context_free(ctx);
         return 1;
     }

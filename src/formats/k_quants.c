@@ -1,0 +1,145 @@
+/* GGUF K-quants (super-blocks of 256): Q2_K, Q3_K, Q4_K, Q5_K, Q6_K.
+ * Unpacking and dequantization, ggml's values bit for bit: the fp32 order is
+ * the format's definition, scale first: (d * sc) * q, then - (dmin * m).
+ * Products of an fp16 value and a small integer are exact in fp32 only up to
+ * rounding of the final product, so the order matters and is fixed here. */
+#include "formats/formats.h"
+
+void qmm_k_scale_min(const uint8_t s[12], int j, int *sc, int *m) {
+    /* bytes 0-3: sc 0-3 (low 6 bits); 4-7: m 0-3; 8-11: low nibbles sc 4-7,
+     * high nibbles m 4-7; the top 2 bits of bytes 0-3 / 4-7 are bits 4-5 of
+     * sc 4-7 / m 4-7. */
+    if (j < 4) {
+        *sc = s[j] & 0x3f;
+        *m = s[j + 4] & 0x3f;
+    } else {
+        *sc = (s[j + 4] & 0x0f) | ((s[j - 4] >> 6) << 4);
+        *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+int qmm_q3_k_scale(const uint8_t s[12], int i) {
+    /* low 4 bits: nibble i / 8 of byte i % 8; high 2 bits: bits 2 (i / 4) of
+     * byte 8 + i % 4; stored with a +32 offset. */
+    const int lo = (s[i % 8] >> (4 * (i / 8))) & 0x0f;
+    const int hi = (s[8 + i % 4] >> (2 * (i / 4))) & 0x03;
+    return (lo | (hi << 4)) - 32;
+}
+
+/* 2 bits of element l (0..255) in the Q2_K / Q3_K qs layout. */
+static int two_bits(const uint8_t qs[64], int l) { return (qs[32 * (l / 128) + l % 32] >> (2 * ((l / 32) % 4))) & 3; }
+
+int qmm_q2_k_q(const qmm_block_q2_k *b, int l) { return two_bits(b->qs, l); }
+
+int qmm_q3_k_q(const qmm_block_q3_k *b, int l) {
+    const int high = (b->hmask[l % 32] >> (l / 32)) & 1;
+    return two_bits(b->qs, l) - (high ? 0 : 4);
+}
+
+/* Nibble of element l (0..255) in the Q4_K / Q5_K qs layout. */
+static int k_nibble(const uint8_t qs[128], int l) { return (qs[32 * (l / 64) + l % 32] >> (4 * ((l / 32) % 2))) & 0x0f; }
+
+int qmm_q4_k_q(const qmm_block_q4_k *b, int l) { return k_nibble(b->qs, l); }
+
+int qmm_q5_k_q(const qmm_block_q5_k *b, int l) { return k_nibble(b->qs, l) | (((b->qh[l % 32] >> (l / 32)) & 1) << 4); }
+
+int qmm_q6_k_q(const qmm_block_q6_k *b, int l) {
+    const int h = l / 128, r = l % 128;
+    const int lo = (b->ql[64 * h + r % 64] >> (4 * (r / 64))) & 0x0f;
+    const int hi = (b->qh[32 * h + r % 32] >> (2 * (r / 32))) & 0x03;
+    return (lo | (hi << 4)) - 32;
+}
+
+void qmm_dequantize_row_q2_k(const qmm_block_q2_k *x, float *y, int64_t k) {
+    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
+        const float d = qmm_fp16_to_fp32(x[b].d), dmin = qmm_fp16_to_fp32(x[b].dmin);
+        for (int l = 0; l < QMM_QK_K; l++) {
+            const uint8_t s = x[b].scales[l / 16];
+            const float dl = d * (float)(s & 0x0f), ml = dmin * (float)(s >> 4);
+            y[b * QMM_QK_K + l] = dl * (float)qmm_q2_k_q(&x[b], l) - ml;
+        }
+    }
+}
+
+void qmm_dequantize_row_q3_k(const qmm_block_q3_k *x, float *y, int64_t k) {
+    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
+        const float d = qmm_fp16_to_fp32(x[b].d);
+        for (int l = 0; l < QMM_QK_K; l++) {
+            const float dl = d * (float)qmm_q3_k_scale(x[b].scales, l / 16);
+            y[b * QMM_QK_K + l] = dl * (float)qmm_q3_k_q(&x[b], l);
+        }
+    }
+}
+
+void qmm_dequantize_row_q4_k(const qmm_block_q4_k *x, float *y, int64_t k) {
+    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
+        const float d = qmm_fp16_to_fp32(x[b].d), dmin = qmm_fp16_to_fp32(x[b].dmin);
+        for (int l = 0; l < QMM_QK_K; l++) {
+            int sc, m;
+            qmm_k_scale_min(x[b].scales, l / 32, &sc, &m);
+            const float dl = d * (float)sc, ml = dmin * (float)m;
+            y[b * QMM_QK_K + l] = dl * (float)qmm_q4_k_q(&x[b], l) - ml;
+        }
+    }
+}
+
+void qmm_dequantize_row_q5_k(const qmm_block_q5_k *x, float *y, int64_t k) {
+    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
+        const float d = qmm_fp16_to_fp32(x[b].d), dmin = qmm_fp16_to_fp32(x[b].dmin);
+        for (int l = 0; l < QMM_QK_K; l++) {
+            int sc, m;
+            qmm_k_scale_min(x[b].scales, l / 32, &sc, &m);
+            const float dl = d * (float)sc, ml = dmin * (float)m;
+            y[b * QMM_QK_K + l] = dl * (float)qmm_q5_k_q(&x[b], l) - ml;
+        }
+    }
+}
+
+void qmm_dequantize_row_q6_k(const qmm_block_q6_k *x, float *y, int64_t k) {
+    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
+        const float d = qmm_fp16_to_fp32(x[b].d);
+        for (int l = 0; l < QMM_QK_K; l++) {
+            const float dl = d * (float)x[b].scales[l / 16];
+            y[b * QMM_QK_K + l] = dl * (float)qmm_q6_k_q(&x[b], l);
+        }
+    }
+}
+
+int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k) {
+    switch (t) {
+    case QMM_TYPE_F16:
+        for (int64_t l = 0; l < k; l++)
+            dst[l] = qmm_fp16_to_fp32(((const uint16_t *)src)[l]);
+        return 0;
+    case QMM_TYPE_Q4_0: qmm_dequantize_row_q4_0(src, dst, k); return 0;
+    case QMM_TYPE_Q8_0: qmm_dequantize_row_q8_0(src, dst, k); return 0;
+    case QMM_TYPE_Q4_1: qmm_dequantize_row_q4_1(src, dst, k); return 0;
+    case QMM_TYPE_Q5_0: qmm_dequantize_row_q5_0(src, dst, k); return 0;
+    case QMM_TYPE_Q5_1: qmm_dequantize_row_q5_1(src, dst, k); return 0;
+    case QMM_TYPE_Q2_K: qmm_dequantize_row_q2_k(src, dst, k); return 0;
+    case QMM_TYPE_Q3_K: qmm_dequantize_row_q3_k(src, dst, k); return 0;
+    case QMM_TYPE_Q4_K: qmm_dequantize_row_q4_k(src, dst, k); return 0;
+    case QMM_TYPE_Q5_K: qmm_dequantize_row_q5_k(src, dst, k); return 0;
+    case QMM_TYPE_Q6_K: qmm_dequantize_row_q6_k(src, dst, k); return 0;
+    default: return -1;
+    }
+}
+
+int qmm_quantize_row(qmm_type t, const float *src, void *dst, int64_t k) {
+    switch (t) {
+    case QMM_TYPE_F16:
+        for (int64_t l = 0; l < k; l++)
+            ((uint16_t *)dst)[l] = qmm_fp32_to_fp16(src[l]);
+        return 0;
+    case QMM_TYPE_Q4_0: qmm_quantize_row_q4_0(src, dst, k); return 0;
+    case QMM_TYPE_Q8_0: qmm_quantize_row_q8_0(src, dst, k); return 0;
+    case QMM_TYPE_Q4_1: qmm_quantize_row_q4_1(src, dst, k); return 0;
+    case QMM_TYPE_Q5_0: qmm_quantize_row_q5_0(src, dst, k); return 0;
+    case QMM_TYPE_Q5_1: qmm_quantize_row_q5_1(src, dst, k); return 0;
+    default: return -1; /* K-quants: no quantizer (they come from GGUF files) */
+    }
+}
+
+/* A row of zero elements writes nothing: it only asks the switch. */
+int qmm_type_has_dequantizer(qmm_type t) { return qmm_dequantize_row(t, NULL, NULL, 0) == 0; }
+int qmm_type_has_quantizer(qmm_type t) { return qmm_quantize_row(t, NULL, NULL, 0) == 0; }

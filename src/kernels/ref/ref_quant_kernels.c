@@ -1,0 +1,204 @@
+/* The portable reference families of Q4_1, Q5_0, Q5_1 and the K-quants
+ * Q2_K..Q6_K: packed layout = the plain GGUF rows, GET_ROWS = the exact
+ * dequantization, and the defining dot products (numerics: kernel.h and
+ * docs/formats.md). Written for clarity, not speed: they are the oracle.
+ *
+ * Every type is seen per 32-element block b of the activation row (for the
+ * K-quants: 32-block b % 8 of super-block b / 8), as exact integer terms and
+ * two fp32 factors:
+ *   acc = fmaf((float)isum, s * x_d, acc), then for types with a min
+ *   acc = fmaf((float)imin, t * x_d, acc). */
+#include <math.h>
+#include <string.h>
+
+#include "formats/formats.h"
+#include "kernels/ref/ref_kernels.h"
+
+typedef struct block_terms {
+    int32_t isum, imin; /* exact; |.| < 2^24, so (float) is exact */
+    float s, t;         /* fp16 factors widened exactly */
+} block_terms;
+
+typedef void (*terms_fn)(const void *row, int64_t b, const qmm_act_block *xb, block_terms *out);
+
+/* sum q_w * q_x over elements [l0, l0 + len) of the 32-block, with q(l) the
+ * type's q of weight element base + l. */
+#define DOT_RANGE(qfun, blk, base, xq, l0, len, out)                                                                             \
+    do {                                                                                                                         \
+        int32_t s_ = 0;                                                                                                          \
+        for (int l_ = (l0); l_ < (l0) + (len); l_++)                                                                             \
+            s_ += qfun((blk), (base) + l_) * (xq)[l_];                                                                           \
+        (out) = s_;                                                                                                              \
+    } while (0)
+
+static int32_t act_sum16(const qmm_act_block *xb, int half) {
+    int32_t s = 0;
+    for (int l = 16 * half; l < 16 * half + 16; l++)
+        s += xb->q[l];
+    return s;
+}
+
+/* --------------------------------------------------------- 32-blocks */
+
+static void q4_1_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q4_1 *wb = (const qmm_block_q4_1 *)row + b;
+    DOT_RANGE(qmm_q4_1_q, wb, 0, xb->q, 0, QMM_QK, o->isum);
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = xb->sum;
+    o->t = qmm_fp16_to_fp32(wb->m);
+}
+
+static void q5_0_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q5_0 *wb = (const qmm_block_q5_0 *)row + b;
+    DOT_RANGE(qmm_q5_0_q, wb, 0, xb->q, 0, QMM_QK, o->isum);
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = 0;
+    o->t = 0.0f;
+}
+
+static void q5_1_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q5_1 *wb = (const qmm_block_q5_1 *)row + b;
+    DOT_RANGE(qmm_q5_1_q, wb, 0, xb->q, 0, QMM_QK, o->isum);
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = xb->sum;
+    o->t = qmm_fp16_to_fp32(wb->m);
+}
+
+/* ------------------------------------------------------------ K-quants */
+
+static void q2_k_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q2_k *wb = (const qmm_block_q2_k *)row + b / 8;
+    const int j = (int)(b % 8), base = 32 * j;
+    int32_t sa, sb;
+    DOT_RANGE(qmm_q2_k_q, wb, base, xb->q, 0, 16, sa);
+    DOT_RANGE(qmm_q2_k_q, wb, base, xb->q, 16, 16, sb);
+    const int sca = wb->scales[2 * j] & 0x0f, scb = wb->scales[2 * j + 1] & 0x0f;
+    const int ma = wb->scales[2 * j] >> 4, mb = wb->scales[2 * j + 1] >> 4;
+    o->isum = sca * sa + scb * sb;
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = -(ma * act_sum16(xb, 0) + mb * act_sum16(xb, 1));
+    o->t = qmm_fp16_to_fp32(wb->dmin);
+}
+
+static void q3_k_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q3_k *wb = (const qmm_block_q3_k *)row + b / 8;
+    const int j = (int)(b % 8), base = 32 * j;
+    int32_t sa, sb;
+    DOT_RANGE(qmm_q3_k_q, wb, base, xb->q, 0, 16, sa);
+    DOT_RANGE(qmm_q3_k_q, wb, base, xb->q, 16, 16, sb);
+    o->isum = qmm_q3_k_scale(wb->scales, 2 * j) * sa + qmm_q3_k_scale(wb->scales, 2 * j + 1) * sb;
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = 0;
+    o->t = 0.0f;
+}
+
+static void q4_k_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q4_k *wb = (const qmm_block_q4_k *)row + b / 8;
+    const int j = (int)(b % 8);
+    int sc, m;
+    int32_t s;
+    qmm_k_scale_min(wb->scales, j, &sc, &m);
+    DOT_RANGE(qmm_q4_k_q, wb, 32 * j, xb->q, 0, QMM_QK, s);
+    o->isum = sc * s;
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = -m * xb->sum;
+    o->t = qmm_fp16_to_fp32(wb->dmin);
+}
+
+static void q5_k_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q5_k *wb = (const qmm_block_q5_k *)row + b / 8;
+    const int j = (int)(b % 8);
+    int sc, m;
+    int32_t s;
+    qmm_k_scale_min(wb->scales, j, &sc, &m);
+    DOT_RANGE(qmm_q5_k_q, wb, 32 * j, xb->q, 0, QMM_QK, s);
+    o->isum = sc * s;
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = -m * xb->sum;
+    o->t = qmm_fp16_to_fp32(wb->dmin);
+}
+
+static void q6_k_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_q6_k *wb = (const qmm_block_q6_k *)row + b / 8;
+    const int j = (int)(b % 8), base = 32 * j;
+    int32_t sa, sb;
+    DOT_RANGE(qmm_q6_k_q, wb, base, xb->q, 0, 16, sa);
+    DOT_RANGE(qmm_q6_k_q, wb, base, xb->q, 16, 16, sb);
+    o->isum = wb->scales[2 * j] * sa + wb->scales[2 * j + 1] * sb;
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = 0;
+    o->t = 0.0f;
+}
+
+/* ------------------------------------------------------------- driver */
+
+/* The definition of an output element of these types. */
+static void quant_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys, size_t row_bytes,
+                       terms_fn terms, int has_min) {
+    const int64_t nb = k / QMM_QK;
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    for (int64_t i = 0; i < m; i++) {
+        float *yrow = (float *)((char *)y + (size_t)i * ys);
+        for (int64_t j = 0; j < n; j++) {
+            const void *wrow = (const char *)w + (size_t)j * row_bytes;
+            float acc = 0.0f;
+            for (int64_t b = 0; b < nb; b++) {
+                const qmm_act_block *xb = &act[i * nb + b];
+                block_terms t;
+                terms(wrow, b, xb, &t);
+                acc = fmaf((float)t.isum, t.s * xb->d, acc);
+                if (has_min)
+                    acc = fmaf((float)t.imin, t.t * xb->d, acc);
+            }
+            yrow[j] = acc;
+        }
+    }
+}
+
+#define REF_QUANT_FAMILY(tag, wt, block_type, block_elems, has_min)                                                              \
+    static size_t tag##_row_bytes(int64_t k) { return (size_t)(k / (block_elems)) * sizeof(block_type); }                        \
+    static size_t tag##_w_size(int64_t k, int64_t n) { return tag##_row_bytes(k) * (size_t)n; }                                  \
+    static size_t tag##_w_offset(int64_t n_idx, int64_t k) { return tag##_row_bytes(k) * (size_t)n_idx; }                        \
+    static void tag##_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {          \
+        (void)n;                                                                                                                 \
+        const size_t rb = tag##_row_bytes(k);                                                                                    \
+        for (int64_t i = n0; i < n1; i++)                                                                                        \
+            memcpy((char *)dst + (size_t)i * rb, (const char *)src + (size_t)i * stride, rb);                                    \
+    }                                                                                                                            \
+    static void tag##_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {                                   \
+        (void)n;                                                                                                                 \
+        qmm_dequantize_row_##tag((const block_type *)((const char *)w + tag##_w_offset(row, k)), dst, k);                        \
+    }                                                                                                                            \
+    static void tag##_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                 \
+        quant_gemm(m, n, k, a, w, y, ys, tag##_row_bytes(k), tag##_terms, has_min);                                              \
+    }                                                                                                                            \
+    const qmm_kernel qmm_kernel_ref_##tag = {                                                                                    \
+        .name = "ref_" #tag,                                                                                                     \
+        .wtype = wt,                                                                                                             \
+        .required = 0,                                                                                                           \
+        .exclusive = 0,                                                                                                          \
+        .flags = 0,                                                                                                              \
+        .layout_id = 1,                                                                                                          \
+        .mr = 1,                                                                                                                 \
+        .nr = 1,                                                                                                                 \
+        .kr = 1,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = 1,                                                                                                             \
+        .w_packed_size = tag##_w_size,                                                                                           \
+        .w_packed_offset = tag##_w_offset,                                                                                       \
+        .w_pack = tag##_w_pack,                                                                                                  \
+        .w_read_row = tag##_read_row,                                                                                            \
+        .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack},                                             \
+        .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
+        .gemm = tag##_gemm,                                                                                                      \
+        .gemv = NULL,                                                                                                            \
+    };
+
+REF_QUANT_FAMILY(q4_1, QMM_TYPE_Q4_1, qmm_block_q4_1, QMM_QK, 1)
+REF_QUANT_FAMILY(q5_0, QMM_TYPE_Q5_0, qmm_block_q5_0, QMM_QK, 0)
+REF_QUANT_FAMILY(q5_1, QMM_TYPE_Q5_1, qmm_block_q5_1, QMM_QK, 1)
+REF_QUANT_FAMILY(q2_k, QMM_TYPE_Q2_K, qmm_block_q2_k, QMM_QK_K, 1)
+REF_QUANT_FAMILY(q3_k, QMM_TYPE_Q3_K, qmm_block_q3_k, QMM_QK_K, 0)
+REF_QUANT_FAMILY(q4_k, QMM_TYPE_Q4_K, qmm_block_q4_k, QMM_QK_K, 1)
+REF_QUANT_FAMILY(q5_k, QMM_TYPE_Q5_K, qmm_block_q5_k, QMM_QK_K, 1)
+REF_QUANT_FAMILY(q6_k, QMM_TYPE_Q6_K, qmm_block_q6_k, QMM_QK_K, 0)
