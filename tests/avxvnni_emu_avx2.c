@@ -4,7 +4,7 @@
  * CPU. Compiled with -mavx2 -mfma -mf16c. */
 #include <immintrin.h>
 
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 
 static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
     const __m256i u_even = _mm256_and_si256(u8, _mm256_set1_epi16(0x00ff)), u_odd = _mm256_srli_epi16(u8, 8);
@@ -18,11 +18,11 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 /* The two bodies in one unit: rename what they both define. */
 #define dot_step                q4_dot_step
 #define dot_finish              q4_dot_finish
-#define qmm_kernel_avxvnni_q4_0 qmm_test_avxvnni_emu_q4_0
+#define qmm_family_avxvnni_q4_0 qmm_test_avxvnni_emu_q4_0
 #include "kernels/x86/matmul_q4_0_avxvnni.c"
 #undef dot_step
 #undef dot_finish
 #define dot_step                q8_dot_step
 #define dot_finish              q8_dot_finish
-#define qmm_kernel_avxvnni_q8_0 qmm_test_avxvnni_emu_q8_0
+#define qmm_family_avxvnni_q8_0 qmm_test_avxvnni_emu_q8_0
 #include "kernels/x86/matmul_q8_0_avxvnni.c"

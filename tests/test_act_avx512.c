@@ -75,7 +75,7 @@ static void fill(float *x, int r, uint64_t *seed) {
     }
 }
 
-static void check_layout(const qmm_kernel *kf, const qmm_act_layout *al, int g, int32_t zp, int64_t m) {
+static void check_layout(const qmm_family *kf, const qmm_act_layout *al, int g, int32_t zp, int64_t m) {
     const int64_t k = NBLK * 32;
     uint64_t seed = 777;
     float *x = malloc((size_t)(m * k) * sizeof(float));
@@ -110,8 +110,8 @@ static void check_layout(const qmm_kernel *kf, const qmm_act_layout *al, int g, 
 int main(void) {
     const uint64_t features = qmm_cpu_detect()->features;
     int tested = 0;
-    for (int i = 0; i < qmm_kernel_count(); i++) {
-        const qmm_kernel *kf = qmm_kernel_at(i);
+    for (int i = 0; i < qmm_registry_count(); i++) {
+        const qmm_family *kf = qmm_registry_at(i);
         if (strncmp(kf->name, "avx512vnni_", 11) != 0)
             continue;
         if ((kf->required & ~features) != 0) {
@@ -121,7 +121,7 @@ int main(void) {
         const int32_t zp = kf->wtype == QMM_TYPE_Q4_0 ? 8 : 128;
         for (int64_t m = 1; m <= 11; m += 5)
             check_layout(kf, &kf->act, kf->act.m_step, zp, m);
-        check_layout(kf, qmm_kernel_act(kf, 1), 1, zp, 1);
+        check_layout(kf, qmm_family_act_layout(kf, 1), 1, zp, 1);
         printf("ok   %-28s\n", kf->name);
         tested++;
     }

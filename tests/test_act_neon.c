@@ -72,7 +72,7 @@ static void fill_block(float *v, int b, int r, uint64_t *seed) {
     }
 }
 
-static void check(const qmm_kernel *kf, int pairs, int64_t m) {
+static void check(const qmm_family *kf, int pairs, int64_t m) {
     const int64_t k = NBLK * 32;
     uint64_t seed = 4242 + (uint64_t)m;
     float *x = malloc((size_t)(m * k) * sizeof(float));
@@ -113,8 +113,8 @@ static void check(const qmm_kernel *kf, int pairs, int64_t m) {
 int main(void) {
     const uint64_t features = qmm_cpu_detect()->features;
     int tested = 0;
-    for (int i = 0; i < qmm_kernel_count(); i++) {
-        const qmm_kernel *kf = qmm_kernel_at(i);
+    for (int i = 0; i < qmm_registry_count(); i++) {
+        const qmm_family *kf = qmm_registry_at(i);
         const int dotprod = strncmp(kf->name, "neon_dotprod_", 13) == 0, i8mm = strncmp(kf->name, "neon_i8mm_", 10) == 0;
         if (!dotprod && !i8mm)
             continue;

@@ -16,7 +16,7 @@
 #include "test_act_blocks.h"
 #include "test_util.h"
 
-extern const qmm_kernel qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0;
+extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0;
 
 static uint64_t seed = 4242;
 
@@ -102,8 +102,8 @@ static float *make_extreme_acts(int64_t m, int64_t k) {
     return x;
 }
 
-static void test_family(const qmm_kernel *kf) {
-    const qmm_kernel *ref = qmm_kernel_reference(kf->wtype);
+static void test_family(const qmm_family *kf) {
+    const qmm_family *ref = qmm_registry_reference(kf->wtype);
     static const int64_t ks[] = {32, 64, 256};
     static const int64_t ns[] = {1, 8, 17, 40};
     static const int64_t ms[] = {1, 2, 5};
@@ -119,7 +119,7 @@ static void test_family(const qmm_kernel *kf) {
                 void *wr = qmm_test_alloc(ref->w_packed_size(k, n));
                 kf->w_pack(k, n, 0, n, src, rb, wp);
                 ref->w_pack(k, n, 0, n, src, rb, wr);
-                const qmm_act_layout *al = qmm_kernel_act(kf, m == 1), *rl = qmm_kernel_act(ref, m == 1);
+                const qmm_act_layout *al = qmm_family_act_layout(kf, m == 1), *rl = qmm_family_act_layout(ref, m == 1);
                 void *a = qmm_test_alloc(al->packed_size(m, k)), *ar = qmm_test_alloc(rl->packed_size(m, k));
                 al->pack(m, k, x, (size_t)k * sizeof(float), a);
                 rl->pack(m, k, x, (size_t)k * sizeof(float), ar);
@@ -138,7 +138,7 @@ static void test_family(const qmm_kernel *kf) {
     printf("ok   %-28s (extreme quants)\n", kf->name);
 }
 
-static void visit(const qmm_kernel *kf, void *user) {
+static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
     if ((kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0) && (kf->required & ~features) == 0)
         test_family(kf);

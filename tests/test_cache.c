@@ -365,9 +365,9 @@ static void test_corruption(qmm_context *ctx) {
         }
     }
     /* a family this build has but this CPU cannot run (when there is one) */
-    const qmm_kernel *foreign = NULL;
-    for (int i = 0; i < qmm_kernel_count() && !foreign; i++) {
-        const qmm_kernel *kf = qmm_kernel_at(i);
+    const qmm_family *foreign = NULL;
+    for (int i = 0; i < qmm_registry_count() && !foreign; i++) {
+        const qmm_family *kf = qmm_registry_at(i);
         if (kf->wtype == QMM_TYPE_Q4_0 && (kf->required & ~ctx->dispatch.features))
             foreign = kf;
     }

@@ -40,7 +40,7 @@ static int same(float a, float b) {
 
 static uint64_t edge_seed = 4242;
 
-static void test_one(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, int64_t n, int64_t k, int nonfinite) {
+static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k, int nonfinite) {
     const qmm_type t = kf->wtype;
     const size_t rb = qmm_row_size(t, k);
     uint8_t *src = malloc(rb * (size_t)n);
@@ -74,7 +74,7 @@ static void test_one(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, int
     kf->w_pack(k, n, 0, n, src, rb, wp);
     ref->w_pack(k, n, 0, n, src, rb, wr);
     const int gemv = m == 1;
-    const qmm_act_layout *al = qmm_kernel_act(kf, gemv), *rl = qmm_kernel_act(ref, gemv);
+    const qmm_act_layout *al = qmm_family_act_layout(kf, gemv), *rl = qmm_family_act_layout(ref, gemv);
     void *a = qmm_test_alloc(al->packed_size(m, k));
     void *ar = qmm_test_alloc(rl->packed_size(m, k));
     al->pack(m, k, x, (size_t)k * 4, a);
@@ -120,9 +120,9 @@ static void test_one(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, int
 
 static int tested;
 
-static void visit(const qmm_kernel *kf, void *user) {
+static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
-    const qmm_kernel *ref = qmm_kernel_reference(kf->wtype);
+    const qmm_family *ref = qmm_registry_reference(kf->wtype);
     if (!ref || (kf->required & ~features) != 0)
         return;
     static const int64_t ms[] = {1, 2, 5, 17};
@@ -137,7 +137,7 @@ int main(void) {
     uint64_t features = qmm_cpu_detect()->features;
     const char *only = getenv("QMM_TEST_KERNEL");
     if (only) {
-        const qmm_kernel *kf = qmm_kernel_find(only);
+        const qmm_family *kf = qmm_registry_find(only);
         CHECK(kf != NULL, "no family named %s", only);
         if (kf)
             visit(kf, &features);

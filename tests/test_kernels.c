@@ -75,7 +75,7 @@ static float *make_acts(int64_t m, int64_t k) {
     return x;
 }
 
-static void *pack_weights(const qmm_kernel *kf, int64_t k, int64_t n, const void *src, size_t rb, int split, size_t *size) {
+static void *pack_weights(const qmm_family *kf, int64_t k, int64_t n, const void *src, size_t rb, int split, size_t *size) {
     const size_t sz = kf->w_packed_size(k, n);
     uint8_t *p = qmm_test_alloc(sz + 64);
     memset(p, 0, sz);
@@ -124,7 +124,7 @@ static int bits_equal(float a, float b) {
     return ua == ub;
 }
 
-static void run(const qmm_kernel *kf, int gemv, int64_t m, int64_t n, int64_t k, const void *act, const void *w, float *y,
+static void run(const qmm_family *kf, int gemv, int64_t m, int64_t n, int64_t k, const void *act, const void *w, float *y,
                 size_t ys) {
     if (gemv && kf->gemv)
         kf->gemv(n, k, act, w, y);
@@ -132,7 +132,7 @@ static void run(const qmm_kernel *kf, int gemv, int64_t m, int64_t n, int64_t k,
         kf->gemm(m, n, k, act, w, y, ys);
 }
 
-static void test_shape(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, int64_t n, int64_t k) {
+static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k) {
     size_t rb, wsz, rsz;
     void *src = make_weights(kf->wtype, k, n, &rb);
     float *x = make_acts(m, k);
@@ -142,8 +142,8 @@ static void test_shape(const qmm_kernel *kf, const qmm_kernel *ref, int64_t m, i
           kf->name, k, n);
     void *wr = pack_weights(ref, k, n, src, rb, 0, &rsz);
     const int gemv = (m == 1);
-    const qmm_act_layout *al = qmm_kernel_act(kf, gemv);
-    const qmm_act_layout *rl = qmm_kernel_act(ref, gemv);
+    const qmm_act_layout *al = qmm_family_act_layout(kf, gemv);
+    const qmm_act_layout *rl = qmm_family_act_layout(ref, gemv);
     void *a = pack_acts(al, m, k, x, 0, kf->name);
     void *a2 = pack_acts(al, m, k, x, 1, kf->name);
     CHECK(memcmp(a, a2, al->packed_size(m, k)) == 0, "%s: activation packing in row groups differs (m=%" PRId64 ")", kf->name, m);
@@ -227,9 +227,9 @@ struct visit_ctx {
     int tested;
 };
 
-static void visit(const qmm_kernel *kf, void *user) {
+static void visit(const qmm_family *kf, void *user) {
     struct visit_ctx *vc = user;
-    const qmm_kernel *ref = qmm_kernel_reference(kf->wtype);
+    const qmm_family *ref = qmm_registry_reference(kf->wtype);
     CHECK(ref != NULL, "%s: no reference family for its type", kf->name);
     if (!ref)
         return;
@@ -261,7 +261,7 @@ int main(void) {
     struct visit_ctx vc = {qmm_cpu_detect()->features, 0};
     const char *only = getenv("QMM_TEST_KERNEL"); /* run one family */
     if (only) {
-        const qmm_kernel *kf = qmm_kernel_find(only);
+        const qmm_family *kf = qmm_registry_find(only);
         CHECK(kf != NULL, "no family named %s", only);
         if (kf)
             visit(kf, &vc);

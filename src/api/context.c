@@ -49,13 +49,13 @@ static qmm_status hide_features(const char *list, int strict, uint64_t *features
     return QMM_OK;
 }
 
-static qmm_status force_kernels(qmm_context *ctx, const char *list, int strict, const qmm_kernel **forced) {
+static qmm_status force_kernels(qmm_context *ctx, const char *list, int strict, const qmm_family **forced) {
     char buf[QMM_OPTION_STRING_MAX + 1];
     qmm_status st = copy_list(list, "kernel", buf);
     if (st)
         return st;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        const qmm_kernel *kf = qmm_kernel_find(tok);
+        const qmm_family *kf = qmm_registry_find(tok);
         const char *why = !kf                                        ? "no such kernel family"
                           : (kf->required & ~ctx->dispatch.features) ? "this CPU lacks its features"
                                                                      : NULL;
@@ -138,7 +138,7 @@ qmm_status qmm_context_create(const qmm_options *opts_in, qmm_context **out) {
         ctx->dispatch.capped_threads = opts.thread_cap;
     ctx->dispatch.primary_cap = (opts.flags & QMM_CAP_ALL_PRIMARIES) ? opts.thread_cap : env.cap;
 
-    const qmm_kernel *forced[QMM_N_WTYPES] = {0};
+    const qmm_family *forced[QMM_N_WTYPES] = {0};
     if (opts.kernel)
         st = force_kernels(ctx, opts.kernel, 1, forced);
     else if (env.kernel[0])

@@ -24,7 +24,7 @@ static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     qmm_fpenv fe; /* packers may convert (F16 panels) */
     qmm_fpenv_enter(&fe);
     for (int s = 0; s < j->plan->nslots; s++) {
-        const qmm_kernel *kf = j->plan->kf[s];
+        const qmm_family *kf = j->plan->kf[s];
         const int64_t panels = (j->plan->n + kf->n_step - 1) / kf->n_step;
         const int64_t p0 = panels * ith / nth, p1 = panels * (ith + 1) / nth;
         const int64_t r0 = p0 * kf->n_step, r1 = p1 * kf->n_step < j->plan->n ? p1 * kf->n_step : j->plan->n;

@@ -37,7 +37,7 @@ int64_t qmm_chunk_cols(int64_t n, int nth, int mult, int64_t step) {
 /* ------------------------------------------------------------------ plans */
 
 typedef struct slot_plan {
-    const qmm_kernel *kf;
+    const qmm_family *kf;
     const qmm_act_layout *al;
     const uint8_t *w; /* packed weights of this slot */
     int t0, t1;       /* threads [t0, t1) run this slot */
@@ -58,7 +58,7 @@ typedef struct mm_plan {
  * capped primary and a fallback slot, hybrid runs when there are more threads
  * than the cap and enough rows and columns to share; small work runs on one
  * family: the fallback when threads exceed the cap, else the primary. */
-static void plan_slots(const qmm_exec_config *cfg, const qmm_kernel *const *kf, const uint8_t *const *data, int nslots, int64_t m,
+static void plan_slots(const qmm_exec_config *cfg, const qmm_family *const *kf, const uint8_t *const *data, int nslots, int64_t m,
                        int64_t n, int nth, mm_plan *p) {
     const int cap = qmm_dispatch_cap(cfg->dispatch, kf[0]);
     int use = 0; /* slot index when single */
@@ -95,7 +95,7 @@ static void plan_acts(mm_plan *p, int nth, int mult, size_t base) {
     int64_t step = 1;
     for (int i = 0; i < p->nslots; i++) {
         slot_plan *s = &p->s[i];
-        s->al = qmm_kernel_act(s->kf, p->gemv);
+        s->al = qmm_family_act_layout(s->kf, p->gemv);
         s->act_batch = align_up(s->al->packed_size(p->m, p->k), ALIGN);
         s->act_off = off;
         off += s->act_batch * (size_t)p->nbatch;
@@ -150,7 +150,7 @@ static int slot_of(const mm_plan *p, int ith) {
 /* One column chunk of one batch on one slot. */
 static void run_chunk(const mm_plan *p, const slot_plan *s, const uint8_t *act, int64_t n0, int64_t cols, float *y_batch,
                       size_t y_nb1) {
-    const qmm_kernel *kf = s->kf;
+    const qmm_family *kf = s->kf;
     const uint8_t *wp = s->w + kf->w_packed_offset(n0, p->k);
     if (p->gemv) {
         if (kf->gemv)
@@ -202,7 +202,7 @@ void qmm_exec_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const qm
 /* -------------------------------------------------------------- GET_ROWS */
 
 void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int ith, int nth) {
-    const qmm_kernel *kf = w->kf[0];
+    const qmm_family *kf = w->kf[0];
     const int64_t nr = ids->ne[0] * ids->ne[1] * ids->ne[2];
     const int64_t r0 = nr * ith / nth, r1 = nr * (ith + 1) / nth;
     for (int64_t r = r0; r < r1; r++) {
@@ -228,7 +228,7 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     mm_plan *p = &fp->mm;
     const qmm_chain *ch = qmm_dispatch_chain(cfg->dispatch, QMM_TYPE_F16);
     /* one family: weights packed per call are not worth two layouts */
-    const qmm_kernel *kf = ch->primary;
+    const qmm_family *kf = ch->primary;
     const int cap = qmm_dispatch_cap(cfg->dispatch, kf);
     if (cap > 0 && nth > cap && ch->fallback)
         kf = ch->fallback;
@@ -268,7 +268,7 @@ void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const
     f16_plan fp;
     plan_f16(cfg, w, x, nth, &fp);
     mm_plan *p = &fp.mm;
-    const qmm_kernel *kf = p->s[0].kf;
+    const qmm_family *kf = p->s[0].kf;
     uint8_t *wb = work;
     /* pack the weights of every weight batch, in row ranges, in parallel */
     const int64_t rows_per_unit = fp.panels_per_unit * kf->n_step;

@@ -69,7 +69,7 @@ typedef struct qmm_cache_family {
     qmm_type wtype;
     uint64_t required;
     int32_t mr, nr, kr, sr, n_step;
-    const qmm_kernel *kf; /* this build's family of that name, or NULL */
+    const qmm_family *kf; /* this build's family of that name, or NULL */
 } qmm_cache_family;
 
 typedef struct qmm_cache_entry {

@@ -43,7 +43,7 @@ qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, un
     if (!(flags & QMM_CACHE_ANY_KERNELS))
         for (int64_t i = 0; i < c->count; i++) {
             const qmm_cache_entry *e = &c->e[i];
-            const qmm_kernel *want = ctx->dispatch.chains[qmm_wtype_index(e->type)].primary;
+            const qmm_family *want = ctx->dispatch.chains[qmm_wtype_index(e->type)].primary;
             if (c->fam[e->fam[0]].kf != want)
                 return qmm_fail(QMM_ERR_INCOMPATIBLE,
                                 "tensor '%s' was packed for '%s', this context selects '%s' for %s: repack "

@@ -36,7 +36,7 @@ qmm_status qmm_cache_family_info(const qmm_cache *cache, int i, qmm_family_desc 
     out->sr = f->sr;
     out->n_step = f->n_step;
     if (f->kf) {
-        out->is_reference = qmm_kernel_reference(f->kf->wtype) == f->kf;
+        out->is_reference = qmm_registry_reference(f->kf->wtype) == f->kf;
         out->runnable = (f->kf->required & ~qmm_cpu_detect()->features) == 0;
     }
     return QMM_OK;

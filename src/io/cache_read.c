@@ -122,7 +122,7 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         for (uint32_t j = 0; j < i; j++)
             if (strcmp(c->fam[j].name, fa->name) == 0)
                 return qmm_fail(QMM_ERR_BAD_FILE, "kernel family '%s' is listed twice", fa->name);
-        fa->kf = qmm_kernel_find(fa->name);
+        fa->kf = qmm_registry_find(fa->name);
     }
 
     c->count = ntens;

@@ -26,7 +26,7 @@ typedef struct wtensor {
 typedef struct cache_plan {
     wtensor *wt; /* sorted by name */
     int64_t count;
-    const qmm_kernel *fams[QMM_CACHE_MAX_FAMILIES];
+    const qmm_family *fams[QMM_CACHE_MAX_FAMILIES];
     int nfam;
     uint64_t names;                      /* string table bytes */
     uint64_t idx_off, str_off, meta_end; /* the metadata region [QMM_CACHE_HEADER, meta_end) */
@@ -38,7 +38,7 @@ static int cmp_name(const void *a, const void *b) { return strcmp(((const wtenso
 
 static uint64_t blob_align(uint64_t size) { return size >= QMM_CACHE_LARGE_BLOB ? QMM_CACHE_PAGE : QMM_CACHE_BLOB_ALIGN; }
 
-static void add_family(cache_plan *p, const qmm_kernel *kf) {
+static void add_family(cache_plan *p, const qmm_family *kf) {
     for (int f = 0; f < p->nfam; f++)
         if (p->fams[f] == kf)
             return;
@@ -122,7 +122,7 @@ static void put_entry(const cache_plan *p, int64_t i, uint64_t name_off, uint8_t
 static void put_families(const cache_plan *p, uint8_t *meta) {
     for (int f = 0; f < p->nfam; f++) {
         uint8_t *e = meta + QMM_CACHE_HEADER + (size_t)f * QMM_CACHE_ENTRY;
-        const qmm_kernel *kf = p->fams[f];
+        const qmm_family *kf = p->fams[f];
         memcpy(e, kf->name, strnlen(kf->name, 23));
         qmm_put32(e + 24, kf->layout_id);
         qmm_put32(e + 28, (uint32_t)kf->wtype);

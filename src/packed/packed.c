@@ -129,7 +129,7 @@ qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t siz
                 return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u kernel name has bytes after its end", i);
         if (qmm_get32(s + 28) != 0)
             return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u reserved field is not zero", i);
-        const qmm_kernel *kf = qmm_kernel_find(name);
+        const qmm_family *kf = qmm_registry_find(name);
         if (!kf)
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u was packed by kernel family '%s', which this build lacks", i, name);
         if (kf->wtype != (qmm_type)type)

@@ -38,7 +38,7 @@ struct qmm_weights {
     void *owned; /* freed with the weights, or NULL if adopted */
     size_t owned_size;
     int nslots;
-    const qmm_kernel *kf[QMM_MAX_SLOTS];
+    const qmm_family *kf[QMM_MAX_SLOTS];
     const uint8_t *data[QMM_MAX_SLOTS];
     /* Called by qmm_weights_free when the blob belongs to another object
      * (a cache file mapping): drops the reference the weights hold. */
@@ -50,7 +50,7 @@ typedef struct qmm_blob_plan {
     qmm_type type;
     int64_t k, n;
     int nslots;
-    const qmm_kernel *kf[QMM_MAX_SLOTS];
+    const qmm_family *kf[QMM_MAX_SLOTS];
     size_t offset[QMM_MAX_SLOTS], size[QMM_MAX_SLOTS];
     size_t total;
 } qmm_blob_plan;

@@ -3,53 +3,53 @@
 #include "registry/registry.h"
 
 #if defined(QMM_ARCH_ARM) && !defined(QMM_PORTABLE_ONLY)
-/* extern const qmm_kernel qmm_kernel_<name>; one per family */
+/* extern const qmm_family qmm_family_<name>; one per family */
 /* SME / SVE families: declared here, above the NEON ones. */
 #if defined(QMM_HAVE_SME_KERNELS)
-extern const qmm_kernel qmm_kernel_sme2_q4_0;
-extern const qmm_kernel qmm_kernel_sme2_q8_0;
-extern const qmm_kernel qmm_kernel_sme_q4_0;
-extern const qmm_kernel qmm_kernel_sme_q8_0;
-extern const qmm_kernel qmm_kernel_sme_f32;
-extern const qmm_kernel qmm_kernel_sme_f16;
+extern const qmm_family qmm_family_sme2_q4_0;
+extern const qmm_family qmm_family_sme2_q8_0;
+extern const qmm_family qmm_family_sme_q4_0;
+extern const qmm_family qmm_family_sme_q8_0;
+extern const qmm_family qmm_family_sme_f32;
+extern const qmm_family qmm_family_sme_f16;
 #endif
-extern const qmm_kernel qmm_kernel_sve_i8mm_q4_0;
-extern const qmm_kernel qmm_kernel_sve_i8mm_q8_0;
-extern const qmm_kernel qmm_kernel_sve_dotprod_q4_0;
-extern const qmm_kernel qmm_kernel_sve_dotprod_q8_0;
+extern const qmm_family qmm_family_sve_i8mm_q4_0;
+extern const qmm_family qmm_family_sve_i8mm_q8_0;
+extern const qmm_family qmm_family_sve_dotprod_q4_0;
+extern const qmm_family qmm_family_sve_dotprod_q8_0;
 
 /* NEON */
-extern const qmm_kernel qmm_kernel_neon_i8mm_q4_0;
-extern const qmm_kernel qmm_kernel_neon_i8mm_q8_0;
-extern const qmm_kernel qmm_kernel_neon_dotprod_q4_0;
-extern const qmm_kernel qmm_kernel_neon_dotprod_q8_0;
-extern const qmm_kernel qmm_kernel_neon_f32;
-extern const qmm_kernel qmm_kernel_neon_f16;
+extern const qmm_family qmm_family_neon_i8mm_q4_0;
+extern const qmm_family qmm_family_neon_i8mm_q8_0;
+extern const qmm_family qmm_family_neon_dotprod_q4_0;
+extern const qmm_family qmm_family_neon_dotprod_q8_0;
+extern const qmm_family qmm_family_neon_f32;
+extern const qmm_family qmm_family_neon_f16;
 
-const qmm_kernel *const qmm_arm_kernels[] = {
+const qmm_family *const qmm_arm_kernels[] = {
 /* SME / SVE rows go here, above the NEON rows. */
 #if defined(QMM_HAVE_SME_KERNELS)
-    &qmm_kernel_sme2_q4_0,
-    &qmm_kernel_sme2_q8_0,
-    &qmm_kernel_sme_q4_0,
-    &qmm_kernel_sme_q8_0,
-    &qmm_kernel_sme_f32,
-    &qmm_kernel_sme_f16,
+    &qmm_family_sme2_q4_0,
+    &qmm_family_sme2_q8_0,
+    &qmm_family_sme_q4_0,
+    &qmm_family_sme_q8_0,
+    &qmm_family_sme_f32,
+    &qmm_family_sme_f16,
 #endif
-    &qmm_kernel_sve_i8mm_q4_0,
-    &qmm_kernel_sve_i8mm_q8_0,
-    &qmm_kernel_sve_dotprod_q4_0,
-    &qmm_kernel_sve_dotprod_q8_0,
+    &qmm_family_sve_i8mm_q4_0,
+    &qmm_family_sve_i8mm_q8_0,
+    &qmm_family_sve_dotprod_q4_0,
+    &qmm_family_sve_dotprod_q8_0,
 
     /* NEON: i8mm before dotprod, then fp32 / fp16. */
-    &qmm_kernel_neon_i8mm_q4_0,
-    &qmm_kernel_neon_i8mm_q8_0,
-    &qmm_kernel_neon_dotprod_q4_0,
-    &qmm_kernel_neon_dotprod_q8_0,
-    &qmm_kernel_neon_f32,
-    &qmm_kernel_neon_f16,
+    &qmm_family_neon_i8mm_q4_0,
+    &qmm_family_neon_i8mm_q8_0,
+    &qmm_family_neon_dotprod_q4_0,
+    &qmm_family_neon_dotprod_q8_0,
+    &qmm_family_neon_f32,
+    &qmm_family_neon_f16,
     NULL,
 };
 #else
-const qmm_kernel *const qmm_arm_kernels[] = {NULL};
+const qmm_family *const qmm_arm_kernels[] = {NULL};
 #endif

@@ -18,12 +18,12 @@ const qmm_chain *qmm_dispatch_chain(const qmm_dispatch *d, qmm_type t) {
     return i < 0 ? NULL : &d->chains[i];
 }
 
-int qmm_dispatch_cap(const qmm_dispatch *d, const qmm_kernel *kf) {
+int qmm_dispatch_cap(const qmm_dispatch *d, const qmm_family *kf) {
     if (!kf)
         return 0;
-    if (kf->flags & QMM_KF_CAPPED)
+    if (kf->flags & QMM_FAMILY_CAPPED)
         return d->capped_threads;
-    if (d->primary_cap > 0 && kf->exclusive)
+    if (d->primary_cap > 0 && kf->fallback_hides)
         return d->primary_cap;
     return 0;
 }

@@ -24,13 +24,13 @@ int qmm_wtype_index(qmm_type t);
 typedef struct qmm_dispatch {
     uint64_t features; /* the CPU's, less hidden ones: what selection saw */
     qmm_chain chains[QMM_N_WTYPES];
-    int capped_threads; /* threads that may run a QMM_KF_CAPPED family (SME units); 0: none do */
+    int capped_threads; /* threads that may run a QMM_FAMILY_CAPPED family (SME units); 0: none do */
     int primary_cap;    /* >0: also cap every chain primary that has a fallback (QMM_CAP) */
 } qmm_dispatch;
 
 /* The chain of a packable type, or NULL. */
 const qmm_chain *qmm_dispatch_chain(const qmm_dispatch *d, qmm_type t);
 /* Thread cap of family kf under d, 0 = uncapped. */
-int qmm_dispatch_cap(const qmm_dispatch *d, const qmm_kernel *kf);
+int qmm_dispatch_cap(const qmm_dispatch *d, const qmm_family *kf);
 
 #endif

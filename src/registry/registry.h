@@ -8,33 +8,33 @@
 
 #include <stdint.h>
 
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 
 /* Per-ISA tables, priority order, NULL-terminated. The table of an ISA the
  * build does not target is empty. */
-extern const qmm_kernel *const qmm_x86_kernels[];
-extern const qmm_kernel *const qmm_arm_kernels[];
-extern const qmm_kernel *const qmm_ref_kernels[];
+extern const qmm_family *const qmm_x86_kernels[];
+extern const qmm_family *const qmm_arm_kernels[];
+extern const qmm_family *const qmm_ref_kernels[];
 
 /* Calls fn for every family the build has, in priority order. */
-typedef void (*qmm_kernel_visit_fn)(const qmm_kernel *kf, void *user);
-void qmm_kernels_foreach(qmm_kernel_visit_fn fn, void *user);
-int qmm_kernel_count(void);
-const qmm_kernel *qmm_kernel_at(int i);
+typedef void (*qmm_registry_visit_fn)(const qmm_family *kf, void *user);
+void qmm_kernels_foreach(qmm_registry_visit_fn fn, void *user);
+int qmm_registry_count(void);
+const qmm_family *qmm_registry_at(int i);
 
-const qmm_kernel *qmm_kernel_find(const char *name);
+const qmm_family *qmm_registry_find(const char *name);
 /* First family for wtype whose required features are all in `features`. */
-const qmm_kernel *qmm_kernel_select(qmm_type wtype, uint64_t features);
+const qmm_family *qmm_registry_select(qmm_type wtype, uint64_t features);
 /* The reference family for wtype, or NULL if the type is not supported. */
-const qmm_kernel *qmm_kernel_reference(qmm_type wtype);
+const qmm_family *qmm_registry_reference(qmm_type wtype);
 
 /* A chain: primary, and a fallback of the same type selected with the
- * primary's exclusive features masked off (NULL if none or the same). */
+ * primary's fallback_hides features masked off (NULL if none or the same). */
 typedef struct qmm_chain {
-    const qmm_kernel *primary;
-    const qmm_kernel *fallback;
+    const qmm_family *primary;
+    const qmm_family *fallback;
 } qmm_chain;
 
-qmm_chain qmm_chain_select(qmm_type wtype, uint64_t features, const qmm_kernel *forced_primary);
+qmm_chain qmm_chain_select(qmm_type wtype, uint64_t features, const qmm_family *forced_primary);
 
 #endif

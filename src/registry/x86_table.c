@@ -3,35 +3,35 @@
 #include "registry/registry.h"
 
 #if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
-/* extern const qmm_kernel qmm_kernel_<name>; one per family */
-extern const qmm_kernel qmm_kernel_avx512vnni_q4_0;
-extern const qmm_kernel qmm_kernel_avx512vnni_q8_0;
-extern const qmm_kernel qmm_kernel_avx512_f32;
-extern const qmm_kernel qmm_kernel_avx512_f16;
-extern const qmm_kernel qmm_kernel_avxvnni_q4_0;
-extern const qmm_kernel qmm_kernel_avxvnni_q8_0;
-extern const qmm_kernel qmm_kernel_avx2_q4_0;
-extern const qmm_kernel qmm_kernel_avx2_q8_0;
-extern const qmm_kernel qmm_kernel_avx2_f32;
-extern const qmm_kernel qmm_kernel_avx2_f16;
+/* extern const qmm_family qmm_family_<name>; one per family */
+extern const qmm_family qmm_family_avx512vnni_q4_0;
+extern const qmm_family qmm_family_avx512vnni_q8_0;
+extern const qmm_family qmm_family_avx512_f32;
+extern const qmm_family qmm_family_avx512_f16;
+extern const qmm_family qmm_family_avxvnni_q4_0;
+extern const qmm_family qmm_family_avxvnni_q8_0;
+extern const qmm_family qmm_family_avx2_q4_0;
+extern const qmm_family qmm_family_avx2_q8_0;
+extern const qmm_family qmm_family_avx2_f32;
+extern const qmm_family qmm_family_avx2_f16;
 
 /* one family per line */
 /* clang-format off */
-const qmm_kernel *const qmm_x86_kernels[] = {
-    &qmm_kernel_avx512vnni_q4_0,
-    &qmm_kernel_avx512vnni_q8_0,
-    &qmm_kernel_avx512_f32,
-    &qmm_kernel_avx512_f16,
+const qmm_family *const qmm_x86_kernels[] = {
+    &qmm_family_avx512vnni_q4_0,
+    &qmm_family_avx512vnni_q8_0,
+    &qmm_family_avx512_f32,
+    &qmm_family_avx512_f16,
     /* AVX-VNNI, then AVX2: after the AVX-512 rows */
-    &qmm_kernel_avxvnni_q4_0,
-    &qmm_kernel_avxvnni_q8_0,
-    &qmm_kernel_avx2_q4_0,
-    &qmm_kernel_avx2_q8_0,
-    &qmm_kernel_avx2_f32,
-    &qmm_kernel_avx2_f16,
+    &qmm_family_avxvnni_q4_0,
+    &qmm_family_avxvnni_q8_0,
+    &qmm_family_avx2_q4_0,
+    &qmm_family_avx2_q8_0,
+    &qmm_family_avx2_f32,
+    &qmm_family_avx2_f16,
     NULL,
 };
 /* clang-format on */
 #else
-const qmm_kernel *const qmm_x86_kernels[] = {NULL};
+const qmm_family *const qmm_x86_kernels[] = {NULL};
 #endif

@@ -19,7 +19,7 @@ static inline __attribute__((always_inline)) void load_w(const wtype_t *p, float
     w[3] = vcvt_high_f32_f16(h1);
 }
 
-#define NEON_FP_SYM  qmm_kernel_neon_f16
+#define NEON_FP_SYM  qmm_family_neon_f16
 #define NEON_FP_NAME "neon_f16"
 #define NEON_FP_TYPE QMM_TYPE_F16
 #include "kernels/arm/neon_fp_body.h"

@@ -11,7 +11,7 @@ static inline __attribute__((always_inline)) void load_w(const wtype_t *p, float
         w[v] = vld1q_f32(p + 4 * v);
 }
 
-#define NEON_FP_SYM  qmm_kernel_neon_f32
+#define NEON_FP_SYM  qmm_family_neon_f32
 #define NEON_FP_NAME "neon_f32"
 #define NEON_FP_TYPE QMM_TYPE_F32
 #include "kernels/arm/neon_fp_body.h"

@@ -51,6 +51,6 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb,
         out[i] = acc[i];
 }
 
-/* exclusive: masked off for QMM_CAP hybrid runs, whose fallback is then the dotprod family */
+/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the dotprod family */
 QMM_NEON_INT8_FAMILY(neon_i8mm_q4_0, QMM_TYPE_Q4_0, q4_0, BLK, QMM_NEON_PAIRS, 8, QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM,
                      QMM_CPU_I8MM, tile)

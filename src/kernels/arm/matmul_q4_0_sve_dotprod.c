@@ -9,5 +9,5 @@
 #define QMM_SVESME_SME 0
 #include "kernels/arm/sve_sme_int8_body.h"
 
-/* exclusive: masked off for capped (hybrid) runs, whose fallback is then a NEON family */
+/* fallback_hides: masked off for capped (hybrid) runs, whose fallback is then a NEON family */
 QMM_SVESME_FAMILY(sve_dotprod_q4_0, QMM_TYPE_Q4_0, QMM_CPU_SVE, QMM_CPU_SVE)

@@ -39,6 +39,6 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb,
         out[i] = acc[i];
 }
 
-/* exclusive: masked off for QMM_CAP hybrid runs, whose fallback is then the reference */
+/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the reference */
 QMM_NEON_INT8_FAMILY(neon_dotprod_q8_0, QMM_TYPE_Q8_0, q8_0, BLK, QMM_NEON_ROWS4, 4, QMM_CPU_NEON | QMM_CPU_DOTPROD,
                      QMM_CPU_DOTPROD, tile)

@@ -24,7 +24,7 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 
 #define QMM_NEON_NR      4   /* weight rows per panel */
 #define QMM_NEON_MR      4   /* activation rows per group */

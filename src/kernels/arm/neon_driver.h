@@ -11,7 +11,7 @@
 
 #include "kernels/arm/neon_common.h"
 
-/* static void fn(m, n, k, a, w, y, ys): the qmm_kernel gemm entry. Panel outer, activation groups inner, so a
+/* static void fn(m, n, k, a, w, y, ys): the qmm_family gemm entry. Panel outer, activation groups inner, so a
  * panel (nb * blk bytes) stays in L1 while the groups stream past; a short last group (mc < 4) gets its own
  * inlined tile, a short last panel stores only its nc columns. */
 #define QMM_NEON_GEMM(fn, tile, blk)                                                                                             \
@@ -37,11 +37,11 @@
         }                                                                                                                        \
     }
 
-/* Defines `const qmm_kernel qmm_kernel_<id>` (name "<id>") for weights of type wtype packed in the neon_common.h
+/* Defines `const qmm_family qmm_family_<id>` (name "<id>") for weights of type wtype packed in the neon_common.h
  * panel format fmt (q4_0 or q8_0: qmm_neon_pack_<fmt>, qmm_neon_read_<fmt>; blk its bytes per block) in the given
  * arrangement (QMM_NEON_ROWS4 or QMM_NEON_PAIRS, the activations likewise), computed by tile; kr is the k
  * interleave of one dot step. A GEMV is the GEMM with one row: the 4-row tile wastes nothing there. */
-#define QMM_NEON_INT8_FAMILY(id, wtype_, fmt, blk, arrangement, kr_, required_, exclusive_, tile)                                \
+#define QMM_NEON_INT8_FAMILY(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile)                           \
     static size_t w_size(int64_t k, int64_t n) { return qmm_neon_w_size(blk, k, n); }                                            \
     static size_t w_offset(int64_t n_idx, int64_t k) { return qmm_neon_w_offset(blk, n_idx, k); }                                \
     static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
@@ -54,11 +54,11 @@
         qmm_neon_act_pack(arrangement, m, k, x, x_row_stride, dst);                                                              \
     }                                                                                                                            \
     QMM_NEON_GEMM(gemm, tile, blk)                                                                                               \
-    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+    const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
         .required = required_,                                                                                                   \
-        .exclusive = exclusive_,                                                                                                 \
+        .fallback_hides = fallback_hides_,                                                                                       \
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = QMM_NEON_MR,                                                                                                       \

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
 
 #define NR 16 /* weight rows per panel */
@@ -104,11 +104,11 @@ static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, 
     }
 }
 
-const qmm_kernel NEON_FP_SYM = {
+const qmm_family NEON_FP_SYM = {
     .name = NEON_FP_NAME,
     .wtype = NEON_FP_TYPE,
     .required = QMM_CPU_NEON,
-    .exclusive = QMM_CPU_NEON, /* fallback for QMM_CAP hybrid runs: the reference */
+    .fallback_hides = QMM_CPU_NEON, /* fallback for QMM_CAP hybrid runs: the reference */
     .flags = 0,
     .layout_id = 1,
     .mr = MR,

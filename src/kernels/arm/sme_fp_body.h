@@ -21,7 +21,7 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
 
 #define QMM_SMEFP_NP 16
@@ -192,12 +192,12 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 }
 
 #define QMM_SMEFP_FAMILY(id, wtype_)                                                                                             \
-    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+    const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
         .required = QMM_CPU_SME,                                                                                                 \
-        .exclusive = QMM_CPU_SME | QMM_CPU_SME2,                                                                                 \
-        .flags = QMM_KF_CAPPED,                                                                                                  \
+        .fallback_hides = QMM_CPU_SME | QMM_CPU_SME2,                                                                            \
+        .flags = QMM_FAMILY_CAPPED,                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = QMM_SMEFP_MP,                                                                                                      \
         .nr = QMM_SMEFP_NP,                                                                                                      \

@@ -26,7 +26,7 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 
 #define QMM_SVEI8MM_NP     16
 #define QMM_SVEI8MM_SCALES 32
@@ -212,11 +212,11 @@ static void svei8mm_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
 }
 
 #define QMM_SVEI8MM_FAMILY(id, wtype_)                                                                                           \
-    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+    const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
         .required = QMM_CPU_SVE | QMM_CPU_SVE_I8MM,                                                                              \
-        .exclusive = QMM_CPU_SVE_I8MM, /* fallback for capped (hybrid) runs: the SDOT family */                                  \
+        .fallback_hides = QMM_CPU_SVE_I8MM, /* fallback for capped (hybrid) runs: the SDOT family */                             \
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = 4,                                                                                                                 \

@@ -7,8 +7,8 @@
  *   QMM_SVESME_SME  1 to also define the SMOPA GEMM (needs <arm_sme.h>);
  *   QMM_SVESME_SME2 1 for its SME2 form: the float step moves 4 ZA slices per
  *               MOVA and converts 4 vectors per SCVTF (same numerics).
- * then invoke QMM_SVESME_FAMILY(id, wtype, required, exclusive) once: the
- * descriptor `qmm_kernel_<id>` (SVE: the SDOT GEMM on reference-layout
+ * then invoke QMM_SVESME_FAMILY(id, wtype, required, fallback_hides) once: the
+ * descriptor `qmm_family_<id>` (SVE: the SDOT GEMM on reference-layout
  * activations; SME: the SMOPA GEMM and the streaming SDOT GEMV, capped).
  *
  * Numerics (kernel.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
@@ -21,7 +21,7 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/arm/sve_sme_layout.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
 
 #ifndef QMM_SVESME_SME2
@@ -264,7 +264,7 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 }
 
 #define QMM_SVESME_MR    QMM_SVESME_MP
-#define QMM_SVESME_FLAGS QMM_KF_CAPPED
+#define QMM_SVESME_FLAGS QMM_FAMILY_CAPPED
 #define QMM_SVESME_ACT                                                                                                           \
     { QMM_SVESME_MP, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack }
 #define QMM_SVESME_ACT_GEMV                                                                                                      \
@@ -289,12 +289,12 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q8
 #endif
 
-#define QMM_SVESME_FAMILY(id, wtype_, required_, exclusive_)                                                                     \
-    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+#define QMM_SVESME_FAMILY(id, wtype_, required_, fallback_hides_)                                                                \
+    const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
         .required = required_,                                                                                                   \
-        .exclusive = exclusive_,                                                                                                 \
+        .fallback_hides = fallback_hides_,                                                                                       \
         .flags = QMM_SVESME_FLAGS,                                                                                               \
         .layout_id = 1,                                                                                                          \
         .mr = QMM_SVESME_MR,                                                                                                     \

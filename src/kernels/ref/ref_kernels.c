@@ -1,5 +1,5 @@
 /* The portable reference families. This file defines every result qmatmul
- * computes; see the numerics in src/kernels/kernel.h. Written for clarity,
+ * computes; see the numerics in src/kernels/family.h. Written for clarity,
  * not speed: it is the oracle. Built with -ffp-contract=off, so each fmaf
  * below is the only fused step and nothing else is fused. */
 #include "kernels/ref/ref_kernels.h"
@@ -153,11 +153,11 @@ static void f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void 
     { 1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack }
 
 #define REF_FAMILY(tag, wt, act_layout)                                                                                          \
-    const qmm_kernel qmm_kernel_ref_##tag = {                                                                                    \
+    const qmm_family qmm_family_ref_##tag = {                                                                                    \
         .name = "ref_" #tag,                                                                                                     \
         .wtype = wt,                                                                                                             \
         .required = 0,                                                                                                           \
-        .exclusive = 0,                                                                                                          \
+        .fallback_hides = 0,                                                                                                     \
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = 1,                                                                                                                 \

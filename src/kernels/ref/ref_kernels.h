@@ -4,21 +4,21 @@
 #ifndef QMM_REF_KERNELS_H
 #define QMM_REF_KERNELS_H
 
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 
-extern const qmm_kernel qmm_kernel_ref_q4_0;
-extern const qmm_kernel qmm_kernel_ref_q8_0;
-extern const qmm_kernel qmm_kernel_ref_f32;
-extern const qmm_kernel qmm_kernel_ref_f16;
+extern const qmm_family qmm_family_ref_q4_0;
+extern const qmm_family qmm_family_ref_q8_0;
+extern const qmm_family qmm_family_ref_f32;
+extern const qmm_family qmm_family_ref_f16;
 /* ref_quant_kernels.c */
-extern const qmm_kernel qmm_kernel_ref_q4_1;
-extern const qmm_kernel qmm_kernel_ref_q5_0;
-extern const qmm_kernel qmm_kernel_ref_q5_1;
-extern const qmm_kernel qmm_kernel_ref_q2_k;
-extern const qmm_kernel qmm_kernel_ref_q3_k;
-extern const qmm_kernel qmm_kernel_ref_q4_k;
-extern const qmm_kernel qmm_kernel_ref_q5_k;
-extern const qmm_kernel qmm_kernel_ref_q6_k;
+extern const qmm_family qmm_family_ref_q4_1;
+extern const qmm_family qmm_family_ref_q5_0;
+extern const qmm_family qmm_family_ref_q5_1;
+extern const qmm_family qmm_family_ref_q2_k;
+extern const qmm_family qmm_family_ref_q3_k;
+extern const qmm_family qmm_family_ref_q4_k;
+extern const qmm_family qmm_family_ref_q5_k;
+extern const qmm_family qmm_family_ref_q6_k;
 
 /* Reference int8 activation layout (rows of qmm_act_block), reusable by
  * families that consume it. */

@@ -172,11 +172,11 @@ static void quant_gemm(int64_t m, int64_t n, int64_t k, const void *a, const voi
     static void tag##_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                 \
         quant_gemm(m, n, k, a, w, y, ys, tag##_row_bytes(k), tag##_terms, has_min);                                              \
     }                                                                                                                            \
-    const qmm_kernel qmm_kernel_ref_##tag = {                                                                                    \
+    const qmm_family qmm_family_ref_##tag = {                                                                                    \
         .name = "ref_" #tag,                                                                                                     \
         .wtype = wt,                                                                                                             \
         .required = 0,                                                                                                           \
-        .exclusive = 0,                                                                                                          \
+        .fallback_hides = 0,                                                                                                     \
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = 1,                                                                                                                 \

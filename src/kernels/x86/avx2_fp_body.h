@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
 
 #define FP_NR 16
@@ -166,11 +166,11 @@ static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
     }
 }
 
-const qmm_kernel FP_SYM = {
+const qmm_family FP_SYM = {
     .name = FP_NAME,
     .wtype = FP_WTYPE,
     .required = FP_REQUIRED,
-    .exclusive = FP_REQUIRED, /* masked off to choose the fallback (QMM_CAP hybrid runs): the reference */
+    .fallback_hides = FP_REQUIRED, /* masked off to choose the fallback (QMM_CAP hybrid runs): the reference */
     .flags = 0,
     .layout_id = 1,
     .mr = FP_MR,

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 #include "kernels/x86/act_q8_avx2.h"
 
 #define Q4_NR          8
@@ -193,12 +193,12 @@ static size_t q4_act_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k 
 
 static size_t q4_act_offset(int64_t m_idx, int64_t k) { return q4_act_size(m_idx, k); }
 
-const qmm_kernel QMM_Q4_SYM = {
+const qmm_family QMM_Q4_SYM = {
     .name = QMM_Q4_NAME,
     .wtype = QMM_TYPE_Q4_0,
     .required = QMM_Q4_REQUIRED,
     /* masked off to choose the fallback (QMM_CAP hybrid runs): AVX-VNNI falls back to AVX2, AVX2 to the reference */
-    .exclusive = (QMM_Q4_REQUIRED & QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : QMM_Q4_REQUIRED,
+    .fallback_hides = (QMM_Q4_REQUIRED & QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : QMM_Q4_REQUIRED,
     .flags = 0,
     .layout_id = 1,
     .mr = Q4_MR,

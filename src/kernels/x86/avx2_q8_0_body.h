@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 #include "kernels/x86/act_q8_avx2.h"
 
 #define Q8_NR          8
@@ -178,12 +178,12 @@ static size_t q8_act_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k 
 
 static size_t q8_act_offset(int64_t m_idx, int64_t k) { return q8_act_size(m_idx, k); }
 
-const qmm_kernel QMM_Q8_SYM = {
+const qmm_family QMM_Q8_SYM = {
     .name = QMM_Q8_NAME,
     .wtype = QMM_TYPE_Q8_0,
     .required = QMM_Q8_REQUIRED,
     /* masked off to choose the fallback (QMM_CAP hybrid runs): AVX-VNNI falls back to AVX2, AVX2 to the reference */
-    .exclusive = (QMM_Q8_REQUIRED & QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : QMM_Q8_REQUIRED,
+    .fallback_hides = (QMM_Q8_REQUIRED & QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : QMM_Q8_REQUIRED,
     .flags = 0,
     .layout_id = 1,
     .mr = Q8_MR,

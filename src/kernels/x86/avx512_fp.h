@@ -20,7 +20,7 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 
 #define QMM_AVX512FP_NR 16 /* weight rows per panel */
 #define QMM_AVX512FP_MR 8  /* activation rows per group and GEMM tile */
@@ -228,15 +228,15 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     QMM_AVX512FP_TILE(esz, 7, np)                                                                                                \
     QMM_AVX512FP_TILE(esz, 8, np)
 
-/* Defines `const qmm_kernel qmm_kernel_<id>` (name "<id>") from what
+/* Defines `const qmm_family qmm_family_<id>` (name "<id>") from what
  * QMM_AVX512FP_FAMILY defines and the family's own w_pack / w_read_row (invoke it
  * after them). GEMM tile: 8 activation rows x 2 panels (nr 32). */
 #define QMM_AVX512FP_KERNEL(id, wtype_)                                                                                          \
-    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+    const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
         .required = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_FMA | QMM_CPU_F16C,       \
-        .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,                                   \
+        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,                              \
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = QMM_AVX512FP_MR,                                                                                                   \

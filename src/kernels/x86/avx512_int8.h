@@ -22,7 +22,7 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
-#include "kernels/kernel.h"
+#include "kernels/family.h"
 
 #define QMM_AVX512_ACT_BLK 40 /* bytes per row per block in the activation layout */
 #define QMM_AVX512_NR      16 /* weight rows per panel: one zmm lane each */
@@ -309,7 +309,7 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
         get(panel + (size_t)b * 32, qw + (size_t)b * (size_t)qbytes, (int)(row % QMM_AVX512_NR), dst + b * QMM_QK);
 }
 
-/* Defines `const qmm_kernel qmm_kernel_<id>` (name "<id>"): weights of type
+/* Defines `const qmm_family qmm_family_<id>` (name "<id>"): weights of type
  * wtype in panels of qbytes quant bytes per block, loaded as `kind`
  * (qmm_avx512_load_w), packed by put / read by get; activations biased by the
  * zero point zp (8 for Q4_0's nibbles, 128 for Q8_0's q + 128). */
@@ -337,12 +337,12 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
         qmm_avx512_act_pack(m, k, x, xs, dst, 1, zp);                                                                            \
     }                                                                                                                            \
     QMM_AVX512_TILES(kind, qbytes)                                                                                               \
-    const qmm_kernel qmm_kernel_##id = {                                                                                         \
+    const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
         .required =                                                                                                              \
             QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
-        .exclusive = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,              \
+        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
         .flags = 0,                                                                                                              \
         .layout_id = 1,                                                                                                          \
         .mr = QMM_AVX512_MR,                                                                                                     \

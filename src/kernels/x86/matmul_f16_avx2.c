@@ -14,7 +14,7 @@ static inline __m256 fp_load8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_lo
 /* The reference's conversion, so that GET_ROWS keeps even NaN payloads. */
 static inline float fp_to_f32(uint16_t v) { return qmm_fp16_to_fp32(v); }
 
-#define FP_SYM      qmm_kernel_avx2_f16
+#define FP_SYM      qmm_family_avx2_f16
 #define FP_NAME     "avx2_f16"
 #define FP_WTYPE    QMM_TYPE_F16
 #define FP_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)

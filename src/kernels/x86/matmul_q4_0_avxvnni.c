@@ -10,7 +10,7 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) { return
 
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
-#define QMM_Q4_SYM      qmm_kernel_avxvnni_q4_0
+#define QMM_Q4_SYM      qmm_family_avxvnni_q4_0
 #define QMM_Q4_NAME     "avxvnni_q4_0"
 #define QMM_Q4_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C | QMM_CPU_AVXVNNI)
 #include "kernels/x86/avx2_q4_0_body.h"

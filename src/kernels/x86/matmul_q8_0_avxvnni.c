@@ -10,7 +10,7 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) { return
 
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
-#define QMM_Q8_SYM      qmm_kernel_avxvnni_q8_0
+#define QMM_Q8_SYM      qmm_family_avxvnni_q8_0
 #define QMM_Q8_NAME     "avxvnni_q8_0"
 #define QMM_Q8_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C | QMM_CPU_AVXVNNI)
 #include "kernels/x86/avx2_q8_0_body.h"

@@ -39,8 +39,8 @@
  *  So a SIMD family vectorises across outputs (rows of W, rows of x), never
  *  across k, and reproduces the reference bit for bit.
  */
-#ifndef QMM_KERNEL_H
-#define QMM_KERNEL_H
+#ifndef QMM_FAMILY_H
+#define QMM_FAMILY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -51,7 +51,7 @@
 enum {
     /* Threads running this family are capped (SME: the units are shared and
      * few); the cap comes from the SME unit count or QMM_SME. */
-    QMM_KF_CAPPED = 1u << 0,
+    QMM_FAMILY_CAPPED = 1u << 0,
 };
 
 /* An activation layout: how m rows of k fp32 values are packed for a family. */
@@ -66,14 +66,14 @@ typedef struct qmm_act_layout {
     void (*pack)(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
 } qmm_act_layout;
 
-typedef struct qmm_kernel {
+typedef struct qmm_family {
     const char *name;  /* unique, at most 23 chars, e.g. "avx512vnni_q4_0"; stored in packed blobs */
     qmm_type wtype;    /* the weight type it multiplies */
     uint64_t required; /* QMM_CPU_* features it needs, all of them */
     /* Features masked off the CPU's to select this family's fallback in a
      * chain (SME families: SME | SME2). 0: no fallback is ever chained. */
-    uint64_t exclusive;
-    unsigned flags;     /* QMM_KF_* */
+    uint64_t fallback_hides;
+    unsigned flags;     /* QMM_FAMILY_* */
     uint32_t layout_id; /* bump when the packed weight layout changes */
 
     /* Geometry, informational except the steps: mr x nr output tile, kr/sr
@@ -106,9 +106,9 @@ typedef struct qmm_kernel {
     void (*gemm)(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t y_row_stride);
     /* One activation row (act_gemv layout), columns j < n. NULL: gemm. */
     void (*gemv)(int64_t n, int64_t k, const void *a, const void *w, float *y);
-} qmm_kernel;
+} qmm_family;
 
-static inline const qmm_act_layout *qmm_kernel_act(const qmm_kernel *kf, int gemv) {
+static inline const qmm_act_layout *qmm_family_act_layout(const qmm_family *kf, int gemv) {
     return (gemv && kf->act_gemv.pack) ? &kf->act_gemv : &kf->act;
 }
 
