@@ -24,10 +24,14 @@
 
 #define QMM_AVX512FP_NR 16 /* weight rows per panel */
 #define QMM_AVX512FP_MR 8  /* activation rows per group and GEMM tile */
-/* k slice of the GEMM: two panels' slice (F32: 2 x 128 x 64 B = 16 KiB) stay
- * in L1 while every activation group passes; the partial sums wait in y
- * (fp32 stored and reloaded: exact, the order is unchanged). */
-#define QMM_AVX512FP_KC 128
+/* k slice of the GEMM: a panel pair's slice (F32: 2 x 256 x 64 B = 32 KiB)
+ * stays in L1/L2 while every activation group passes; the partial sums wait
+ * in y (fp32 stored and reloaded: exact, the order is unchanged). 256 beat
+ * 128 and 64 on Zen 4 (fewer y round trips; docs/performance.md). */
+#define QMM_AVX512FP_KC 256
+/* Columns per block of the GEMM (a multiple of 2 x NR): the block of y the k
+ * slices accumulate into stays in L2. */
+#define QMM_AVX512FP_NC 128
 
 #define QMM_AVX512FP_INLINE static inline __attribute__((always_inline))
 
@@ -161,40 +165,48 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     QMM_AVX512FP_TILE_SET(esz, 2)                                                                                                \
     static const tile_fn tiles_np1[9] = {NULL, t1_1, t2_1, t3_1, t4_1, t5_1, t6_1, t7_1, t8_1};                                  \
     static const tile_fn tiles_np2[9] = {NULL, t1_2, t2_2, t3_2, t4_2, t5_2, t6_2, t7_2, t8_2};                                  \
-    /* k slice outer, then panel pairs, then activation groups: the pair's                                                       \
-     * slice is reused from L1 by every group. F16 slices are widened once                                                       \
-     * per pair into an fp32 scratch (exact), so the tiles are the F32 ones                                                      \
-     * and vcvtph2ps is paid once per weight, not once per activation group. */                                                  \
+    /* BLIS-style blocking (exec hands at most 128 activation rows per call):                                                    \
+     * column blocks of QMM_AVX512FP_NC outer, so that the block of y (128 x                                                     \
+     * NC fp32, 64 KiB) stays in L2 while the k slices pass over it and the                                                      \
+     * partial sums come back from L2, not memory; then k slices, panel pairs,                                                   \
+     * activation groups: a pair's slice is reused from L1 by every group.                                                       \
+     * F16 slices are widened once per pair into an fp32 scratch (exact), so                                                     \
+     * the tiles are the F32 ones and vcvtph2ps is paid once per weight, not                                                     \
+     * once per activation group. */                                                                                             \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
         const size_t pb = qmm_avx512fp_panel_bytes(k, esz);                                                                      \
         float scratch[2 * QMM_AVX512FP_KC * QMM_AVX512FP_NR] __attribute__((aligned(64)));                                       \
-        for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_AVX512FP_KC) {                                                         \
-            const int64_t l1 = k - l0 < QMM_AVX512FP_KC ? k : l0 + QMM_AVX512FP_KC;                                              \
-            for (int64_t n0 = 0; n0 < n; n0 += 2 * QMM_AVX512FP_NR) {                                                            \
-                const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb;                                    \
-                const int64_t rest = n - n0;                                                                                     \
-                const int np = rest > QMM_AVX512FP_NR ? 2 : 1;                                                                   \
-                const int nc0 = (int)(rest < QMM_AVX512FP_NR ? rest : QMM_AVX512FP_NR);                                          \
-                const int nc1 =                                                                                                  \
-                    np == 2 ? (int)(rest - QMM_AVX512FP_NR < QMM_AVX512FP_NR ? rest - QMM_AVX512FP_NR : QMM_AVX512FP_NR) : 0;    \
-                const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                           \
-                int64_t t0 = l0, t1 = l1, aofs = 0;                                                                              \
-                if (esz == 2) {                                                                                                  \
-                    for (int j = 0; j < np; j++)                                                                                 \
-                        qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_AVX512FP_KC * QMM_AVX512FP_NR);        \
-                    q0 = (const uint8_t *)scratch;                                                                               \
-                    q1 = (const uint8_t *)(scratch + QMM_AVX512FP_KC * QMM_AVX512FP_NR);                                         \
-                    t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_AVX512FP_MR;                                                           \
+        for (int64_t c0 = 0; c0 < n; c0 += QMM_AVX512FP_NC) {                                                                    \
+            const int64_t c1 = n - c0 < QMM_AVX512FP_NC ? n : c0 + QMM_AVX512FP_NC;                                              \
+            for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_AVX512FP_KC) {                                                     \
+                const int64_t l1 = k - l0 < QMM_AVX512FP_KC ? k : l0 + QMM_AVX512FP_KC;                                          \
+                for (int64_t n0 = c0; n0 < c1; n0 += 2 * QMM_AVX512FP_NR) {                                                      \
+                    const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb;                                \
+                    const int64_t rest = n - n0;                                                                                 \
+                    const int np = rest > QMM_AVX512FP_NR ? 2 : 1;                                                               \
+                    const int nc0 = (int)(rest < QMM_AVX512FP_NR ? rest : QMM_AVX512FP_NR);                                      \
+                    const int nc1 =                                                                                              \
+                        np == 2 ? (int)(rest - QMM_AVX512FP_NR < QMM_AVX512FP_NR ? rest - QMM_AVX512FP_NR : QMM_AVX512FP_NR)     \
+                                : 0;                                                                                             \
+                    const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                       \
+                    int64_t t0 = l0, t1 = l1, aofs = 0;                                                                          \
+                    if (esz == 2) {                                                                                              \
+                        for (int j = 0; j < np; j++)                                                                             \
+                            qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_AVX512FP_KC * QMM_AVX512FP_NR);    \
+                        q0 = (const uint8_t *)scratch;                                                                           \
+                        q1 = (const uint8_t *)(scratch + QMM_AVX512FP_KC * QMM_AVX512FP_NR);                                     \
+                        t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_AVX512FP_MR;                                                       \
+                    }                                                                                                            \
+                    for (int64_t r0 = 0; r0 < m; r0 += QMM_AVX512FP_MR) {                                                        \
+                        const int mr = (int)(m - r0 < QMM_AVX512FP_MR ? m - r0 : QMM_AVX512FP_MR);                               \
+                        const float *ag = (const float *)((const char *)a + qmm_avx512fp_act_offset(r0, k)) + aofs;              \
+                        float *yt = (float *)((char *)y + (size_t)r0 * ys) + n0;                                                 \
+                        (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, yt, ys, nc0, nc1);                    \
+                    }                                                                                                            \
                 }                                                                                                                \
-                for (int64_t r0 = 0; r0 < m; r0 += QMM_AVX512FP_MR) {                                                            \
-                    const int mr = (int)(m - r0 < QMM_AVX512FP_MR ? m - r0 : QMM_AVX512FP_MR);                                   \
-                    const float *ag = (const float *)((const char *)a + qmm_avx512fp_act_offset(r0, k)) + aofs;                  \
-                    float *yt = (float *)((char *)y + (size_t)r0 * ys) + n0;                                                     \
-                    (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, yt, ys, nc0, nc1);                        \
-                }                                                                                                                \
+                if (k == 0)                                                                                                      \
+                    break;                                                                                                       \
             }                                                                                                                    \
-            if (k == 0)                                                                                                          \
-                break;                                                                                                           \
         }                                                                                                                        \
     }                                                                                                                            \
     static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
