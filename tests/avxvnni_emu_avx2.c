@@ -26,3 +26,15 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 #define dot_finish              q8_dot_finish
 #define qmm_family_avxvnni_q8_0 qmm_test_avxvnni_emu_q8_0
 #include "kernels/x86/matmul_q8_0_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q4k_dot_step
+#define dot_finish              q4k_dot_finish
+#define qmm_family_avxvnni_q4_k qmm_test_avxvnni_emu_q4_k
+#include "kernels/x86/matmul_q4_k_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q6k_dot_step
+#define dot_finish              q6k_dot_finish
+#define qmm_family_avxvnni_q6_k qmm_test_avxvnni_emu_q6_k
+#include "kernels/x86/matmul_q6_k_avxvnni.c"

@@ -4,8 +4,9 @@
  *    mixed blocks of test_act_blocks.h (the scaled path), byte for byte;
  *  - every int8 family the CPU runs, and the AVX-VNNI bodies with vpdpbusd
  *    emulated (avxvnni_emu_avx2.c), on the extreme quants that bound the
- *    16-bit pair sums: Q4_0 nibbles 0 / 15 and Q8_0 -128 / 127 against
- *    activations quantized to +-127, bit for bit against the reference. */
+ *    16-bit pair sums: Q4_0 / Q4_K nibbles 0 / 15, Q8_0 -128 / 127, Q6_K
+ *    -32 / 31 with sub-scales -128 / 127, against activations quantized to
+ *    +-127, bit for bit against the reference. */
 #include <math.h>
 
 #include "cpu/cpu.h"
@@ -16,7 +17,8 @@
 #include "test_act_blocks.h"
 #include "test_util.h"
 
-extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0;
+extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0, qmm_test_avxvnni_emu_q4_k,
+    qmm_test_avxvnni_emu_q6_k;
 
 static uint64_t seed = 4242;
 
@@ -64,26 +66,43 @@ static void test_act_packer(void) {
     }
 }
 
+/* A random fp16 scale, finite. */
+static void put_scale(uint8_t *p) {
+    const uint16_t d = qmm_fp32_to_fp16(qmm_test_rand_f(&seed) * 4.0f);
+    memcpy(p, &d, 2);
+}
+
 /* Weights of extreme quants with random fp16 scales, in GGUF layout. */
 static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) {
-    const int64_t nb = k / QMM_QK;
-    const size_t bs = t == QMM_TYPE_Q4_0 ? sizeof(qmm_block_q4_0) : sizeof(qmm_block_q8_0);
+    const int kq = t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q6_K;
+    const int64_t nb = k / (kq ? QMM_QK_K : QMM_QK);
+    const size_t bs = t == QMM_TYPE_Q4_0   ? sizeof(qmm_block_q4_0)
+                      : t == QMM_TYPE_Q8_0 ? sizeof(qmm_block_q8_0)
+                      : t == QMM_TYPE_Q4_K ? sizeof(qmm_block_q4_k)
+                                           : sizeof(qmm_block_q6_k);
     *rb = (size_t)nb * bs;
     uint8_t *w = malloc(*rb * (size_t)n);
     for (int64_t i = 0; i < n; i++)
         for (int64_t b = 0; b < nb; b++) {
             uint8_t *blk = w + (size_t)i * *rb + (size_t)b * bs;
-            const uint16_t d = qmm_fp32_to_fp16(qmm_test_rand_f(&seed) * 4.0f);
-            memcpy(blk, &d, 2);
             const int mode = (int)((i + b) % 4);
-            for (size_t j = 0; j < bs - 2; j++) {
+            for (size_t j = 0; j < bs; j++) {
                 const uint8_t r = (uint8_t)qmm_test_rand_u64(&seed);
                 uint8_t v;
-                if (t == QMM_TYPE_Q4_0) /* all 15, all 0, 0 / 15 mixed, random */
-                    v = mode == 0 ? 0xff : mode == 1 ? 0x00 : mode == 2 ? ((r & 1) ? 0xf0 : 0x0f) : r;
-                else /* all -128, all 127, -128 / 127 mixed, random */
+                if (t == QMM_TYPE_Q8_0) /* all -128, all 127, -128 / 127 mixed, random */
                     v = mode == 0 ? 0x80 : mode == 1 ? 0x7f : mode == 2 ? ((r & 1) ? 0x80 : 0x7f) : r;
-                blk[2 + j] = v;
+                else /* nibbles (and Q6_K's 2-bit planes, Q4_K's 6-bit scales): all ones, all zeros, mixed, random */
+                    v = mode == 0 ? 0xff : mode == 1 ? 0x00 : mode == 2 ? ((r & 1) ? 0xf0 : 0x0f) : r;
+                blk[j] = v;
+            }
+            switch (t) {
+            case QMM_TYPE_Q4_K: put_scale(blk), put_scale(blk + 2); break;
+            case QMM_TYPE_Q6_K:
+                for (int s = 0; s < 16; s++) /* the int8 sub-scales at their extremes */
+                    blk[192 + s] = mode == 3 ? blk[192 + s] : (mode + s) % 2 ? 0x80 : 0x7f;
+                put_scale(blk + 208);
+                break;
+            default: put_scale(blk); break;
             }
         }
     return w;
@@ -104,7 +123,8 @@ static float *make_extreme_acts(int64_t m, int64_t k) {
 
 static void test_family(const qmm_family *kf) {
     const qmm_family *ref = qmm_registry_reference(kf->wtype);
-    static const int64_t ks[] = {32, 64, 256};
+    const int kq = kf->wtype == QMM_TYPE_Q4_K || kf->wtype == QMM_TYPE_Q6_K;
+    const int64_t ks[] = {kq ? 256 : 32, kq ? 512 : 64, 256};
     static const int64_t ns[] = {1, 8, 17, 40};
     static const int64_t ms[] = {1, 2, 5};
     long bad = 0;
@@ -140,7 +160,9 @@ static void test_family(const qmm_family *kf) {
 
 static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
-    if ((kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0) && (kf->required & ~features) == 0)
+    const int int8 =
+        kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0 || kf->wtype == QMM_TYPE_Q4_K || kf->wtype == QMM_TYPE_Q6_K;
+    if (int8 && (kf->required & ~features) == 0)
         test_family(kf);
 }
 
@@ -155,5 +177,7 @@ int main(void) {
     qmm_kernels_foreach(visit, &features);
     test_family(&qmm_test_avxvnni_emu_q4_0);
     test_family(&qmm_test_avxvnni_emu_q8_0);
+    test_family(&qmm_test_avxvnni_emu_q4_k);
+    test_family(&qmm_test_avxvnni_emu_q6_k);
     return qmm_test_summary();
 }

@@ -10,8 +10,12 @@ extern const qmm_family qmm_family_avx512_f32;
 extern const qmm_family qmm_family_avx512_f16;
 extern const qmm_family qmm_family_avxvnni_q4_0;
 extern const qmm_family qmm_family_avxvnni_q8_0;
+extern const qmm_family qmm_family_avxvnni_q4_k;
+extern const qmm_family qmm_family_avxvnni_q6_k;
 extern const qmm_family qmm_family_avx2_q4_0;
 extern const qmm_family qmm_family_avx2_q8_0;
+extern const qmm_family qmm_family_avx2_q4_k;
+extern const qmm_family qmm_family_avx2_q6_k;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
 
@@ -25,8 +29,12 @@ const qmm_family *const qmm_x86_kernels[] = {
     /* AVX-VNNI, then AVX2: after the AVX-512 rows */
     &qmm_family_avxvnni_q4_0,
     &qmm_family_avxvnni_q8_0,
+    &qmm_family_avxvnni_q4_k,
+    &qmm_family_avxvnni_q6_k,
     &qmm_family_avx2_q4_0,
     &qmm_family_avx2_q8_0,
+    &qmm_family_avx2_q4_k,
+    &qmm_family_avx2_q6_k,
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
     NULL,

@@ -24,19 +24,79 @@
 #include <string.h>
 
 #include "formats/formats.h"
-#include "kernels/family.h"
-#include "kernels/x86/act_q8_avx2.h"
 
 #define Q4_NR          8
-#define Q4_PF          1024 /* software prefetch distance per panel stream, bytes (measured) */
-#define Q4_MR          4
 #define Q4_BLOCK_BYTES 144 /* per block of a panel: 16 B scales + 128 B quants */
 
+static inline __m256i q4_bcast4(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+/* The driver's hooks (avx2_int8_body.h): chunk c of a block is one vector
+ * per panel, low nibbles elements 4c..4c+3, high nibbles 16+4c..16+4c+3. */
+typedef struct q4_wv {
+    __m256i lo, hi;
+} q4_wv;
+typedef struct q4_xv {
+    __m256i xl, xh;
+} q4_xv;
+typedef __m256i q4_iacc;
+typedef __m256 q4_ws;
+
+#define DRV(x)              q4_##x
+#define DRV_PANEL_BYTES(nb) ((size_t)(nb)*Q4_BLOCK_BYTES)
+#define DRV_QUANTS(nb, b)   ((size_t)(nb)*16 + (size_t)(b)*128)
+#define DRV_PF              1024 /* software prefetch distance per panel stream, bytes (measured) */
+#define DRV_PF_LINES        2
+#define DRV_CHUNKS          4
+
+static inline __attribute__((always_inline)) void q4_zero(q4_iacc *is) { *is = _mm256_setzero_si256(); }
+
+static inline __attribute__((always_inline)) void q4_unpack(q4_wv *wv, const uint8_t *panel, int64_t nb, int64_t b, int c) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i raw = _mm256_loadu_si256((const __m256i *)(panel + DRV_QUANTS(nb, b) + c * 32));
+    wv->lo = _mm256_and_si256(raw, m4);
+    wv->hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+}
+
+static inline __attribute__((always_inline)) void q4_xload(q4_xv *xv, const qmm_act_block *xb, int c) {
+    xv->xl = q4_bcast4(xb->q + 4 * c);
+    xv->xh = q4_bcast4(xb->q + 16 + 4 * c);
+}
+
+static inline __attribute__((always_inline)) void q4_dot(q4_iacc *is, const q4_wv *wv, const q4_xv *xv) {
+    *is = dot_step(*is, wv->lo, xv->xl);
+    *is = dot_step(*is, wv->hi, xv->xh);
+    /* keep the chain: gcc would reassociate the exact integer sums into a
+     * tree and spill the products it holds */
+    __asm__("" : "+x"(*is));
+}
+
+static inline __attribute__((always_inline)) void q4_scales(q4_ws *ws, const uint8_t *panel, int64_t nb, int64_t b) {
+    (void)nb;
+    *ws = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + b * 16)));
+}
+
+static inline __attribute__((always_inline)) __m256 q4_float(__m256 acc, const q4_iacc *is, const q4_ws *wd,
+                                                             const qmm_act_block *xb) {
+    /* sum (q - 8) x = sum q x - 8 sum x, exact in int32 */
+    const __m256i isum = _mm256_sub_epi32(dot_finish(*is), _mm256_slli_epi32(_mm256_set1_epi32(xb->sum), 3));
+    const __m256 scale = _mm256_mul_ps(*wd, _mm256_set1_ps(xb->d));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, acc);
+}
+
+#define DRV_SYM       QMM_Q4_SYM
+#define DRV_NAME_STR  QMM_Q4_NAME
+#define DRV_REQUIRED  QMM_Q4_REQUIRED
+#define DRV_WTYPE     QMM_TYPE_Q4_0
+#define DRV_LAYOUT_ID 1
+#define DRV_W_PACK    q4_w_pack
+#define DRV_READ_ROW  q4_read_row
+#include "kernels/x86/avx2_int8_body.h"
+
 static size_t q4_panel_bytes(int64_t k) { return (size_t)(k / QMM_QK) * Q4_BLOCK_BYTES; }
-
-static size_t q4_w_size(int64_t k, int64_t n) { return (size_t)((n + Q4_NR - 1) / Q4_NR) * q4_panel_bytes(k); }
-
-static size_t q4_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / Q4_NR) * q4_panel_bytes(k); }
 
 static void q4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     (void)n;
@@ -80,138 +140,3 @@ static void q4_read_row(const void *w, int64_t k, int64_t n, int64_t row, float 
             }
     }
 }
-
-static inline __m256i q4_bcast4(const int8_t *p) {
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
-}
-
-/* Stores the first ncols lanes (a partial last panel writes nothing beyond n). */
-static inline void q4_store(float *y, __m256 v, int ncols) {
-    static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (ncols == Q4_NR)
-        _mm256_storeu_ps(y, v);
-    else
-        _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + Q4_NR - ncols)), v);
-}
-
-/* mr activation rows (a, nb blocks apart) x np consecutive panels (np * mr
- * <= 4 float accumulators): each weight vector is loaded and unpacked once for all
- * mr rows, each activation broadcast made once for all np panels. ncols: the
- * last panel's valid columns. */
-static inline __attribute__((always_inline)) void q4_tile(const int np, const int mr, int64_t nb, const qmm_act_block *a,
-                                                          const uint8_t *panel, float *y, size_t ys, int ncols) {
-    const size_t pb = (size_t)nb * Q4_BLOCK_BYTES;
-    const __m256i m4 = _mm256_set1_epi8(0x0f);
-    __m256 acc[4][Q4_MR];
-    for (int p = 0; p < np; p++)
-        for (int r = 0; r < mr; r++)
-            acc[p][r] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < nb; b++) {
-        __m256i is[4][Q4_MR];
-        for (int p = 0; p < np; p++)
-            for (int r = 0; r < mr; r++)
-                is[p][r] = _mm256_setzero_si256();
-        for (int p = 0; p < np; p++) { /* memory bound at small m: run ahead across 4 KiB pages */
-            const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 128;
-            _mm_prefetch((const char *)(qw + Q4_PF), _MM_HINT_T0);
-            _mm_prefetch((const char *)(qw + Q4_PF + 64), _MM_HINT_T0);
-        }
-        for (int c = 0; c < 4; c++) {
-            __m256i lo[4], hi[4];
-            for (int p = 0; p < np; p++) {
-                const uint8_t *qw = panel + p * pb + (size_t)nb * 16 + b * 128;
-                const __m256i raw = _mm256_loadu_si256((const __m256i *)(qw + c * 32));
-                lo[p] = _mm256_and_si256(raw, m4);
-                hi[p] = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
-            }
-            for (int r = 0; r < mr; r++) {
-                const int8_t *xq = a[r * nb + b].q;
-                const __m256i xl = q4_bcast4(xq + 4 * c), xh = q4_bcast4(xq + 16 + 4 * c);
-                for (int p = 0; p < np; p++) {
-                    is[p][r] = dot_step(is[p][r], lo[p], xl);
-                    is[p][r] = dot_step(is[p][r], hi[p], xh);
-                    /* keep the chain: gcc would reassociate the exact integer
-                     * sums into a tree and spill the products it holds */
-                    __asm__("" : "+x"(is[p][r]));
-                }
-            }
-        }
-        for (int p = 0; p < np; p++) {
-            const __m256 wd = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + p * pb + b * 16)));
-            for (int r = 0; r < mr; r++) {
-                const qmm_act_block *xb = &a[r * nb + b];
-                /* sum (q - 8) x = sum q x - 8 sum x, exact in int32 */
-                const __m256i isum = _mm256_sub_epi32(dot_finish(is[p][r]), _mm256_slli_epi32(_mm256_set1_epi32(xb->sum), 3));
-                const __m256 scale = _mm256_mul_ps(wd, _mm256_set1_ps(xb->d));
-                acc[p][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, acc[p][r]);
-            }
-        }
-    }
-    for (int p = 0; p < np; p++)
-        for (int r = 0; r < mr; r++)
-            q4_store((float *)((char *)y + (size_t)r * ys) + p * Q4_NR, acc[p][r], p == np - 1 ? ncols : Q4_NR);
-}
-
-static void q4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    const int64_t nb = k / QMM_QK;
-    const qmm_act_block *act = (const qmm_act_block *)a;
-    /* Panel outer: one panel (144 B x nb) stays in L1 while every row group
-     * streams past it, so weights come from memory once. */
-    for (int64_t j0 = 0; j0 < n; j0 += Q4_NR) {
-        const uint8_t *panel = (const uint8_t *)w + q4_w_offset(j0, k);
-        const int ncols = (int)(n - j0 < Q4_NR ? n - j0 : Q4_NR);
-        int64_t i = 0;
-        for (; i + Q4_MR <= m; i += Q4_MR)
-            q4_tile(1, Q4_MR, nb, act + i * nb, panel, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
-        float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
-        switch (m - i) {
-        case 3: q4_tile(1, 3, nb, act + i * nb, panel, yi, ys, ncols); break;
-        case 2: q4_tile(1, 2, nb, act + i * nb, panel, yi, ys, ncols); break;
-        case 1: q4_tile(1, 1, nb, act + i * nb, panel, yi, ys, ncols); break;
-        default: break;
-        }
-    }
-}
-
-/* Four panels at a time: the activation broadcasts serve 32 rows, and four
- * streams run ahead in memory at once (measured: ~10-20% over two). */
-static void q4_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
-    const int64_t nb = k / QMM_QK;
-    const qmm_act_block *act = (const qmm_act_block *)a;
-    int64_t j0 = 0;
-    for (; j0 + 3 * Q4_NR < n; j0 += 4 * Q4_NR) {
-        const int ncols = (int)(n - j0 - 3 * Q4_NR < Q4_NR ? n - j0 - 3 * Q4_NR : Q4_NR);
-        q4_tile(4, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, ncols);
-    }
-    for (; j0 < n; j0 += Q4_NR)
-        q4_tile(1, 1, nb, act, (const uint8_t *)w + q4_w_offset(j0, k), y + j0, 0, (int)(n - j0 < Q4_NR ? n - j0 : Q4_NR));
-}
-
-static size_t q4_act_size(int64_t m, int64_t k) { return (size_t)m * (size_t)(k / QMM_QK) * sizeof(qmm_act_block); }
-
-static size_t q4_act_offset(int64_t m_idx, int64_t k) { return q4_act_size(m_idx, k); }
-
-const qmm_family QMM_Q4_SYM = {
-    .name = QMM_Q4_NAME,
-    .wtype = QMM_TYPE_Q4_0,
-    .required = QMM_Q4_REQUIRED,
-    /* masked off to choose the fallback (QMM_CAP hybrid runs): AVX-VNNI falls back to AVX2, AVX2 to the reference */
-    .fallback_hides = (QMM_Q4_REQUIRED & QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : QMM_Q4_REQUIRED,
-    .flags = 0,
-    .layout_id = 1,
-    .mr = Q4_MR,
-    .nr = Q4_NR,
-    .kr = 4,
-    .sr = 1,
-    .n_step = Q4_NR,
-    .w_packed_size = q4_w_size,
-    .w_packed_offset = q4_w_offset,
-    .w_pack = q4_w_pack,
-    .w_read_row = q4_read_row,
-    .act = {1, q4_act_size, q4_act_offset, qmm_avx2_act_q8_pack},
-    .act_gemv = {0, NULL, NULL, NULL},
-    .gemm = q4_gemm,
-    .gemv = q4_gemv,
-};

@@ -1,0 +1,171 @@
+/* Q6_K x int8 activations, 256-bit integer dot products: the body shared by
+ * the AVX2 family (matmul_q6_k_avx2.c) and the AVX-VNNI family
+ * (matmul_q6_k_avxvnni.c), on the AVX2 int8 driver (avx2_int8_body.h). The
+ * includer defines QMM_Q6K_SYM, QMM_Q6K_NAME, QMM_Q6K_REQUIRED, and
+ * dot_step / dot_finish, exact per step in int32 (6-bit u8 x s8 pairs reach
+ * 2 * 63 * 127 = 16002: two of them would not fit int16).
+ *
+ * Packed panel of 8 weight rows, per super-block of 256 (1680 B, the GGUF
+ * size exactly):
+ *   [8 fp16 d]                                           16 B
+ *   [16 x 8 int8 sc: 16-sub-block s, row j at 8 s + j]   128 B
+ *   [8 x 192 B: 32-block i at 192 i: 128 B low nibbles in Q4_0's chunk layout
+ *    (byte c * 32 + j * 4 + t: element 4c+t low, 16+4c+t high), then 32 B
+ *    H_lo and 32 B H_hi: byte j * 4 + t, bits 2c..2c+1, hold the top two bits
+ *    of element 4c+t (H_lo) / 16+4c+t (H_hi)]
+ * The stored u = q + 32 is 0..63 (u8): the low-nibble chunks are sub-block a
+ * (elements 0..15), the high ones sub-block b, each summed exactly in int32,
+ * and isum = sc_a (dot_a - 32 sum_a x) + sc_b (dot_b - 32 sum_b x), exact;
+ * then acc = fma((float)isum, d * x_d, acc), the reference's. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "formats/formats.h"
+
+#define Q6K_SB_BYTES 1680
+#define Q6K_QS_OFF   144
+
+static inline __m256i q6k_bcast4(const int8_t *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+
+typedef struct q6k_wv {
+    __m256i lo, hi;
+} q6k_wv;
+typedef struct q6k_xv {
+    __m256i xl, xh;
+} q6k_xv;
+typedef struct q6k_iacc {
+    __m256i a, b;
+} q6k_iacc;
+typedef struct q6k_ws {
+    __m256 d;
+    __m256i sca, scb;
+} q6k_ws;
+
+#define DRV(x)              q6k_##x
+#define DRV_PANEL_BYTES(nb) ((size_t)(nb) / 8 * Q6K_SB_BYTES)
+#define DRV_QUANTS(nb, b)   ((size_t)(b) / 8 * Q6K_SB_BYTES + Q6K_QS_OFF + (size_t)((b) % 8) * 192)
+#define DRV_PF              1024
+#define DRV_PF_LINES        3
+#define DRV_CHUNKS          4
+
+static inline __attribute__((always_inline)) void q6k_zero(q6k_iacc *is) { is->a = is->b = _mm256_setzero_si256(); }
+
+static inline __attribute__((always_inline)) void q6k_unpack(q6k_wv *wv, const uint8_t *panel, int64_t nb, int64_t b, int c) {
+    const uint8_t *q = panel + DRV_QUANTS(nb, b);
+    const __m256i m4 = _mm256_set1_epi8(0x0f), m2 = _mm256_set1_epi8(0x30);
+    const __m256i raw = _mm256_loadu_si256((const __m256i *)(q + c * 32));
+    const __m256i hl = _mm256_loadu_si256((const __m256i *)(q + 128)), hh = _mm256_loadu_si256((const __m256i *)(q + 160));
+    /* bits 2c..2c+1 to bits 4..5 (16-bit shifts: the mask drops what crosses bytes) */
+    const __m256i tl = _mm256_slli_epi16(_mm256_srli_epi16(hl, 2 * c), 4),
+                  th = _mm256_slli_epi16(_mm256_srli_epi16(hh, 2 * c), 4);
+    wv->lo = _mm256_or_si256(_mm256_and_si256(raw, m4), _mm256_and_si256(tl, m2));
+    wv->hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(raw, 4), m4), _mm256_and_si256(th, m2));
+}
+
+static inline __attribute__((always_inline)) void q6k_xload(q6k_xv *xv, const qmm_act_block *xb, int c) {
+    xv->xl = q6k_bcast4(xb->q + 4 * c);
+    xv->xh = q6k_bcast4(xb->q + 16 + 4 * c);
+}
+
+static inline __attribute__((always_inline)) void q6k_dot(q6k_iacc *is, const q6k_wv *wv, const q6k_xv *xv) {
+    is->a = dot_step(is->a, wv->lo, xv->xl);
+    is->b = dot_step(is->b, wv->hi, xv->xh);
+}
+
+static inline __attribute__((always_inline)) void q6k_scales(q6k_ws *ws, const uint8_t *panel, int64_t nb, int64_t b) {
+    (void)nb;
+    const uint8_t *sb = panel + (size_t)(b / 8) * Q6K_SB_BYTES;
+    const int i = (int)(b % 8);
+    ws->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sb));
+    ws->sca = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i)));
+    ws->scb = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i + 8)));
+}
+
+static inline __attribute__((always_inline)) __m256 q6k_float(__m256 acc, const q6k_iacc *is, const q6k_ws *ws,
+                                                              const qmm_act_block *xb) {
+    int32_t sa = 0;
+    for (int l = 0; l < 16; l++)
+        sa += xb->q[l];
+    const int32_t sb = xb->sum - sa;
+    const __m256i da = _mm256_sub_epi32(dot_finish(is->a), _mm256_set1_epi32(32 * sa));
+    const __m256i db = _mm256_sub_epi32(dot_finish(is->b), _mm256_set1_epi32(32 * sb));
+    const __m256i isum = _mm256_add_epi32(_mm256_mullo_epi32(ws->sca, da), _mm256_mullo_epi32(ws->scb, db));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, _mm256_set1_ps(xb->d)), acc);
+}
+
+#define DRV_SYM       QMM_Q6K_SYM
+#define DRV_NAME_STR  QMM_Q6K_NAME
+#define DRV_REQUIRED  QMM_Q6K_REQUIRED
+#define DRV_WTYPE     QMM_TYPE_Q6_K
+#define DRV_LAYOUT_ID 1
+#define DRV_W_PACK    q6k_w_pack
+#define DRV_READ_ROW  q6k_read_row
+#include "kernels/x86/avx2_int8_body.h"
+
+static void q6k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    const int64_t nsb = k / QMM_QK_K;
+    for (int64_t p = n0 / 8; p * 8 < n1; p++) {
+        uint8_t *panel = (uint8_t *)dst + q6k_w_offset(p * 8, k);
+        for (int j = 0; j < 8; j++) {
+            const int64_t row = p * 8 + j;
+            const qmm_block_q6_k *blk = (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)row * stride);
+            for (int64_t s = 0; s < nsb; s++) {
+                uint8_t *sb = panel + (size_t)s * Q6K_SB_BYTES;
+                const qmm_block_q6_k *wb = blk + s;
+                const int pad = row >= n1; /* padding rows: zero scales, zero quants */
+                if (pad)
+                    memset(sb + 2 * j, 0, 2);
+                else
+                    memcpy(sb + 2 * j, &wb->d, 2);
+                for (int u = 0; u < 16; u++)
+                    sb[16 + 8 * u + j] = pad ? 0 : (uint8_t)wb->scales[u];
+                for (int i = 0; i < 8; i++) {
+                    uint8_t *q = sb + Q6K_QS_OFF + 192 * i;
+                    for (int t = 0; t < 4; t++) {
+                        uint8_t hl = 0, hh = 0;
+                        for (int c = 0; c < 4; c++) {
+                            const int ul = pad ? 0 : qmm_q6_k_q(wb, 32 * i + 4 * c + t) + 32;
+                            const int uh = pad ? 0 : qmm_q6_k_q(wb, 32 * i + 16 + 4 * c + t) + 32;
+                            q[32 * c + 4 * j + t] = (uint8_t)((ul & 0x0f) | ((uh & 0x0f) << 4));
+                            hl = (uint8_t)(hl | ((ul >> 4) << (2 * c)));
+                            hh = (uint8_t)(hh | ((uh >> 4) << (2 * c)));
+                        }
+                        q[128 + 4 * j + t] = hl;
+                        q[160 + 4 * j + t] = hh;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ggml's dequantization: (d * sc) * (q - 32). */
+static void q6k_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    const uint8_t *panel = (const uint8_t *)w + q6k_w_offset(row, k);
+    const int j = (int)(row % 8);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        const uint8_t *sb = panel + (size_t)s * Q6K_SB_BYTES;
+        uint16_t h;
+        memcpy(&h, sb + 2 * j, 2);
+        const float d = qmm_fp16_to_fp32(h);
+        for (int i = 0; i < 8; i++) {
+            const uint8_t *q = sb + Q6K_QS_OFF + 192 * i;
+            const float dla = d * (float)(int8_t)sb[16 + 8 * (2 * i) + j], dlb = d * (float)(int8_t)sb[16 + 8 * (2 * i + 1) + j];
+            float *y = dst + s * QMM_QK_K + 32 * i;
+            for (int c = 0; c < 4; c++)
+                for (int t = 0; t < 4; t++) {
+                    const uint8_t v = q[32 * c + 4 * j + t];
+                    const int ul = (v & 0x0f) | (((q[128 + 4 * j + t] >> (2 * c)) & 3) << 4);
+                    const int uh = (v >> 4) | (((q[160 + 4 * j + t] >> (2 * c)) & 3) << 4);
+                    y[4 * c + t] = dla * (float)(ul - 32);
+                    y[16 + 4 * c + t] = dlb * (float)(uh - 32);
+                }
+        }
+    }
+}
