@@ -425,6 +425,10 @@ typedef enum {
 
 static inline size_t qmm_avx512x_panel_bytes(int64_t k, int chunk, int ue) { return (size_t)(k / ue) * (size_t)chunk; }
 
+/* 16 int8 to 16 int32 in two steps (vpmovsxbw, vpmovsxwd): the same value,
+ * and what SIMDe's emulation (scripts/test-avx512-emu.sh) provides. */
+QMM_AVX512_INLINE __m512i qmm_avx512x_i8_to_i32(__m128i v) { return _mm512_cvtepi16_epi32(_mm256_cvtepi8_epi16(v)); }
+
 /* Activations: qmm_avx512_act_size / _offset geometry, the sums slot as above. */
 static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g) {
     const int64_t nb = k / QMM_QK;
@@ -451,7 +455,7 @@ static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, si
                 int8_t *q = (int8_t *)(blk + 8 * g + QMM_QK * i);
                 qmm_avx512_quant_block(row + b * QMM_QK, q, &d, &sum);
                 const int32_t sum_a =
-                    _mm512_reduce_add_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)q)));
+                    _mm512_reduce_add_epi32(qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)q)));
                 const uint32_t sums = (uint32_t)(uint16_t)(int16_t)sum_a | (uint32_t)(uint16_t)(int16_t)(sum - sum_a) << 16;
                 memcpy(blk + 4 * i, &d, 4);
                 memcpy(blk + 4 * (g + i), &sums, 4);
@@ -559,8 +563,9 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
         } else if (kind == QMM_AVX512X_Q5_0) {
             zpair = _mm512_set1_epi16(-16); /* isum starts at -16 sum qx */
         } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
-            sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
-            const __m512i m = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
+            /* 6-bit values: the sign extension is a zero extension */
+            sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
+            const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
             mpair = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_or_si512(m, _mm512_slli_epi32(m, 16))); /* (-m, -m) */
         } else if (kind == QMM_AVX512X_Q6_K) {
             const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
@@ -568,10 +573,12 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
             scb = _mm512_srai_epi32(pair, 16);
             zpair = _mm512_mullo_epi16(pair, _mm512_set1_epi16(-32)); /* (-32 sc_a, -32 sc_b), |.| <= 4096 */
         } else if (kind == QMM_AVX512X_Q2_K) {
-            const __m512i pair = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
+            /* sign-extended bytes: every field is masked below */
+            const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
             sca = _mm512_and_si512(pair, _mm512_set1_epi32(0x0f));
             scb = _mm512_and_si512(_mm512_srli_epi32(pair, 16), _mm512_set1_epi32(0x0f));
-            mpair = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_srli_epi16(pair, 4)); /* (-m_a, -m_b) */
+            mpair = _mm512_sub_epi16(_mm512_setzero_si512(),
+                                     _mm512_and_si512(_mm512_srli_epi16(pair, 4), _mm512_set1_epi16(0x0f))); /* (-m_a, -m_b) */
         }
         __m512i w[8];
         qmm_avx512x_load_w(kind, qb, w);
