@@ -454,8 +454,9 @@ static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, si
                 int32_t sum;
                 int8_t *q = (int8_t *)(blk + 8 * g + QMM_QK * i);
                 qmm_avx512_quant_block(row + b * QMM_QK, q, &d, &sum);
-                const int32_t sum_a =
-                    _mm512_reduce_add_epi32(qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)q)));
+                int32_t sum_a = 0;
+                for (int l = 0; l < 16; l++)
+                    sum_a += q[l];
                 const uint32_t sums = (uint32_t)(uint16_t)(int16_t)sum_a | (uint32_t)(uint16_t)(int16_t)(sum - sum_a) << 16;
                 memcpy(blk + 4 * i, &d, 4);
                 memcpy(blk + 4 * (g + i), &sums, 4);
