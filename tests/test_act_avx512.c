@@ -5,7 +5,8 @@
  * tiny, subnormal and mixed blocks of test_act_blocks.h (blocks 12..22: the
  * scaled path, d rounded upward). Reads the
  * families' own activation layout (src/kernels/x86/avx512_int8.h): per block
- * of a group of G rows, d[G], bias[G] = -zp * sum, q[G][32]. */
+ * of a group of G rows, d[G], bias[G] = -zp * sum (the other types: the
+ * two int16 per-16 sums), q[G][32]. */
 #include <float.h>
 #include <math.h>
 
@@ -97,10 +98,17 @@ static void check_layout(const qmm_family *kf, const qmm_act_layout *al, int g, 
             int32_t pbias;
             memcpy(&pd, blk + 4 * i, 4);
             memcpy(&pbias, blk + 4 * (g + i), 4);
-            const int ok = memcmp(&pd, &d, 4) == 0 && pbias == -zp * sum && memcmp(blk + 8 * g + 32 * i, q, 32) == 0;
+            int32_t want = -zp * sum;
+            if (zp == 0) { /* the x-families (Q4_1 ... Q6_K): int16 sums of elements 0..15 and 16..31 */
+                int32_t sa = 0;
+                for (int l = 0; l < 16; l++)
+                    sa += q[l];
+                want = (int32_t)((uint32_t)(uint16_t)(int16_t)sa | (uint32_t)(uint16_t)(int16_t)(sum - sa) << 16);
+            }
+            const int ok = memcmp(&pd, &d, 4) == 0 && pbias == want && memcmp(blk + 8 * g + 32 * i, q, 32) == 0;
             if (!ok && bad++ < 5)
                 fprintf(stderr, "  %s g=%d row %" PRId64 " block %d: d %g/%g bias %d/%d\n", kf->name, g, r, b, pd, d, pbias,
-                        -zp * sum);
+                        want);
         }
     CHECK(bad == 0, "%s: %ld activation blocks differ from qmm_act_quantize_block (g=%d m=%" PRId64 ")", kf->name, bad, g, m);
     free(x);
@@ -118,7 +126,7 @@ int main(void) {
             printf("skip %-28s (CPU lacks its features)\n", kf->name);
             continue;
         }
-        const int32_t zp = kf->wtype == QMM_TYPE_Q4_0 ? 8 : 128;
+        const int32_t zp = kf->wtype == QMM_TYPE_Q4_0 ? 8 : kf->wtype == QMM_TYPE_Q8_0 ? 128 : 0;
         for (int64_t m = 1; m <= 11; m += 5)
             check_layout(kf, &kf->act, kf->act.m_step, zp, m);
         check_layout(kf, qmm_family_act_layout(kf, 1), 1, zp, 1);

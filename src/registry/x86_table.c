@@ -6,6 +6,13 @@
 /* extern const qmm_family qmm_family_<name>; one per family */
 extern const qmm_family qmm_family_avx512vnni_q4_0;
 extern const qmm_family qmm_family_avx512vnni_q8_0;
+extern const qmm_family qmm_family_avx512vnni_q4_k;
+extern const qmm_family qmm_family_avx512vnni_q6_k;
+extern const qmm_family qmm_family_avx512vnni_q5_0;
+extern const qmm_family qmm_family_avx512vnni_q4_1;
+extern const qmm_family qmm_family_avx512vnni_q5_k;
+extern const qmm_family qmm_family_avx512vnni_q5_1;
+extern const qmm_family qmm_family_avx512vnni_q2_k;
 extern const qmm_family qmm_family_avx512_f32;
 extern const qmm_family qmm_family_avx512_f16;
 extern const qmm_family qmm_family_avxvnni_q4_0;
@@ -24,6 +31,13 @@ extern const qmm_family qmm_family_avx2_f16;
 const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx512vnni_q4_0,
     &qmm_family_avx512vnni_q8_0,
+    &qmm_family_avx512vnni_q4_k,
+    &qmm_family_avx512vnni_q6_k,
+    &qmm_family_avx512vnni_q5_0,
+    &qmm_family_avx512vnni_q4_1,
+    &qmm_family_avx512vnni_q5_k,
+    &qmm_family_avx512vnni_q5_1,
+    &qmm_family_avx512vnni_q2_k,
     &qmm_family_avx512_f32,
     &qmm_family_avx512_f16,
     /* AVX-VNNI, then AVX2: after the AVX-512 rows */

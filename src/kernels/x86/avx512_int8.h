@@ -360,4 +360,382 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
         .gemv = gemv,                                                                                                            \
     };
 
+/* ================================================ the other GGUF types
+ *
+ * Q4_1, Q5_0, Q5_1, Q2_K, Q4_K, Q5_K, Q6_K (the "x" families). Same tile
+ * shape (8 activation rows x a 16-row panel, one zmm lane per weight row),
+ * same activation geometry (40 bytes per row and 32-block), but the int32
+ * slot holds the two 16-element sums of the block as int16 (low: elements
+ * 0..15, high: 16..31; |sum16| <= 2032) instead of a bias, so every per-16
+ * and per-32 correction is one vpmaddwd against a per-lane int16 pair:
+ *     float   d[G]         the block scale of each row
+ *     int32_t sums[G]      (int16 sum of q[0..15]) | (int16 sum of q[16..31]) << 16
+ *     int8_t  q[G][32]     the quantized values, row after row
+ *
+ * Weights: per panel, k / UE units (UE = 32, or 256 for the K-quants) of
+ * CHUNK bytes each: a header (fp16 scales, integer sub-scales) then, per
+ * 32-block, the quant bytes. Every weight vector w[c] (c = 0..7) holds for
+ * lane r the unsigned q of elements 4c..4c+3 of the block as 4 bytes, so one
+ * vpdpbusd per c against the broadcast activation bytes 4c..4c+3; c < 4 are
+ * elements 0..15, c >= 4 are 16..31 (the per-16 sub-blocks). Quant bytes of a
+ * 32-block (qb), lane r at 4r of every 64-byte vector:
+ *   nibbles (256 B): vector v < 4, byte t: element 4v+t | element 16+4v+t << 4
+ *                    (Q4_0's form);
+ *   bit 4 (64 B, after the nibbles: Q5_*): byte t, bit c = bit 4 of element 4c+t;
+ *   2-bit planes (128 B: after the nibbles for Q6_K's bits 4-5, alone for Q2_K's
+ *                    bits 0-1): plane c / 4, byte t, bits 2 (c % 4) = the two bits
+ *                    of element 4c+t.
+ * Unpacking is a shift and a mask (a ternary-logic or) per vector.
+ *
+ * Per output lane and 32-block, in the reference's order (kernel.h):
+ *   isum = [sc *] sum q qx  (+ the zero point's -off * sum qx, or per 16 for
+ *          Q6_K: sc_a sum_a (q - 32) qx + sc_b sum_b (q - 32) qx), exact int32
+ *          (every partial product is an exact integer and the total fits);
+ *   acc = fma((float)isum, s * x_d, acc)
+ *   acc = fma((float)imin, t * x_d, acc)   (types with a min; imin by vpmaddwd)
+ * with s, t the fp16 scales widened exactly by vcvtph2ps. */
+
+typedef enum {
+    QMM_AVX512X_Q4_1,
+    QMM_AVX512X_Q5_0,
+    QMM_AVX512X_Q5_1,
+    QMM_AVX512X_Q2_K,
+    QMM_AVX512X_Q4_K,
+    QMM_AVX512X_Q5_K,
+    QMM_AVX512X_Q6_K,
+} qmm_avx512x_kind;
+
+#define QMM_AVX512X_IS_K(kind) ((kind) >= QMM_AVX512X_Q2_K)
+/* elements per unit (a GGUF block or super-block) */
+#define QMM_AVX512X_UE(kind) (QMM_AVX512X_IS_K(kind) ? QMM_QK_K : QMM_QK)
+/* header bytes per unit and panel:
+ *   Q4_1, Q5_1: fp16 d[16], fp16 m[16]; Q5_0: fp16 d[16];
+ *   Q4_K, Q5_K: fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16];
+ *   Q6_K: fp16 d[16], 32 zero bytes, int8 sc[8][16][2] (per 16: a, b);
+ *   Q2_K: fp16 d[16], fp16 dmin[16], u8 (sc | m << 4)[8][16][2] (GGUF's bytes). */
+#define QMM_AVX512X_HDR(kind)                                                                                                    \
+    ((kind) == QMM_AVX512X_Q5_0 ? 32 : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1 ? 64 : 320)
+/* quant bytes per 32-block and panel */
+#define QMM_AVX512X_QB(kind)                                                                                                     \
+    ((kind) == QMM_AVX512X_Q2_K                                 ? 128                                                            \
+     : (kind) == QMM_AVX512X_Q6_K                               ? 384                                                            \
+     : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q4_K ? 256                                                            \
+                                                                : 320)
+#define QMM_AVX512X_CHUNK(kind) (QMM_AVX512X_HDR(kind) + (QMM_AVX512X_UE(kind) / QMM_QK) * QMM_AVX512X_QB(kind))
+
+static inline size_t qmm_avx512x_panel_bytes(int64_t k, int chunk, int ue) { return (size_t)(k / ue) * (size_t)chunk; }
+
+/* 16 int8 to 16 int32 in two steps (vpmovsxbw, vpmovsxwd): the same value,
+ * and what SIMDe's emulation (scripts/test-avx512-emu.sh) provides. */
+QMM_AVX512_INLINE __m512i qmm_avx512x_i8_to_i32(__m128i v) { return _mm512_cvtepi16_epi32(_mm256_cvtepi8_epi16(v)); }
+
+/* Activations: qmm_avx512_act_size / _offset geometry, the sums slot as above. */
+static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g) {
+    const int64_t nb = k / QMM_QK;
+    const size_t ablk = (size_t)g * QMM_AVX512_ACT_BLK;
+    uint8_t *out = (uint8_t *)dst;
+    for (int64_t r0 = 0; r0 < m; r0 += g) {
+        uint8_t *grp = out + (size_t)(r0 / g) * (size_t)nb * ablk;
+        for (int i = 0; i < g; i++) {
+            const int64_t r = r0 + i;
+            if (r >= m) { /* padding rows: d = 0, sums = 0, q = 0 */
+                for (int64_t b = 0; b < nb; b++) {
+                    uint8_t *blk = grp + (size_t)b * ablk;
+                    memset(blk + 4 * i, 0, 4);
+                    memset(blk + 4 * (g + i), 0, 4);
+                    memset(blk + 8 * g + QMM_QK * i, 0, QMM_QK);
+                }
+                continue;
+            }
+            const float *row = (const float *)((const char *)x + (size_t)r * x_row_stride);
+            for (int64_t b = 0; b < nb; b++) {
+                uint8_t *blk = grp + (size_t)b * ablk;
+                float d;
+                int32_t sum;
+                int8_t *q = (int8_t *)(blk + 8 * g + QMM_QK * i);
+                qmm_avx512_quant_block(row + b * QMM_QK, q, &d, &sum);
+                int32_t sum_a = 0;
+                for (int l = 0; l < 16; l++)
+                    sum_a += q[l];
+                const uint32_t sums = (uint32_t)(uint16_t)(int16_t)sum_a | (uint32_t)(uint16_t)(int16_t)(sum - sum_a) << 16;
+                memcpy(blk + 4 * i, &d, 4);
+                memcpy(blk + 4 * (g + i), &sums, 4);
+            }
+        }
+    }
+}
+
+/* Unsigned q of 32 elements of a block into lane r of its quant bytes (as
+ * described above), and back. q < 16 (nibbles only), < 32 (Q5_*), < 64
+ * (Q6_K), < 4 (Q2_K). The quant bytes must start zeroed. */
+static inline void qmm_avx512x_put_q(qmm_avx512x_kind kind, uint8_t *qb, int r, const uint8_t q[QMM_QK]) {
+    const int nib = kind != QMM_AVX512X_Q2_K;
+    for (int c = 0; c < 8; c++)
+        for (int t = 0; t < 4; t++) {
+            const int e = 4 * c + t;
+            if (nib)
+                qb[64 * (c % 4) + 4 * r + t] |= (uint8_t)((q[e] & 0x0f) << (c < 4 ? 0 : 4));
+            if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K)
+                qb[256 + 4 * r + t] |= (uint8_t)(((q[e] >> 4) & 1) << c);
+            if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K) {
+                const int two = kind == QMM_AVX512X_Q6_K ? (q[e] >> 4) & 3 : q[e] & 3;
+                qb[(nib ? 256 : 0) + 64 * (c / 4) + 4 * r + t] |= (uint8_t)(two << (2 * (c % 4)));
+            }
+        }
+}
+
+static inline void qmm_avx512x_get_q(qmm_avx512x_kind kind, const uint8_t *qb, int r, uint8_t q[QMM_QK]) {
+    const int nib = kind != QMM_AVX512X_Q2_K;
+    for (int c = 0; c < 8; c++)
+        for (int t = 0; t < 4; t++) {
+            const int e = 4 * c + t;
+            int v = nib ? (qb[64 * (c % 4) + 4 * r + t] >> (c < 4 ? 0 : 4)) & 0x0f : 0;
+            if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K)
+                v |= ((qb[256 + 4 * r + t] >> c) & 1) << 4;
+            if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K) {
+                const int two = (qb[(nib ? 256 : 0) + 64 * (c / 4) + 4 * r + t] >> (2 * (c % 4))) & 3;
+                v |= kind == QMM_AVX512X_Q6_K ? two << 4 : two;
+            }
+            q[e] = (uint8_t)v;
+        }
+}
+
+/* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3). */
+QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8]) {
+    if (kind != QMM_AVX512X_Q2_K)
+        qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w);
+    if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K) {
+        const __m512i h = _mm512_loadu_si512((const void *)(qb + 256));
+        const __m512i b4 = _mm512_set1_epi8(0x10);
+        /* bit c of each byte to bit 4: 16-bit shifts move no wanted bit across bytes */
+        w[0] = _mm512_ternarylogic_epi32(w[0], _mm512_slli_epi16(h, 4), b4, 0xf8); /* a | (b & c) */
+        w[1] = _mm512_ternarylogic_epi32(w[1], _mm512_slli_epi16(h, 3), b4, 0xf8);
+        w[2] = _mm512_ternarylogic_epi32(w[2], _mm512_slli_epi16(h, 2), b4, 0xf8);
+        w[3] = _mm512_ternarylogic_epi32(w[3], _mm512_slli_epi16(h, 1), b4, 0xf8);
+        w[4] = _mm512_ternarylogic_epi32(w[4], h, b4, 0xf8);
+        w[5] = _mm512_ternarylogic_epi32(w[5], _mm512_srli_epi16(h, 1), b4, 0xf8);
+        w[6] = _mm512_ternarylogic_epi32(w[6], _mm512_srli_epi16(h, 2), b4, 0xf8);
+        w[7] = _mm512_ternarylogic_epi32(w[7], _mm512_srli_epi16(h, 3), b4, 0xf8);
+    } else if (kind == QMM_AVX512X_Q6_K) {
+        const __m512i b45 = _mm512_set1_epi8(0x30);
+        for (int p = 0; p < 2; p++) {
+            const __m512i h = _mm512_loadu_si512((const void *)(qb + 256 + 64 * p));
+            w[4 * p + 0] = _mm512_ternarylogic_epi32(w[4 * p + 0], _mm512_slli_epi16(h, 4), b45, 0xf8);
+            w[4 * p + 1] = _mm512_ternarylogic_epi32(w[4 * p + 1], _mm512_slli_epi16(h, 2), b45, 0xf8);
+            w[4 * p + 2] = _mm512_ternarylogic_epi32(w[4 * p + 2], h, b45, 0xf8);
+            w[4 * p + 3] = _mm512_ternarylogic_epi32(w[4 * p + 3], _mm512_srli_epi16(h, 2), b45, 0xf8);
+        }
+    } else if (kind == QMM_AVX512X_Q2_K) {
+        const __m512i b01 = _mm512_set1_epi8(0x03);
+        for (int p = 0; p < 2; p++) {
+            const __m512i h = _mm512_loadu_si512((const void *)(qb + 64 * p));
+            w[4 * p + 0] = _mm512_and_si512(h, b01);
+            w[4 * p + 1] = _mm512_and_si512(_mm512_srli_epi16(h, 2), b01);
+            w[4 * p + 2] = _mm512_and_si512(_mm512_srli_epi16(h, 4), b01);
+            w[4 * p + 3] = _mm512_and_si512(_mm512_srli_epi16(h, 6), b01);
+        }
+    }
+}
+
+/* MR activation rows (of a group of G) x one 16-row panel, all k. */
+QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, int64_t nb, const uint8_t *act,
+                                        const uint8_t *panel, float *y, size_t ys, int ncols) {
+    const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
+    const int chunk = QMM_AVX512X_CHUNK(kind);
+    const int split = kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K; /* per-16 sub-scales */
+    const int has_min = kind != QMM_AVX512X_Q5_0 && kind != QMM_AVX512X_Q6_K;
+    const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
+    __m512 acc[QMM_AVX512_MR];
+    for (int i = 0; i < MR; i++)
+        acc[i] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *ab = act + (size_t)b * ablk;
+        const uint8_t *unit = panel + (size_t)(b / per) * (size_t)chunk;
+        const int j = (int)(b % per);
+        const uint8_t *qb = unit + hdr + j * qbytes;
+        for (int l = 0; l < qbytes; l += 64)
+            _mm_prefetch((const char *)(qb + 8 * (size_t)chunk / (size_t)per + (size_t)l), _MM_HINT_T0);
+        const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
+        const __m512 t = has_min ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : s;
+        /* per-lane integer scales and the int16 pairs for vpmaddwd against the sums */
+        __m512i sc = _mm512_setzero_si512(), sca = sc, scb = sc, zpair = sc, mpair = sc;
+        if (kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q5_1) {
+            mpair = _mm512_set1_epi16(1); /* imin = sum qx */
+        } else if (kind == QMM_AVX512X_Q5_0) {
+            zpair = _mm512_set1_epi16(-16); /* isum starts at -16 sum qx */
+        } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
+            /* 6-bit values: the sign extension is a zero extension */
+            sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
+            const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
+            mpair = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_or_si512(m, _mm512_slli_epi32(m, 16))); /* (-m, -m) */
+        } else if (kind == QMM_AVX512X_Q6_K) {
+            const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
+            sca = _mm512_srai_epi32(_mm512_slli_epi32(pair, 16), 16);
+            scb = _mm512_srai_epi32(pair, 16);
+            zpair = _mm512_mullo_epi16(pair, _mm512_set1_epi16(-32)); /* (-32 sc_a, -32 sc_b), |.| <= 4096 */
+        } else if (kind == QMM_AVX512X_Q2_K) {
+            /* sign-extended bytes: every field is masked below */
+            const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
+            sca = _mm512_and_si512(pair, _mm512_set1_epi32(0x0f));
+            scb = _mm512_and_si512(_mm512_srli_epi32(pair, 16), _mm512_set1_epi32(0x0f));
+            mpair = _mm512_sub_epi16(_mm512_setzero_si512(),
+                                     _mm512_and_si512(_mm512_srli_epi16(pair, 4), _mm512_set1_epi16(0x0f))); /* (-m_a, -m_b) */
+        }
+        __m512i w[8];
+        qmm_avx512x_load_w(kind, qb, w);
+        for (int i = 0; i < MR; i++) {
+            const uint8_t *aq = ab + 8 * G + QMM_QK * i;
+            const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
+            __m512i isum;
+            if (split) {
+                __m512i da = _mm512_setzero_si512(), db = _mm512_setzero_si512();
+                for (int c = 0; c < 4; c++) {
+                    da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+                    db = _mm512_dpbusd_epi32(db, w[c + 4], _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * c)));
+                }
+                isum = _mm512_add_epi32(_mm512_mullo_epi32(sca, da), _mm512_mullo_epi32(scb, db));
+                if (kind == QMM_AVX512X_Q6_K)
+                    isum = _mm512_add_epi32(isum, _mm512_madd_epi16(sums, zpair));
+            } else {
+                __m512i s0 = kind == QMM_AVX512X_Q5_0 ? _mm512_madd_epi16(sums, zpair) : _mm512_setzero_si512();
+                if (MR <= 2) {
+                    __m512i s1 = _mm512_setzero_si512();
+                    for (int c = 0; c < 8; c += 2) {
+                        s0 = _mm512_dpbusd_epi32(s0, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+                        s1 = _mm512_dpbusd_epi32(s1, w[c + 1], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c + 4)));
+                    }
+                    s0 = _mm512_add_epi32(s0, s1);
+                } else {
+                    for (int c = 0; c < 8; c++)
+                        s0 = _mm512_dpbusd_epi32(s0, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+                }
+                isum = QMM_AVX512X_IS_K(kind) ? _mm512_mullo_epi32(sc, s0) : s0;
+            }
+            float xd;
+            memcpy(&xd, ab + 4 * i, 4);
+            const __m512 vxd = _mm512_set1_ps(xd);
+            acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_mul_ps(s, vxd), acc[i]);
+            if (has_min)
+                acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(sums, mpair)), _mm512_mul_ps(t, vxd), acc[i]);
+        }
+    }
+    const __mmask16 mask = (__mmask16)((1u << ncols) - 1u);
+    for (int i = 0; i < MR; i++)
+        _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), mask, acc[i]);
+}
+
+/* Unit u of a GGUF row into lane r of a zeroed chunk (put), and lane r of a
+ * chunk back to ggml's dequantized values of the unit (get). */
+typedef void (*qmm_avx512x_put_unit)(const void *src_row, int64_t u, int r, uint8_t *chunk);
+typedef void (*qmm_avx512x_get_unit)(const uint8_t *chunk, int r, float *dst);
+
+static inline void qmm_avx512x_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
+                                      int chunk, int ue, qmm_avx512x_put_unit put) {
+    const int64_t nu = k / ue;
+    const size_t pb = qmm_avx512x_panel_bytes(k, chunk, ue);
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512_NR) {
+        uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_AVX512_NR) * pb;
+        memset(panel, 0, pb); /* padding rows and pad bytes */
+        for (int r = 0; r < QMM_AVX512_NR && p0 + r < n; r++) {
+            const void *row = (const char *)src + (size_t)(p0 + r) * stride;
+            for (int64_t u = 0; u < nu; u++)
+                put(row, u, r, panel + (size_t)u * (size_t)chunk);
+        }
+    }
+}
+
+static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int chunk, int ue,
+                                          qmm_avx512x_get_unit get) {
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, chunk, ue);
+    for (int64_t u = 0; u < k / ue; u++)
+        get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR), dst + u * ue);
+}
+
+/* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
+ * `kind`, packed by put / read by get. */
+#define QMM_AVX512X_FAMILY(id, wtype_, kind, put, get)                                                                           \
+    enum { X_CHUNK = QMM_AVX512X_CHUNK(kind), X_UE = QMM_AVX512X_UE(kind) };                                                     \
+    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
+        return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                    \
+    }                                                                                                                            \
+    static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
+        return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                      \
+    }                                                                                                                            \
+    static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
+        qmm_avx512x_w_pack(k, n, n0, n1, src, stride, dst, X_CHUNK, X_UE, put);                                                  \
+    }                                                                                                                            \
+    static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
+        qmm_avx512x_w_read_row(packed, k, row, dst, X_CHUNK, X_UE, get);                                                         \
+    }                                                                                                                            \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
+        qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AVX512_MR);                                                                   \
+    }                                                                                                                            \
+    static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }                                       \
+    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }                           \
+    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
+        qmm_avx512x_act_pack(m, k, x, xs, dst, 1);                                                                               \
+    }                                                                                                                            \
+    QMM_AVX512X_TILE(kind, 1, 1, tile_g1)                                                                                        \
+    QMM_AVX512X_TILE(kind, 1, 8, tile_m1)                                                                                        \
+    QMM_AVX512X_TILE(kind, 2, 8, tile_m2)                                                                                        \
+    QMM_AVX512X_TILE(kind, 3, 8, tile_m3)                                                                                        \
+    QMM_AVX512X_TILE(kind, 4, 8, tile_m4)                                                                                        \
+    QMM_AVX512X_TILE(kind, 5, 8, tile_m5)                                                                                        \
+    QMM_AVX512X_TILE(kind, 6, 8, tile_m6)                                                                                        \
+    QMM_AVX512X_TILE(kind, 7, 8, tile_m7)                                                                                        \
+    QMM_AVX512X_TILE(kind, 8, 8, tile_m8)                                                                                        \
+    typedef void (*tile_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                    \
+    static const tile_fn tiles_by_mr[9] = {NULL, tile_m1, tile_m2, tile_m3, tile_m4, tile_m5, tile_m6, tile_m7, tile_m8};        \
+    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
+        const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;                                                       \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
+            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
+            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
+            for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {                                                                  \
+                const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);                                           \
+                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;                                      \
+                tiles_by_mr[mr](nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                                 \
+            }                                                                                                                    \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
+            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
+            tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, 0, nc);              \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    const qmm_family qmm_family_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required =                                                                                                              \
+            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
+        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
+        .flags = 0,                                                                                                              \
+        .layout_id = 1,                                                                                                          \
+        .mr = QMM_AVX512_MR,                                                                                                     \
+        .nr = QMM_AVX512_NR,                                                                                                     \
+        .kr = 4,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_AVX512_NR,                                                                                                 \
+        .w_packed_size = w_size,                                                                                                 \
+        .w_packed_offset = w_offset,                                                                                             \
+        .w_pack = w_pack,                                                                                                        \
+        .w_read_row = w_read_row,                                                                                                \
+        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
+        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
+        .gemm = gemm,                                                                                                            \
+        .gemv = gemv,                                                                                                            \
+    };
+
+#define QMM_AVX512X_TILE(kind, MR, G, name)                                                                                      \
+    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \
+        qmm_avx512x_tile(kind, MR, G, nb, a, p, y, ys, nc);                                                                      \
+    }
+
 #endif

@@ -3,6 +3,13 @@
 set(QMM_X86_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mf16c)
 qmm_add_kernel(src/kernels/x86/matmul_q4_0_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_q8_0_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q4_k_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q6_k_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q5_0_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q4_1_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q5_k_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q5_1_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q2_k_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_f32_avx512.c ${QMM_X86_AVX512_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_f16_avx512.c ${QMM_X86_AVX512_FLAGS})
 # AVX-VNNI and AVX2 families (x86-64-v3), below the AVX-512 ones in priority
