@@ -93,10 +93,13 @@ static void fill_rates(bench_row *w) {
         w->rate = w->flops / w->t.median * 1e-9;
 }
 
-/* How many copies of the packed set make the rotation > 2 x LLC and
- * >= 64 MiB (at most 256). */
+/* How many copies of the packed set make the rotation >= 8 x LLC and
+ * >= 256 MiB (at most 256 copies), as the read probe's buffer: with only
+ * 2 x LLC in the rotation part of it was still served by the LLC, and
+ * decode beat the DRAM read limit (a Zen 4 L3 of 32 MiB, 65 MiB rotated:
+ * 105-110% of the probe). */
 static qmm_status decode_copies(bench *b, const bench_matrix *mats, int nm, int *copies) {
-    const double target = fmax(64.0 * 1048576, 2.0 * b->rep->llc_bytes + 1);
+    const double target = fmax(256.0 * 1048576, 8.0 * b->rep->llc_bytes);
     double set_bytes = 0; /* bytes of one set of packed matrices */
     for (int j = 0; j < nm; j++) {
         size_t sz;
