@@ -57,34 +57,30 @@ static qmm_status check_rows(qmm_type type, const void *src, const void *dst, in
     return QMM_OK;
 }
 
-qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrows, int64_t k) {
-    qmm_status st = check_rows(type, src, dst, nrows, k, 1, "qmm_quantize");
+/* Row by row, in the library's floating-point environment (fp16 rounding,
+ * the quantizers' divisions). */
+static qmm_status convert_rows(qmm_type type, const void *src, void *dst, int64_t nrows, int64_t k, int quantize,
+                               const char *fn) {
+    qmm_status st = check_rows(type, src, dst, nrows, k, quantize, fn);
     if (st)
         return st;
-    const size_t rb = qmm_row_size(type, k);
+    const size_t rb = qmm_row_size(type, k), fb = (size_t)k * sizeof(float);
     qmm_fpenv fe;
     qmm_fpenv_enter(&fe);
     for (int64_t r = 0; r < nrows; r++) {
-        const float *x = src + r * k;
-        void *y = (char *)dst + (size_t)r * rb;
-        qmm_quantize_row(type, x, y, k);
+        if (quantize)
+            qmm_quantize_row(type, (const float *)((const char *)src + (size_t)r * fb), (char *)dst + (size_t)r * rb, k);
+        else
+            qmm_dequantize_row(type, (const char *)src + (size_t)r * rb, (float *)((char *)dst + (size_t)r * fb), k);
     }
     qmm_fpenv_leave(&fe);
     return QMM_OK;
 }
 
+qmm_status qmm_quantize(qmm_type type, const float *src, void *dst, int64_t nrows, int64_t k) {
+    return convert_rows(type, src, dst, nrows, k, 1, "qmm_quantize");
+}
+
 qmm_status qmm_dequantize(qmm_type type, const void *src, float *dst, int64_t nrows, int64_t k) {
-    qmm_status st = check_rows(type, src, dst, nrows, k, 0, "qmm_dequantize");
-    if (st)
-        return st;
-    const size_t rb = qmm_row_size(type, k);
-    qmm_fpenv fe;
-    qmm_fpenv_enter(&fe);
-    for (int64_t r = 0; r < nrows; r++) {
-        const void *x = (const char *)src + (size_t)r * rb;
-        float *y = dst + r * k;
-        qmm_dequantize_row(type, x, y, k);
-    }
-    qmm_fpenv_leave(&fe);
-    return QMM_OK;
+    return convert_rows(type, src, dst, nrows, k, 0, "qmm_dequantize");
 }

@@ -71,29 +71,23 @@ void qmm_dequantize_row_q3_k(const qmm_block_q3_k *x, float *y, int64_t k) {
     }
 }
 
-void qmm_dequantize_row_q4_k(const qmm_block_q4_k *x, float *y, int64_t k) {
-    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
-        const float d = qmm_fp16_to_fp32(x[b].d), dmin = qmm_fp16_to_fp32(x[b].dmin);
-        for (int l = 0; l < QMM_QK_K; l++) {
-            int sc, m;
-            qmm_k_scale_min(x[b].scales, l / 32, &sc, &m);
-            const float dl = d * (float)sc, ml = dmin * (float)m;
-            y[b * QMM_QK_K + l] = dl * (float)qmm_q4_k_q(&x[b], l) - ml;
-        }
+/* Q4_K and Q5_K: (d * sc) * q - dmin * m per 32-element sub-block, ggml's
+ * order; they differ only in how q is read. */
+#define DEQUANTIZE_ROW_ASYM_K(type, get_q)                                                                                       \
+    void qmm_dequantize_row_##type(const qmm_block_##type *x, float *y, int64_t k) {                                             \
+        for (int64_t b = 0; b < k / QMM_QK_K; b++) {                                                                             \
+            const float d = qmm_fp16_to_fp32(x[b].d), dmin = qmm_fp16_to_fp32(x[b].dmin);                                        \
+            for (int l = 0; l < QMM_QK_K; l++) {                                                                                 \
+                int sc, m;                                                                                                       \
+                qmm_k_scale_min(x[b].scales, l / 32, &sc, &m);                                                                   \
+                const float dl = d * (float)sc, ml = dmin * (float)m;                                                            \
+                y[b * QMM_QK_K + l] = dl * (float)get_q(&x[b], l) - ml;                                                          \
+            }                                                                                                                    \
+        }                                                                                                                        \
     }
-}
 
-void qmm_dequantize_row_q5_k(const qmm_block_q5_k *x, float *y, int64_t k) {
-    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
-        const float d = qmm_fp16_to_fp32(x[b].d), dmin = qmm_fp16_to_fp32(x[b].dmin);
-        for (int l = 0; l < QMM_QK_K; l++) {
-            int sc, m;
-            qmm_k_scale_min(x[b].scales, l / 32, &sc, &m);
-            const float dl = d * (float)sc, ml = dmin * (float)m;
-            y[b * QMM_QK_K + l] = dl * (float)qmm_q5_k_q(&x[b], l) - ml;
-        }
-    }
-}
+DEQUANTIZE_ROW_ASYM_K(q4_k, qmm_q4_k_q)
+DEQUANTIZE_ROW_ASYM_K(q5_k, qmm_q5_k_q)
 
 void qmm_dequantize_row_q6_k(const qmm_block_q6_k *x, float *y, int64_t k) {
     for (int64_t b = 0; b < k / QMM_QK_K; b++) {
