@@ -38,3 +38,9 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 #define dot_finish              q6k_dot_finish
 #define qmm_family_avxvnni_q6_k qmm_test_avxvnni_emu_q6_k
 #include "kernels/x86/matmul_q6_k_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q50_dot_step
+#define dot_finish              q50_dot_finish
+#define qmm_family_avxvnni_q5_0 qmm_test_avxvnni_emu_q5_0
+#include "kernels/x86/matmul_q5_0_avxvnni.c"

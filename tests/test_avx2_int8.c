@@ -5,7 +5,8 @@
  *  - every int8 family the CPU runs, and the AVX-VNNI bodies with vpdpbusd
  *    emulated (avxvnni_emu_avx2.c), on the extreme quants that bound the
  *    16-bit pair sums: Q4_0 / Q4_K nibbles 0 / 15, Q8_0 -128 / 127, Q6_K
- *    -32 / 31 with sub-scales -128 / 127, against activations quantized to
+ *    -32 / 31 with sub-scales -128 / 127, Q5_0 quants 0 / 31 (nibbles and
+ *    fifth bits all set or all clear), against activations quantized to
  *    +-127, bit for bit against the reference. */
 #include <math.h>
 
@@ -18,7 +19,7 @@
 #include "test_util.h"
 
 extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0, qmm_test_avxvnni_emu_q4_k,
-    qmm_test_avxvnni_emu_q6_k;
+    qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0;
 
 static uint64_t seed = 4242;
 
@@ -79,6 +80,7 @@ static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) 
     const size_t bs = t == QMM_TYPE_Q4_0   ? sizeof(qmm_block_q4_0)
                       : t == QMM_TYPE_Q8_0 ? sizeof(qmm_block_q8_0)
                       : t == QMM_TYPE_Q4_K ? sizeof(qmm_block_q4_k)
+                      : t == QMM_TYPE_Q5_0 ? sizeof(qmm_block_q5_0)
                                            : sizeof(qmm_block_q6_k);
     *rb = (size_t)nb * bs;
     uint8_t *w = malloc(*rb * (size_t)n);
@@ -91,7 +93,8 @@ static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) 
                 uint8_t v;
                 if (t == QMM_TYPE_Q8_0) /* all -128, all 127, -128 / 127 mixed, random */
                     v = mode == 0 ? 0x80 : mode == 1 ? 0x7f : mode == 2 ? ((r & 1) ? 0x80 : 0x7f) : r;
-                else /* nibbles (and Q6_K's 2-bit planes, Q4_K's 6-bit scales): all ones, all zeros, mixed, random */
+                else /* nibbles (and Q5_0's fifth bits, Q6_K's 2-bit planes, Q4_K's 6-bit scales): all ones, all zeros,
+                        mixed, random */
                     v = mode == 0 ? 0xff : mode == 1 ? 0x00 : mode == 2 ? ((r & 1) ? 0xf0 : 0x0f) : r;
                 blk[j] = v;
             }
@@ -160,8 +163,8 @@ static void test_family(const qmm_family *kf) {
 
 static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
-    const int int8 =
-        kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0 || kf->wtype == QMM_TYPE_Q4_K || kf->wtype == QMM_TYPE_Q6_K;
+    const int int8 = kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0 || kf->wtype == QMM_TYPE_Q4_K ||
+                     kf->wtype == QMM_TYPE_Q6_K || kf->wtype == QMM_TYPE_Q5_0;
     if (int8 && (kf->required & ~features) == 0)
         test_family(kf);
 }
@@ -179,5 +182,6 @@ int main(void) {
     test_family(&qmm_test_avxvnni_emu_q8_0);
     test_family(&qmm_test_avxvnni_emu_q4_k);
     test_family(&qmm_test_avxvnni_emu_q6_k);
+    test_family(&qmm_test_avxvnni_emu_q5_0);
     return qmm_test_summary();
 }
