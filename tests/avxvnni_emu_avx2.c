@@ -44,3 +44,15 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 #define dot_finish              q50_dot_finish
 #define qmm_family_avxvnni_q5_0 qmm_test_avxvnni_emu_q5_0
 #include "kernels/x86/matmul_q5_0_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q41_dot_step
+#define dot_finish              q41_dot_finish
+#define qmm_family_avxvnni_q4_1 qmm_test_avxvnni_emu_q4_1
+#include "kernels/x86/matmul_q4_1_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q51_dot_step
+#define dot_finish              q51_dot_finish
+#define qmm_family_avxvnni_q5_1 qmm_test_avxvnni_emu_q5_1
+#include "kernels/x86/matmul_q5_1_avxvnni.c"

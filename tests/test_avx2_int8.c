@@ -5,9 +5,9 @@
  *  - every int8 family the CPU runs, and the AVX-VNNI bodies with vpdpbusd
  *    emulated (avxvnni_emu_avx2.c), on the extreme quants that bound the
  *    16-bit pair sums: Q4_0 / Q4_K nibbles 0 / 15, Q8_0 -128 / 127, Q6_K
- *    -32 / 31 with sub-scales -128 / 127, Q5_0 quants 0 / 31 (nibbles and
- *    fifth bits all set or all clear), against activations quantized to
- *    +-127, bit for bit against the reference. */
+ *    -32 / 31 with sub-scales -128 / 127, Q5_0 / Q5_1 quants 0 / 31 (nibbles
+ *    and fifth bits all set or all clear), Q4_1 nibbles 0 / 15, against
+ *    activations quantized to +-127, bit for bit against the reference. */
 #include <math.h>
 
 #include "cpu/cpu.h"
@@ -19,7 +19,7 @@
 #include "test_util.h"
 
 extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0, qmm_test_avxvnni_emu_q4_k,
-    qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0;
+    qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0, qmm_test_avxvnni_emu_q4_1, qmm_test_avxvnni_emu_q5_1;
 
 static uint64_t seed = 4242;
 
@@ -81,6 +81,8 @@ static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) 
                       : t == QMM_TYPE_Q8_0 ? sizeof(qmm_block_q8_0)
                       : t == QMM_TYPE_Q4_K ? sizeof(qmm_block_q4_k)
                       : t == QMM_TYPE_Q5_0 ? sizeof(qmm_block_q5_0)
+                      : t == QMM_TYPE_Q4_1 ? sizeof(qmm_block_q4_1)
+                      : t == QMM_TYPE_Q5_1 ? sizeof(qmm_block_q5_1)
                                            : sizeof(qmm_block_q6_k);
     *rb = (size_t)nb * bs;
     uint8_t *w = malloc(*rb * (size_t)n);
@@ -99,7 +101,9 @@ static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) 
                 blk[j] = v;
             }
             switch (t) {
-            case QMM_TYPE_Q4_K: put_scale(blk), put_scale(blk + 2); break;
+            case QMM_TYPE_Q4_K:
+            case QMM_TYPE_Q4_1: /* d, m */
+            case QMM_TYPE_Q5_1: put_scale(blk), put_scale(blk + 2); break;
             case QMM_TYPE_Q6_K:
                 for (int s = 0; s < 16; s++) /* the int8 sub-scales at their extremes */
                     blk[192 + s] = mode == 3 ? blk[192 + s] : (mode + s) % 2 ? 0x80 : 0x7f;
@@ -164,7 +168,8 @@ static void test_family(const qmm_family *kf) {
 static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
     const int int8 = kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0 || kf->wtype == QMM_TYPE_Q4_K ||
-                     kf->wtype == QMM_TYPE_Q6_K || kf->wtype == QMM_TYPE_Q5_0;
+                     kf->wtype == QMM_TYPE_Q6_K || kf->wtype == QMM_TYPE_Q5_0 || kf->wtype == QMM_TYPE_Q4_1 ||
+                     kf->wtype == QMM_TYPE_Q5_1;
     if (int8 && (kf->required & ~features) == 0)
         test_family(kf);
 }
@@ -183,5 +188,7 @@ int main(void) {
     test_family(&qmm_test_avxvnni_emu_q4_k);
     test_family(&qmm_test_avxvnni_emu_q6_k);
     test_family(&qmm_test_avxvnni_emu_q5_0);
+    test_family(&qmm_test_avxvnni_emu_q4_1);
+    test_family(&qmm_test_avxvnni_emu_q5_1);
     return qmm_test_summary();
 }

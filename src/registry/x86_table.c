@@ -20,11 +20,15 @@ extern const qmm_family qmm_family_avxvnni_q8_0;
 extern const qmm_family qmm_family_avxvnni_q4_k;
 extern const qmm_family qmm_family_avxvnni_q6_k;
 extern const qmm_family qmm_family_avxvnni_q5_0;
+extern const qmm_family qmm_family_avxvnni_q4_1;
+extern const qmm_family qmm_family_avxvnni_q5_1;
 extern const qmm_family qmm_family_avx2_q4_0;
 extern const qmm_family qmm_family_avx2_q8_0;
 extern const qmm_family qmm_family_avx2_q4_k;
 extern const qmm_family qmm_family_avx2_q6_k;
 extern const qmm_family qmm_family_avx2_q5_0;
+extern const qmm_family qmm_family_avx2_q4_1;
+extern const qmm_family qmm_family_avx2_q5_1;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
 
@@ -48,11 +52,15 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avxvnni_q4_k,
     &qmm_family_avxvnni_q6_k,
     &qmm_family_avxvnni_q5_0,
+    &qmm_family_avxvnni_q4_1,
+    &qmm_family_avxvnni_q5_1,
     &qmm_family_avx2_q4_0,
     &qmm_family_avx2_q8_0,
     &qmm_family_avx2_q4_k,
     &qmm_family_avx2_q6_k,
     &qmm_family_avx2_q5_0,
+    &qmm_family_avx2_q4_1,
+    &qmm_family_avx2_q5_1,
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
     NULL,

@@ -199,3 +199,12 @@ static void LQ(read_row)(const void *w, int64_t k, int64_t n, int64_t row, float
 #undef LQ_QH_OFF
 #undef LQ_QS_OFF
 #undef LQ_BB
+#undef LQ
+#undef LQ_SYM
+#undef LQ_NAME
+#undef LQ_REQUIRED
+#undef LQ_WTYPE
+#undef LQ_BLOCK
+#undef LQ_HAS_MIN
+#undef LQ_HAS_QH
+#undef LQ_OFFSET
