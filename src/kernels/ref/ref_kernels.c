@@ -39,17 +39,6 @@ void qmm_ref_act_f32_pack(int64_t m, int64_t k, const float *x, size_t x_row_str
 
 /* ------------------------------------------------ plain-row weight layout */
 
-#define REF_WEIGHTS(tag, row_bytes_expr)                                                                                         \
-    static size_t tag##_row_bytes(int64_t k) { return (size_t)(row_bytes_expr); }                                                \
-    static size_t tag##_w_size(int64_t k, int64_t n) { return tag##_row_bytes(k) * (size_t)n; }                                  \
-    static size_t tag##_w_offset(int64_t n_idx, int64_t k) { return tag##_row_bytes(k) * (size_t)n_idx; }                        \
-    static void tag##_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {          \
-        (void)n;                                                                                                                 \
-        const size_t rb = tag##_row_bytes(k);                                                                                    \
-        for (int64_t i = n0; i < n1; i++)                                                                                        \
-            memcpy((char *)dst + (size_t)i * rb, (const char *)src + (size_t)i * stride, rb);                                    \
-    }
-
 REF_WEIGHTS(q4_0, (k / QMM_QK) * sizeof(qmm_block_q4_0))
 REF_WEIGHTS(q8_0, (k / QMM_QK) * sizeof(qmm_block_q8_0))
 REF_WEIGHTS(f32, k * sizeof(float))
@@ -146,34 +135,6 @@ static void f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void 
         }
     }
 }
-
-#define REF_ACT_Q8                                                                                                               \
-    { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
-#define REF_ACT_F32                                                                                                              \
-    { 1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack }
-
-#define REF_FAMILY(tag, wt, act_layout)                                                                                          \
-    const qmm_family qmm_family_ref_##tag = {                                                                                    \
-        .name = "ref_" #tag,                                                                                                     \
-        .wtype = wt,                                                                                                             \
-        .required = 0,                                                                                                           \
-        .fallback_hides = 0,                                                                                                     \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = 1,                                                                                                                 \
-        .nr = 1,                                                                                                                 \
-        .kr = 1,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = 1,                                                                                                             \
-        .w_packed_size = tag##_w_size,                                                                                           \
-        .w_packed_offset = tag##_w_offset,                                                                                       \
-        .w_pack = tag##_w_pack,                                                                                                  \
-        .w_read_row = tag##_read_row,                                                                                            \
-        .act = act_layout,                                                                                                       \
-        .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
-        .gemm = tag##_gemm,                                                                                                      \
-        .gemv = NULL,                                                                                                            \
-    };
 
 REF_FAMILY(q4_0, QMM_TYPE_Q4_0, REF_ACT_Q8)
 REF_FAMILY(q8_0, QMM_TYPE_Q8_0, REF_ACT_Q8)

@@ -156,15 +156,7 @@ static void quant_gemm(int64_t m, int64_t n, int64_t k, const void *a, const voi
 }
 
 #define REF_QUANT_FAMILY(tag, wt, block_type, block_elems, has_min)                                                              \
-    static size_t tag##_row_bytes(int64_t k) { return (size_t)(k / (block_elems)) * sizeof(block_type); }                        \
-    static size_t tag##_w_size(int64_t k, int64_t n) { return tag##_row_bytes(k) * (size_t)n; }                                  \
-    static size_t tag##_w_offset(int64_t n_idx, int64_t k) { return tag##_row_bytes(k) * (size_t)n_idx; }                        \
-    static void tag##_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {          \
-        (void)n;                                                                                                                 \
-        const size_t rb = tag##_row_bytes(k);                                                                                    \
-        for (int64_t i = n0; i < n1; i++)                                                                                        \
-            memcpy((char *)dst + (size_t)i * rb, (const char *)src + (size_t)i * stride, rb);                                    \
-    }                                                                                                                            \
+    REF_WEIGHTS(tag, (k / (block_elems)) * sizeof(block_type))                                                                   \
     static void tag##_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {                                   \
         (void)n;                                                                                                                 \
         qmm_dequantize_row_##tag((const block_type *)((const char *)w + tag##_w_offset(row, k)), dst, k);                        \
@@ -172,27 +164,7 @@ static void quant_gemm(int64_t m, int64_t n, int64_t k, const void *a, const voi
     static void tag##_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                 \
         quant_gemm(m, n, k, a, w, y, ys, tag##_row_bytes(k), tag##_terms, has_min);                                              \
     }                                                                                                                            \
-    const qmm_family qmm_family_ref_##tag = {                                                                                    \
-        .name = "ref_" #tag,                                                                                                     \
-        .wtype = wt,                                                                                                             \
-        .required = 0,                                                                                                           \
-        .fallback_hides = 0,                                                                                                     \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = 1,                                                                                                                 \
-        .nr = 1,                                                                                                                 \
-        .kr = 1,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = 1,                                                                                                             \
-        .w_packed_size = tag##_w_size,                                                                                           \
-        .w_packed_offset = tag##_w_offset,                                                                                       \
-        .w_pack = tag##_w_pack,                                                                                                  \
-        .w_read_row = tag##_read_row,                                                                                            \
-        .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack},                                             \
-        .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
-        .gemm = tag##_gemm,                                                                                                      \
-        .gemv = NULL,                                                                                                            \
-    };
+    REF_FAMILY(tag, wt, REF_ACT_Q8)
 
 REF_QUANT_FAMILY(q4_1, QMM_TYPE_Q4_1, qmm_block_q4_1, QMM_QK, 1)
 REF_QUANT_FAMILY(q5_0, QMM_TYPE_Q5_0, qmm_block_q5_0, QMM_QK, 0)
