@@ -59,6 +59,7 @@ stage gcc host_build build-ci-gcc gcc
 stage clang host_build build-ci-clang clang
 stage install bash scripts/check-install.sh build-ci-gcc
 stage format format_check
+optional models scripts/test-models.sh
 optional avx512-emu scripts/test-avx512-emu.sh
 optional sanitizers scripts/run-sanitizers.sh
 optional arm scripts/test-arm.sh
