@@ -8,7 +8,8 @@
 # The pack and the GET_ROWS / MUL_MAT checks run for the native kernels and, on x86, for the
 # AVX2 and the reference families too (features hidden), which must give the same bits.
 # Prints each step's time. Builds (or reuses) $QMM_MODELS_BUILD (default build-ci-gcc, the
-# gcc stage's build); work files (caches, ~1 GB) go to its models-test/.
+# gcc stage's build); work files go to its models-test/
+# (the caches, ~1 GB, are removed when every check passed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="$PWD/.venv/bin/python"
@@ -71,5 +72,7 @@ for gguf in "${models[@]}"; do
   "$PY" tests/check_models.py "$model_ops" "$gguf" "$p" "${ksets[@]}" || rc=1
   step "check_models.py"
 done
+# the caches (~1 GB) are kept only when something failed, to look at
+[ "$rc" -ne 0 ] || rm -f "$work"/*.qmp
 printf '  models: %-58s %6.1f s\n' "all" "$(awk "BEGIN{print $(date +%s.%N) - $t_all}")"
 exit $rc
