@@ -161,8 +161,8 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void print_row(const peer *P, enum ggml_type type, const char *phase, int64_t m, int64_t n, int64_t k,
-                      const char *buft, int copies, double rotation, double wbytes, double *s, int ns) {
+static void print_row(const peer *P, enum ggml_type type, const char *phase, int64_t m, int64_t n, int64_t k, const char *buft,
+                      int copies, double rotation, double wbytes, double *s, int ns) {
     qsort(s, (size_t)ns, sizeof *s, cmp_double);
     const double med = ns % 2 ? s[ns / 2] : 0.5 * (s[ns / 2 - 1] + s[ns / 2]);
     const int dec = m == 1;
@@ -395,10 +395,11 @@ static int cmd_accuracy(peer *P, enum ggml_type type, int64_t k, int64_t n, int6
     if (!ok)
         fprintf(stderr, "ggml_mul_mat: cannot write %s\n", ypath);
     else
-        printf("{\"peer\": \"ggml\", \"ggml_version\": \"%s\", \"cpu_variant\": \"%s\", \"type\": \"%s\", \"k\": %lld, \"n\": %lld, "
-               "\"m\": %lld, \"threads\": %d, \"weight_buffer\": \"%s\"}\n",
-               ggml_version(), variant_name(), ggml_type_name(type), (long long)k, (long long)n, (long long)m, P->threads,
-               ggml_backend_buft_name(buft));
+        printf(
+            "{\"peer\": \"ggml\", \"ggml_version\": \"%s\", \"cpu_variant\": \"%s\", \"type\": \"%s\", \"k\": %lld, \"n\": %lld, "
+            "\"m\": %lld, \"threads\": %d, \"weight_buffer\": \"%s\"}\n",
+            ggml_version(), variant_name(), ggml_type_name(type), (long long)k, (long long)n, (long long)m, P->threads,
+            ggml_backend_buft_name(buft));
     free(yv);
     free(wv);
     free(xv);
@@ -441,10 +442,11 @@ static int cmd_accuracy_batch(peer *P, const char *list) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: ggml_mul_mat info\n"
-                    "       ggml_mul_mat bench TYPE [--k K] [--n N] [--m M] [--threads T] [--llc BYTES] [--time X] [--no-repack]\n"
-                    "       ggml_mul_mat accuracy TYPE K N M W.bin X.bin Y.bin [--threads T] [--no-repack]\n"
-                    "       ggml_mul_mat accuracy-batch LIST [--threads T] [--no-repack]\n");
+    fprintf(stderr,
+            "usage: ggml_mul_mat info\n"
+            "       ggml_mul_mat bench TYPE [--k K] [--n N] [--m M] [--threads T] [--llc BYTES] [--time X] [--no-repack]\n"
+            "       ggml_mul_mat accuracy TYPE K N M W.bin X.bin Y.bin [--threads T] [--no-repack]\n"
+            "       ggml_mul_mat accuracy-batch LIST [--threads T] [--no-repack]\n");
     return 2;
 }
 
