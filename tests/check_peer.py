@@ -42,7 +42,7 @@ def nse(y, ref):
 
 
 def main():
-    work, qmm, peer = sys.argv[1], sys.argv[2], sys.argv[3:]
+    work, qmm, peer = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]  # the peer runs with cwd /
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(20261201)
     cases = []
