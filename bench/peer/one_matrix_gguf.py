@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Writes a GGUF file holding one weight matrix, blk.0.attn_q.weight, of TYPE with n rows of k
+(bench/peer/peer_data.py's weights), for `qmatmul bench --model` in scripts/bench-vs-ggml.sh: the
+same single matrix the ggml peer times.
+
+usage: one_matrix_gguf.py OUT.gguf TYPE [K N]   (default 4096 4096)"""
+import os
+import sys
+
+import numpy as np
+import gguf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_data  # noqa: E402
+
+
+def main():
+    out, tname = sys.argv[1], sys.argv[2].upper()
+    k, n = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (4096, 4096)
+    t = peer_data.TYPES[tname]
+    rng = np.random.default_rng(11)
+    # 64 distinct rows tiled, as the peer does (kernel time does not depend on the values)
+    w = np.tile(peer_data.weights(rng, t, 64, k), (n // 64, 1)) if n % 64 == 0 else peer_data.weights(rng, t, n, k)
+    wr = gguf.GGUFWriter(out, arch="llama")
+    wr.add_name(f"one-matrix-{tname}-{n}x{k}")
+    wr.add_tensor("blk.0.attn_q.weight", w, raw_dtype=t)
+    wr.write_header_to_file()
+    wr.write_kv_data_to_file()
+    wr.write_tensors_to_file()
+    wr.close()
+
+
+if __name__ == "__main__":
+    main()
