@@ -150,7 +150,8 @@ static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const
     const __m256i isum =
         _mm256_add_epi32(_mm256_mullo_epi32(ws->sca, dot_finish(is->a)), _mm256_mullo_epi32(ws->scb, dot_finish(is->b)));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, xd), acc);
-    const __m256i mins = _mm256_add_epi32(_mm256_mullo_epi32(ws->ma, _mm256_set1_epi32(sa)), _mm256_mullo_epi32(ws->mb, _mm256_set1_epi32(sb)));
+    const __m256i mins =
+        _mm256_add_epi32(_mm256_mullo_epi32(ws->ma, _mm256_set1_epi32(sa)), _mm256_mullo_epi32(ws->mb, _mm256_set1_epi32(sb)));
     const __m256i imin = _mm256_sub_epi32(_mm256_setzero_si256(), mins);
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(ws->dmin, xd), acc);
 #endif

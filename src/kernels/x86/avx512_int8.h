@@ -422,8 +422,8 @@ typedef enum {
  *         (row r at 16 (j / 2) + r, nibble j % 2: top 2 bits of scale 2j | of
  *         2j+1 << 2), 32 zero bytes (as bytes the scales would be +3.6%). */
 #define QMM_AVX512X_HDR(kind)                                                                                                    \
-    ((kind) == QMM_AVX512X_Q3_K ? 256                                                                                            \
-     : (kind) == QMM_AVX512X_Q5_0 ? 32                                                                                           \
+    ((kind) == QMM_AVX512X_Q3_K                                 ? 256                                                            \
+     : (kind) == QMM_AVX512X_Q5_0                               ? 32                                                             \
      : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1 ? 64                                                             \
                                                                 : 320)
 /* quant bytes per 32-block and panel */
@@ -616,12 +616,14 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
             if (j & 1)
                 hi = _mm512_srli_epi32(hi, 4);
             const __m512i m4 = _mm512_set1_epi32(0x0f), m2 = _mm512_set1_epi32(3), off = _mm512_set1_epi32(32);
-            sca = _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(lo, m4), _mm512_slli_epi32(_mm512_and_si512(hi, m2), 4)), off);
+            sca =
+                _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(lo, m4), _mm512_slli_epi32(_mm512_and_si512(hi, m2), 4)), off);
             scb = _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(lo, 4), m4),
                                                    _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(hi, 2), m2), 4)),
                                    off);
             /* (-4 sc_a, -4 sc_b) as int16 pairs: the zero point 4 of u = q + 4, |.| <= 128 */
-            const __m512i za = _mm512_mullo_epi32(sca, _mm512_set1_epi32(-4)), zb = _mm512_mullo_epi32(scb, _mm512_set1_epi32(-4));
+            const __m512i za = _mm512_mullo_epi32(sca, _mm512_set1_epi32(-4)),
+                          zb = _mm512_mullo_epi32(scb, _mm512_set1_epi32(-4));
             zpair = _mm512_or_si512(_mm512_and_si512(za, _mm512_set1_epi32(0xffff)), _mm512_slli_epi32(zb, 16));
         }
         __m512i w[8];
