@@ -11,7 +11,8 @@
  *
  * QMM_ARM_COVERAGE_PENDING (tests/CMakeLists.txt): the Arm half is expected to
  * fail (its families for the other types are being written); gaps are printed
- * as "xfail", and a complete Arm half fails, so the switch gets removed. */
+ * as "xfail", and a complete Arm half fails, so the switch gets removed.
+ * Also: no family packs more than 3% over the GGUF bytes. */
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "registry/dispatch.h"
@@ -106,7 +107,21 @@ static int check_half(const char *isa, const qmm_family *const *table, const fea
     return total;
 }
 
+/* What a type gains must not cost memory: every family of the build packs
+ * whole panels within 3% of the GGUF bytes. */
+static void check_packed_sizes(void) {
+    const int64_t k = 4096;
+    for (int i = 0; i < qmm_registry_count(); i++) {
+        const qmm_family *kf = qmm_registry_at(i);
+        const int64_t n = kf->n_step * 8;
+        const size_t packed = kf->w_packed_size(k, n), gguf = qmm_row_size(kf->wtype, k) * (size_t)n;
+        CHECK(packed * 100 <= gguf * 103, "%s: packed %zu bytes for %zu GGUF bytes (+%.2f%%, the bound is 3%%)", kf->name, packed,
+              gguf, 100.0 * ((double)packed / (double)gguf - 1.0));
+    }
+}
+
 int main(void) {
+    check_packed_sizes();
     check_half("x86", qmm_x86_kernels, x86_sets, sizeof x86_sets / sizeof x86_sets[0], 0);
 #ifdef QMM_ARM_COVERAGE_PENDING
     const int arm_gaps = check_half("Arm", qmm_arm_kernels, arm_sets, sizeof arm_sets / sizeof arm_sets[0], 1);

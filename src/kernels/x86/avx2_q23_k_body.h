@@ -264,9 +264,13 @@ static void K23(read_row)(const void *w, int64_t k, int64_t n, int64_t row, floa
                     const int top = QMM_Q23_Q3 ? q[64 + 4 * j + t] : 0;
                     const int ul = ((q[4 * j + t] >> (2 * c)) & 3) | ((top >> c) & 1) << 2;
                     const int uh = ((q[32 + 4 * j + t] >> (2 * c)) & 3) | ((top >> (4 + c)) & 1) << 2;
-                    const int off = QMM_Q23_Q3 ? 4 : 0;
-                    y[4 * c + t] = dl[0] * (float)(ul - off) - ml[0];
-                    y[16 + 4 * c + t] = dl[1] * (float)(uh - off) - ml[1];
+                    if (QMM_Q23_Q3) {
+                        y[4 * c + t] = dl[0] * (float)(ul - 4);
+                        y[16 + 4 * c + t] = dl[1] * (float)(uh - 4);
+                    } else {
+                        y[4 * c + t] = dl[0] * (float)ul - ml[0];
+                        y[16 + 4 * c + t] = dl[1] * (float)uh - ml[1];
+                    }
                 }
         }
     }
