@@ -56,3 +56,21 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 #define dot_finish              q51_dot_finish
 #define qmm_family_avxvnni_q5_1 qmm_test_avxvnni_emu_q5_1
 #include "kernels/x86/matmul_q5_1_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q5k_dot_step
+#define dot_finish              q5k_dot_finish
+#define qmm_family_avxvnni_q5_k qmm_test_avxvnni_emu_q5_k
+#include "kernels/x86/matmul_q5_k_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q2k_dot_step
+#define dot_finish              q2k_dot_finish
+#define qmm_family_avxvnni_q2_k qmm_test_avxvnni_emu_q2_k
+#include "kernels/x86/matmul_q2_k_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                q3k_dot_step
+#define dot_finish              q3k_dot_finish
+#define qmm_family_avxvnni_q3_k qmm_test_avxvnni_emu_q3_k
+#include "kernels/x86/matmul_q3_k_avxvnni.c"

@@ -6,8 +6,11 @@
  *    emulated (avxvnni_emu_avx2.c), on the extreme quants that bound the
  *    16-bit pair sums: Q4_0 / Q4_K nibbles 0 / 15, Q8_0 -128 / 127, Q6_K
  *    -32 / 31 with sub-scales -128 / 127, Q5_0 / Q5_1 quants 0 / 31 (nibbles
- *    and fifth bits all set or all clear), Q4_1 nibbles 0 / 15, against
- *    activations quantized to +-127, bit for bit against the reference. */
+ *    and fifth bits all set or all clear), Q4_1 nibbles 0 / 15, Q5_K quants
+ *    0 / 31 with 6-bit scales and mins 0 / 63, Q3_K scales -32 / 31 with
+ *    hmask all clear / all set (q -4 / 3), Q2_K scales and mins 0 / 15 (the
+ *    largest mins alone, and with q 0 and 3), against activations quantized
+ *    to +-127, bit for bit against the reference. */
 #include <math.h>
 
 #include "cpu/cpu.h"
@@ -17,9 +20,11 @@
 #include "registry/registry.h"
 #include "test_act_blocks.h"
 #include "test_util.h"
+#include "test_weights.h"
 
 extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0, qmm_test_avxvnni_emu_q4_k,
-    qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0, qmm_test_avxvnni_emu_q4_1, qmm_test_avxvnni_emu_q5_1;
+    qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0, qmm_test_avxvnni_emu_q4_1, qmm_test_avxvnni_emu_q5_1,
+    qmm_test_avxvnni_emu_q5_k, qmm_test_avxvnni_emu_q2_k, qmm_test_avxvnni_emu_q3_k;
 
 static uint64_t seed = 4242;
 
@@ -73,44 +78,54 @@ static void put_scale(uint8_t *p) {
     memcpy(p, &d, 2);
 }
 
+/* Q2_K / Q3_K blocks of the targeted modes 4 and 5 (after the byte fill):
+ * Q3_K every scale -32 (stored 0) with hmask and low bits all set (q 3), then
+ * with hmask all clear (q -4 - 0..3 random low bits: -4..-1); Q2_K every
+ * scale 0 with every min 15 (the mins alone), then scales and mins 15 with q 0. */
+static void targeted_k(qmm_type t, uint8_t *blk, int mode) {
+    if (t == QMM_TYPE_Q3_K) {
+        qmm_block_q3_k *b = (qmm_block_q3_k *)blk;
+        memset(b->scales, 0, sizeof b->scales);
+        memset(b->hmask, mode == 4 ? 0xff : 0x00, sizeof b->hmask);
+        if (mode == 4)
+            memset(b->qs, 0xff, sizeof b->qs);
+    } else {
+        qmm_block_q2_k *b = (qmm_block_q2_k *)blk;
+        memset(b->scales, mode == 4 ? 0xf0 : 0xff, sizeof b->scales);
+        if (mode == 5)
+            memset(b->qs, 0x00, sizeof b->qs);
+    }
+}
+
 /* Weights of extreme quants with random fp16 scales, in GGUF layout. */
 static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) {
-    const int kq = t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q6_K;
-    const int64_t nb = k / (kq ? QMM_QK_K : QMM_QK);
-    const size_t bs = t == QMM_TYPE_Q4_0   ? sizeof(qmm_block_q4_0)
-                      : t == QMM_TYPE_Q8_0 ? sizeof(qmm_block_q8_0)
-                      : t == QMM_TYPE_Q4_K ? sizeof(qmm_block_q4_k)
-                      : t == QMM_TYPE_Q5_0 ? sizeof(qmm_block_q5_0)
-                      : t == QMM_TYPE_Q4_1 ? sizeof(qmm_block_q4_1)
-                      : t == QMM_TYPE_Q5_1 ? sizeof(qmm_block_q5_1)
-                                           : sizeof(qmm_block_q6_k);
+    const int64_t nb = k / qmm_type_block_elems(t);
+    const size_t bs = qmm_type_block_bytes(t);
+    const int modes = t == QMM_TYPE_Q2_K || t == QMM_TYPE_Q3_K ? 6 : 4;
     *rb = (size_t)nb * bs;
     uint8_t *w = malloc(*rb * (size_t)n);
     for (int64_t i = 0; i < n; i++)
         for (int64_t b = 0; b < nb; b++) {
             uint8_t *blk = w + (size_t)i * *rb + (size_t)b * bs;
-            const int mode = (int)((i + b) % 4);
+            const int mode = (int)((i + b) % modes);
             for (size_t j = 0; j < bs; j++) {
                 const uint8_t r = (uint8_t)qmm_test_rand_u64(&seed);
                 uint8_t v;
                 if (t == QMM_TYPE_Q8_0) /* all -128, all 127, -128 / 127 mixed, random */
                     v = mode == 0 ? 0x80 : mode == 1 ? 0x7f : mode == 2 ? ((r & 1) ? 0x80 : 0x7f) : r;
-                else /* nibbles (and Q5_0's fifth bits, Q6_K's 2-bit planes, Q4_K's 6-bit scales): all ones, all zeros,
-                        mixed, random */
+                else /* nibbles (and Q5_0's fifth bits, Q6_K's 2-bit planes, Q4_K's 6-bit scales, Q3_K's hmask):
+                        all ones, all zeros, mixed, random */
                     v = mode == 0 ? 0xff : mode == 1 ? 0x00 : mode == 2 ? ((r & 1) ? 0xf0 : 0x0f) : r;
                 blk[j] = v;
             }
-            switch (t) {
-            case QMM_TYPE_Q4_K:
-            case QMM_TYPE_Q4_1: /* d, m */
-            case QMM_TYPE_Q5_1: put_scale(blk), put_scale(blk + 2); break;
-            case QMM_TYPE_Q6_K:
+            if (mode >= 4)
+                targeted_k(t, blk, mode);
+            if (t == QMM_TYPE_Q6_K)
                 for (int s = 0; s < 16; s++) /* the int8 sub-scales at their extremes */
                     blk[192 + s] = mode == 3 ? blk[192 + s] : (mode + s) % 2 ? 0x80 : 0x7f;
-                put_scale(blk + 208);
-                break;
-            default: put_scale(blk); break;
-            }
+            const int *f = qmm_test_fp16_fields(t); /* d (and m / dmin) */
+            for (int fi = 0; fi < 2 && f[fi] >= 0; fi++)
+                put_scale(blk + f[fi]);
         }
     return w;
 }
@@ -130,7 +145,7 @@ static float *make_extreme_acts(int64_t m, int64_t k) {
 
 static void test_family(const qmm_family *kf) {
     const qmm_family *ref = qmm_registry_reference(kf->wtype);
-    const int kq = kf->wtype == QMM_TYPE_Q4_K || kf->wtype == QMM_TYPE_Q6_K;
+    const int kq = qmm_type_block_elems(kf->wtype) == QMM_QK_K;
     const int64_t ks[] = {kq ? 256 : 32, kq ? 512 : 64, 256};
     static const int64_t ns[] = {1, 8, 17, 40};
     static const int64_t ms[] = {1, 2, 5};
@@ -169,7 +184,8 @@ static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
     const int int8 = kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0 || kf->wtype == QMM_TYPE_Q4_K ||
                      kf->wtype == QMM_TYPE_Q6_K || kf->wtype == QMM_TYPE_Q5_0 || kf->wtype == QMM_TYPE_Q4_1 ||
-                     kf->wtype == QMM_TYPE_Q5_1;
+                     kf->wtype == QMM_TYPE_Q5_1 || kf->wtype == QMM_TYPE_Q2_K || kf->wtype == QMM_TYPE_Q3_K ||
+                     kf->wtype == QMM_TYPE_Q5_K;
     if (int8 && (kf->required & ~features) == 0)
         test_family(kf);
 }
@@ -190,5 +206,8 @@ int main(void) {
     test_family(&qmm_test_avxvnni_emu_q5_0);
     test_family(&qmm_test_avxvnni_emu_q4_1);
     test_family(&qmm_test_avxvnni_emu_q5_1);
+    test_family(&qmm_test_avxvnni_emu_q5_k);
+    test_family(&qmm_test_avxvnni_emu_q2_k);
+    test_family(&qmm_test_avxvnni_emu_q3_k);
     return qmm_test_summary();
 }

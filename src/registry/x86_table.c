@@ -13,6 +13,7 @@ extern const qmm_family qmm_family_avx512vnni_q4_1;
 extern const qmm_family qmm_family_avx512vnni_q5_k;
 extern const qmm_family qmm_family_avx512vnni_q5_1;
 extern const qmm_family qmm_family_avx512vnni_q2_k;
+extern const qmm_family qmm_family_avx512vnni_q3_k;
 extern const qmm_family qmm_family_avx512_f32;
 extern const qmm_family qmm_family_avx512_f16;
 extern const qmm_family qmm_family_avxvnni_q4_0;
@@ -22,6 +23,9 @@ extern const qmm_family qmm_family_avxvnni_q6_k;
 extern const qmm_family qmm_family_avxvnni_q5_0;
 extern const qmm_family qmm_family_avxvnni_q4_1;
 extern const qmm_family qmm_family_avxvnni_q5_1;
+extern const qmm_family qmm_family_avxvnni_q5_k;
+extern const qmm_family qmm_family_avxvnni_q2_k;
+extern const qmm_family qmm_family_avxvnni_q3_k;
 extern const qmm_family qmm_family_avx2_q4_0;
 extern const qmm_family qmm_family_avx2_q8_0;
 extern const qmm_family qmm_family_avx2_q4_k;
@@ -29,6 +33,9 @@ extern const qmm_family qmm_family_avx2_q6_k;
 extern const qmm_family qmm_family_avx2_q5_0;
 extern const qmm_family qmm_family_avx2_q4_1;
 extern const qmm_family qmm_family_avx2_q5_1;
+extern const qmm_family qmm_family_avx2_q5_k;
+extern const qmm_family qmm_family_avx2_q2_k;
+extern const qmm_family qmm_family_avx2_q3_k;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
 
@@ -44,6 +51,7 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx512vnni_q5_k,
     &qmm_family_avx512vnni_q5_1,
     &qmm_family_avx512vnni_q2_k,
+    &qmm_family_avx512vnni_q3_k,
     &qmm_family_avx512_f32,
     &qmm_family_avx512_f16,
     /* AVX-VNNI, then AVX2: after the AVX-512 rows */
@@ -54,6 +62,9 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avxvnni_q5_0,
     &qmm_family_avxvnni_q4_1,
     &qmm_family_avxvnni_q5_1,
+    &qmm_family_avxvnni_q5_k,
+    &qmm_family_avxvnni_q2_k,
+    &qmm_family_avxvnni_q3_k,
     &qmm_family_avx2_q4_0,
     &qmm_family_avx2_q8_0,
     &qmm_family_avx2_q4_k,
@@ -61,6 +72,9 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx2_q5_0,
     &qmm_family_avx2_q4_1,
     &qmm_family_avx2_q5_1,
+    &qmm_family_avx2_q5_k,
+    &qmm_family_avx2_q2_k,
+    &qmm_family_avx2_q3_k,
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
     NULL,

@@ -362,7 +362,7 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
 
 /* ================================================ the other GGUF types
  *
- * Q4_1, Q5_0, Q5_1, Q2_K, Q4_K, Q5_K, Q6_K (the "x" families). Same tile
+ * Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (the "x" families). Same tile
  * shape (8 activation rows x a 16-row panel, one zmm lane per weight row),
  * same activation geometry (40 bytes per row and 32-block), but the int32
  * slot holds the two 16-element sums of the block as int16 (low: elements
@@ -383,13 +383,16 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
  *                    (Q4_0's form);
  *   bit 4 (64 B, after the nibbles: Q5_*): byte t, bit c = bit 4 of element 4c+t;
  *   2-bit planes (128 B: after the nibbles for Q6_K's bits 4-5, alone for Q2_K's
- *                    bits 0-1): plane c / 4, byte t, bits 2 (c % 4) = the two bits
- *                    of element 4c+t.
+ *                    and Q3_K's bits 0-1): plane c / 4, byte t, bits 2 (c % 4) = the
+ *                    two bits of element 4c+t;
+ *   bit 2 (64 B, after the 2-bit planes: Q3_K's u = q + 4, GGUF's hmask bit):
+ *                    byte t, bit c = bit 2 of element 4c+t.
  * Unpacking is a shift and a mask (a ternary-logic or) per vector.
  *
  * Per output lane and 32-block, in the reference's order (kernel.h):
  *   isum = [sc *] sum q qx  (+ the zero point's -off * sum qx, or per 16 for
- *          Q6_K: sc_a sum_a (q - 32) qx + sc_b sum_b (q - 32) qx), exact int32
+ *          Q6_K: sc_a sum_a (q - 32) qx + sc_b sum_b (q - 32) qx, Q3_K the same
+ *          with 4), exact int32
  *          (every partial product is an exact integer and the total fits);
  *   acc = fma((float)isum, s * x_d, acc)
  *   acc = fma((float)imin, t * x_d, acc)   (types with a min; imin by vpmaddwd)
@@ -403,6 +406,7 @@ typedef enum {
     QMM_AVX512X_Q4_K,
     QMM_AVX512X_Q5_K,
     QMM_AVX512X_Q6_K,
+    QMM_AVX512X_Q3_K,
 } qmm_avx512x_kind;
 
 #define QMM_AVX512X_IS_K(kind) ((kind) >= QMM_AVX512X_Q2_K)
@@ -412,12 +416,20 @@ typedef enum {
  *   Q4_1, Q5_1: fp16 d[16], fp16 m[16]; Q5_0: fp16 d[16];
  *   Q4_K, Q5_K: fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16];
  *   Q6_K: fp16 d[16], 32 zero bytes, int8 sc[8][16][2] (per 16: a, b);
- *   Q2_K: fp16 d[16], fp16 dmin[16], u8 (sc | m << 4)[8][16][2] (GGUF's bytes). */
+ *   Q2_K: fp16 d[16], fp16 dmin[16], u8 (sc | m << 4)[8][16][2] (GGUF's bytes);
+ *   Q3_K: fp16 d[16], the stored (+32) 6-bit scales kept 6-bit: u8 [8][16]
+ *         (32-block j, row r: low 4 bits of scale 2j | of 2j+1 << 4), u8 [4][16]
+ *         (row r at 16 (j / 2) + r, nibble j % 2: top 2 bits of scale 2j | of
+ *         2j+1 << 2), 32 zero bytes (as bytes the scales would be +3.6%). */
 #define QMM_AVX512X_HDR(kind)                                                                                                    \
-    ((kind) == QMM_AVX512X_Q5_0 ? 32 : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1 ? 64 : 320)
+    ((kind) == QMM_AVX512X_Q3_K                                 ? 256                                                            \
+     : (kind) == QMM_AVX512X_Q5_0                               ? 32                                                             \
+     : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1 ? 64                                                             \
+                                                                : 320)
 /* quant bytes per 32-block and panel */
 #define QMM_AVX512X_QB(kind)                                                                                                     \
-    ((kind) == QMM_AVX512X_Q2_K                                 ? 128                                                            \
+    ((kind) == QMM_AVX512X_Q3_K                                 ? 192                                                            \
+     : (kind) == QMM_AVX512X_Q2_K                               ? 128                                                            \
      : (kind) == QMM_AVX512X_Q6_K                               ? 384                                                            \
      : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q4_K ? 256                                                            \
                                                                 : 320)
@@ -467,9 +479,9 @@ static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, si
 
 /* Unsigned q of 32 elements of a block into lane r of its quant bytes (as
  * described above), and back. q < 16 (nibbles only), < 32 (Q5_*), < 64
- * (Q6_K), < 4 (Q2_K). The quant bytes must start zeroed. */
+ * (Q6_K), < 4 (Q2_K), < 8 (Q3_K). The quant bytes must start zeroed. */
 static inline void qmm_avx512x_put_q(qmm_avx512x_kind kind, uint8_t *qb, int r, const uint8_t q[QMM_QK]) {
-    const int nib = kind != QMM_AVX512X_Q2_K;
+    const int nib = kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K;
     for (int c = 0; c < 8; c++)
         for (int t = 0; t < 4; t++) {
             const int e = 4 * c + t;
@@ -477,32 +489,36 @@ static inline void qmm_avx512x_put_q(qmm_avx512x_kind kind, uint8_t *qb, int r, 
                 qb[64 * (c % 4) + 4 * r + t] |= (uint8_t)((q[e] & 0x0f) << (c < 4 ? 0 : 4));
             if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K)
                 qb[256 + 4 * r + t] |= (uint8_t)(((q[e] >> 4) & 1) << c);
-            if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K) {
+            if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
                 const int two = kind == QMM_AVX512X_Q6_K ? (q[e] >> 4) & 3 : q[e] & 3;
                 qb[(nib ? 256 : 0) + 64 * (c / 4) + 4 * r + t] |= (uint8_t)(two << (2 * (c % 4)));
             }
+            if (kind == QMM_AVX512X_Q3_K)
+                qb[128 + 4 * r + t] |= (uint8_t)(((q[e] >> 2) & 1) << c);
         }
 }
 
 static inline void qmm_avx512x_get_q(qmm_avx512x_kind kind, const uint8_t *qb, int r, uint8_t q[QMM_QK]) {
-    const int nib = kind != QMM_AVX512X_Q2_K;
+    const int nib = kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K;
     for (int c = 0; c < 8; c++)
         for (int t = 0; t < 4; t++) {
             const int e = 4 * c + t;
             int v = nib ? (qb[64 * (c % 4) + 4 * r + t] >> (c < 4 ? 0 : 4)) & 0x0f : 0;
             if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K)
                 v |= ((qb[256 + 4 * r + t] >> c) & 1) << 4;
-            if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K) {
+            if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
                 const int two = (qb[(nib ? 256 : 0) + 64 * (c / 4) + 4 * r + t] >> (2 * (c % 4))) & 3;
                 v |= kind == QMM_AVX512X_Q6_K ? two << 4 : two;
             }
+            if (kind == QMM_AVX512X_Q3_K)
+                v |= ((qb[128 + 4 * r + t] >> c) & 1) << 2;
             q[e] = (uint8_t)v;
         }
 }
 
 /* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3). */
 QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8]) {
-    if (kind != QMM_AVX512X_Q2_K)
+    if (kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K)
         qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w);
     if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K) {
         const __m512i h = _mm512_loadu_si512((const void *)(qb + 256));
@@ -525,7 +541,7 @@ QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *
             w[4 * p + 2] = _mm512_ternarylogic_epi32(w[4 * p + 2], h, b45, 0xf8);
             w[4 * p + 3] = _mm512_ternarylogic_epi32(w[4 * p + 3], _mm512_srli_epi16(h, 2), b45, 0xf8);
         }
-    } else if (kind == QMM_AVX512X_Q2_K) {
+    } else if (kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
         const __m512i b01 = _mm512_set1_epi8(0x03);
         for (int p = 0; p < 2; p++) {
             const __m512i h = _mm512_loadu_si512((const void *)(qb + 64 * p));
@@ -533,6 +549,18 @@ QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *
             w[4 * p + 1] = _mm512_and_si512(_mm512_srli_epi16(h, 2), b01);
             w[4 * p + 2] = _mm512_and_si512(_mm512_srli_epi16(h, 4), b01);
             w[4 * p + 3] = _mm512_and_si512(_mm512_srli_epi16(h, 6), b01);
+        }
+        if (kind == QMM_AVX512X_Q3_K) { /* bit c of each byte to bit 2 (as Q5_*'s bit 4) */
+            const __m512i h = _mm512_loadu_si512((const void *)(qb + 128));
+            const __m512i b2 = _mm512_set1_epi8(0x04);
+            w[0] = _mm512_ternarylogic_epi32(w[0], _mm512_slli_epi16(h, 2), b2, 0xf8);
+            w[1] = _mm512_ternarylogic_epi32(w[1], _mm512_slli_epi16(h, 1), b2, 0xf8);
+            w[2] = _mm512_ternarylogic_epi32(w[2], h, b2, 0xf8);
+            w[3] = _mm512_ternarylogic_epi32(w[3], _mm512_srli_epi16(h, 1), b2, 0xf8);
+            w[4] = _mm512_ternarylogic_epi32(w[4], _mm512_srli_epi16(h, 2), b2, 0xf8);
+            w[5] = _mm512_ternarylogic_epi32(w[5], _mm512_srli_epi16(h, 3), b2, 0xf8);
+            w[6] = _mm512_ternarylogic_epi32(w[6], _mm512_srli_epi16(h, 4), b2, 0xf8);
+            w[7] = _mm512_ternarylogic_epi32(w[7], _mm512_srli_epi16(h, 5), b2, 0xf8);
         }
     }
 }
@@ -542,8 +570,9 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
                                         const uint8_t *panel, float *y, size_t ys, int ncols) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int chunk = QMM_AVX512X_CHUNK(kind);
-    const int split = kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K; /* per-16 sub-scales */
-    const int has_min = kind != QMM_AVX512X_Q5_0 && kind != QMM_AVX512X_Q6_K;
+    /* per-16 sub-scales */
+    const int split = kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K;
+    const int has_min = kind != QMM_AVX512X_Q5_0 && kind != QMM_AVX512X_Q6_K && kind != QMM_AVX512X_Q3_K;
     const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
     __m512 acc[QMM_AVX512_MR];
     for (int i = 0; i < MR; i++)
@@ -580,6 +609,22 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
             scb = _mm512_and_si512(_mm512_srli_epi32(pair, 16), _mm512_set1_epi32(0x0f));
             mpair = _mm512_sub_epi16(_mm512_setzero_si512(),
                                      _mm512_and_si512(_mm512_srli_epi16(pair, 4), _mm512_set1_epi16(0x0f))); /* (-m_a, -m_b) */
+        } else if (kind == QMM_AVX512X_Q3_K) {
+            /* sign-extended bytes: every field is masked below */
+            const __m512i lo = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
+            __m512i hi = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 160 + 16 * (j / 2))));
+            if (j & 1)
+                hi = _mm512_srli_epi32(hi, 4);
+            const __m512i m4 = _mm512_set1_epi32(0x0f), m2 = _mm512_set1_epi32(3), off = _mm512_set1_epi32(32);
+            sca =
+                _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(lo, m4), _mm512_slli_epi32(_mm512_and_si512(hi, m2), 4)), off);
+            scb = _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(lo, 4), m4),
+                                                   _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(hi, 2), m2), 4)),
+                                   off);
+            /* (-4 sc_a, -4 sc_b) as int16 pairs: the zero point 4 of u = q + 4, |.| <= 128 */
+            const __m512i za = _mm512_mullo_epi32(sca, _mm512_set1_epi32(-4)),
+                          zb = _mm512_mullo_epi32(scb, _mm512_set1_epi32(-4));
+            zpair = _mm512_or_si512(_mm512_and_si512(za, _mm512_set1_epi32(0xffff)), _mm512_slli_epi32(zb, 16));
         }
         __m512i w[8];
         qmm_avx512x_load_w(kind, qb, w);
@@ -594,7 +639,7 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
                     db = _mm512_dpbusd_epi32(db, w[c + 4], _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * c)));
                 }
                 isum = _mm512_add_epi32(_mm512_mullo_epi32(sca, da), _mm512_mullo_epi32(scb, db));
-                if (kind == QMM_AVX512X_Q6_K)
+                if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q3_K)
                     isum = _mm512_add_epi32(isum, _mm512_madd_epi16(sums, zpair));
             } else {
                 __m512i s0 = kind == QMM_AVX512X_Q5_0 ? _mm512_madd_epi16(sums, zpair) : _mm512_setzero_si512();
