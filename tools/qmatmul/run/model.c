@@ -41,6 +41,39 @@ static int load_matrix(qmm_context *ctx, run_model *m, const char *name, int64_t
     return 0;
 }
 
+/* Packs matrices of one type and k, stacked by rows, as one; 1 if they are
+ * not all of one type (the caller loads them one by one), -1 on error. */
+static int load_stacked(qmm_context *ctx, run_model *m, const char *const *names, const int64_t *rows, int count, int64_t k,
+                        qmm_weights **out, char *err, size_t es) {
+    const qmm_gguf_tensor *t[4];
+    size_t bytes = 0;
+    int64_t n = 0;
+    for (int i = 0; i < count; i++) {
+        const int64_t idx = qmm_gguf_find_tensor(m->gguf, names[i]);
+        if (idx < 0)
+            return 1;
+        t[i] = qmm_gguf_tensor_at(m->gguf, idx);
+        if (t[i]->n_dims != 2 || t[i]->ne[0] != k || t[i]->ne[1] != rows[i] || t[i]->type != t[0]->type || !t[i]->known_type ||
+            !qmm_type_packable((qmm_type)t[i]->type))
+            return 1;
+        bytes += (size_t)t[i]->size;
+        n += t[i]->ne[1];
+    }
+    char *buf = malloc(bytes);
+    if (!buf)
+        return fail(err, es, "out of memory");
+    size_t off = 0;
+    for (int i = 0; i < count; i++) {
+        memcpy(buf + off, t[i]->data, (size_t)t[i]->size);
+        off += (size_t)t[i]->size;
+    }
+    const qmm_status st = qmm_weights_pack(ctx, (qmm_type)t[0]->type, k, n, buf, bytes, out);
+    free(buf);
+    if (st != QMM_OK)
+        return fail(err, es, "packing %s..: %s", names[0], qmm_last_error());
+    return 0;
+}
+
 static int load_norm(run_model *m, const char *name, int64_t k, const float **out, char *err, size_t es) {
     const int64_t i = qmm_gguf_find_tensor(m->gguf, name);
     if (i < 0)
@@ -158,9 +191,27 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     (snprintf(name, sizeof name, "blk.%d.%s.weight", l, suffix), load_matrix(ctx, m, name, k, n, &L->field, err, es))
 #define NORM(field, suffix)                                                                                                      \
     (snprintf(name, sizeof name, "blk.%d.%s.weight", l, suffix), load_norm(m, name, d, &L->field, err, es))
-        if (NORM(attn_norm, "attn_norm") || NORM(ffn_norm, "ffn_norm") || MAT(wq, "attn_q", d, dq) || MAT(wk, "attn_k", d, dkv) ||
-            MAT(wv, "attn_v", d, dkv) || MAT(wo, "attn_output", dq, d) || MAT(w_gate, "ffn_gate", d, m->n_ff) ||
-            MAT(w_up, "ffn_up", d, m->n_ff) || MAT(w_down, "ffn_down", m->n_ff, d))
+        if (NORM(attn_norm, "attn_norm") || NORM(ffn_norm, "ffn_norm") || MAT(wo, "attn_output", dq, d) ||
+            MAT(w_down, "ffn_down", m->n_ff, d))
+            return -1;
+        int separate_qkv = 1, separate_gate_up = 1;
+        if (!m->cache) {
+            char n0[96], n1[96], n2[96];
+            snprintf(n0, sizeof n0, "blk.%d.attn_q.weight", l);
+            snprintf(n1, sizeof n1, "blk.%d.attn_k.weight", l);
+            snprintf(n2, sizeof n2, "blk.%d.attn_v.weight", l);
+            const char *qkv[] = {n0, n1, n2};
+            if ((separate_qkv = load_stacked(ctx, m, qkv, (int64_t[]){dq, dkv, dkv}, 3, d, &L->w_qkv, err, es)) < 0)
+                return -1;
+            snprintf(n0, sizeof n0, "blk.%d.ffn_gate.weight", l);
+            snprintf(n1, sizeof n1, "blk.%d.ffn_up.weight", l);
+            const char *gu[] = {n0, n1};
+            if ((separate_gate_up = load_stacked(ctx, m, gu, (int64_t[]){m->n_ff, m->n_ff}, 2, d, &L->w_gate_up, err, es)) < 0)
+                return -1;
+        }
+        if (separate_qkv && (MAT(wq, "attn_q", d, dq) || MAT(wk, "attn_k", d, dkv) || MAT(wv, "attn_v", d, dkv)))
+            return -1;
+        if (separate_gate_up && (MAT(w_gate, "ffn_gate", d, m->n_ff) || MAT(w_up, "ffn_up", d, m->n_ff)))
             return -1;
 #undef MAT
 #undef NORM
@@ -181,9 +232,10 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     m->scores = alloc_floats(b * (size_t)n_ctx * m->n_head);
     m->gate = alloc_floats(b * m->n_ff);
     m->up = alloc_floats(b * m->n_ff);
+    m->fused = alloc_floats(b * (size_t)(dq + 2 * dkv > 2 * m->n_ff ? dq + 2 * dkv : 2 * m->n_ff));
     m->logits = alloc_floats((size_t)m->n_vocab);
     if (!m->k_cache || !m->v_cache || !m->x || !m->xn || !m->q || !m->k || !m->v || !m->att || !m->att_heads || !m->scores ||
-        !m->gate || !m->up || !m->logits)
+        !m->gate || !m->up || !m->fused || !m->logits)
         return fail(err, es, "out of memory for a context of %d tokens", n_ctx);
     /* Positions past n_past are never read unmasked, but they are multiplied
      * (by zero probabilities): keep them finite. */
@@ -196,7 +248,7 @@ void run_model_free(run_model *m) {
     if (m->layers) {
         for (int l = 0; l < m->n_layer; l++) {
             run_layer *L = &m->layers[l];
-            qmm_weights *ws[] = {L->wq, L->wk, L->wv, L->wo, L->w_gate, L->w_up, L->w_down};
+            qmm_weights *ws[] = {L->wq, L->wk, L->wv, L->wo, L->w_gate, L->w_up, L->w_down, L->w_qkv, L->w_gate_up};
             for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
                 qmm_weights_free(ws[i]);
         }
@@ -207,7 +259,7 @@ void run_model_free(run_model *m) {
     qmm_weights_free(m->tok_embd);
     qmm_cache_close(m->cache);
     qmm_gguf_close(m->gguf);
-    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->att_heads, m->scores, m->gate, m->up, m->logits};
+    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->att_heads, m->scores, m->gate, m->up, m->fused, m->logits};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     free(m->k_cache);
@@ -330,8 +382,17 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
         const run_layer *L = &m->layers[l];
         for (int i = 0; i < n; i++)
             rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->attn_norm, d, m->norm_eps);
-        if (mul(ctx, L->wq, m->xn, m->q, n, err, es) || mul(ctx, L->wk, m->xn, m->k, n, err, es) ||
-            mul(ctx, L->wv, m->xn, m->v, n, err, es))
+        if (L->w_qkv) {
+            if (mul(ctx, L->w_qkv, m->xn, m->fused, n, err, es))
+                return -1;
+            for (int i = 0; i < n; i++) {
+                const float *row = m->fused + (size_t)i * (dq + 2 * dkv);
+                memcpy(m->q + (size_t)i * dq, row, (size_t)dq * 4);
+                memcpy(m->k + (size_t)i * dkv, row + dq, (size_t)dkv * 4);
+                memcpy(m->v + (size_t)i * dkv, row + dq + dkv, (size_t)dkv * 4);
+            }
+        } else if (mul(ctx, L->wq, m->xn, m->q, n, err, es) || mul(ctx, L->wk, m->xn, m->k, n, err, es) ||
+                   mul(ctx, L->wv, m->xn, m->v, n, err, es))
             return -1;
         const size_t layer_kv = (size_t)dkv * n_ctx;
         uint16_t *kc = m->k_cache + (size_t)l * layer_kv, *vc = m->v_cache + (size_t)l * layer_kv;
@@ -351,11 +412,22 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
             m->x[i] += m->xn[i];
         for (int i = 0; i < n; i++)
             rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->ffn_norm, d, m->norm_eps);
-        if (mul(ctx, L->w_gate, m->xn, m->gate, n, err, es) || mul(ctx, L->w_up, m->xn, m->up, n, err, es))
-            return -1;
-        for (size_t i = 0; i < (size_t)n * m->n_ff; i++) {
-            const float g = m->gate[i];
-            m->gate[i] = g / (1.0f + expf(-g)) * m->up[i];
+        const int ff = m->n_ff;
+        if (L->w_gate_up) {
+            if (mul(ctx, L->w_gate_up, m->xn, m->fused, n, err, es))
+                return -1;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < ff; j++) {
+                    const float g = m->fused[(size_t)i * 2 * ff + j], u = m->fused[(size_t)i * 2 * ff + ff + j];
+                    m->gate[(size_t)i * ff + j] = g / (1.0f + expf(-g)) * u;
+                }
+        } else {
+            if (mul(ctx, L->w_gate, m->xn, m->gate, n, err, es) || mul(ctx, L->w_up, m->xn, m->up, n, err, es))
+                return -1;
+            for (size_t i = 0; i < (size_t)n * ff; i++) {
+                const float g = m->gate[i];
+                m->gate[i] = g / (1.0f + expf(-g)) * m->up[i];
+            }
         }
         if (mul(ctx, L->w_down, m->gate, m->xn, n, err, es))
             return -1;

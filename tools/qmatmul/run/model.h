@@ -13,6 +13,10 @@
 
 typedef struct run_layer {
     qmm_weights *wq, *wk, *wv, *wo, *w_gate, *w_up, *w_down;
+    /* Packed from the GGUF (not a cache), matrices of one type that read the
+     * same input are packed as one (rows of q, k, v; of gate, up): one call
+     * instead of three or two, the same bits (every output row is its own). */
+    qmm_weights *w_qkv, *w_gate_up;
     const float *attn_norm, *ffn_norm;
 } run_layer;
 
@@ -29,7 +33,7 @@ typedef struct run_model {
     int n_past;        /* tokens in the KV cache */
     uint16_t *k_cache; /* [layer][kv head][n_ctx][head_dim] */
     uint16_t *v_cache; /* [layer][kv head][head_dim][n_ctx]: transposed, rows over positions */
-    float *x, *xn, *q, *k, *v, *att, *att_heads, *scores, *gate, *up, *logits;
+    float *x, *xn, *q, *k, *v, *att, *att_heads, *scores, *gate, *up, *fused, *logits;
 } run_model;
 
 /* Opens a GGUF file and prepares the model for n_ctx tokens: checks the
