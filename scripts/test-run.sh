@@ -39,6 +39,21 @@ for t in Q8_0 Q4_0; do
 done
 models+=("$src")
 
+# Clear refusals: another architecture, a context too short.
+refuses() { # expected-message command...
+  local want=$1 out
+  shift
+  if out=$("$@" 2>&1); then
+    echo "test-run: '$*' succeeded, expected a refusal" >&2
+    return 1
+  fi
+  grep -q "$want" <<<"$out" || { echo "test-run: '$*' said '$out', expected '$want'" >&2; return 1; }
+}
+gemma=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh | sed -n 2p)
+refuses "architecture 'gemma3' is not supported" "$bin" run "$gemma" --tokens 1,2,3
+refuses "do not fit a context of 8" "$bin" run "$src" --tokens 1,2,3,4,5 -n 8 --ctx 8
+echo "test-run: refusals ok"
+
 "$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads"
 if [ "${QMM_RUN_BENCH:-0}" = 1 ]; then
   "$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads" --bench
