@@ -66,6 +66,7 @@ optional arm scripts/test-arm.sh
 optional arm-vl scripts/test-arm-vl.sh
 optional fuzz scripts/run-fuzzers.sh
 optional peer scripts/test-peer.sh
+optional run scripts/test-run.sh
 
 echo "=== all stages in $(($(date +%s) - t_all)) s${failed_names:+; failed:$failed_names}"
 echo "stages: $passed passed, $failed failed"

@@ -16,6 +16,7 @@ static const command commands[] = {
     {"info", cmd_info, "the CPU, its features, and the kernel chain selected per weight type (--json)"},
     {"inspect", cmd_inspect, "a GGUF file's metadata and tensor table"},
     {"pack", cmd_pack, "pack a GGUF model's weights for this CPU into a cache file (MODEL.gguf -o MODEL.qmp)"},
+    {"run", cmd_run, "run a llama-architecture GGUF model, greedy decoding (--tokens, -p, --bench)"},
     {"verify", cmd_verify, "check a packed-weight cache file: integrity, and usability on this CPU"},
 };
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Stage run: `qmatmul run` against llama.cpp on a real model, token for token.
+# SmolLM2-135M (scripts/fetch-models.sh) as shipped (Q4_1) and requantized with
+# the gguf package to Q8_0 and Q4_0 (tests/requantize_gguf.py, cached beside
+# the model); llama-cpp-python built once into a wheel for this CPU
+# (scripts/llama-wheel.sh, cached) and installed in .venv; the comparison is
+# tests/check_run_llama.py. QMM_RUN_BENCH=1 also prints the speed table rows
+# (docs/performance.md). Uses build-ci-gcc (configured here if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="$PWD/.venv/bin/python"
+[ -x "$PY" ] || bash scripts/setup.sh
+threads=${QMM_RUN_THREADS:-2}
+
+build=build-ci-gcc
+[ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc \
+  -DQMM_WERROR=ON -DPython3_EXECUTABLE="$PY" >/dev/null
+cmake --build "$build" -j "$(nproc)" --target qmatmul_tool >/dev/null
+bin="$PWD/$build/tools/qmatmul/qmatmul"
+
+if ! "$PY" -c 'import llama_cpp, sys; sys.exit(llama_cpp.__version__ != "0.3.36")' 2>/dev/null; then
+  wheel=$(bash scripts/llama-wheel.sh "$PY")
+  "$PY" -m pip install -q --disable-pip-version-check "$wheel"
+fi
+
+src=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh | head -1)
+# Requantized files are named by the source and the script that made them.
+key=$(sha256sum "$src" | cut -c1-64)
+key=$(printf '%s %s' "$key" "$(sha256sum tests/requantize_gguf.py | cut -c1-64)" | sha256sum | cut -c1-12)
+models=()
+for t in Q8_0 Q4_0; do
+  out="$(dirname "$src")/requantized/$(basename "$src" .Q4_1.gguf).$t.$key.gguf"
+  if [ ! -f "$out" ]; then
+    mkdir -p "$(dirname "$out")"
+    "$PY" tests/requantize_gguf.py "$src" "$out.tmp.$$" "$t"
+    mv "$out.tmp.$$" "$out"
+  fi
+  models+=("$out")
+done
+models+=("$src")
+
+# Clear refusals: another architecture, a context too short.
+refuses() { # expected-message command...
+  local want=$1 out
+  shift
+  if out=$("$@" 2>&1); then
+    echo "test-run: '$*' succeeded, expected a refusal" >&2
+    return 1
+  fi
+  grep -q "$want" <<<"$out" || { echo "test-run: '$*' said '$out', expected '$want'" >&2; return 1; }
+}
+gemma=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh | sed -n 2p)
+refuses "architecture 'gemma3' is not supported" "$bin" run "$gemma" --tokens 1,2,3
+refuses "do not fit a context of 8" "$bin" run "$src" --tokens 1,2,3,4,5 -n 8 --ctx 8
+echo "test-run: refusals ok"
+
+"$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads"
+if [ "${QMM_RUN_BENCH:-0}" = 1 ]; then
+  "$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads" --bench
+fi

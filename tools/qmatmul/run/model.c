@@ -1,0 +1,454 @@
+/* The llama forward pass: see model.h. */
+#include "model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t err_size, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int meta_int(const qmm_gguf *g, const char *key, int64_t *out, char *err, size_t es) {
+    if (qmm_gguf_get_int(g, key, out) != QMM_OK)
+        return fail(err, es, "missing or malformed metadata %s", key);
+    return 0;
+}
+
+/* A matrix of n rows of k elements: packed from the GGUF, or from the cache. */
+static int load_matrix(qmm_context *ctx, run_model *m, const char *name, int64_t k, int64_t n, qmm_weights **out, char *err,
+                       size_t es) {
+    const int64_t i = qmm_gguf_find_tensor(m->gguf, name);
+    if (i < 0)
+        return fail(err, es, "tensor layout not supported: no tensor %s", name);
+    const qmm_gguf_tensor *t = qmm_gguf_tensor_at(m->gguf, i);
+    if (t->n_dims != 2 || t->ne[0] != k || t->ne[1] != n)
+        return fail(err, es, "tensor layout not supported: %s is [%lld, %lld] (%u dims), expected [%lld, %lld]", name,
+                    (long long)t->ne[0], (long long)t->ne[1], t->n_dims, (long long)k, (long long)n);
+    const char *tn = qmm_type_name((qmm_type)t->type);
+    if (!t->known_type || !qmm_type_packable((qmm_type)t->type))
+        return fail(err, es, "type not supported: %s is %s, which qmatmul does not pack", name, tn ? tn : "an unknown type");
+    if (m->cache && qmm_cache_get(m->cache, name, out) == QMM_OK)
+        return 0;
+    if (qmm_weights_pack(ctx, (qmm_type)t->type, k, n, t->data, (size_t)t->size, out) != QMM_OK)
+        return fail(err, es, "packing %s: %s", name, qmm_last_error());
+    return 0;
+}
+
+/* Packs matrices of one type and k, stacked by rows, as one; 1 if they are
+ * not all of one type (the caller loads them one by one), -1 on error. */
+static int load_stacked(qmm_context *ctx, run_model *m, const char *const *names, const int64_t *rows, int count, int64_t k,
+                        qmm_weights **out, char *err, size_t es) {
+    const qmm_gguf_tensor *t[4];
+    size_t bytes = 0;
+    int64_t n = 0;
+    for (int i = 0; i < count; i++) {
+        const int64_t idx = qmm_gguf_find_tensor(m->gguf, names[i]);
+        if (idx < 0)
+            return 1;
+        t[i] = qmm_gguf_tensor_at(m->gguf, idx);
+        if (t[i]->n_dims != 2 || t[i]->ne[0] != k || t[i]->ne[1] != rows[i] || t[i]->type != t[0]->type || !t[i]->known_type ||
+            !qmm_type_packable((qmm_type)t[i]->type))
+            return 1;
+        bytes += (size_t)t[i]->size;
+        n += t[i]->ne[1];
+    }
+    char *buf = malloc(bytes);
+    if (!buf)
+        return fail(err, es, "out of memory");
+    size_t off = 0;
+    for (int i = 0; i < count; i++) {
+        memcpy(buf + off, t[i]->data, (size_t)t[i]->size);
+        off += (size_t)t[i]->size;
+    }
+    const qmm_status st = qmm_weights_pack(ctx, (qmm_type)t[0]->type, k, n, buf, bytes, out);
+    free(buf);
+    if (st != QMM_OK)
+        return fail(err, es, "packing %s..: %s", names[0], qmm_last_error());
+    return 0;
+}
+
+static int load_norm(run_model *m, const char *name, int64_t k, const float **out, char *err, size_t es) {
+    const int64_t i = qmm_gguf_find_tensor(m->gguf, name);
+    if (i < 0)
+        return fail(err, es, "tensor layout not supported: no tensor %s", name);
+    const qmm_gguf_tensor *t = qmm_gguf_tensor_at(m->gguf, i);
+    if (t->type != QMM_TYPE_F32 || t->ne[0] != k || t->ne[1] * t->ne[2] * t->ne[3] != 1)
+        return fail(err, es, "tensor layout not supported: %s must be F32 [%lld]", name, (long long)k);
+    if ((uintptr_t)t->data % 4)
+        return fail(err, es, "%s is not 4-byte aligned in the file", name);
+    *out = t->data;
+    return 0;
+}
+
+static int open_cache(qmm_context *ctx, run_model *m, const char *gguf_path, const char *cache_path, char *err, size_t es) {
+    qmm_cache_open_options o = {.gguf_path = gguf_path};
+    if (qmm_cache_open(ctx, cache_path, &o, &m->cache) == QMM_OK)
+        return 0;
+    fprintf(stderr, "qmatmul run: %s: %s; writing it\n", cache_path, qmm_last_error());
+    if (qmm_cache_write(ctx, gguf_path, cache_path, NULL) != QMM_OK)
+        return fail(err, es, "writing the cache %s: %s", cache_path, qmm_last_error());
+    if (qmm_cache_open(ctx, cache_path, &o, &m->cache) != QMM_OK)
+        return fail(err, es, "opening the cache %s: %s", cache_path, qmm_last_error());
+    return 0;
+}
+
+static int check_metadata(run_model *m, char *err, size_t es) {
+    const qmm_gguf *g = m->gguf;
+    const char *arch;
+    uint64_t len;
+    if (qmm_gguf_get_string(g, "general.architecture", &arch, &len) != QMM_OK)
+        return fail(err, es, "no general.architecture");
+    if (len != 5 || memcmp(arch, "llama", 5) != 0)
+        return fail(err, es, "architecture '%.*s' is not supported (only llama)", (int)(len > 64 ? 64 : len), arch);
+    int64_t v;
+    if (qmm_gguf_get_int(g, "llama.expert_count", &v) == QMM_OK && v > 0)
+        return fail(err, es, "architecture not supported: mixture of experts (llama.expert_count = %lld)", (long long)v);
+    const char *st;
+    if (qmm_gguf_get_string(g, "llama.rope.scaling.type", &st, &len) == QMM_OK && !(len == 4 && memcmp(st, "none", 4) == 0))
+        return fail(err, es, "rope scaling '%.*s' is not supported", (int)(len > 32 ? 32 : len), st);
+    if (qmm_gguf_find_tensor(g, "rope_freqs.weight") >= 0)
+        return fail(err, es, "rope frequency factors (rope_freqs.weight) are not supported");
+    int64_t n_layer, n_embd, n_head, n_head_kv = 0, n_ff;
+    if (meta_int(g, "llama.block_count", &n_layer, err, es) || meta_int(g, "llama.embedding_length", &n_embd, err, es) ||
+        meta_int(g, "llama.attention.head_count", &n_head, err, es) || meta_int(g, "llama.feed_forward_length", &n_ff, err, es))
+        return -1;
+    if (qmm_gguf_get_int(g, "llama.attention.head_count_kv", &n_head_kv) != QMM_OK)
+        n_head_kv = n_head;
+    if (n_layer < 1 || n_layer > 1024 || n_embd < 1 || n_embd > 65536 || n_head < 1 || n_head > n_embd || n_head_kv < 1 ||
+        n_head % n_head_kv || n_ff < 1 || n_ff > 1 << 20)
+        return fail(err, es, "implausible hyperparameters (layers %lld, embedding %lld, heads %lld/%lld, ffn %lld)",
+                    (long long)n_layer, (long long)n_embd, (long long)n_head, (long long)n_head_kv, (long long)n_ff);
+    int64_t head_dim = n_embd / n_head;
+    if (qmm_gguf_get_int(g, "llama.attention.key_length", &v) == QMM_OK)
+        head_dim = v;
+    int64_t vlen;
+    if (qmm_gguf_get_int(g, "llama.attention.value_length", &vlen) == QMM_OK && vlen != head_dim)
+        return fail(err, es, "tensor layout not supported: value length %lld differs from key length %lld", (long long)vlen,
+                    (long long)head_dim);
+    if (head_dim < 2 || head_dim % 2 || head_dim > 1024)
+        return fail(err, es, "head dimension %lld not supported", (long long)head_dim);
+    int64_t n_rot = head_dim;
+    if (qmm_gguf_get_int(g, "llama.rope.dimension_count", &v) == QMM_OK)
+        n_rot = v;
+    if (n_rot != head_dim)
+        return fail(err, es, "partial rotary embedding (%lld of %lld dimensions) is not supported", (long long)n_rot,
+                    (long long)head_dim);
+    double eps = 1e-5, base = 10000.0;
+    if (qmm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &eps) != QMM_OK)
+        return fail(err, es, "missing llama.attention.layer_norm_rms_epsilon");
+    qmm_gguf_get_float(g, "llama.rope.freq_base", &base);
+    m->n_layer = (int)n_layer;
+    m->n_embd = (int)n_embd;
+    m->n_head = (int)n_head;
+    m->n_head_kv = (int)n_head_kv;
+    m->head_dim = (int)head_dim;
+    m->n_ff = (int)n_ff;
+    m->norm_eps = (float)eps;
+    m->rope_base = (float)base;
+    return 0;
+}
+
+static void *alloc_floats(size_t n) { return aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64); }
+
+int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, int n_ctx, run_model *m, char *err, size_t es) {
+    memset(m, 0, sizeof *m);
+    if (qmm_gguf_open(path, &m->gguf) != QMM_OK)
+        return fail(err, es, "%s", qmm_last_error());
+    if (check_metadata(m, err, es))
+        return -1;
+    const int64_t te = qmm_gguf_find_tensor(m->gguf, "token_embd.weight");
+    if (te < 0)
+        return fail(err, es, "tensor layout not supported: no token_embd.weight");
+    m->n_vocab = (int)qmm_gguf_tensor_at(m->gguf, te)->ne[1];
+    if (m->n_vocab < 1)
+        return fail(err, es, "empty vocabulary");
+    if (cache_path && open_cache(ctx, m, path, cache_path, err, es))
+        return -1;
+    const int64_t d = m->n_embd, dq = (int64_t)m->n_head * m->head_dim, dkv = (int64_t)m->n_head_kv * m->head_dim;
+    if (load_matrix(ctx, m, "token_embd.weight", d, m->n_vocab, &m->tok_embd, err, es) ||
+        load_norm(m, "output_norm.weight", d, &m->output_norm, err, es))
+        return -1;
+    if (qmm_gguf_find_tensor(m->gguf, "output.weight") >= 0) {
+        if (load_matrix(ctx, m, "output.weight", d, m->n_vocab, &m->output, err, es))
+            return -1;
+    } else {
+        m->output = m->tok_embd;
+    }
+    m->layers = calloc((size_t)m->n_layer, sizeof *m->layers);
+    if (!m->layers)
+        return fail(err, es, "out of memory");
+    for (int l = 0; l < m->n_layer; l++) {
+        run_layer *L = &m->layers[l];
+        char name[96];
+#define MAT(field, suffix, k, n)                                                                                                 \
+    (snprintf(name, sizeof name, "blk.%d.%s.weight", l, suffix), load_matrix(ctx, m, name, k, n, &L->field, err, es))
+#define NORM(field, suffix)                                                                                                      \
+    (snprintf(name, sizeof name, "blk.%d.%s.weight", l, suffix), load_norm(m, name, d, &L->field, err, es))
+        if (NORM(attn_norm, "attn_norm") || NORM(ffn_norm, "ffn_norm") || MAT(wo, "attn_output", dq, d) ||
+            MAT(w_down, "ffn_down", m->n_ff, d))
+            return -1;
+        int separate_qkv = 1, separate_gate_up = 1;
+        if (!m->cache) {
+            char n0[96], n1[96], n2[96];
+            snprintf(n0, sizeof n0, "blk.%d.attn_q.weight", l);
+            snprintf(n1, sizeof n1, "blk.%d.attn_k.weight", l);
+            snprintf(n2, sizeof n2, "blk.%d.attn_v.weight", l);
+            const char *qkv[] = {n0, n1, n2};
+            if ((separate_qkv = load_stacked(ctx, m, qkv, (int64_t[]){dq, dkv, dkv}, 3, d, &L->w_qkv, err, es)) < 0)
+                return -1;
+            snprintf(n0, sizeof n0, "blk.%d.ffn_gate.weight", l);
+            snprintf(n1, sizeof n1, "blk.%d.ffn_up.weight", l);
+            const char *gu[] = {n0, n1};
+            if ((separate_gate_up = load_stacked(ctx, m, gu, (int64_t[]){m->n_ff, m->n_ff}, 2, d, &L->w_gate_up, err, es)) < 0)
+                return -1;
+        }
+        if (separate_qkv && (MAT(wq, "attn_q", d, dq) || MAT(wk, "attn_k", d, dkv) || MAT(wv, "attn_v", d, dkv)))
+            return -1;
+        if (separate_gate_up && (MAT(w_gate, "ffn_gate", d, m->n_ff) || MAT(w_up, "ffn_up", d, m->n_ff)))
+            return -1;
+#undef MAT
+#undef NORM
+    }
+    m->n_ctx = n_ctx;
+    m->n_batch = n_ctx < 256 ? n_ctx : 256;
+    const size_t kv = (size_t)m->n_layer * (size_t)dkv * (size_t)n_ctx;
+    m->k_cache = aligned_alloc(64, (kv * 2 + 63) / 64 * 64);
+    m->v_cache = aligned_alloc(64, (kv * 2 + 63) / 64 * 64);
+    const size_t b = (size_t)m->n_batch;
+    m->x = alloc_floats(b * d);
+    m->xn = alloc_floats(b * d);
+    m->q = alloc_floats(b * dq);
+    m->k = alloc_floats(b * dkv);
+    m->v = alloc_floats(b * dkv);
+    m->att = alloc_floats(b * dq);
+    m->att_heads = alloc_floats(b * dq);
+    m->scores = alloc_floats(b * (size_t)n_ctx * m->n_head);
+    m->gate = alloc_floats(b * m->n_ff);
+    m->up = alloc_floats(b * m->n_ff);
+    m->fused = alloc_floats(b * (size_t)(dq + 2 * dkv > 2 * m->n_ff ? dq + 2 * dkv : 2 * m->n_ff));
+    m->logits = alloc_floats((size_t)m->n_vocab);
+    if (!m->k_cache || !m->v_cache || !m->x || !m->xn || !m->q || !m->k || !m->v || !m->att || !m->att_heads || !m->scores ||
+        !m->gate || !m->up || !m->fused || !m->logits)
+        return fail(err, es, "out of memory for a context of %d tokens", n_ctx);
+    /* Positions past n_past are never read unmasked, but they are multiplied
+     * (by zero probabilities): keep them finite. */
+    memset(m->k_cache, 0, kv * 2);
+    memset(m->v_cache, 0, kv * 2);
+    return 0;
+}
+
+void run_model_free(run_model *m) {
+    if (m->layers) {
+        for (int l = 0; l < m->n_layer; l++) {
+            run_layer *L = &m->layers[l];
+            qmm_weights *ws[] = {L->wq, L->wk, L->wv, L->wo, L->w_gate, L->w_up, L->w_down, L->w_qkv, L->w_gate_up};
+            for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+                qmm_weights_free(ws[i]);
+        }
+        free(m->layers);
+    }
+    if (m->output != m->tok_embd)
+        qmm_weights_free(m->output);
+    qmm_weights_free(m->tok_embd);
+    qmm_cache_close(m->cache);
+    qmm_gguf_close(m->gguf);
+    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->att_heads, m->scores, m->gate, m->up, m->fused, m->logits};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        free(bufs[i]);
+    free(m->k_cache);
+    free(m->v_cache);
+    memset(m, 0, sizeof *m);
+}
+
+void run_model_reset(run_model *m) { m->n_past = 0; }
+
+/* ------------------------------------------------------------ the layers */
+
+/* y = x / sqrt(mean(x^2) + eps) * w, the sum of squares in double. */
+static void rms_norm(float *y, const float *x, const float *w, int n, float eps) {
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += (double)(x[i] * x[i]);
+    const float scale = 1.0f / sqrtf((float)(sum / n) + eps);
+    for (int i = 0; i < n; i++)
+        y[i] = (x[i] * scale) * w[i];
+}
+
+/* Rotary embedding as llama.cpp applies it to the llama architecture: adjacent
+ * pairs (x[2i], x[2i+1]) rotated by pos * base^(-2i/d), the angle stepped by
+ * one float multiplication per pair. */
+static void rope(float *x, int n_heads, int head_dim, int pos, float base) {
+    const float theta_scale = powf(base, -2.0f / (float)head_dim);
+    float theta = (float)pos;
+    for (int i = 0; i < head_dim; i += 2) {
+        const float c = cosf(theta), s = sinf(theta);
+        for (int h = 0; h < n_heads; h++) {
+            float *p = x + (size_t)h * head_dim + i;
+            const float x0 = p[0], x1 = p[1];
+            p[0] = x0 * c - x1 * s;
+            p[1] = x0 * s + x1 * c;
+        }
+        theta *= theta_scale;
+    }
+}
+
+/* softmax(x * scale) over the first n entries; the rest (masked) become 0. */
+static void softmax_masked(float *x, int n, int total, float scale) {
+    float max = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        x[i] *= scale;
+        if (x[i] > max)
+            max = x[i];
+    }
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        x[i] = expf(x[i] - max);
+        sum += x[i];
+    }
+    const float inv = (float)(1.0 / sum);
+    for (int i = 0; i < n; i++)
+        x[i] *= inv;
+    for (int i = n; i < total; i++)
+        x[i] = 0.0f;
+}
+
+static void view2(qmm_tensor *t, float *data, int64_t ne0, int64_t ne1) {
+    qmm_tensor_init(t, QMM_TYPE_F32, 2, (int64_t[]){ne0, ne1}, data);
+}
+
+static int mul(qmm_context *ctx, const qmm_weights *w, float *x, float *y, int n, char *err, size_t es) {
+    qmm_tensor tx, ty;
+    view2(&tx, x, qmm_weights_k(w), n);
+    view2(&ty, y, qmm_weights_n(w), n);
+    if (qmm_mul_mat(ctx, w, &tx, &ty) != QMM_OK)
+        return fail(err, es, "mul_mat: %s", qmm_last_error());
+    return 0;
+}
+
+/* Attention of the n new tokens (queries in m->q, rotated) over every cached
+ * position, through qmm_mul_mat_f16 on the KV cache; the result in m->att. */
+static int attention(qmm_context *ctx, run_model *m, int l, int n, char *err, size_t es) {
+    const int hd = m->head_dim, nh = m->n_head, nkv = m->n_head_kv, n_ctx = m->n_ctx;
+    const int total = m->n_past + n;
+    const size_t layer_kv = (size_t)nkv * hd * n_ctx;
+    uint16_t *kc = m->k_cache + (size_t)l * layer_kv, *vc = m->v_cache + (size_t)l * layer_kv;
+    /* scores[h][i][t] = K[t] . Q[i] for head h, kv head h / (nh / nkv) (ggml broadcast). */
+    qmm_tensor wk = {
+        .type = QMM_TYPE_F16, .ne = {hd, total, nkv, 1}, .nb = {2, (size_t)hd * 2, (size_t)n_ctx * hd * 2, 0}, .data = kc};
+    wk.nb[3] = wk.nb[2] * nkv;
+    qmm_tensor xq = {.type = QMM_TYPE_F32, .ne = {hd, n, nh, 1}, .nb = {4, (size_t)nh * hd * 4, (size_t)hd * 4, 0}, .data = m->q};
+    xq.nb[3] = xq.nb[1] * n;
+    qmm_tensor ys;
+    qmm_tensor_init(&ys, QMM_TYPE_F32, 3, (int64_t[]){total, n, nh}, m->scores);
+    if (qmm_mul_mat_f16(ctx, &wk, &xq, &ys) != QMM_OK)
+        return fail(err, es, "attention scores: %s", qmm_last_error());
+    const float scale = 1.0f / sqrtf((float)hd);
+    for (int h = 0; h < nh; h++)
+        for (int i = 0; i < n; i++)
+            softmax_masked(m->scores + ((size_t)h * n + i) * total, m->n_past + i + 1, total, scale);
+    /* att[h][i][d] = sum_t V[t][d] p[h][i][t]: the transposed V cache as the weights. */
+    qmm_tensor wv = {
+        .type = QMM_TYPE_F16, .ne = {total, hd, nkv, 1}, .nb = {2, (size_t)n_ctx * 2, (size_t)n_ctx * hd * 2, 0}, .data = vc};
+    wv.nb[3] = wv.nb[2] * nkv;
+    qmm_tensor ya;
+    qmm_tensor_init(&ya, QMM_TYPE_F32, 3, (int64_t[]){hd, n, nh}, m->att_heads);
+    if (qmm_mul_mat_f16(ctx, &wv, &ys, &ya) != QMM_OK)
+        return fail(err, es, "attention values: %s", qmm_last_error());
+    for (int h = 0; h < nh; h++)
+        for (int i = 0; i < n; i++)
+            memcpy(m->att + ((size_t)i * nh + h) * hd, m->att_heads + ((size_t)h * n + i) * hd, (size_t)hd * 4);
+    return 0;
+}
+
+static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n, char *err, size_t es) {
+    const int d = m->n_embd, hd = m->head_dim, nh = m->n_head, nkv = m->n_head_kv, n_ctx = m->n_ctx;
+    const int dq = nh * hd, dkv = nkv * hd;
+    for (int i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= m->n_vocab)
+            return fail(err, es, "token id %d is out of the vocabulary (0..%d)", ids[i], m->n_vocab - 1);
+    qmm_tensor tid, temb;
+    qmm_tensor_init(&tid, QMM_TYPE_I32, 1, (int64_t[]){n}, (void *)ids);
+    view2(&temb, m->x, d, n);
+    if (qmm_get_rows(ctx, m->tok_embd, &tid, &temb) != QMM_OK)
+        return fail(err, es, "get_rows: %s", qmm_last_error());
+    for (int l = 0; l < m->n_layer; l++) {
+        const run_layer *L = &m->layers[l];
+        for (int i = 0; i < n; i++)
+            rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->attn_norm, d, m->norm_eps);
+        if (L->w_qkv) {
+            if (mul(ctx, L->w_qkv, m->xn, m->fused, n, err, es))
+                return -1;
+            for (int i = 0; i < n; i++) {
+                const float *row = m->fused + (size_t)i * (dq + 2 * dkv);
+                memcpy(m->q + (size_t)i * dq, row, (size_t)dq * 4);
+                memcpy(m->k + (size_t)i * dkv, row + dq, (size_t)dkv * 4);
+                memcpy(m->v + (size_t)i * dkv, row + dq + dkv, (size_t)dkv * 4);
+            }
+        } else if (mul(ctx, L->wq, m->xn, m->q, n, err, es) || mul(ctx, L->wk, m->xn, m->k, n, err, es) ||
+                   mul(ctx, L->wv, m->xn, m->v, n, err, es))
+            return -1;
+        const size_t layer_kv = (size_t)dkv * n_ctx;
+        uint16_t *kc = m->k_cache + (size_t)l * layer_kv, *vc = m->v_cache + (size_t)l * layer_kv;
+        for (int i = 0; i < n; i++) {
+            const int pos = m->n_past + i;
+            rope(m->q + (size_t)i * dq, nh, hd, pos, m->rope_base);
+            rope(m->k + (size_t)i * dkv, nkv, hd, pos, m->rope_base);
+            for (int h = 0; h < nkv; h++)
+                for (int e = 0; e < hd; e++) {
+                    kc[((size_t)h * n_ctx + pos) * hd + e] = qmm_fp32_to_fp16(m->k[(size_t)i * dkv + h * hd + e]);
+                    vc[((size_t)h * hd + e) * n_ctx + pos] = qmm_fp32_to_fp16(m->v[(size_t)i * dkv + h * hd + e]);
+                }
+        }
+        if (attention(ctx, m, l, n, err, es) || mul(ctx, L->wo, m->att, m->xn, n, err, es))
+            return -1;
+        for (size_t i = 0; i < (size_t)n * d; i++)
+            m->x[i] += m->xn[i];
+        for (int i = 0; i < n; i++)
+            rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->ffn_norm, d, m->norm_eps);
+        const int ff = m->n_ff;
+        if (L->w_gate_up) {
+            if (mul(ctx, L->w_gate_up, m->xn, m->fused, n, err, es))
+                return -1;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < ff; j++) {
+                    const float g = m->fused[(size_t)i * 2 * ff + j], u = m->fused[(size_t)i * 2 * ff + ff + j];
+                    m->gate[(size_t)i * ff + j] = g / (1.0f + expf(-g)) * u;
+                }
+        } else {
+            if (mul(ctx, L->w_gate, m->xn, m->gate, n, err, es) || mul(ctx, L->w_up, m->xn, m->up, n, err, es))
+                return -1;
+            for (size_t i = 0; i < (size_t)n * ff; i++) {
+                const float g = m->gate[i];
+                m->gate[i] = g / (1.0f + expf(-g)) * m->up[i];
+            }
+        }
+        if (mul(ctx, L->w_down, m->gate, m->xn, n, err, es))
+            return -1;
+        for (size_t i = 0; i < (size_t)n * d; i++)
+            m->x[i] += m->xn[i];
+    }
+    /* Only the last position's logits are needed (greedy decoding). */
+    rms_norm(m->xn, m->x + (size_t)(n - 1) * d, m->output_norm, d, m->norm_eps);
+    if (mul(ctx, m->output, m->xn, m->logits, 1, err, es))
+        return -1;
+    m->n_past += n;
+    return 0;
+}
+
+int run_model_eval(qmm_context *ctx, run_model *m, const int32_t *ids, int n, char *err, size_t es) {
+    if (n < 1)
+        return fail(err, es, "nothing to evaluate");
+    if (n > m->n_ctx - m->n_past)
+        return fail(err, es, "context full: %d tokens in a context of %d (--ctx)", m->n_past + n, m->n_ctx);
+    for (int i = 0; i < n; i += m->n_batch)
+        if (eval_batch(ctx, m, ids + i, n - i < m->n_batch ? n - i : m->n_batch, err, es))
+            return -1;
+    return 0;
+}
