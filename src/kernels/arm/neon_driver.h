@@ -1,5 +1,6 @@
-/* The GEMM driver and the descriptor of the NEON int8 families (dotprod, i8mm; Q4_0, Q8_0): everything of such a
- * family but its tile function and its panel format (neon_common.h). A family file defines
+/* The GEMM driver and the descriptor of the NEON int8 families (dotprod, i8mm; Q4_0, Q8_0; Q4_1, Q5_0, Q5_1, Q6_K
+ * through the bodies neon_legacy_body.h, neon_q6_k_body.h): everything of such a family but its tile function and
+ * its panel format (neon_common.h, or the body's). A family file (or body) defines
  *     static inline __attribute__((always_inline))
  *     void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w, float32x4_t out[QMM_NEON_MR]);
  * (mc activation rows of the 4-row group a x the 4 rows of panel w, all nb blocks, into out[0..mc)) and invokes
