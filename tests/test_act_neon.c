@@ -3,8 +3,9 @@
  * (d underflows to 0) or tiny (d denormal, 1 / d = inf), signed zeros, exact ties, values near FLT_MAX, and from block
  * 14 on the tiny, subnormal and mixed blocks of test_act_blocks.h (the scaled path, d rounded upward). Reads the
  * families' layout (src/kernels/arm/neon_common.h): groups of 4 rows, per block float d[4] then 128 quants,
- * ROWS4 (dotprod: row r at r * 32) or PAIRS (i8mm: piece g of row r at g * 32 + (r / 2) * 16 + (r % 2) * 8).
- * Rows past m in the last group must be zero. */
+ * ROWS4 (dotprod: row r at r * 32) or PAIRS (i8mm: piece g of row r at g * 32 + (r / 2) * 16 + (r % 2) * 8);
+ * or the layout with sums (neon_act_sums.h: 160-byte blocks, int16 per-16 sums of row r at 16 + 4 r, quants at 32),
+ * whose sums must be the exact sums of the quants. Rows past m in the last group must be zero. */
 #include <float.h>
 #include <math.h>
 
@@ -80,6 +81,8 @@ static void check(const qmm_family *kf, int pairs, int64_t m) {
         for (int b = 0; b < NBLK; b++)
             fill_block(x + r * k + b * 32, b, (int)r, &seed);
     const qmm_act_layout *al = &kf->act;
+    const size_t bb = al->packed_size(4, 32), qoff = bb == 160 ? 32 : 16; /* bytes per block, offset of the quants */
+    CHECK(bb == 144 || bb == 160, "%s: activation blocks of %zu bytes, neither layout", kf->name, bb);
     const size_t sz = al->packed_size(m, k);
     uint8_t *p = qmm_test_alloc(sz);
     memset(p, 0x5a, sz);
@@ -93,12 +96,22 @@ static void check(const qmm_family *kf, int pairs, int64_t m) {
             int32_t sum;
             if (r < m)
                 qmm_act_quantize_block(x + r * k + b * 32, q, &d, &sum);
-            const uint8_t *blk = p + al->packed_offset(r - r % 4, k) + (size_t)b * 144;
+            const uint8_t *blk = p + al->packed_offset(r - r % 4, k) + (size_t)b * bb;
             const int i = (int)(r % 4);
             int8_t pq[32];
             for (int t = 0; t < 32; t++)
-                pq[t] = (int8_t)blk[16 + (pairs ? (t / 8) * 32 + (i / 2) * 16 + (i % 2) * 8 + t % 8 : i * 32 + t)];
-            const int ok = memcmp(blk + 4 * i, &d, 4) == 0 && memcmp(pq, q, 32) == 0;
+                pq[t] = (int8_t)blk[qoff + (pairs ? (t / 8) * 32 + (i / 2) * 16 + (i % 2) * 8 + t % 8 : i * 32 + t)];
+            int ok = memcmp(blk + 4 * i, &d, 4) == 0 && memcmp(pq, q, 32) == 0;
+            if (bb == 160) {
+                int16_t ps[2];
+                memcpy(ps, blk + 16 + 4 * i, 4);
+                for (int h = 0; h < 2; h++) {
+                    int32_t want = 0;
+                    for (int t = 16 * h; t < 16 * h + 16; t++)
+                        want += q[t];
+                    ok &= ps[h] == want;
+                }
+            }
             if (!ok && bad++ < 5) {
                 float pd;
                 memcpy(&pd, blk + 4 * i, 4);

@@ -1,8 +1,9 @@
 /* Every family the CPU can run, against its type's reference family, on
  * values the random oracle test rarely meets: subnormals, huge magnitudes
  * (overflow to inf, cancellation), infinities and NaN, in weights (F32/F16)
- * and activations (all types). Outputs must match bit for bit, except that
- * a NaN matches any NaN (payloads are not promised: e.g. SME ZA arithmetic
+ * and activations (all types), and quants at the ends of their ranges
+ * (test_extremes). Outputs must match bit for bit, except that a NaN
+ * matches any NaN (payloads are not promised: e.g. SME ZA arithmetic
  * returns the default NaN). QMM_TEST_KERNEL=<name> runs one family. */
 #include <math.h>
 
@@ -40,6 +41,9 @@ static int same(float a, float b) {
 
 static uint64_t edge_seed = 4242;
 
+static void compare_family(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k, const void *src,
+                           const float *x, const char *what);
+
 static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k, int nonfinite) {
     const qmm_type t = kf->wtype;
     const size_t rb = qmm_row_size(t, k);
@@ -68,7 +72,19 @@ static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int
     for (int64_t i = 0; i < m; i++)
         for (int64_t l = 0; l < k; l++)
             x[i * k + l] = special(i + 3, l, nonfinite);
+    char what[32];
+    snprintf(what, sizeof what, "nonfinite=%d", nonfinite);
+    compare_family(kf, ref, m, n, k, src, x, what);
+    free(src);
+    free(f);
+    free(x);
+}
 
+/* kf against ref on GGUF rows src (n x k) and activations x (m x k): outputs bit for bit (any NaN matches any NaN),
+ * and GET_ROWS. */
+static void compare_family(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k, const void *src,
+                           const float *x, const char *what) {
+    const size_t rb = qmm_row_size(kf->wtype, k);
     void *wp = qmm_test_alloc(kf->w_packed_size(k, n));
     void *wr = qmm_test_alloc(ref->w_packed_size(k, n));
     kf->w_pack(k, n, 0, n, src, rb, wp);
@@ -94,7 +110,8 @@ static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int
         if (!same(y[i], yr[i]) && bad++ < 3)
             fprintf(stderr, "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "] = %a, ref %a\n", kf->name, m, n, k, i,
                     y[i], yr[i]);
-    CHECK(bad == 0, "%s: %ld edge-value outputs differ (m=%" PRId64 " nonfinite=%d)", kf->name, bad, m, nonfinite);
+    CHECK(bad == 0, "%s: %ld edge-value outputs differ (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " %s)", kf->name, bad, m, n, k,
+          what);
 
     float *r1 = malloc((size_t)k * 4), *r2 = malloc((size_t)k * 4);
     for (int64_t j = 0; j < n; j++) {
@@ -103,19 +120,106 @@ static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int
         int ok = 1;
         for (int64_t l = 0; l < k; l++)
             ok &= same(r1[l], r2[l]);
-        CHECK(ok, "%s: w_read_row(%" PRId64 ") differs on edge values", kf->name, j);
+        CHECK(ok, "%s: w_read_row(%" PRId64 ") differs on edge values (%s)", kf->name, j, what);
     }
     free(r1);
     free(r2);
-    free(src);
-    free(f);
-    free(x);
     free(wp);
     free(wr);
     free(a);
     free(ar);
     free(y);
     free(yr);
+}
+
+/* ------------------------------------------------------ integer extremes */
+
+/* Element l of a Q4_1 / Q5_0 / Q5_1 block set to the unsigned q (0..15 / 0..31), of a Q6_K block to u = q + 32. */
+static void set_q(qmm_type t, void *blk, int l, unsigned q) {
+    uint8_t *qs = t == QMM_TYPE_Q4_1   ? ((qmm_block_q4_1 *)blk)->qs
+                  : t == QMM_TYPE_Q5_0 ? ((qmm_block_q5_0 *)blk)->qs
+                                       : ((qmm_block_q5_1 *)blk)->qs;
+    uint8_t *qh = t == QMM_TYPE_Q5_0 ? ((qmm_block_q5_0 *)blk)->qh : ((qmm_block_q5_1 *)blk)->qh;
+    if (t == QMM_TYPE_Q6_K) {
+        qmm_block_q6_k *b = blk;
+        const int h = l / 128, r = l % 128;
+        uint8_t *lo = &b->ql[64 * h + r % 64], *hi = &b->qh[32 * h + r % 32];
+        *lo = (uint8_t)((*lo & ~(0x0fu << (4 * (r / 64)))) | (q & 15u) << (4 * (r / 64)));
+        *hi = (uint8_t)((*hi & ~(0x03u << (2 * (r / 32)))) | (q >> 4) << (2 * (r / 32)));
+        return;
+    }
+    uint8_t *byte = &qs[l % 16];
+    *byte = (uint8_t)(l < 16 ? (*byte & 0xf0u) | (q & 15u) : (*byte & 0x0fu) | (q & 15u) << 4);
+    if (t != QMM_TYPE_Q4_1)
+        qh[l / 8] = (uint8_t)((qh[l / 8] & ~(1u << (l % 8))) | ((q >> 4) & 1u) << (l % 8));
+}
+
+/* Row j of n of type t whose quants sit at the ends of their range, in one of 4 patterns by j % 4 (all the top, all
+ * the bottom, per 16 elements, alternating), Q6_K's int8 scales at -128 or 127; the fp16 scales by j / 4: 1, 65504,
+ * the smallest subnormal (mins -1 or 1). */
+static void extreme_row(qmm_type t, int64_t j, int64_t k, uint8_t *row) {
+    const unsigned top = t == QMM_TYPE_Q4_1 ? 15 : t == QMM_TYPE_Q6_K ? 63 : 31;
+    const int kind = (int)(j % 4);
+    const uint16_t d = (const uint16_t[]){0x3c00, 0x7bff, 0x0001}[(j / 4) % 3], mn = j % 2 ? 0xbc00 : 0x3c00;
+    const int be = qmm_type_block_elems(t);
+    const size_t bb = qmm_type_block_bytes(t);
+    for (int64_t b = 0; b < k / be; b++) {
+        uint8_t *blk = row + (size_t)b * bb;
+        memset(blk, 0, bb);
+        for (int l = 0; l < be; l++) {
+            const int hi = kind == 0 || (kind == 2 && (l / 16) % 2 == 0) || (kind == 3 && l % 2 == 0);
+            set_q(t, blk, l, hi ? top : 0);
+        }
+        if (t == QMM_TYPE_Q6_K) {
+            qmm_block_q6_k *q6 = (qmm_block_q6_k *)blk;
+            for (int u = 0; u < 16; u++)
+                q6->scales[u] = (int8_t)(kind < 2 || u % 2 ? -128 : 127);
+            q6->d = d;
+        } else {
+            memcpy(blk, &d, 2); /* d first in every 32-element block */
+            if (t != QMM_TYPE_Q5_0)
+                memcpy(blk + 2, &mn, 2);
+        }
+    }
+}
+
+/* Integer extremes: weights from extreme_row against activation rows whose quants are all +-127 (constant rows of
+ * either sign, signs per 16 elements or alternating), so that isum and imin reach the bounds of docs/formats.md
+ * (Q6_K: 16646144, just below 2^24) where a kernel with a narrower intermediate (int16 partial sums, a scaled sum
+ * that overflows int32, a float product) loses bits, which random blocks almost never show. */
+static void test_extremes(const qmm_family *kf, const qmm_family *ref) {
+    const qmm_type t = kf->wtype;
+    if (t != QMM_TYPE_Q4_1 && t != QMM_TYPE_Q5_0 && t != QMM_TYPE_Q5_1 && t != QMM_TYPE_Q6_K)
+        return;
+    const int64_t k = 512, n = 13;
+    const size_t rb = qmm_row_size(t, k);
+    uint8_t *src = malloc(rb * (size_t)n);
+    for (int64_t j = 0; j < n; j++)
+        extreme_row(t, j, k, src + (size_t)j * rb);
+    /* row 0 is at the top: d * 15 + 1, (31 - 16) d, d * 31 + 1, (d * -128) * (63 - 32), with d = 1 (row 1 is at
+     * the bottom: Q6_K's largest magnitude, -128 * -32) */
+    const float want = t == QMM_TYPE_Q4_1 ? 16.0f : t == QMM_TYPE_Q5_0 ? 15.0f : t == QMM_TYPE_Q5_1 ? 32.0f : -3968.0f;
+    float *w0 = malloc((size_t)k * 4);
+    qmm_dequantize_row(t, src, w0, k);
+    int top = 1;
+    for (int64_t l = 0; l < k; l++)
+        top &= w0[l] == want;
+    CHECK(top, "%s: extreme row 0 is not at the top of the range", kf->name);
+    free(w0);
+    static const int64_t ms[] = {1, 10};
+    for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+        const int64_t m = ms[mi];
+        float *x = malloc((size_t)(m * k) * 4);
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t l = 0; l < k; l++) {
+                const int kind = (int)(i % 4);
+                const float sign = kind == 1 || (kind == 2 && (l / 16) % 2) || (kind == 3 && l % 2) ? -1.0f : 1.0f;
+                x[i * k + l] = sign * (i < 4 ? 1.0f : 3e-5f);
+            }
+        compare_family(kf, ref, m, n, k, src, x, "extreme quants");
+        free(x);
+    }
+    free(src);
 }
 
 static int tested;
@@ -129,6 +233,7 @@ static void visit(const qmm_family *kf, void *user) {
     for (int nf = 0; nf < 2; nf++)
         for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
             test_one(kf, ref, ms[mi], 37, qmm_type_block_elems(kf->wtype) == 256 ? 256 : 96, nf);
+    test_extremes(kf, ref);
     tested++;
     printf("ok   %-24s (%ld special outputs so far)\n", kf->name, n_special);
 }

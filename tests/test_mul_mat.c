@@ -133,7 +133,7 @@ static void compute_expected(problem *p) {
 
 static long compare(const problem *p, const float *got) { return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1; }
 
-#define NPROB 22
+#define NPROB 24
 static problem probs[NPROB];
 static int nprob;
 
@@ -144,7 +144,7 @@ static void setup(void) {
     };
     for (int t = 0; t < 4; t++)
         for (int s = 0; s < 6; s += 1 + (t % 2)) {
-            if (nprob >= NPROB - 10) /* ten more below */
+            if (nprob >= NPROB - 12) /* twelve more below */
                 break;
             make_problem(&probs[nprob], types[t], shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4]);
             compute_expected(&probs[nprob]);
@@ -160,11 +160,16 @@ static void setup(void) {
         {64, 33, 17, 1, 2}, {96, 130, 2, 1, 1}, {160, 19, 3, 1, 1}, {256, 40, 6, 1, 1},
         {512, 17, 5, 2, 1}, {256, 77, 3, 1, 1}, {256, 9, 7, 1, 1},  {512, 31, 4, 1, 1},
     };
-    for (int t = 4; t < NTYPES && nprob < NPROB; t++) {
+    for (int t = 4; t < NTYPES && nprob < NPROB - 2; t++) {
         const int64_t *sh = more[t - 4];
         make_problem(&probs[nprob], types[t], sh[0], sh[1], sh[2], sh[3], sh[4]);
         compute_expected(&probs[nprob++]);
     }
+    /* hybrid splits of a type with a min (activations with sums) and of a K-quant (per-16 sub-scales) */
+    make_problem(&probs[nprob], QMM_TYPE_Q5_1, 96, 40, 130, 1, 1);
+    compute_expected(&probs[nprob++]);
+    make_problem(&probs[nprob], QMM_TYPE_Q6_K, 256, 24, 129, 1, 1);
+    compute_expected(&probs[nprob++]);
 }
 
 static void sweep_threads(void) {

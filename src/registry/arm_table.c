@@ -21,8 +21,16 @@ extern const qmm_family qmm_family_sve_dotprod_q8_0;
 /* NEON */
 extern const qmm_family qmm_family_neon_i8mm_q4_0;
 extern const qmm_family qmm_family_neon_i8mm_q8_0;
+extern const qmm_family qmm_family_neon_i8mm_q4_1;
+extern const qmm_family qmm_family_neon_i8mm_q5_0;
+extern const qmm_family qmm_family_neon_i8mm_q5_1;
+extern const qmm_family qmm_family_neon_i8mm_q6_k;
 extern const qmm_family qmm_family_neon_dotprod_q4_0;
 extern const qmm_family qmm_family_neon_dotprod_q8_0;
+extern const qmm_family qmm_family_neon_dotprod_q4_1;
+extern const qmm_family qmm_family_neon_dotprod_q5_0;
+extern const qmm_family qmm_family_neon_dotprod_q5_1;
+extern const qmm_family qmm_family_neon_dotprod_q6_k;
 extern const qmm_family qmm_family_neon_f32;
 extern const qmm_family qmm_family_neon_f16;
 
@@ -44,8 +52,16 @@ const qmm_family *const qmm_arm_kernels[] = {
     /* NEON: i8mm before dotprod, then fp32 / fp16. */
     &qmm_family_neon_i8mm_q4_0,
     &qmm_family_neon_i8mm_q8_0,
+    &qmm_family_neon_i8mm_q4_1,
+    &qmm_family_neon_i8mm_q5_0,
+    &qmm_family_neon_i8mm_q5_1,
+    &qmm_family_neon_i8mm_q6_k,
     &qmm_family_neon_dotprod_q4_0,
     &qmm_family_neon_dotprod_q8_0,
+    &qmm_family_neon_dotprod_q4_1,
+    &qmm_family_neon_dotprod_q5_0,
+    &qmm_family_neon_dotprod_q5_1,
+    &qmm_family_neon_dotprod_q6_k,
     &qmm_family_neon_f32,
     &qmm_family_neon_f16,
     NULL,

@@ -1,5 +1,6 @@
-/* The GEMM driver and the descriptor of the NEON int8 families (dotprod, i8mm; Q4_0, Q8_0): everything of such a
- * family but its tile function and its panel format (neon_common.h). A family file defines
+/* The GEMM driver and the descriptor of the NEON int8 families (dotprod, i8mm; Q4_0, Q8_0; Q4_1, Q5_0, Q5_1, Q6_K
+ * through the bodies neon_legacy_body.h, neon_q6_k_body.h): everything of such a family but its tile function and
+ * its panel format (neon_common.h, or the body's). A family file (or body) defines
  *     static inline __attribute__((always_inline))
  *     void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w, float32x4_t out[QMM_NEON_MR]);
  * (mc activation rows of the 4-row group a x the 4 rows of panel w, all nb blocks, into out[0..mc)) and invokes
@@ -13,11 +14,11 @@
 
 /* static void fn(m, n, k, a, w, y, ys): the qmm_family gemm entry. Panel outer, activation groups inner, so a
  * panel (nb * blk bytes) stays in L1 while the groups stream past; a short last group (mc < 4) gets its own
- * inlined tile, a short last panel stores only its nc columns. */
-#define QMM_NEON_GEMM(fn, tile, blk)                                                                                             \
+ * inlined tile, a short last panel stores only its nc columns. act_blk: bytes per block of an activation group. */
+#define QMM_NEON_GEMM(fn, tile, blk, act_blk)                                                                                    \
     static void fn(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                         \
         const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t panel_bytes = (size_t)nb * (blk), group_bytes = (size_t)nb * QMM_NEON_ACT_BLK;                              \
+        const size_t panel_bytes = (size_t)nb * (blk), group_bytes = (size_t)nb * (act_blk);                                     \
         for (int64_t j0 = 0; j0 < n; j0 += QMM_NEON_NR) {                                                                        \
             const uint8_t *wp = (const uint8_t *)w + (size_t)(j0 / QMM_NEON_NR) * panel_bytes;                                   \
             const int64_t nc = n - j0 < QMM_NEON_NR ? n - j0 : QMM_NEON_NR;                                                      \
@@ -42,6 +43,11 @@
  * arrangement (QMM_NEON_ROWS4 or QMM_NEON_PAIRS, the activations likewise), computed by tile; kr is the k
  * interleave of one dot step. A GEMV is the GEMM with one row: the 4-row tile wastes nothing there. */
 #define QMM_NEON_INT8_FAMILY(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile)                           \
+    QMM_NEON_INT8_FAMILY_ACT(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile, act, QMM_NEON_ACT_BLK)
+
+/* The same with the activation layout named: actfmt is the prefix of its qmm_neon_<actfmt>_size / _offset / _pack
+ * (act: neon_common.h's; act_sums: neon_act_sums.h's, which also stores per-16 sums), act_blk its bytes per block. */
+#define QMM_NEON_INT8_FAMILY_ACT(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile, actfmt, act_blk)      \
     static size_t w_size(int64_t k, int64_t n) { return qmm_neon_w_size(blk, k, n); }                                            \
     static size_t w_offset(int64_t n_idx, int64_t k) { return qmm_neon_w_offset(blk, n_idx, k); }                                \
     static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
@@ -51,9 +57,9 @@
         qmm_neon_read_##fmt(arrangement, packed, k, row, dst);                                                                   \
     }                                                                                                                            \
     static void act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {                                 \
-        qmm_neon_act_pack(arrangement, m, k, x, x_row_stride, dst);                                                              \
+        qmm_neon_##actfmt##_pack(arrangement, m, k, x, x_row_stride, dst);                                                       \
     }                                                                                                                            \
-    QMM_NEON_GEMM(gemm, tile, blk)                                                                                               \
+    QMM_NEON_GEMM(gemm, tile, blk, act_blk)                                                                                      \
     const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
@@ -70,7 +76,7 @@
         .w_packed_offset = w_offset,                                                                                             \
         .w_pack = w_pack,                                                                                                        \
         .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_NEON_MR, qmm_neon_act_size, qmm_neon_act_offset, act_pack},                                                  \
+        .act = {QMM_NEON_MR, qmm_neon_##actfmt##_size, qmm_neon_##actfmt##_offset, act_pack},                                    \
         .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
         .gemm = gemm,                                                                                                            \
         .gemv = NULL,                                                                                                            \
