@@ -105,14 +105,15 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
     long bad = 0;
     for (int64_t i = 0; i < m * n; i++)
         if (!same_bits(&y[i], &yr[i], 1) && bad++ < 3)
-            fprintf(stderr, "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "][%" PRId64 "] = %a, ref %a\n", kf->name, m,
-                    n, k, i / n, i % n, y[i], yr[i]);
+            fprintf(stderr, "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "][%" PRId64 "] = %a, ref %a\n", kf->name,
+                    m, n, k, i / n, i % n, y[i], yr[i]);
     CHECK(bad == 0, "%s: %ld extreme-value outputs differ (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, m, n, k);
     float *r1 = malloc((size_t)k * sizeof(float)), *r2 = malloc((size_t)k * sizeof(float));
     for (int64_t j = 0; j < n; j++) {
         kf->w_read_row(wp, k, n, j, r1);
         ref->w_read_row(wr, k, n, j, r2);
-        CHECK(same_bits(r1, r2, (size_t)k), "%s: w_read_row(%" PRId64 ") differs on extreme blocks (k=%" PRId64 ")", kf->name, j, k);
+        CHECK(same_bits(r1, r2, (size_t)k), "%s: w_read_row(%" PRId64 ") differs on extreme blocks (k=%" PRId64 ")", kf->name, j,
+              k);
     }
     free(r1);
     free(r2);

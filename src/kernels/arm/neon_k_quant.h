@@ -60,9 +60,7 @@ static inline unsigned qmm_neon_kq_get(int kind, int arrangement, const uint8_t 
     return u;
 }
 
-static inline size_t qmm_neon_kq_w_size(int kind, int64_t k, int64_t n) {
-    return qmm_neon_w_size(QMM_NEON_KQ_BLK(kind), k, n);
-}
+static inline size_t qmm_neon_kq_w_size(int kind, int64_t k, int64_t n) { return qmm_neon_w_size(QMM_NEON_KQ_BLK(kind), k, n); }
 
 /* Row r of a panel super-block hdr + units from one GGUF super-block (NULL: a padding row, all zero). */
 static inline void qmm_neon_kq_put_row(int kind, int arrangement, uint8_t *sb, int r, const void *gb) {
@@ -94,7 +92,8 @@ static inline void qmm_neon_kq_put_row(int kind, int arrangement, uint8_t *sb, i
         break;
     }
     default: { /* Q4_K, Q5_K: the same header */
-        const uint8_t *scales = kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->scales : ((const qmm_block_q5_k *)gb)->scales;
+        const uint8_t *scales =
+            kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->scales : ((const qmm_block_q5_k *)gb)->scales;
         d = kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->d : ((const qmm_block_q5_k *)gb)->d;
         dmin = kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->dmin : ((const qmm_block_q5_k *)gb)->dmin;
         for (int j = 0; j < 8; j++) {
@@ -104,7 +103,8 @@ static inline void qmm_neon_kq_put_row(int kind, int arrangement, uint8_t *sb, i
             sb[16 + 8 * j + 4 + r] = (uint8_t)m;
         }
         for (int l = 0; l < QMM_QK_K; l++) {
-            const int q = kind == QMM_NEON_KQ_Q4_K ? qmm_q4_k_q((const qmm_block_q4_k *)gb, l) : qmm_q5_k_q((const qmm_block_q5_k *)gb, l);
+            const int q =
+                kind == QMM_NEON_KQ_Q4_K ? qmm_q4_k_q((const qmm_block_q4_k *)gb, l) : qmm_q5_k_q((const qmm_block_q5_k *)gb, l);
             qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32, (unsigned)q);
         }
         break;
@@ -168,7 +168,7 @@ static inline void qmm_neon_kq_read(int kind, int arrangement, const void *packe
 
 /* The names QMM_NEON_INT8_FAMILY expects (fmt = q2_k ... q5_k). */
 #define QMM_NEON_KQ_GLUE(fmt, kind)                                                                                              \
-    static inline void qmm_neon_pack_##fmt(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,     \
+    static inline void qmm_neon_pack_##fmt(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,       \
                                            size_t src_row_stride, void *dst) {                                                   \
         qmm_neon_kq_pack(kind, arrangement, k, n, n0, n1, src, src_row_stride, dst);                                             \
     }                                                                                                                            \

@@ -182,8 +182,8 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb,
                 xs = vpaddlq_s16(vpaddq_s16(ha, hb));
 #endif
                 const float xd0 = ((const float *)a)[2 * p], xd1 = ((const float *)a)[2 * p + 1];
-                acc[2 * p] = kq_step(acc[2 * p], r0a, r0b, vgetq_lane_s32(xs, 0), vgetq_lane_s32(xs, 2), sca, scb, ma, mb, d,
-                                     dmin, xd0);
+                acc[2 * p] =
+                    kq_step(acc[2 * p], r0a, r0b, vgetq_lane_s32(xs, 0), vgetq_lane_s32(xs, 2), sca, scb, ma, mb, d, dmin, xd0);
                 if (2 * p + 1 < mc)
                     acc[2 * p + 1] = kq_step(acc[2 * p + 1], r1a, r1b, vgetq_lane_s32(xs, 1), vgetq_lane_s32(xs, 3), sca, scb, ma,
                                              mb, d, dmin, xd1);
