@@ -9,9 +9,6 @@
  * SME2, SME without SVE). Only the tables matter, not this CPU: each ISA's
  * half is checked where the build has its table, and is vacuous elsewhere.
  *
- * QMM_ARM_COVERAGE_PENDING (tests/CMakeLists.txt): the Arm half is expected to
- * fail (its families for the other types are being written); gaps are printed
- * as "xfail", and a complete Arm half fails, so the switch gets removed.
  * Also: no family packs more than 3% over the GGUF bytes. */
 #include "cpu/cpu.h"
 #include "formats/formats.h"
@@ -83,28 +80,22 @@ static int gaps_of(const feature_set *fs, int *simd_q4_0) {
     return gaps;
 }
 
-/* One ISA's half: returns its total gaps; checked unless pending. */
-static int check_half(const char *isa, const qmm_family *const *table, const feature_set *sets, size_t nsets, int pending) {
+/* One ISA's half: every feature set must have no gap. */
+static void check_half(const char *isa, const qmm_family *const *table, const feature_set *sets, size_t nsets) {
     if (!table[0]) {
         printf("skip %s: the build has no %s families\n", isa, isa);
-        return 0;
+        return;
     }
-    int total = 0, simd_sets = 0;
+    int simd_sets = 0;
     for (size_t s = 0; s < nsets; s++) {
         int simd;
         const int g = gaps_of(&sets[s], &simd);
         simd_sets += simd;
-        total += g;
-        if (pending)
-            printf("%s %s (%d types on the reference where Q4_0 has a SIMD family)\n", g ? "xfail" : "ok   ", sets[s].name, g);
-        else {
-            printf("%s %s\n", g ? "FAIL " : "ok   ", sets[s].name);
-            CHECK(g == 0, "%s: %d dispatch gaps", sets[s].name, g);
-        }
+        printf("%s %s\n", g ? "FAIL " : "ok   ", sets[s].name);
+        CHECK(g == 0, "%s: %d dispatch gaps", sets[s].name, g);
     }
     /* not vacuous: the table's own Q4_0 families must be reached by some set */
     CHECK(simd_sets > 0, "%s: no feature set selects a SIMD Q4_0 family (the feature sets are out of date)", isa);
-    return total;
 }
 
 /* What a type gains must not cost memory: every family of the build packs
@@ -133,26 +124,13 @@ static void check_packed_sizes(void) {
 
 int main(void) {
     check_packed_sizes();
-    check_half("x86", qmm_x86_kernels, x86_sets, sizeof x86_sets / sizeof x86_sets[0], 0);
-#ifdef QMM_ARM_COVERAGE_PENDING
-    const int arm_gaps = check_half("Arm", qmm_arm_kernels, arm_sets, sizeof arm_sets / sizeof arm_sets[0], 1);
-    CHECK(!qmm_arm_kernels[0] || arm_gaps > 0,
-          "the Arm half now passes: remove QMM_ARM_COVERAGE_PENDING from tests/CMakeLists.txt (strict expected failure)");
-#else
-    check_half("Arm", qmm_arm_kernels, arm_sets, sizeof arm_sets / sizeof arm_sets[0], 0);
-#endif
+    check_half("x86", qmm_x86_kernels, x86_sets, sizeof x86_sets / sizeof x86_sets[0]);
+    check_half("Arm", qmm_arm_kernels, arm_sets, sizeof arm_sets / sizeof arm_sets[0]);
     /* and this CPU, as detected */
     const feature_set here = {"this CPU", qmm_cpu_detect()->features};
     int simd;
     const int g = gaps_of(&here, &simd);
-#ifdef QMM_ARM_COVERAGE_PENDING
-    if (qmm_arm_kernels[0])
-        printf("%s this CPU (Arm: expected to fail)\n", g ? "xfail" : "ok   ");
-    else
-#endif
-    {
-        printf("%s this CPU\n", g ? "FAIL " : "ok   ");
-        CHECK(g == 0, "this CPU: %d dispatch gaps", g);
-    }
+    printf("%s this CPU\n", g ? "FAIL " : "ok   ");
+    CHECK(g == 0, "this CPU: %d dispatch gaps", g);
     return qmm_test_summary();
 }

@@ -31,6 +31,14 @@ extern const qmm_family qmm_family_neon_dotprod_q4_1;
 extern const qmm_family qmm_family_neon_dotprod_q5_0;
 extern const qmm_family qmm_family_neon_dotprod_q5_1;
 extern const qmm_family qmm_family_neon_dotprod_q6_k;
+extern const qmm_family qmm_family_neon_i8mm_q4_k;
+extern const qmm_family qmm_family_neon_i8mm_q5_k;
+extern const qmm_family qmm_family_neon_i8mm_q2_k;
+extern const qmm_family qmm_family_neon_i8mm_q3_k;
+extern const qmm_family qmm_family_neon_dotprod_q4_k;
+extern const qmm_family qmm_family_neon_dotprod_q5_k;
+extern const qmm_family qmm_family_neon_dotprod_q2_k;
+extern const qmm_family qmm_family_neon_dotprod_q3_k;
 extern const qmm_family qmm_family_neon_f32;
 extern const qmm_family qmm_family_neon_f16;
 
@@ -62,6 +70,14 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_neon_dotprod_q5_0,
     &qmm_family_neon_dotprod_q5_1,
     &qmm_family_neon_dotprod_q6_k,
+    &qmm_family_neon_i8mm_q4_k,
+    &qmm_family_neon_i8mm_q5_k,
+    &qmm_family_neon_i8mm_q2_k,
+    &qmm_family_neon_i8mm_q3_k,
+    &qmm_family_neon_dotprod_q4_k,
+    &qmm_family_neon_dotprod_q5_k,
+    &qmm_family_neon_dotprod_q2_k,
+    &qmm_family_neon_dotprod_q3_k,
     &qmm_family_neon_f32,
     &qmm_family_neon_f16,
     NULL,

@@ -14,6 +14,15 @@ qmm_add_kernel(src/kernels/arm/matmul_q4_1_neon_i8mm.c -march=armv8.2-a+dotprod+
 qmm_add_kernel(src/kernels/arm/matmul_q5_0_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 qmm_add_kernel(src/kernels/arm/matmul_q5_1_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 qmm_add_kernel(src/kernels/arm/matmul_q6_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+# K-quants (Q2_K..Q5_K): one body (neon_k_quant_body.h) per type and instruction set, panels in neon_k_quant.h.
+qmm_add_kernel(src/kernels/arm/matmul_q4_k_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_q5_k_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_q2_k_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_q3_k_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_q4_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+qmm_add_kernel(src/kernels/arm/matmul_q5_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+qmm_add_kernel(src/kernels/arm/matmul_q2_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+qmm_add_kernel(src/kernels/arm/matmul_q3_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 # fp32 / fp16 weights: base Armv8-A Advanced SIMD (fcvtl widens fp16 without FEAT_FP16).
 qmm_add_kernel(src/kernels/arm/matmul_f32_neon.c -march=armv8-a)
 qmm_add_kernel(src/kernels/arm/matmul_f16_neon.c -march=armv8-a)

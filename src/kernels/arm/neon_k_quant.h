@@ -1,0 +1,183 @@
+/* Panel formats of the NEON K-quant families (Q2_K, Q3_K, Q4_K, Q5_K; dotprod and i8mm): packers and GET_ROWS
+ * readers. Static inline, so each family's translation unit compiles them with its own target flags.
+ *
+ * A panel holds 4 weight rows (n_step = 4, as neon_common.h). Per 256-element super-block, a header, then the 8
+ * 32-blocks' quants ("units"). Every element is stored as an unsigned u (Q2_K, Q4_K, Q5_K: q itself; Q3_K:
+ * q + 4, 0..7) at the place the 8-vector int8 image of a 32-block would give it: element t of row r is byte
+ * pos = qmm_neon_pos(arrangement, r, t) of 128, i.e. vector c = pos / 16, byte b = pos % 16 (ROWS4: vector c =
+ * elements 4c..4c+3 of the 4 rows; PAIRS: smmla operands; in both, vectors 0..3 are elements 0..15, the first
+ * 16-sub-block, and 4..7 elements 16..31). A unit holds the low B bits (B = 4: Q4_K/Q5_K, B = 2: Q2_K/Q3_K) of u
+ * in B vectors, vector c's at vector c % B, bits B * (c / B); then, for Q5_K/Q3_K, bit B of u as a 16-byte bit
+ * plane (byte b, bit c). So the kernel gets vector c by one shift and mask, plus one shift and mask of the plane.
+ *
+ * Headers (fp16 values kept as they are, widened exactly by fcvtl in the kernel; [r] = row r of the panel):
+ *   Q4_K, Q5_K: d[4], dmin[4] (fp16), then per 32-block j 8 bytes: sc_j[4], m_j[4] (the 6-bit values unpacked)
+ *   Q2_K:       d[4], dmin[4] (fp16), then per 32-block j 8 bytes: the GGUF scale bytes of 16-sub-blocks 2j [4]
+ *               and 2j + 1 [4] (low nibble sc, high nibble m)
+ *   Q3_K:       d[4] (fp16), then the 12 GGUF scale bytes, byte i at 4 i + r (the packed 6-bit scales, decoded
+ *               in the kernel: bytes 0..3, 4..7 and 8..11 are each one 16-byte vector)
+ * Sizes per super-block and panel (GGUF: 4 rows x 144 / 176 / 84 / 110): Q4_K 592 (+2.8%), Q5_K 720 (+2.3%),
+ * Q2_K 336 and Q3_K 440 (the GGUF size). */
+#ifndef QMM_NEON_K_QUANT_H
+#define QMM_NEON_K_QUANT_H
+
+#include "kernels/arm/neon_common.h"
+
+/* Macros, not an enum: the body header (neon_k_quant_body.h) tests them in #if. */
+#define QMM_NEON_KQ_Q2_K 1
+#define QMM_NEON_KQ_Q3_K 2
+#define QMM_NEON_KQ_Q4_K 3
+#define QMM_NEON_KQ_Q5_K 4
+
+/* Header bytes, unit bytes, low bits per element, and whether a bit plane follows them. */
+#define QMM_NEON_KQ_HDR(kind)   ((kind) == QMM_NEON_KQ_Q3_K ? 56 : 80)
+#define QMM_NEON_KQ_BITS(kind)  ((kind) == QMM_NEON_KQ_Q2_K || (kind) == QMM_NEON_KQ_Q3_K ? 2 : 4)
+#define QMM_NEON_KQ_PLANE(kind) ((kind) == QMM_NEON_KQ_Q3_K || (kind) == QMM_NEON_KQ_Q5_K)
+#define QMM_NEON_KQ_UNIT(kind)  (16 * QMM_NEON_KQ_BITS(kind) + 16 * QMM_NEON_KQ_PLANE(kind))
+#define QMM_NEON_KQ_SB(kind)    (QMM_NEON_KQ_HDR(kind) + 8 * QMM_NEON_KQ_UNIT(kind))
+/* Bytes per 32-block of a panel (the driver's blk): a super-block is 8 of them. */
+#define QMM_NEON_KQ_BLK(kind) (QMM_NEON_KQ_SB(kind) / 8)
+
+_Static_assert(QMM_NEON_KQ_SB(QMM_NEON_KQ_Q4_K) == 592 && QMM_NEON_KQ_SB(QMM_NEON_KQ_Q5_K) == 720, "Q4_K/Q5_K panels");
+_Static_assert(QMM_NEON_KQ_SB(QMM_NEON_KQ_Q2_K) == 4 * 84 && QMM_NEON_KQ_SB(QMM_NEON_KQ_Q3_K) == 4 * 110, "Q2_K/Q3_K panels");
+
+static inline void qmm_neon_kq_put(int kind, int arrangement, uint8_t *unit, int r, int t, unsigned u) {
+    const int bits = QMM_NEON_KQ_BITS(kind);
+    const size_t pos = qmm_neon_pos(arrangement, r, t);
+    const int c = (int)(pos / 16), b = (int)(pos % 16);
+    unit[16 * (c % bits) + b] |= (uint8_t)((u & ((1u << bits) - 1u)) << (bits * (c / bits)));
+    if (QMM_NEON_KQ_PLANE(kind))
+        unit[16 * bits + b] |= (uint8_t)(((u >> bits) & 1u) << c);
+}
+
+static inline unsigned qmm_neon_kq_get(int kind, int arrangement, const uint8_t *unit, int r, int t) {
+    const int bits = QMM_NEON_KQ_BITS(kind);
+    const size_t pos = qmm_neon_pos(arrangement, r, t);
+    const int c = (int)(pos / 16), b = (int)(pos % 16);
+    unsigned u = (unit[16 * (c % bits) + b] >> (bits * (c / bits))) & ((1u << bits) - 1u);
+    if (QMM_NEON_KQ_PLANE(kind))
+        u |= ((unit[16 * bits + b] >> c) & 1u) << bits;
+    return u;
+}
+
+static inline size_t qmm_neon_kq_w_size(int kind, int64_t k, int64_t n) { return qmm_neon_w_size(QMM_NEON_KQ_BLK(kind), k, n); }
+
+/* Row r of a panel super-block hdr + units from one GGUF super-block (NULL: a padding row, all zero). */
+static inline void qmm_neon_kq_put_row(int kind, int arrangement, uint8_t *sb, int r, const void *gb) {
+    uint8_t *unit0 = sb + QMM_NEON_KQ_HDR(kind);
+    if (!gb)
+        return; /* the panel was zeroed */
+    uint16_t d, dmin = 0;
+    switch (kind) {
+    case QMM_NEON_KQ_Q2_K: {
+        const qmm_block_q2_k *b = (const qmm_block_q2_k *)gb;
+        d = b->d;
+        dmin = b->dmin;
+        for (int j = 0; j < 8; j++) {
+            sb[16 + 8 * j + r] = b->scales[2 * j];
+            sb[16 + 8 * j + 4 + r] = b->scales[2 * j + 1];
+        }
+        for (int l = 0; l < QMM_QK_K; l++)
+            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32, (unsigned)qmm_q2_k_q(b, l));
+        break;
+    }
+    case QMM_NEON_KQ_Q3_K: {
+        const qmm_block_q3_k *b = (const qmm_block_q3_k *)gb;
+        d = b->d;
+        for (int i = 0; i < 12; i++)
+            sb[8 + 4 * i + r] = b->scales[i];
+        for (int l = 0; l < QMM_QK_K; l++)
+            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32,
+                            (unsigned)(qmm_q3_k_q(b, l) + 4));
+        break;
+    }
+    default: { /* Q4_K, Q5_K: the same header */
+        const uint8_t *scales =
+            kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->scales : ((const qmm_block_q5_k *)gb)->scales;
+        d = kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->d : ((const qmm_block_q5_k *)gb)->d;
+        dmin = kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->dmin : ((const qmm_block_q5_k *)gb)->dmin;
+        for (int j = 0; j < 8; j++) {
+            int sc, m;
+            qmm_k_scale_min(scales, j, &sc, &m);
+            sb[16 + 8 * j + r] = (uint8_t)sc;
+            sb[16 + 8 * j + 4 + r] = (uint8_t)m;
+        }
+        for (int l = 0; l < QMM_QK_K; l++) {
+            const int q =
+                kind == QMM_NEON_KQ_Q4_K ? qmm_q4_k_q((const qmm_block_q4_k *)gb, l) : qmm_q5_k_q((const qmm_block_q5_k *)gb, l);
+            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32, (unsigned)q);
+        }
+        break;
+    }
+    }
+    memcpy(sb + 2 * r, &d, 2);
+    if (kind != QMM_NEON_KQ_Q3_K)
+        memcpy(sb + 8 + 2 * r, &dmin, 2);
+}
+
+static inline void qmm_neon_kq_pack(int kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                    size_t src_row_stride, void *dst) {
+    const int64_t nsb = k / QMM_QK_K;
+    const size_t gbytes = kind == QMM_NEON_KQ_Q2_K   ? sizeof(qmm_block_q2_k)
+                          : kind == QMM_NEON_KQ_Q3_K ? sizeof(qmm_block_q3_k)
+                          : kind == QMM_NEON_KQ_Q4_K ? sizeof(qmm_block_q4_k)
+                                                     : sizeof(qmm_block_q5_k);
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
+        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(QMM_NEON_KQ_BLK(kind), p0, k);
+        memset(panel, 0, (size_t)nsb * QMM_NEON_KQ_SB(kind));
+        for (int64_t s = 0; s < nsb; s++)
+            for (int r = 0; r < QMM_NEON_NR; r++) {
+                const void *gb = p0 + r < n ? (const char *)src + (size_t)(p0 + r) * src_row_stride + (size_t)s * gbytes : NULL;
+                qmm_neon_kq_put_row(kind, arrangement, panel + (size_t)s * QMM_NEON_KQ_SB(kind), r, gb);
+            }
+    }
+}
+
+/* GET_ROWS: ggml's dequantization (src/formats/k_quants.c), the same fp32 operations on the same values. */
+static inline void qmm_neon_kq_read(int kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    const int64_t nsb = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_KQ_BLK(kind), row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t s = 0; s < nsb; s++, dst += QMM_QK_K) {
+        const uint8_t *sb = panel + (size_t)s * QMM_NEON_KQ_SB(kind), *unit0 = sb + QMM_NEON_KQ_HDR(kind);
+        uint16_t hd, hdmin = 0;
+        memcpy(&hd, sb + 2 * r, 2);
+        if (kind != QMM_NEON_KQ_Q3_K)
+            memcpy(&hdmin, sb + 8 + 2 * r, 2);
+        const float d = qmm_fp16_to_fp32(hd), dmin = qmm_fp16_to_fp32(hdmin);
+        uint8_t q3_scales[12];
+        for (int i = 0; kind == QMM_NEON_KQ_Q3_K && i < 12; i++)
+            q3_scales[i] = sb[8 + 4 * i + r];
+        for (int l = 0; l < QMM_QK_K; l++) {
+            const int j = l / 32;
+            const int u = (int)qmm_neon_kq_get(kind, arrangement, unit0 + j * QMM_NEON_KQ_UNIT(kind), r, l % 32);
+            if (kind == QMM_NEON_KQ_Q3_K) {
+                const float dl = d * (float)qmm_q3_k_scale(q3_scales, l / 16);
+                dst[l] = dl * (float)(u - 4);
+            } else if (kind == QMM_NEON_KQ_Q2_K) {
+                const uint8_t sc = sb[16 + 8 * j + 4 * ((l / 16) % 2) + r];
+                const float dl = d * (float)(sc & 0x0f), ml = dmin * (float)(sc >> 4);
+                dst[l] = dl * (float)u - ml;
+            } else {
+                const float dl = d * (float)sb[16 + 8 * j + r], ml = dmin * (float)sb[16 + 8 * j + 4 + r];
+                dst[l] = dl * (float)u - ml;
+            }
+        }
+    }
+}
+
+/* The names QMM_NEON_INT8_FAMILY expects (fmt = q2_k ... q5_k). */
+#define QMM_NEON_KQ_GLUE(fmt, kind)                                                                                              \
+    static inline void qmm_neon_pack_##fmt(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,       \
+                                           size_t src_row_stride, void *dst) {                                                   \
+        qmm_neon_kq_pack(kind, arrangement, k, n, n0, n1, src, src_row_stride, dst);                                             \
+    }                                                                                                                            \
+    static inline void qmm_neon_read_##fmt(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {            \
+        qmm_neon_kq_read(kind, arrangement, packed, k, row, dst);                                                                \
+    }
+QMM_NEON_KQ_GLUE(q2_k, QMM_NEON_KQ_Q2_K)
+QMM_NEON_KQ_GLUE(q3_k, QMM_NEON_KQ_Q3_K)
+QMM_NEON_KQ_GLUE(q4_k, QMM_NEON_KQ_Q4_K)
+QMM_NEON_KQ_GLUE(q5_k, QMM_NEON_KQ_Q5_K)
+
+#endif
