@@ -13,6 +13,9 @@ extern const qmm_family qmm_family_avx512vnni_q4_1;
 extern const qmm_family qmm_family_avx512vnni_q5_k;
 extern const qmm_family qmm_family_avx512vnni_q5_1;
 extern const qmm_family qmm_family_avx512vnni_q2_k;
+extern const qmm_family qmm_family_avx512vnni_iq4_nl;
+extern const qmm_family qmm_family_avx512vnni_mxfp4;
+extern const qmm_family qmm_family_avx512vnni_iq4_xs;
 extern const qmm_family qmm_family_avx512_f32;
 extern const qmm_family qmm_family_avx512_f16;
 extern const qmm_family qmm_family_avxvnni_q4_0;
@@ -44,6 +47,9 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx512vnni_q5_k,
     &qmm_family_avx512vnni_q5_1,
     &qmm_family_avx512vnni_q2_k,
+    &qmm_family_avx512vnni_iq4_nl,
+    &qmm_family_avx512vnni_mxfp4,
+    &qmm_family_avx512vnni_iq4_xs,
     &qmm_family_avx512_f32,
     &qmm_family_avx512_f16,
     /* AVX-VNNI, then AVX2: after the AVX-512 rows */
