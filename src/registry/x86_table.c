@@ -18,6 +18,7 @@ extern const qmm_family qmm_family_avx512vnni_mxfp4;
 extern const qmm_family qmm_family_avx512vnni_iq4_xs;
 extern const qmm_family qmm_family_avx512_f32;
 extern const qmm_family qmm_family_avx512_f16;
+extern const qmm_family qmm_family_avx512_bf16;
 extern const qmm_family qmm_family_avxvnni_q4_0;
 extern const qmm_family qmm_family_avxvnni_q8_0;
 extern const qmm_family qmm_family_avxvnni_q4_k;
@@ -52,6 +53,7 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx512vnni_iq4_xs,
     &qmm_family_avx512_f32,
     &qmm_family_avx512_f16,
+    &qmm_family_avx512_bf16,
     /* AVX-VNNI, then AVX2: after the AVX-512 rows */
     &qmm_family_avxvnni_q4_0,
     &qmm_family_avxvnni_q8_0,

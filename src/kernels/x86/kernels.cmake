@@ -15,6 +15,7 @@ qmm_add_kernel(src/kernels/x86/matmul_mxfp4_avx512vnni.c ${QMM_X86_AVX512_FLAGS}
 qmm_add_kernel(src/kernels/x86/matmul_iq4_xs_avx512vnni.c ${QMM_X86_AVX512_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_f32_avx512.c ${QMM_X86_AVX512_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_f16_avx512.c ${QMM_X86_AVX512_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_bf16_avx512.c ${QMM_X86_AVX512_FLAGS})
 # AVX-VNNI and AVX2 families (x86-64-v3), below the AVX-512 ones in priority
 qmm_add_kernel(src/kernels/x86/matmul_q4_0_avxvnni.c -mavx2 -mfma -mf16c -mavxvnni)
 qmm_add_kernel(src/kernels/x86/matmul_q8_0_avxvnni.c -mavx2 -mfma -mf16c -mavxvnni)
