@@ -6,7 +6,10 @@
  *    emulated (avxvnni_emu_avx2.c), on the extreme quants that bound the
  *    16-bit pair sums: Q4_0 / Q4_K nibbles 0 / 15, Q8_0 -128 / 127, Q6_K
  *    -32 / 31 with sub-scales -128 / 127, Q5_0 / Q5_1 quants 0 / 31 (nibbles
- *    and fifth bits all set or all clear), Q4_1 nibbles 0 / 15, against
+ *    and fifth bits all set or all clear), Q4_1 nibbles 0 / 15, IQ4_NL / MXFP4
+ *    / IQ4_XS nibbles 0 / 15 (levels -127 / 113, 0 / -12) with IQ4_XS
+ *    sub-scales -32 / 31 (the largest |isum|, 16516096) and MXFP4 E8M0 bytes
+ *    0, 1, 2 and 100..140, against
  *    activations quantized to +-127, bit for bit against the reference. */
 #include <math.h>
 
@@ -19,7 +22,8 @@
 #include "test_util.h"
 
 extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0, qmm_test_avxvnni_emu_q4_k,
-    qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0, qmm_test_avxvnni_emu_q4_1, qmm_test_avxvnni_emu_q5_1;
+    qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0, qmm_test_avxvnni_emu_q4_1, qmm_test_avxvnni_emu_q5_1,
+    qmm_test_avxvnni_emu_iq4_nl, qmm_test_avxvnni_emu_mxfp4, qmm_test_avxvnni_emu_iq4_xs;
 
 static uint64_t seed = 4242;
 
@@ -75,15 +79,18 @@ static void put_scale(uint8_t *p) {
 
 /* Weights of extreme quants with random fp16 scales, in GGUF layout. */
 static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) {
-    const int kq = t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q6_K;
+    const int kq = t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q6_K || t == QMM_TYPE_IQ4_XS;
     const int64_t nb = k / (kq ? QMM_QK_K : QMM_QK);
-    const size_t bs = t == QMM_TYPE_Q4_0   ? sizeof(qmm_block_q4_0)
-                      : t == QMM_TYPE_Q8_0 ? sizeof(qmm_block_q8_0)
-                      : t == QMM_TYPE_Q4_K ? sizeof(qmm_block_q4_k)
-                      : t == QMM_TYPE_Q5_0 ? sizeof(qmm_block_q5_0)
-                      : t == QMM_TYPE_Q4_1 ? sizeof(qmm_block_q4_1)
-                      : t == QMM_TYPE_Q5_1 ? sizeof(qmm_block_q5_1)
-                                           : sizeof(qmm_block_q6_k);
+    const size_t bs = t == QMM_TYPE_Q4_0     ? sizeof(qmm_block_q4_0)
+                      : t == QMM_TYPE_Q8_0   ? sizeof(qmm_block_q8_0)
+                      : t == QMM_TYPE_Q4_K   ? sizeof(qmm_block_q4_k)
+                      : t == QMM_TYPE_Q5_0   ? sizeof(qmm_block_q5_0)
+                      : t == QMM_TYPE_Q4_1   ? sizeof(qmm_block_q4_1)
+                      : t == QMM_TYPE_Q5_1   ? sizeof(qmm_block_q5_1)
+                      : t == QMM_TYPE_IQ4_NL ? sizeof(qmm_block_iq4_nl)
+                      : t == QMM_TYPE_IQ4_XS ? sizeof(qmm_block_iq4_xs)
+                      : t == QMM_TYPE_MXFP4  ? sizeof(qmm_block_mxfp4)
+                                             : sizeof(qmm_block_q6_k);
     *rb = (size_t)nb * bs;
     uint8_t *w = malloc(*rb * (size_t)n);
     for (int64_t i = 0; i < n; i++)
@@ -109,6 +116,9 @@ static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) 
                     blk[192 + s] = mode == 3 ? blk[192 + s] : (mode + s) % 2 ? 0x80 : 0x7f;
                 put_scale(blk + 208);
                 break;
+            case QMM_TYPE_MXFP4: /* the subnormal and smallest normal scales, or moderate ones */
+                blk[0] = (uint8_t)(mode < 3 ? (uint64_t)mode : 100 + qmm_test_rand_u64(&seed) % 41);
+                break;
             default: put_scale(blk); break;
             }
         }
@@ -130,7 +140,7 @@ static float *make_extreme_acts(int64_t m, int64_t k) {
 
 static void test_family(const qmm_family *kf) {
     const qmm_family *ref = qmm_registry_reference(kf->wtype);
-    const int kq = kf->wtype == QMM_TYPE_Q4_K || kf->wtype == QMM_TYPE_Q6_K;
+    const int kq = kf->wtype == QMM_TYPE_Q4_K || kf->wtype == QMM_TYPE_Q6_K || kf->wtype == QMM_TYPE_IQ4_XS;
     const int64_t ks[] = {kq ? 256 : 32, kq ? 512 : 64, 256};
     static const int64_t ns[] = {1, 8, 17, 40};
     static const int64_t ms[] = {1, 2, 5};
@@ -169,7 +179,8 @@ static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
     const int int8 = kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0 || kf->wtype == QMM_TYPE_Q4_K ||
                      kf->wtype == QMM_TYPE_Q6_K || kf->wtype == QMM_TYPE_Q5_0 || kf->wtype == QMM_TYPE_Q4_1 ||
-                     kf->wtype == QMM_TYPE_Q5_1;
+                     kf->wtype == QMM_TYPE_Q5_1 || kf->wtype == QMM_TYPE_IQ4_NL || kf->wtype == QMM_TYPE_MXFP4 ||
+                     kf->wtype == QMM_TYPE_IQ4_XS;
     if (int8 && (kf->required & ~features) == 0)
         test_family(kf);
 }
@@ -190,5 +201,8 @@ int main(void) {
     test_family(&qmm_test_avxvnni_emu_q5_0);
     test_family(&qmm_test_avxvnni_emu_q4_1);
     test_family(&qmm_test_avxvnni_emu_q5_1);
+    test_family(&qmm_test_avxvnni_emu_iq4_nl);
+    test_family(&qmm_test_avxvnni_emu_mxfp4);
+    test_family(&qmm_test_avxvnni_emu_iq4_xs);
     return qmm_test_summary();
 }

@@ -26,6 +26,9 @@ extern const qmm_family qmm_family_avxvnni_q6_k;
 extern const qmm_family qmm_family_avxvnni_q5_0;
 extern const qmm_family qmm_family_avxvnni_q4_1;
 extern const qmm_family qmm_family_avxvnni_q5_1;
+extern const qmm_family qmm_family_avxvnni_iq4_nl;
+extern const qmm_family qmm_family_avxvnni_mxfp4;
+extern const qmm_family qmm_family_avxvnni_iq4_xs;
 extern const qmm_family qmm_family_avx2_q4_0;
 extern const qmm_family qmm_family_avx2_q8_0;
 extern const qmm_family qmm_family_avx2_q4_k;
@@ -33,6 +36,9 @@ extern const qmm_family qmm_family_avx2_q6_k;
 extern const qmm_family qmm_family_avx2_q5_0;
 extern const qmm_family qmm_family_avx2_q4_1;
 extern const qmm_family qmm_family_avx2_q5_1;
+extern const qmm_family qmm_family_avx2_iq4_nl;
+extern const qmm_family qmm_family_avx2_mxfp4;
+extern const qmm_family qmm_family_avx2_iq4_xs;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
 
@@ -62,6 +68,9 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avxvnni_q5_0,
     &qmm_family_avxvnni_q4_1,
     &qmm_family_avxvnni_q5_1,
+    &qmm_family_avxvnni_iq4_nl,
+    &qmm_family_avxvnni_mxfp4,
+    &qmm_family_avxvnni_iq4_xs,
     &qmm_family_avx2_q4_0,
     &qmm_family_avx2_q8_0,
     &qmm_family_avx2_q4_k,
@@ -69,6 +78,9 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx2_q5_0,
     &qmm_family_avx2_q4_1,
     &qmm_family_avx2_q5_1,
+    &qmm_family_avx2_iq4_nl,
+    &qmm_family_avx2_mxfp4,
+    &qmm_family_avx2_iq4_xs,
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
     NULL,
