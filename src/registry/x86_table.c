@@ -41,6 +41,7 @@ extern const qmm_family qmm_family_avx2_mxfp4;
 extern const qmm_family qmm_family_avx2_iq4_xs;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
+extern const qmm_family qmm_family_avx2_bf16;
 
 /* one family per line */
 /* clang-format off */
@@ -83,6 +84,7 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx2_iq4_xs,
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
+    &qmm_family_avx2_bf16,
     NULL,
 };
 /* clang-format on */
