@@ -242,6 +242,17 @@ static void visit(const qmm_family *kf, void *user) {
         return;
     }
     CHECK(kf->n_step > 0 && kf->act.m_step > 0, "%s: steps must be positive", kf->name);
+    if (kf->wtype == QMM_TYPE_IQ4_NL || kf->wtype == QMM_TYPE_IQ4_XS || kf->wtype == QMM_TYPE_MXFP4 ||
+        kf->wtype == QMM_TYPE_BF16) {
+        /* issue 14: a packed 4096 x 4096 matrix at most 3% above its GGUF bytes (k = 2880 too) */
+        for (int64_t k = 2880; k <= 4096; k += 1216) {
+            if (k % qmm_type_block_elems(kf->wtype) != 0)
+                continue;
+            const double gguf = (double)qmm_row_size(kf->wtype, k) * 4096, packed = (double)kf->w_packed_size(k, 4096);
+            CHECK(packed <= 1.03 * gguf, "%s: packed %.0f bytes for %.0f of GGUF at k = %" PRId64 " (+%.2f%%)", kf->name, packed,
+                  gguf, k, 100.0 * (packed / gguf - 1.0));
+        }
+    }
     static const int64_t ks[] = {32, 64, 96, 160, 256, 1024, 2880}; /* 2880: gpt-oss, not a multiple of 256 */
     static const int64_t ns[] = {1, 3, 17, 31, 64, 77, 130};
     static const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8, 13, 17, 33};

@@ -54,7 +54,8 @@ QMM_AVX512_INLINE __m512i qmm_avx512t_table(qmm_avx512t_kind kind) {
 
 /* MXFP4's 16 scales 2^(e - 128) from 16 E8M0 bytes, bit for bit qmm_e8m0_half_to_fp32. */
 QMM_AVX512_INLINE __m512 qmm_avx512t_e8m0(const uint8_t *e16) {
-    const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)e16));
+    /* u8 -> u32 in two steps (vpmovzxbw, vpmovzxwd): what SIMDe's emulation provides */
+    const __m512i e = _mm512_cvtepu16_epi32(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)e16)));
     const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23); /* e = 0: negative */
     const __m512i low = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), _mm512_min_epu32(e, _mm512_set1_epi32(2)));
     return _mm512_castsi512_ps(_mm512_max_epi32(normal, low));
