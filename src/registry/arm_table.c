@@ -23,6 +23,10 @@ extern const qmm_family qmm_family_neon_i8mm_q4_0;
 extern const qmm_family qmm_family_neon_i8mm_q8_0;
 extern const qmm_family qmm_family_neon_dotprod_q4_0;
 extern const qmm_family qmm_family_neon_dotprod_q8_0;
+extern const qmm_family qmm_family_neon_i8mm_iq4_nl;
+extern const qmm_family qmm_family_neon_i8mm_mxfp4;
+extern const qmm_family qmm_family_neon_dotprod_iq4_nl;
+extern const qmm_family qmm_family_neon_dotprod_mxfp4;
 extern const qmm_family qmm_family_neon_f32;
 extern const qmm_family qmm_family_neon_f16;
 
@@ -46,6 +50,10 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_neon_i8mm_q8_0,
     &qmm_family_neon_dotprod_q4_0,
     &qmm_family_neon_dotprod_q8_0,
+    &qmm_family_neon_i8mm_iq4_nl,
+    &qmm_family_neon_i8mm_mxfp4,
+    &qmm_family_neon_dotprod_iq4_nl,
+    &qmm_family_neon_dotprod_mxfp4,
     &qmm_family_neon_f32,
     &qmm_family_neon_f16,
     NULL,

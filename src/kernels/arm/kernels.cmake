@@ -6,6 +6,11 @@ qmm_add_kernel(src/kernels/arm/matmul_q8_0_neon_dotprod.c -march=armv8.2-a+dotpr
 # (CPUs such as Neoverse V1 have i8mm without being Armv8.6).
 qmm_add_kernel(src/kernels/arm/matmul_q4_0_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 qmm_add_kernel(src/kernels/arm/matmul_q8_0_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+# IQ4_NL, MXFP4: the table types on the same driver (neon_table.h)
+qmm_add_kernel(src/kernels/arm/matmul_iq4_nl_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_mxfp4_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_iq4_nl_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+qmm_add_kernel(src/kernels/arm/matmul_mxfp4_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 # fp32 / fp16 weights: base Armv8-A Advanced SIMD (fcvtl widens fp16 without FEAT_FP16).
 qmm_add_kernel(src/kernels/arm/matmul_f32_neon.c -march=armv8-a)
 qmm_add_kernel(src/kernels/arm/matmul_f16_neon.c -march=armv8-a)
