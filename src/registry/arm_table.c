@@ -29,6 +29,7 @@ extern const qmm_family qmm_family_neon_dotprod_iq4_nl;
 extern const qmm_family qmm_family_neon_dotprod_mxfp4;
 extern const qmm_family qmm_family_neon_f32;
 extern const qmm_family qmm_family_neon_f16;
+extern const qmm_family qmm_family_neon_bf16;
 
 const qmm_family *const qmm_arm_kernels[] = {
 /* SME / SVE rows go here, above the NEON rows. */
@@ -56,6 +57,7 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_neon_dotprod_mxfp4,
     &qmm_family_neon_f32,
     &qmm_family_neon_f16,
+    &qmm_family_neon_bf16,
     NULL,
 };
 #else

@@ -14,6 +14,7 @@ qmm_add_kernel(src/kernels/arm/matmul_mxfp4_neon_i8mm.c -march=armv8.2-a+dotprod
 # fp32 / fp16 weights: base Armv8-A Advanced SIMD (fcvtl widens fp16 without FEAT_FP16).
 qmm_add_kernel(src/kernels/arm/matmul_f32_neon.c -march=armv8-a)
 qmm_add_kernel(src/kernels/arm/matmul_f16_neon.c -march=armv8-a)
+qmm_add_kernel(src/kernels/arm/matmul_bf16_neon.c -march=armv8-a)
 
 # SVE (vector-length agnostic) and SME families: their shared layouts are in
 # sve_sme_layout.h. SME needs a compiler with the SME ACLE (clang >= 18); the
