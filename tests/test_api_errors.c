@@ -212,6 +212,19 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss - 1, &w), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, WK, WN, s, 0, &w), QMM_ERR_INVALID_ARG);
     CHECK(w == NULL, "out cleared");
+    /* IQ4_XS needs k % 256 == 0, with a message that says so; k = 2880 (gpt-oss) is fine for the 32-blocks */
+    {
+        static uint8_t big[2880 * 2]; /* one BF16 row, the largest here */
+        memset(big, 0, sizeof big);
+        EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_IQ4_XS, 2880, 1, big, sizeof big, &w), QMM_ERR_INVALID_ARG);
+        CHECK(strstr(qmm_last_error(), "multiple of 256") != NULL, "IQ4_XS k = 2880: %s", qmm_last_error());
+        const qmm_type t32[] = {QMM_TYPE_IQ4_NL, QMM_TYPE_MXFP4, QMM_TYPE_BF16};
+        for (int i = 0; i < 3; i++) {
+            qmm_weights *w2 = NULL;
+            CHECK_OK(qmm_weights_pack(ctx, t32[i], 2880, 1, big, qmm_row_size(t32[i], 2880), &w2));
+            qmm_weights_free(w2);
+        }
+    }
 
     qmm_weights_free(NULL);
     CHECK(qmm_weights_kernel(NULL) == NULL, "kernel(NULL)");
