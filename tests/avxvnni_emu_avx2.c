@@ -74,3 +74,21 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 #define dot_finish              q3k_dot_finish
 #define qmm_family_avxvnni_q3_k qmm_test_avxvnni_emu_q3_k
 #include "kernels/x86/matmul_q3_k_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                  iq4_nl_dot_step
+#define dot_finish                iq4_nl_dot_finish
+#define qmm_family_avxvnni_iq4_nl qmm_test_avxvnni_emu_iq4_nl
+#include "kernels/x86/matmul_iq4_nl_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                 mxfp4_dot_step
+#define dot_finish               mxfp4_dot_finish
+#define qmm_family_avxvnni_mxfp4 qmm_test_avxvnni_emu_mxfp4
+#include "kernels/x86/matmul_mxfp4_avxvnni.c"
+#undef dot_step
+#undef dot_finish
+#define dot_step                  iq4_xs_dot_step
+#define dot_finish                iq4_xs_dot_finish
+#define qmm_family_avxvnni_iq4_xs qmm_test_avxvnni_emu_iq4_xs
+#include "kernels/x86/matmul_iq4_xs_avxvnni.c"

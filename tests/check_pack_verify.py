@@ -37,7 +37,7 @@ def run(*args):
 ga, gb = os.path.join(gdir, "model_a.gguf"), os.path.join(gdir, "model_b.gguf")
 qmp = os.path.join(work, "a.qmp")
 r = run("pack", ga, "-o", qmp, "--quiet")
-check(r.returncode == 0 and "17 weights" in r.stdout, f"pack: {r.returncode} {r.stdout} {r.stderr}")
+check(r.returncode == 0 and "18 weights" in r.stdout, f"pack: {r.returncode} {r.stdout} {r.stderr}")
 r = run("verify", qmp, "--gguf", ga)
 check(r.returncode == 0 and "OK" in r.stdout, f"verify fresh: {r.returncode} {r.stdout} {r.stderr}")
 r = run("verify", qmp, "--gguf", gb)

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 from gguf import GGMLQuantizationType as T
 from gguf import quants
+from gguf.constants import GGML_QUANT_SIZES
 
 
 def inputs():
@@ -40,14 +41,18 @@ FP16_FIELDS = {
     T.Q4_0: ((0,), 18), T.Q8_0: ((0,), 34),
     T.Q4_1: ((0, 2), 20), T.Q5_0: ((0,), 22), T.Q5_1: ((0, 2), 24),
     T.Q2_K: ((80, 82), 84), T.Q3_K: ((108,), 110), T.Q4_K: ((0, 2), 144), T.Q5_K: ((0, 2), 176), T.Q6_K: ((208,), 210),
+    T.IQ4_NL: ((0,), 18), T.IQ4_XS: ((0,), 136), T.MXFP4: ((), 17), T.BF16: ((), 2),
 }
 
 
 def random_blocks(rng, t, rows, k):
     """Random bytes with every fp16 field finite (any sign, subnormals and the
-    largest values included)."""
+    largest values included); MXFP4's E8M0 byte and BF16 values take every bit
+    pattern (BF16: inf and NaN too)."""
     offs, size = FP16_FIELDS[t]
-    nblk = rows * k // (256 if size in (84, 110, 144, 176, 210) else 32)
+    blck, bsize = GGML_QUANT_SIZES[t]
+    assert bsize == size
+    nblk = rows * k // blck
     b = rng.integers(0, 256, size=(nblk, size), dtype=np.uint8)
     for o in offs:
         h = b[:, o:o + 2].copy().view(np.uint16)
@@ -70,16 +75,18 @@ def main(path):
         out.append(rec(int(t), rows, k, np.ascontiguousarray(q)))
         deq = q.astype(np.float32) if t == T.F16 else quants.dequantize(q, t)
         out.append(rec(0, rows, k, np.ascontiguousarray(deq.astype(np.float32))))
-    for t in (T.Q4_1, T.Q5_0, T.Q5_1):
+    for t in (T.Q4_1, T.Q5_0, T.Q5_1, T.BF16):
         q = quants.quantize(x, t)
         out.append(rec(int(t), rows, k, np.ascontiguousarray(q)))
         out.append(rec(0, rows, k, np.ascontiguousarray(quants.dequantize(q, t).astype(np.float32))))
     rng = np.random.default_rng(20261201)
-    for t in (T.Q4_0, T.Q8_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K):
+    for t in (T.Q4_0, T.Q8_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K,
+              T.IQ4_NL, T.IQ4_XS, T.MXFP4, T.BF16):
         rows_r, k_r = 8, 512
         q = random_blocks(rng, t, rows_r, k_r)
         out.append(rec(int(t) | RANDOM_BLOCKS, rows_r, k_r, np.ascontiguousarray(q)))
-        deq = quants.dequantize(q, t).astype(np.float32)
+        with np.errstate(over="ignore"):  # MXFP4 e = 255: 2^127 * 12 is inf, in ggml too
+            deq = quants.dequantize(q, t).astype(np.float32)
         out.append(rec(0, rows_r, k_r, np.ascontiguousarray(deq)))
     with open(path, "wb") as f:
         f.write(struct.pack("<I", len(out)))

@@ -126,7 +126,9 @@ int main(void) {
             printf("skip %-28s (CPU lacks its features)\n", kf->name);
             continue;
         }
-        const int32_t zp = kf->wtype == QMM_TYPE_Q4_0 ? 8 : kf->wtype == QMM_TYPE_Q8_0 ? 128 : 0;
+        /* the table families (IQ4_NL, MXFP4, IQ4_XS: level + 128) bias as Q8_0 */
+        const int table = kf->wtype == QMM_TYPE_IQ4_NL || kf->wtype == QMM_TYPE_MXFP4 || kf->wtype == QMM_TYPE_IQ4_XS;
+        const int32_t zp = kf->wtype == QMM_TYPE_Q4_0 ? 8 : kf->wtype == QMM_TYPE_Q8_0 || table ? 128 : 0;
         for (int64_t m = 1; m <= 11; m += 5)
             check_layout(kf, &kf->act, kf->act.m_step, zp, m);
         check_layout(kf, qmm_family_act_layout(kf, 1), 1, zp, 1);

@@ -118,7 +118,7 @@ static void test_context(void) {
     const char *p = "x", *f = "y";
     CHECK(qmm_context_chain(NULL, QMM_TYPE_Q4_0, &p, &f) == 0 && !p && !f, "chain(NULL)");
     p = f = "x";
-    CHECK(qmm_context_chain(ctx, QMM_TYPE_IQ4_XS, &p, &f) == 0 && !p && !f, "chain(IQ4_XS)");
+    CHECK(qmm_context_chain(ctx, QMM_TYPE_IQ2_XS, &p, &f) == 0 && !p && !f, "chain(IQ2_XS)");
     CHECK(qmm_context_chain(ctx, (qmm_type)-5, NULL, NULL) == 0, "chain(-5)");
     CHECK(qmm_context_chain(ctx, QMM_TYPE_Q4_0, NULL, NULL) >= 1, "chain with NULL outs");
     char *buf = (char *)ybuf + 4096;
@@ -200,7 +200,7 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_weights_pack(NULL, QMM_TYPE_Q4_0, WK, WN, s, ss, &w), QMM_ERR_INVALID_ARG);
     CHECK(w == NULL, "out cleared");
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, WK, WN, NULL, ss, &w), QMM_ERR_INVALID_ARG);
-    EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_IQ4_XS, 256, WN, s, ss, &w), QMM_ERR_UNSUPPORTED);
+    EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_IQ2_XS, 256, WN, s, ss, &w), QMM_ERR_UNSUPPORTED);
     EXPECT_ERR(qmm_weights_pack(ctx, (qmm_type)-3, WK, WN, s, ss, &w), QMM_ERR_UNSUPPORTED);
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, 0, WN, s, ss, &w), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, -64, WN, s, ss, &w), QMM_ERR_INVALID_ARG);
@@ -212,6 +212,19 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss - 1, &w), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, WK, WN, s, 0, &w), QMM_ERR_INVALID_ARG);
     CHECK(w == NULL, "out cleared");
+    /* IQ4_XS needs k % 256 == 0, with a message that says so; k = 2880 (gpt-oss) is fine for the 32-blocks */
+    {
+        static uint8_t big[2880 * 2]; /* one BF16 row, the largest here */
+        memset(big, 0, sizeof big);
+        EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_IQ4_XS, 2880, 1, big, sizeof big, &w), QMM_ERR_INVALID_ARG);
+        CHECK(strstr(qmm_last_error(), "multiple of 256") != NULL, "IQ4_XS k = 2880: %s", qmm_last_error());
+        const qmm_type t32[] = {QMM_TYPE_IQ4_NL, QMM_TYPE_MXFP4, QMM_TYPE_BF16};
+        for (int i = 0; i < 3; i++) {
+            qmm_weights *w2 = NULL;
+            CHECK_OK(qmm_weights_pack(ctx, t32[i], 2880, 1, big, qmm_row_size(t32[i], 2880), &w2));
+            qmm_weights_free(w2);
+        }
+    }
 
     qmm_weights_free(NULL);
     CHECK(qmm_weights_kernel(NULL) == NULL, "kernel(NULL)");
@@ -230,7 +243,7 @@ static void test_weights(void) {
     size_t need = 0;
     EXPECT_ERR(qmm_packed_size(NULL, QMM_TYPE_Q4_0, WK, WN, &need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_Q4_0, WK, WN, NULL), QMM_ERR_INVALID_ARG);
-    EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_IQ4_XS, 256, WN, &need), QMM_ERR_UNSUPPORTED);
+    EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_IQ2_XS, 256, WN, &need), QMM_ERR_UNSUPPORTED);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_Q8_0, 40, WN, &need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_Q8_0, WK, -1, &need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_F16, INT64_MAX, INT64_MAX, &need), QMM_ERR_INVALID_ARG);
@@ -242,7 +255,7 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss, dst, need - 1), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss - 18, dst, need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, 33, WN, s, ss, dst, need), QMM_ERR_INVALID_ARG);
-    EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_BF16, WK, WN, s, ss, dst, need), QMM_ERR_UNSUPPORTED);
+    EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_TQ1_0, 256, WN, s, ss, dst, need), QMM_ERR_UNSUPPORTED);
     /* a destination qmm_weights_from_blob would refuse (below 16-byte alignment), every type */
     for (int t = 0; t < 4; t++) {
         size_t tneed = 0;
@@ -582,7 +595,7 @@ static void test_cache_errors(void) {
     b.n = -1;
     EXPECT_ERR(qmm_cache_write_tensors(ctx, &b, 1, 0, path, NULL), QMM_ERR_INVALID_ARG);
     b = t;
-    b.type = QMM_TYPE_IQ4_NL;
+    b.type = QMM_TYPE_IQ2_XS;
     EXPECT_ERR(qmm_cache_write_tensors(ctx, &b, 1, 0, path, NULL), QMM_ERR_UNSUPPORTED);
     b = t;
     b.size = 0;

@@ -9,8 +9,10 @@
  *    and fifth bits all set or all clear), Q4_1 nibbles 0 / 15, Q5_K quants
  *    0 / 31 with 6-bit scales and mins 0 / 63, Q3_K scales -32 / 31 with
  *    hmask all clear / all set (q -4 / 3), Q2_K scales and mins 0 / 15 (the
- *    largest mins alone, and with q 0 and 3), against activations quantized
- *    to +-127, bit for bit against the reference. */
+ *    largest mins alone, and with q 0 and 3), IQ4_NL / MXFP4 / IQ4_XS nibbles
+ *    0 / 15 (levels -127 / 113, 0 / -12) with IQ4_XS sub-scales -32 / 31 (the
+ *    largest |isum|, 16516096) and MXFP4 E8M0 bytes 0, 1, 2 and 100..140,
+ *    against activations quantized to +-127, bit for bit against the reference. */
 #include <math.h>
 
 #include "cpu/cpu.h"
@@ -24,7 +26,8 @@
 
 extern const qmm_family qmm_test_avxvnni_emu_q4_0, qmm_test_avxvnni_emu_q8_0, qmm_test_avxvnni_emu_q4_k,
     qmm_test_avxvnni_emu_q6_k, qmm_test_avxvnni_emu_q5_0, qmm_test_avxvnni_emu_q4_1, qmm_test_avxvnni_emu_q5_1,
-    qmm_test_avxvnni_emu_q5_k, qmm_test_avxvnni_emu_q2_k, qmm_test_avxvnni_emu_q3_k;
+    qmm_test_avxvnni_emu_q5_k, qmm_test_avxvnni_emu_q2_k, qmm_test_avxvnni_emu_q3_k, qmm_test_avxvnni_emu_iq4_nl,
+    qmm_test_avxvnni_emu_mxfp4, qmm_test_avxvnni_emu_iq4_xs;
 
 static uint64_t seed = 4242;
 
@@ -123,9 +126,13 @@ static void *make_extreme_weights(qmm_type t, int64_t k, int64_t n, size_t *rb) 
             if (t == QMM_TYPE_Q6_K)
                 for (int s = 0; s < 16; s++) /* the int8 sub-scales at their extremes */
                     blk[192 + s] = mode == 3 ? blk[192 + s] : (mode + s) % 2 ? 0x80 : 0x7f;
-            const int *f = qmm_test_fp16_fields(t); /* d (and m / dmin) */
-            for (int fi = 0; fi < 2 && f[fi] >= 0; fi++)
-                put_scale(blk + f[fi]);
+            if (t == QMM_TYPE_MXFP4) /* the subnormal and smallest normal scales, or moderate ones */
+                blk[0] = (uint8_t)(mode < 3 ? (uint64_t)mode : 100 + qmm_test_rand_u64(&seed) % 41);
+            else {
+                const int *f = qmm_test_fp16_fields(t); /* d (and m / dmin) */
+                for (int fi = 0; fi < 2 && f[fi] >= 0; fi++)
+                    put_scale(blk + f[fi]);
+            }
         }
     return w;
 }
@@ -185,7 +192,8 @@ static void visit(const qmm_family *kf, void *user) {
     const int int8 = kf->wtype == QMM_TYPE_Q4_0 || kf->wtype == QMM_TYPE_Q8_0 || kf->wtype == QMM_TYPE_Q4_K ||
                      kf->wtype == QMM_TYPE_Q6_K || kf->wtype == QMM_TYPE_Q5_0 || kf->wtype == QMM_TYPE_Q4_1 ||
                      kf->wtype == QMM_TYPE_Q5_1 || kf->wtype == QMM_TYPE_Q2_K || kf->wtype == QMM_TYPE_Q3_K ||
-                     kf->wtype == QMM_TYPE_Q5_K;
+                     kf->wtype == QMM_TYPE_Q5_K || kf->wtype == QMM_TYPE_IQ4_NL || kf->wtype == QMM_TYPE_MXFP4 ||
+                     kf->wtype == QMM_TYPE_IQ4_XS;
     if (int8 && (kf->required & ~features) == 0)
         test_family(kf);
 }
@@ -209,5 +217,8 @@ int main(void) {
     test_family(&qmm_test_avxvnni_emu_q5_k);
     test_family(&qmm_test_avxvnni_emu_q2_k);
     test_family(&qmm_test_avxvnni_emu_q3_k);
+    test_family(&qmm_test_avxvnni_emu_iq4_nl);
+    test_family(&qmm_test_avxvnni_emu_mxfp4);
+    test_family(&qmm_test_avxvnni_emu_iq4_xs);
     return qmm_test_summary();
 }

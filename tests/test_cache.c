@@ -206,8 +206,8 @@ static void test_round_trip(qmm_context *ctx) {
     list[2].size -= 1;
     CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_INVALID_ARG, "short data");
     list[2] = srcs[2].t;
-    list[3].type = QMM_TYPE_IQ4_NL;
-    CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_UNSUPPORTED, "IQ4_NL");
+    list[3].type = QMM_TYPE_IQ2_XS;
+    CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_UNSUPPORTED, "IQ2_XS");
     list[3] = srcs[3].t;
     list[0].k = 33;
     CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_INVALID_ARG, "k not a block multiple");
@@ -824,20 +824,20 @@ static void test_gguf_files(qmm_context *ctx, const char *gdir) {
     snprintf(path, sizeof path, "%s/model_a.qmp", dir);
     qmm_cache_write_options wo = {NULL, progress, NULL};
     CHECK_OK(qmm_cache_write(ctx, ga, path, &wo));
-    /* 2 layers x 7 matrices + token_embd + output + the Q4_K; norms, 3-D and IQ4_XS skipped */
-    CHECK(count_progress == 17, "%d tensors packed", count_progress);
+    /* 2 layers x 7 matrices + token_embd + output + the Q4_K + the MXFP4; norms, 3-D and IQ2_XS skipped */
+    CHECK(count_progress == 18, "%d tensors packed", count_progress);
     qmm_cache_open_options o = {ga, 0, QMM_CACHE_VERIFY};
     qmm_cache *c = NULL;
     CHECK_OK(qmm_cache_open(ctx, path, &o, &c));
     if (!c)
         return;
-    CHECK(qmm_cache_count(c) == 17, "count %lld", (long long)qmm_cache_count(c));
+    CHECK(qmm_cache_count(c) == 18, "count %lld", (long long)qmm_cache_count(c));
     uint64_t h = 0;
     CHECK_OK(qmm_cache_gguf_hash(ga, &h));
     CHECK(h == qmm_cache_source_hash(c), "source hash");
-    CHECK(qmm_cache_find(c, "blk.0.attn_norm.weight") < 0 && qmm_cache_find(c, "extra.iq4_xs") < 0 &&
-              qmm_cache_find(c, "extra.q4_k") >= 0,
-          "skipped tensors, the K-quant cached");
+    CHECK(qmm_cache_find(c, "blk.0.attn_norm.weight") < 0 && qmm_cache_find(c, "extra.iq2_xs") < 0 &&
+              qmm_cache_find(c, "extra.q4_k") >= 0 && qmm_cache_find(c, "extra.mxfp4") >= 0,
+          "skipped tensors, the K-quant and MXFP4 cached");
     /* each cached blob equals a fresh pack of the GGUF's data, and runs the same */
     qmm_gguf *g = NULL;
     CHECK_OK(qmm_gguf_open(ga, &g));

@@ -174,11 +174,29 @@ static void test_vectors(const char *path) {
                random ? "dequantization and GET_ROWS" : "bytes and dequantization");
         free(d);
     }
-    CHECK(seen_random >= 10, "vectors file: %d random-block records, expected every packable quantized type", seen_random);
+    CHECK(seen_random >= 14, "vectors file: %d random-block records, expected every packable quantized type", seen_random);
     qmm_context_free(ctx);
     for (uint32_t i = 0; i < got; i++)
         free(r[i].data);
     free(r);
+}
+
+/* BF16: the quantizer's special cases (ggml's ggml_compute_fp32_to_bf16),
+ * by hand, and the exact widening of every bf16 bit pattern. */
+static void test_bf16(void) {
+    static const uint32_t in[] = {0x7f800001u, 0xffc00001u, 0x7f800000u, 0xff800000u, 0x3f808000u, 0x3f818000u,
+                                  0x3f808001u, 0x7f7fffffu, 0x00018000u, 0x00008000u, 0x80000000u, 0x007fffffu};
+    static const uint16_t want[] = {0x7fc0u, 0xffc0u, 0x7f80u, 0xff80u, 0x3f80u, 0x3f82u,
+                                    0x3f81u, 0x7f80u, 0x0002u, 0x0000u, 0x8000u, 0x0080u};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        float f;
+        memcpy(&f, &in[i], 4);
+        CHECK(qmm_fp32_to_bf16(f) == want[i], "bf16(0x%08x) = 0x%04x, want 0x%04x", in[i], qmm_fp32_to_bf16(f), want[i]);
+    }
+    long bad = 0;
+    for (uint32_t h = 0; h < 65536; h++)
+        bad += fbits(qmm_bf16_to_fp32((uint16_t)h)) != h << 16;
+    CHECK(bad == 0, "bf16 -> fp32: %ld of 65536 not the bits shifted", bad);
 }
 
 static void test_act_quantizer(void) {
@@ -418,19 +436,34 @@ static void test_ground_truth(void) {
  * error sum (y - exact)^2 / sum exact^2 of the reference path (per-32
  * activation blocks) against the double product of the dequantized weights
  * and the fp32 activations must be no worse than what ggml's activation
- * quantization for these types (Q8_K: per 256, iscale = -127 / max with max
- * the signed value of largest magnitude, q = min(127, round(iscale * x)),
- * d = 1 / iscale) gives, emulated here in double. */
-static void test_new_types_error(void) {
-    static const qmm_type ts[] = {QMM_TYPE_Q4_1, QMM_TYPE_Q5_0, QMM_TYPE_Q5_1, QMM_TYPE_Q2_K,
-                                  QMM_TYPE_Q3_K, QMM_TYPE_Q4_K, QMM_TYPE_Q5_K, QMM_TYPE_Q6_K};
-    const int64_t k = 1024, n = 24, m = 6;
-    qmm_context *ctx = NULL;
-    CHECK_OK(qmm_context_create(NULL, &ctx));
-    float *x = malloc((size_t)(m * k) * 4), *xg = malloc((size_t)(m * k) * 4);
-    for (int64_t i = 0; i < m * k; i++) /* mixed magnitudes within a 256: per-32 scales help */
-        x[i] = qmm_test_rand_f(&seed) * ((i / 32) % 5 == 0 ? 20.0f : (i / 32) % 5 == 1 ? 0.05f : 1.0f);
-    for (int64_t s = 0; s < m * k; s += 256) { /* ggml's Q8_K of x, dequantized */
+ * quantization for these types gives, emulated here in double: Q8_K for the
+ * K-quants and IQ4_XS (per 256, iscale = -127 / max with max the signed value
+ * of largest magnitude, q = min(127, round(iscale * x)), d = 1 / iscale);
+ * (Q4_1, Q5_0, Q5_1 too, coarser than their ggml Q8_0 / Q8_1); Q8_0 for IQ4_NL and
+ * MXFP4 (per 32, d = amax / 127 stored as
+ * fp16, q = round(x / d)); BF16 activations for BF16. Q8_0 quantizes to the
+ * same q as ours (bar ties), so there the two errors differ only by ggml's
+ * fp16 rounding of d: ours must be no worse, and within 5e-4 of ggml's. */
+enum { GGML_Q8_K, GGML_Q8_0, GGML_BF16 };
+
+static void ggml_acts(int kind, const float *x, float *xg, int64_t len) {
+    if (kind == GGML_BF16) {
+        for (int64_t i = 0; i < len; i++)
+            xg[i] = qmm_bf16_to_fp32(qmm_fp32_to_bf16(x[i]));
+        return;
+    }
+    if (kind == GGML_Q8_0) {
+        for (int64_t s = 0; s < len; s += 32) {
+            float amax = 0;
+            for (int l = 0; l < 32; l++)
+                amax = fmaxf(amax, fabsf(x[s + l]));
+            const float d = amax / 127.0f, id = d ? 1.0f / d : 0.0f, dh = qmm_fp16_to_fp32(qmm_fp32_to_fp16(d));
+            for (int l = 0; l < 32; l++)
+                xg[s + l] = (float)((double)roundf(x[s + l] * id) * (double)dh);
+        }
+        return;
+    }
+    for (int64_t s = 0; s < len; s += 256) {
         float amax = 0, max = 0;
         for (int l = 0; l < 256; l++)
             if (fabsf(x[s + l]) > amax) {
@@ -443,8 +476,24 @@ static void test_new_types_error(void) {
             xg[s + l] = amax ? (float)((double)(q > 127 ? 127 : q) * (double)(1.0f / iscale)) : 0.0f;
         }
     }
+}
+
+static void test_new_types_error(void) {
+    static const qmm_type ts[] = {QMM_TYPE_Q4_1, QMM_TYPE_Q5_0, QMM_TYPE_Q5_1,   QMM_TYPE_Q2_K,   QMM_TYPE_Q3_K,  QMM_TYPE_Q4_K,
+                                  QMM_TYPE_Q5_K, QMM_TYPE_Q6_K, QMM_TYPE_IQ4_NL, QMM_TYPE_IQ4_XS, QMM_TYPE_MXFP4, QMM_TYPE_BF16};
+    const int64_t k = 1024, n = 24, m = 6;
+    qmm_context *ctx = NULL;
+    CHECK_OK(qmm_context_create(NULL, &ctx));
+    float *x = malloc((size_t)(m * k) * 4), *xg = malloc((size_t)(m * k) * 4);
+    for (int64_t i = 0; i < m * k; i++) /* mixed magnitudes within a 256: per-32 scales help */
+        x[i] = qmm_test_rand_f(&seed) * ((i / 32) % 5 == 0 ? 20.0f : (i / 32) % 5 == 1 ? 0.05f : 1.0f);
     for (size_t ti = 0; ti < sizeof ts / sizeof ts[0]; ti++) {
         const qmm_type t = ts[ti];
+        const int kind = t == QMM_TYPE_BF16                            ? GGML_BF16
+                         : qmm_type_block_elems(t) == 256              ? GGML_Q8_K
+                         : t == QMM_TYPE_IQ4_NL || t == QMM_TYPE_MXFP4 ? GGML_Q8_0
+                                                                       : GGML_Q8_K;
+        ggml_acts(kind, x, xg, m * k);
         const size_t rb = qmm_row_size(t, k);
         uint8_t *ws = malloc(rb * (size_t)n);
         float *wd = malloc((size_t)(n * k) * 4), *y = malloc((size_t)(m * n) * 4);
@@ -457,7 +506,7 @@ static void test_new_types_error(void) {
         qmm_tensor_init(&xt, QMM_TYPE_F32, 2, xne, x);
         qmm_tensor_init(&yt, QMM_TYPE_F32, 2, yne, y);
         CHECK_OK(qmm_mul_mat(ctx, w, &xt, &yt));
-        double e_ours = 0, e_ggml = 0, norm = 0;
+        double e_ours = 0, e_ggml = 0, e_diff = 0, norm = 0;
         for (int64_t j = 0; j < m; j++)
             for (int64_t i = 0; i < n; i++) {
                 double exact = 0, g = 0;
@@ -468,12 +517,15 @@ static void test_new_types_error(void) {
                 const double yo = y[j * n + i];
                 e_ours += (yo - exact) * (yo - exact);
                 e_ggml += (g - exact) * (g - exact);
+                e_diff += (yo - g) * (yo - g);
                 norm += exact * exact;
             }
-        CHECK(norm > 0 && e_ours <= e_ggml, "%s: normalised squared error %.3g, ggml's (Q8_K activations) %.3g", qmm_type_name(t),
-              e_ours / norm, e_ggml / norm);
-        printf("%s: normalised squared error %.3g (ggml with Q8_K activations: %.3g)\n", qmm_type_name(t), e_ours / norm,
-               e_ggml / norm);
+        static const char *kname[] = {"Q8_K", "Q8_0", "BF16"};
+        CHECK(norm > 0 && e_ours <= e_ggml && e_diff <= 5e-4 * norm,
+              "%s: normalised squared error %.3g, ggml's (%s activations) %.3g, ours vs ggml's %.3g", qmm_type_name(t),
+              e_ours / norm, kname[kind], e_ggml / norm, e_diff / norm);
+        printf("%s: normalised squared error %.3g (ggml with %s activations: %.3g; ours vs ggml's %.3g)\n", qmm_type_name(t),
+               e_ours / norm, kname[kind], e_ggml / norm, e_diff / norm);
         qmm_weights_free(w);
         free(ws), free(wd), free(y);
     }
@@ -487,6 +539,7 @@ int main(int argc, char **argv) {
         test_vectors(argv[1]);
     else
         CHECK(0, "usage: test_formats VECTORS_FILE");
+    test_bf16();
     test_act_quantizer();
     test_ground_truth();
     test_new_types_error();

@@ -1,6 +1,7 @@
 /* Every family the CPU can run, against its type's reference family, on
  * values the random oracle test rarely meets: subnormals, huge magnitudes
- * (overflow to inf, cancellation), infinities and NaN, in weights (F32/F16)
+ * (overflow to inf, cancellation), infinities and NaN, in weights (F32/F16/BF16;
+ * the other types: random valid blocks, MXFP4 E8M0 and IQ4_XS sub-scale extremes)
  * and activations (all types), and quants at the ends of their ranges
  * (test_extremes). Outputs must match bit for bit, except that a NaN
  * matches any NaN (payloads are not promised: e.g. SME ZA arithmetic
@@ -48,7 +49,8 @@ static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int
     const qmm_type t = kf->wtype;
     const size_t rb = qmm_row_size(t, k);
     uint8_t *src = malloc(rb * (size_t)n);
-    const int random_blocks = t != QMM_TYPE_F32 && t != QMM_TYPE_F16 && t != QMM_TYPE_Q4_0 && t != QMM_TYPE_Q8_0;
+    const int random_blocks =
+        t != QMM_TYPE_F32 && t != QMM_TYPE_F16 && t != QMM_TYPE_BF16 && t != QMM_TYPE_Q4_0 && t != QMM_TYPE_Q8_0;
     if (random_blocks) /* no quantizer: random valid blocks, fp16 extremes included */
         qmm_test_random_blocks(t, k, n, src, 0, &edge_seed);
     float *f = malloc((size_t)k * 4);
@@ -63,6 +65,9 @@ static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int
                 const float v = f[l], av = fabsf(v);
                 ((uint16_t *)row)[l] = qmm_fp32_to_fp16(av > 1e5f ? v * 2e-34f : (av < 1e-30f ? v * 1e34f : v));
             }
+        else if (t == QMM_TYPE_BF16) /* fp32's range: subnormals, near-max, inf and NaN as they are */
+            for (int64_t l = 0; l < k; l++)
+                ((uint16_t *)row)[l] = qmm_fp32_to_bf16(f[l]);
         else if (t == QMM_TYPE_Q4_0)
             qmm_quantize_row_q4_0(f, (qmm_block_q4_0 *)row, k);
         else

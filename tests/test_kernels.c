@@ -20,7 +20,7 @@ static void *make_weights(qmm_type t, int64_t k, int64_t n, size_t *row_bytes) {
     float *f = malloc((size_t)k * sizeof(float));
     size_t rb = qmm_row_size(t, k);
     uint8_t *w = malloc(rb * (size_t)n);
-    if (t != QMM_TYPE_F32 && t != QMM_TYPE_F16 && t != QMM_TYPE_Q4_0 && t != QMM_TYPE_Q8_0) {
+    if (t != QMM_TYPE_F32 && t != QMM_TYPE_F16 && t != QMM_TYPE_BF16 && t != QMM_TYPE_Q4_0 && t != QMM_TYPE_Q8_0) {
         /* the other quantized types: random valid blocks, every bit pattern */
         qmm_test_random_blocks(t, k, n, w, 0, &seed);
         free(f);
@@ -40,6 +40,10 @@ static void *make_weights(qmm_type t, int64_t k, int64_t n, size_t *row_bytes) {
         case QMM_TYPE_F16:
             for (int64_t l = 0; l < k; l++)
                 ((uint16_t *)row)[l] = qmm_fp32_to_fp16(f[l]);
+            break;
+        case QMM_TYPE_BF16:
+            for (int64_t l = 0; l < k; l++)
+                ((uint16_t *)row)[l] = qmm_fp32_to_bf16(f[l]);
             break;
         case QMM_TYPE_Q4_0: qmm_quantize_row_q4_0(f, row, k); break;
         default: qmm_quantize_row_q8_0(f, row, k); break;
@@ -238,7 +242,18 @@ static void visit(const qmm_family *kf, void *user) {
         return;
     }
     CHECK(kf->n_step > 0 && kf->act.m_step > 0, "%s: steps must be positive", kf->name);
-    static const int64_t ks[] = {32, 64, 96, 160, 256, 1024};
+    if (kf->wtype == QMM_TYPE_IQ4_NL || kf->wtype == QMM_TYPE_IQ4_XS || kf->wtype == QMM_TYPE_MXFP4 ||
+        kf->wtype == QMM_TYPE_BF16) {
+        /* issue 14: a packed 4096 x 4096 matrix at most 3% above its GGUF bytes (k = 2880 too) */
+        for (int64_t k = 2880; k <= 4096; k += 1216) {
+            if (k % qmm_type_block_elems(kf->wtype) != 0)
+                continue;
+            const double gguf = (double)qmm_row_size(kf->wtype, k) * 4096, packed = (double)kf->w_packed_size(k, 4096);
+            CHECK(packed <= 1.03 * gguf, "%s: packed %.0f bytes for %.0f of GGUF at k = %" PRId64 " (+%.2f%%)", kf->name, packed,
+                  gguf, k, 100.0 * (packed / gguf - 1.0));
+        }
+    }
+    static const int64_t ks[] = {32, 64, 96, 160, 256, 1024, 2880}; /* 2880: gpt-oss, not a multiple of 256 */
     static const int64_t ns[] = {1, 3, 17, 31, 64, 77, 130};
     static const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8, 13, 17, 33};
     const int slow = (kf == ref);
@@ -247,7 +262,7 @@ static void visit(const qmm_family *kf, void *user) {
             for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
                 if (slow && (mi + ni + ki) % 4 != 0)
                     continue; /* the reference against itself: a sample is enough */
-                if (ks[ki] >= 1024 && (ns[ni] > 64 || ms[mi] > 8))
+                if (ks[ki] >= 1024 && (ns[ni] > 64 || ms[mi] > 8 || (ks[ki] > 1024 && (ni + mi) % 3 != 0)))
                     continue;
                 if (ks[ki] % qmm_type_block_elems(kf->wtype) != 0)
                     continue; /* K-quants: k % 256 */

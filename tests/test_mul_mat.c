@@ -18,10 +18,12 @@ static uint64_t seed = 777;
 
 /* The first four get shape sweeps; the rest one problem each (random valid
  * blocks: they have no quantizer, or need none). */
-static const qmm_type types[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_F32,  QMM_TYPE_F16,  QMM_TYPE_Q4_1, QMM_TYPE_Q5_0,
-                                 QMM_TYPE_Q5_1, QMM_TYPE_Q2_K, QMM_TYPE_Q3_K, QMM_TYPE_Q4_K, QMM_TYPE_Q5_K, QMM_TYPE_Q6_K};
-static const char *ref_names[] = {"ref_q4_0", "ref_q8_0", "ref_f32",  "ref_f16",  "ref_q4_1", "ref_q5_0",
-                                  "ref_q5_1", "ref_q2_k", "ref_q3_k", "ref_q4_k", "ref_q5_k", "ref_q6_k"};
+static const qmm_type types[] = {QMM_TYPE_Q4_0,   QMM_TYPE_Q8_0,   QMM_TYPE_F32,   QMM_TYPE_F16,  QMM_TYPE_Q4_1, QMM_TYPE_Q5_0,
+                                 QMM_TYPE_Q5_1,   QMM_TYPE_Q2_K,   QMM_TYPE_Q3_K,  QMM_TYPE_Q4_K, QMM_TYPE_Q5_K, QMM_TYPE_Q6_K,
+                                 QMM_TYPE_IQ4_NL, QMM_TYPE_IQ4_XS, QMM_TYPE_MXFP4, QMM_TYPE_BF16};
+static const char *ref_names[] = {"ref_q4_0",   "ref_q8_0",   "ref_f32",   "ref_f16",  "ref_q4_1", "ref_q5_0",
+                                  "ref_q5_1",   "ref_q2_k",   "ref_q3_k",  "ref_q4_k", "ref_q5_k", "ref_q6_k",
+                                  "ref_iq4_nl", "ref_iq4_xs", "ref_mxfp4", "ref_bf16"};
 #define NTYPES ((int)(sizeof types / sizeof types[0]))
 
 typedef struct problem {
@@ -133,7 +135,7 @@ static void compute_expected(problem *p) {
 
 static long compare(const problem *p, const float *got) { return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1; }
 
-#define NPROB 24
+#define NPROB 28
 static problem probs[NPROB];
 static int nprob;
 
@@ -144,7 +146,7 @@ static void setup(void) {
     };
     for (int t = 0; t < 4; t++)
         for (int s = 0; s < 6; s += 1 + (t % 2)) {
-            if (nprob >= NPROB - 12) /* twelve more below */
+            if (nprob >= NPROB - 16) /* sixteen more below */
                 break;
             make_problem(&probs[nprob], types[t], shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], shapes[s][4]);
             compute_expected(&probs[nprob]);
@@ -155,10 +157,11 @@ static void setup(void) {
     compute_expected(&probs[nprob++]);
     make_problem(&probs[nprob], QMM_TYPE_F16, 96, 40, 128, 2, 1);
     compute_expected(&probs[nprob++]);
-    /* the other quantized types, small: k a multiple of 256 for K-quants */
+    /* the other types, small: k a multiple of 256 for K-quants and IQ4_XS;
+     * gpt-oss's k = 2880 for IQ4_NL, MXFP4 and BF16 */
     static const int64_t more[][5] = {
-        {64, 33, 17, 1, 2}, {96, 130, 2, 1, 1}, {160, 19, 3, 1, 1}, {256, 40, 6, 1, 1},
-        {512, 17, 5, 2, 1}, {256, 77, 3, 1, 1}, {256, 9, 7, 1, 1},  {512, 31, 4, 1, 1},
+        {64, 33, 17, 1, 2}, {96, 130, 2, 1, 1}, {160, 19, 3, 1, 1},  {256, 40, 6, 1, 1}, {512, 17, 5, 2, 1},  {256, 77, 3, 1, 1},
+        {256, 9, 7, 1, 1},  {512, 31, 4, 1, 1}, {2880, 33, 3, 1, 1}, {512, 21, 5, 1, 1}, {2880, 40, 4, 1, 1}, {2880, 19, 5, 2, 1},
     };
     for (int t = 4; t < NTYPES && nprob < NPROB - 2; t++) {
         const int64_t *sh = more[t - 4];

@@ -14,7 +14,9 @@ static inline const int *qmm_test_fp16_fields(qmm_type t) {
     switch (t) {
     case QMM_TYPE_Q4_0:
     case QMM_TYPE_Q8_0:
-    case QMM_TYPE_Q5_0: return d0;
+    case QMM_TYPE_Q5_0:
+    case QMM_TYPE_IQ4_NL:
+    case QMM_TYPE_IQ4_XS: return d0;
     case QMM_TYPE_Q4_1:
     case QMM_TYPE_Q5_1:
     case QMM_TYPE_Q4_K:
@@ -28,8 +30,11 @@ static inline const int *qmm_test_fp16_fields(qmm_type t) {
 
 /* Fills n rows of k elements of type t with random valid blocks. moderate:
  * fp16 fields of magnitude in [2^-12, 2^1) (positive for the d of types with
- * a min, as real models have), for error-bound tests; else any finite value
- * (zero, subnormal, 65504, either sign). */
+ * a min, as real models have), MXFP4 scales 2^-13..2^0, BF16 values of
+ * magnitude 2^-20..2^4, for error-bound tests; else any finite value (zero,
+ * subnormal, 65504, either sign; every E8M0 byte, a quarter of the blocks at
+ * its extremes 0, 1, 254, 255; IQ4_XS: a quarter of the super-blocks with every
+ * sub-scale -32 or 31; BF16: every finite bit pattern). */
 static inline void qmm_test_random_blocks(qmm_type t, int64_t k, int64_t n, void *dst, int moderate, uint64_t *seed) {
     const size_t bb = qmm_type_block_bytes(t), nblk = (size_t)(k / qmm_type_block_elems(t)) * (size_t)n;
     const int *f = qmm_test_fp16_fields(t);
@@ -45,6 +50,22 @@ static inline void qmm_test_random_blocks(qmm_type t, int64_t k, int64_t n, void
             else if ((h & 0x7c00u) == 0x7c00u)
                 h &= 0xbfffu; /* inf / NaN -> finite */
             memcpy(blk + f[i], &h, 2);
+        }
+        const uint64_t r = qmm_test_rand_u64(seed);
+        if (t == QMM_TYPE_MXFP4) {
+            static const uint8_t ext[4] = {0, 1, 254, 255};
+            blk[0] = moderate ? (uint8_t)(127 - 12 + r % 14) : r % 4 == 0 ? ext[(r >> 8) % 4] : blk[0];
+        } else if (t == QMM_TYPE_IQ4_XS && !moderate && r % 4 == 0) {
+            const int hi = (r >> 8) & 1; /* sub-scales all 31 (stored 63) or all -32 (stored 0) */
+            memset(blk + 2, hi ? 0xff : 0x00, 6);
+        } else if (t == QMM_TYPE_BF16) {
+            uint16_t h;
+            memcpy(&h, blk, 2);
+            if (moderate)
+                h = (uint16_t)((h & 0x807fu) | ((107u + (h >> 7) % 24u) << 7));
+            else if ((h & 0x7f80u) == 0x7f80u)
+                h &= 0xbfffu; /* inf / NaN -> finite */
+            memcpy(blk, &h, 2);
         }
     }
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "qmatmul.h"
 
@@ -92,6 +93,57 @@ _Static_assert(sizeof(qmm_block_q4_k) == 144, "Q4_K block is 144 bytes");
 _Static_assert(sizeof(qmm_block_q5_k) == 176, "Q5_K block is 176 bytes");
 _Static_assert(sizeof(qmm_block_q6_k) == 210, "Q6_K block is 210 bytes");
 
+/* The 4-bit table types (docs/formats.md): a nibble indexes a 16-entry int8
+ * table of levels. IQ4_NL: 32 elements, fp16 d, nibbles as Q4_0; value =
+ * d * kv[q]. IQ4_XS: 256 elements, fp16 d, 6-bit sub-scales per 32 (low 4
+ * bits: nibble j % 2 of scales_l[j / 2]; high 2 bits: bits 2j of scales_h;
+ * stored + 32), then per 32-block j the 16 bytes qs[16j..] as Q4_0 nibbles;
+ * value = (d * ls_j) * kv[q]. MXFP4: 32 elements, one E8M0 byte e, nibbles
+ * as Q4_0 holding E2M1 codes; value = 2^(e - 128) * kv2[q] (kv2: the E2M1
+ * values doubled, so the scale is halved: exact for every e). */
+typedef struct qmm_block_iq4_nl {
+    uint16_t d;
+    uint8_t qs[QMM_QK / 2];
+} qmm_block_iq4_nl;
+
+typedef struct qmm_block_iq4_xs {
+    uint16_t d;
+    uint16_t scales_h;
+    uint8_t scales_l[4];
+    uint8_t qs[128];
+} qmm_block_iq4_xs;
+
+typedef struct qmm_block_mxfp4 {
+    uint8_t e;
+    uint8_t qs[QMM_QK / 2];
+} qmm_block_mxfp4;
+
+_Static_assert(sizeof(qmm_block_iq4_nl) == 18, "IQ4_NL block is 18 bytes");
+_Static_assert(sizeof(qmm_block_iq4_xs) == 136, "IQ4_XS block is 136 bytes");
+_Static_assert(sizeof(qmm_block_mxfp4) == 17, "MXFP4 block is 17 bytes");
+
+/* The levels: IQ4_NL / IQ4_XS, and MXFP4's E2M1 values times 2. */
+extern const int8_t qmm_kvalues_iq4nl[16];
+extern const int8_t qmm_kvalues_mxfp4[16];
+/* IQ4_XS: signed sub-scale (-32..31) of 32-block j (0..7). */
+int qmm_iq4_xs_scale(const qmm_block_iq4_xs *b, int j);
+/* The table level of element l: IQ4_NL (l < 32), IQ4_XS (l < 256), MXFP4. */
+int qmm_iq4_nl_q(const qmm_block_iq4_nl *b, int l);
+int qmm_iq4_xs_q(const qmm_block_iq4_xs *b, int l);
+int qmm_mxfp4_q(const qmm_block_mxfp4 *b, int l);
+/* MXFP4's halved scale 2^(e - 128), exact for every e: 2^-128 and 2^-127 are
+ * subnormal, e = 255 is 2^127 (ggml has no NaN code). */
+float qmm_e8m0_half_to_fp32(uint8_t e);
+/* bf16 -> fp32 is exact (the bits shifted up); fp32 -> bf16 is ggml's: NaN
+ * kept quiet (top half | 0x40), else rounded to nearest even. */
+static inline float qmm_bf16_to_fp32(uint16_t h) {
+    const uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+uint16_t qmm_fp32_to_bf16(float f);
+
 /* Unpacked element q values and per-16 / per-32 scales of one block, the
  * common ground of dequantization and the reference dot products. */
 /* Q4_K / Q5_K: 6-bit scale and min of 32-block j (0..7). */
@@ -139,6 +191,10 @@ void qmm_dequantize_row_q3_k(const qmm_block_q3_k *x, float *y, int64_t k);
 void qmm_dequantize_row_q4_k(const qmm_block_q4_k *x, float *y, int64_t k);
 void qmm_dequantize_row_q5_k(const qmm_block_q5_k *x, float *y, int64_t k);
 void qmm_dequantize_row_q6_k(const qmm_block_q6_k *x, float *y, int64_t k);
+
+void qmm_dequantize_row_iq4_nl(const qmm_block_iq4_nl *x, float *y, int64_t k);
+void qmm_dequantize_row_mxfp4(const qmm_block_mxfp4 *x, float *y, int64_t k);
+void qmm_dequantize_row_iq4_xs(const qmm_block_iq4_xs *x, float *y, int64_t k); /* k % 256 == 0 */
 
 /* Activation quantization, one block of 32 (the reference every SIMD
  * activation packer reproduces), all in fp32 with round to nearest even:

@@ -115,6 +115,13 @@ int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k) {
     case QMM_TYPE_Q4_K: qmm_dequantize_row_q4_k(src, dst, k); return 0;
     case QMM_TYPE_Q5_K: qmm_dequantize_row_q5_k(src, dst, k); return 0;
     case QMM_TYPE_Q6_K: qmm_dequantize_row_q6_k(src, dst, k); return 0;
+    case QMM_TYPE_IQ4_NL: qmm_dequantize_row_iq4_nl(src, dst, k); return 0;
+    case QMM_TYPE_IQ4_XS: qmm_dequantize_row_iq4_xs(src, dst, k); return 0;
+    case QMM_TYPE_MXFP4: qmm_dequantize_row_mxfp4(src, dst, k); return 0;
+    case QMM_TYPE_BF16:
+        for (int64_t l = 0; l < k; l++)
+            dst[l] = qmm_bf16_to_fp32(((const uint16_t *)src)[l]);
+        return 0;
     default: return -1;
     }
 }
@@ -130,7 +137,11 @@ int qmm_quantize_row(qmm_type t, const float *src, void *dst, int64_t k) {
     case QMM_TYPE_Q4_1: qmm_quantize_row_q4_1(src, dst, k); return 0;
     case QMM_TYPE_Q5_0: qmm_quantize_row_q5_0(src, dst, k); return 0;
     case QMM_TYPE_Q5_1: qmm_quantize_row_q5_1(src, dst, k); return 0;
-    default: return -1; /* K-quants: no quantizer (they come from GGUF files) */
+    case QMM_TYPE_BF16:
+        for (int64_t l = 0; l < k; l++)
+            ((uint16_t *)dst)[l] = qmm_fp32_to_bf16(src[l]);
+        return 0;
+    default: return -1; /* K-quants, IQ4_*, MXFP4: no quantizer (they come from GGUF files) */
     }
 }
 

@@ -34,7 +34,11 @@
  *    imin = -(m_a sum_a qx + m_b sum_b qx), t = dmin. Integer sums are exact
  *    in int32 and below 2^24 in magnitude (so (float) is exact); fp16 values
  *    are widened exactly; each product s * x_d is rounded to fp32.
- *  - F32 / F16 weights (F16 converted exactly to fp32): acc = fmaf(w, x, acc)
+ *  - IQ4_NL, IQ4_XS, MXFP4 (ref_quant_kernels.c): as above with no min;
+ *    isum = sum kv[q] qx over the int8 table levels of the nibbles (IQ4_XS:
+ *    times the 32-block's sub-scale ls_j, -32..31), s = d (fp16), MXFP4:
+ *    s = 2^(e - 128) from the E8M0 byte (exact; the levels doubled).
+ *  - F32 / F16 / BF16 weights (converted exactly to fp32): acc = fmaf(w, x, acc)
  *    per element, ascending k, starting at 0.0f.
  *  So a SIMD family vectorises across outputs (rows of W, rows of x), never
  *  across k, and reproduces the reference bit for bit.

@@ -13,7 +13,8 @@ qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type 
     const int ti = qmm_wtype_index(type);
     if (ti < 0)
         return qmm_fail(QMM_ERR_UNSUPPORTED,
-                        "weight type %s (%d) cannot be packed: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and Q2_K..Q6_K can",
+                        "weight type %s (%d) cannot be packed: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, "
+                        "IQ4_NL, IQ4_XS and MXFP4 can",
                         qmm_type_name(type) ? qmm_type_name(type) : "?", (int)type);
     const int64_t blk = qmm_type_block_elems(type);
     if (k <= 0 || n <= 0 || k % blk != 0)

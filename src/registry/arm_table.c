@@ -39,8 +39,13 @@ extern const qmm_family qmm_family_neon_dotprod_q4_k;
 extern const qmm_family qmm_family_neon_dotprod_q5_k;
 extern const qmm_family qmm_family_neon_dotprod_q2_k;
 extern const qmm_family qmm_family_neon_dotprod_q3_k;
+extern const qmm_family qmm_family_neon_i8mm_iq4_nl;
+extern const qmm_family qmm_family_neon_i8mm_mxfp4;
+extern const qmm_family qmm_family_neon_dotprod_iq4_nl;
+extern const qmm_family qmm_family_neon_dotprod_mxfp4;
 extern const qmm_family qmm_family_neon_f32;
 extern const qmm_family qmm_family_neon_f16;
+extern const qmm_family qmm_family_neon_bf16;
 
 const qmm_family *const qmm_arm_kernels[] = {
 /* SME / SVE rows go here, above the NEON rows. */
@@ -78,8 +83,13 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_neon_dotprod_q5_k,
     &qmm_family_neon_dotprod_q2_k,
     &qmm_family_neon_dotprod_q3_k,
+    &qmm_family_neon_i8mm_iq4_nl,
+    &qmm_family_neon_i8mm_mxfp4,
+    &qmm_family_neon_dotprod_iq4_nl,
+    &qmm_family_neon_dotprod_mxfp4,
     &qmm_family_neon_f32,
     &qmm_family_neon_f16,
+    &qmm_family_neon_bf16,
     NULL,
 };
 #else

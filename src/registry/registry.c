@@ -18,6 +18,10 @@ const qmm_family *const qmm_ref_kernels[] = {
     &qmm_family_ref_q4_k,
     &qmm_family_ref_q5_k,
     &qmm_family_ref_q6_k,
+    &qmm_family_ref_iq4_nl,
+    &qmm_family_ref_iq4_xs,
+    &qmm_family_ref_mxfp4,
+    &qmm_family_ref_bf16,
     NULL,
 };
 

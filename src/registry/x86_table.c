@@ -14,8 +14,12 @@ extern const qmm_family qmm_family_avx512vnni_q5_k;
 extern const qmm_family qmm_family_avx512vnni_q5_1;
 extern const qmm_family qmm_family_avx512vnni_q2_k;
 extern const qmm_family qmm_family_avx512vnni_q3_k;
+extern const qmm_family qmm_family_avx512vnni_iq4_nl;
+extern const qmm_family qmm_family_avx512vnni_mxfp4;
+extern const qmm_family qmm_family_avx512vnni_iq4_xs;
 extern const qmm_family qmm_family_avx512_f32;
 extern const qmm_family qmm_family_avx512_f16;
+extern const qmm_family qmm_family_avx512_bf16;
 extern const qmm_family qmm_family_avxvnni_q4_0;
 extern const qmm_family qmm_family_avxvnni_q8_0;
 extern const qmm_family qmm_family_avxvnni_q4_k;
@@ -26,6 +30,9 @@ extern const qmm_family qmm_family_avxvnni_q5_1;
 extern const qmm_family qmm_family_avxvnni_q5_k;
 extern const qmm_family qmm_family_avxvnni_q2_k;
 extern const qmm_family qmm_family_avxvnni_q3_k;
+extern const qmm_family qmm_family_avxvnni_iq4_nl;
+extern const qmm_family qmm_family_avxvnni_mxfp4;
+extern const qmm_family qmm_family_avxvnni_iq4_xs;
 extern const qmm_family qmm_family_avx2_q4_0;
 extern const qmm_family qmm_family_avx2_q8_0;
 extern const qmm_family qmm_family_avx2_q4_k;
@@ -36,8 +43,12 @@ extern const qmm_family qmm_family_avx2_q5_1;
 extern const qmm_family qmm_family_avx2_q5_k;
 extern const qmm_family qmm_family_avx2_q2_k;
 extern const qmm_family qmm_family_avx2_q3_k;
+extern const qmm_family qmm_family_avx2_iq4_nl;
+extern const qmm_family qmm_family_avx2_mxfp4;
+extern const qmm_family qmm_family_avx2_iq4_xs;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
+extern const qmm_family qmm_family_avx2_bf16;
 
 /* one family per line */
 /* clang-format off */
@@ -52,8 +63,12 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx512vnni_q5_1,
     &qmm_family_avx512vnni_q2_k,
     &qmm_family_avx512vnni_q3_k,
+    &qmm_family_avx512vnni_iq4_nl,
+    &qmm_family_avx512vnni_mxfp4,
+    &qmm_family_avx512vnni_iq4_xs,
     &qmm_family_avx512_f32,
     &qmm_family_avx512_f16,
+    &qmm_family_avx512_bf16,
     /* AVX-VNNI, then AVX2: after the AVX-512 rows */
     &qmm_family_avxvnni_q4_0,
     &qmm_family_avxvnni_q8_0,
@@ -65,6 +80,9 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avxvnni_q5_k,
     &qmm_family_avxvnni_q2_k,
     &qmm_family_avxvnni_q3_k,
+    &qmm_family_avxvnni_iq4_nl,
+    &qmm_family_avxvnni_mxfp4,
+    &qmm_family_avxvnni_iq4_xs,
     &qmm_family_avx2_q4_0,
     &qmm_family_avx2_q8_0,
     &qmm_family_avx2_q4_k,
@@ -75,8 +93,12 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx2_q5_k,
     &qmm_family_avx2_q2_k,
     &qmm_family_avx2_q3_k,
+    &qmm_family_avx2_iq4_nl,
+    &qmm_family_avx2_mxfp4,
+    &qmm_family_avx2_iq4_xs,
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
+    &qmm_family_avx2_bf16,
     NULL,
 };
 /* clang-format on */

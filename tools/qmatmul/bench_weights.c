@@ -61,6 +61,17 @@ void *bench_make_source(qmm_type t, int64_t k, int64_t n, uint64_t *seed, size_t
         uint16_t *h = (uint16_t *)p;
         for (size_t i = 0; i < *size / 2; i++)
             h[i] = qmm_fp32_to_fp16(bench_rngf(seed));
+    } else if (t == QMM_TYPE_BF16) { /* the top half of an fp32 in [-1, 1): no NaN, inf or subnormal */
+        uint16_t *h = (uint16_t *)p;
+        for (size_t i = 0; i < *size / 2; i++) {
+            const float f = bench_rngf(seed);
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            h[i] = (uint16_t)(u >> 16);
+        }
+    } else if (t == QMM_TYPE_MXFP4) { /* E8M0 scales 2^-10..2^-7 over random codes */
+        for (size_t i = 0; i < *size; i += 17)
+            p[i] = (uint8_t)(118 + bench_rng(seed) % 4);
     } else if (t == QMM_TYPE_F32) {
         float *f = (float *)p;
         for (size_t i = 0; i < *size / 4; i++)

@@ -167,7 +167,8 @@ int cmd_pack(int argc, char **argv) {
             write = 0;
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
-                   "Packs every 2-D F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and Q2_K..Q6_K tensor of MODEL.gguf\n"
+                   "Packs every 2-D F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS and MXFP4\n"
+                   "tensor of MODEL.gguf "
                    "for this CPU's kernel chains (qmatmul info) and writes them to a cache file that engines open with "
                    "qmm_cache_open.\n"
                    "Other tensors are listed as skipped (a matrix that cannot be cached, zero-size or with a\n"
@@ -222,7 +223,8 @@ int cmd_pack(int argc, char **argv) {
     qmm_gguf_close(g);
     if (npack == 0) {
         fprintf(stderr,
-                "qmatmul pack: %s has no tensor to pack (2-D F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 or Q2_K..Q6_K): nothing "
+                "qmatmul pack: %s has no tensor to pack (2-D F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, "
+                "IQ4_XS or MXFP4): nothing "
                 "written\n",
                 in);
         qmm_context_free(ctx);

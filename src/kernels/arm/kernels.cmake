@@ -23,9 +23,15 @@ qmm_add_kernel(src/kernels/arm/matmul_q4_k_neon_i8mm.c -march=armv8.2-a+dotprod+
 qmm_add_kernel(src/kernels/arm/matmul_q5_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 qmm_add_kernel(src/kernels/arm/matmul_q2_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 qmm_add_kernel(src/kernels/arm/matmul_q3_k_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+# IQ4_NL, MXFP4: the table types on the same driver (neon_table.h)
+qmm_add_kernel(src/kernels/arm/matmul_iq4_nl_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_mxfp4_neon_dotprod.c -march=armv8.2-a+dotprod)
+qmm_add_kernel(src/kernels/arm/matmul_iq4_nl_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
+qmm_add_kernel(src/kernels/arm/matmul_mxfp4_neon_i8mm.c -march=armv8.2-a+dotprod+i8mm)
 # fp32 / fp16 weights: base Armv8-A Advanced SIMD (fcvtl widens fp16 without FEAT_FP16).
 qmm_add_kernel(src/kernels/arm/matmul_f32_neon.c -march=armv8-a)
 qmm_add_kernel(src/kernels/arm/matmul_f16_neon.c -march=armv8-a)
+qmm_add_kernel(src/kernels/arm/matmul_bf16_neon.c -march=armv8-a)
 
 # SVE (vector-length agnostic) and SME families: their shared layouts are in
 # sve_sme_layout.h. SME needs a compiler with the SME ACLE (clang >= 18); the

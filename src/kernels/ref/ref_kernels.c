@@ -43,6 +43,7 @@ REF_WEIGHTS(q4_0, (k / QMM_QK) * sizeof(qmm_block_q4_0))
 REF_WEIGHTS(q8_0, (k / QMM_QK) * sizeof(qmm_block_q8_0))
 REF_WEIGHTS(f32, k * sizeof(float))
 REF_WEIGHTS(f16, k * sizeof(uint16_t))
+REF_WEIGHTS(bf16, k * sizeof(uint16_t))
 
 static void q4_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
     qmm_dequantize_row_q4_0((const qmm_block_q4_0 *)((const char *)w + q4_0_w_offset(row, k)), dst, k);
@@ -57,6 +58,12 @@ static void f16_read_row(const void *w, int64_t k, int64_t n, int64_t row, float
     const uint16_t *src = (const uint16_t *)((const char *)w + f16_w_offset(row, k));
     for (int64_t l = 0; l < k; l++)
         dst[l] = qmm_fp16_to_fp32(src[l]);
+}
+
+static void bf16_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    const uint16_t *src = (const uint16_t *)((const char *)w + bf16_w_offset(row, k));
+    for (int64_t l = 0; l < k; l++)
+        dst[l] = qmm_bf16_to_fp32(src[l]);
 }
 
 /* ------------------------------------------------------------------ compute */
@@ -136,7 +143,23 @@ static void f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void 
     }
 }
 
+/* BF16 widens exactly: F32's arithmetic on the widened weights. */
+static void bf16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const float *x = (const float *)a;
+    const uint16_t *wh = (const uint16_t *)w;
+    for (int64_t i = 0; i < m; i++) {
+        float *yrow = (float *)((char *)y + (size_t)i * ys);
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t l = 0; l < k; l++)
+                acc = fmaf(qmm_bf16_to_fp32(wh[j * k + l]), x[i * k + l], acc);
+            yrow[j] = acc;
+        }
+    }
+}
+
 REF_FAMILY(q4_0, QMM_TYPE_Q4_0, REF_ACT_Q8)
 REF_FAMILY(q8_0, QMM_TYPE_Q8_0, REF_ACT_Q8)
 REF_FAMILY(f32, QMM_TYPE_F32, REF_ACT_F32)
 REF_FAMILY(f16, QMM_TYPE_F16, REF_ACT_F32)
+REF_FAMILY(bf16, QMM_TYPE_BF16, REF_ACT_F32)

@@ -19,6 +19,10 @@ extern const qmm_family qmm_family_ref_q3_k;
 extern const qmm_family qmm_family_ref_q4_k;
 extern const qmm_family qmm_family_ref_q5_k;
 extern const qmm_family qmm_family_ref_q6_k;
+extern const qmm_family qmm_family_ref_iq4_nl;
+extern const qmm_family qmm_family_ref_iq4_xs;
+extern const qmm_family qmm_family_ref_mxfp4;
+extern const qmm_family qmm_family_ref_bf16; /* ref_kernels.c */
 
 /* Reference int8 activation layout (rows of qmm_act_block), reusable by
  * families that consume it. */

@@ -1,5 +1,5 @@
-/* The portable reference families of Q4_1, Q5_0, Q5_1 and the K-quants
- * Q2_K..Q6_K: packed layout = the plain GGUF rows, GET_ROWS = the exact
+/* The portable reference families of Q4_1, Q5_0, Q5_1, the K-quants
+ * Q2_K..Q6_K, IQ4_NL, IQ4_XS and MXFP4: packed layout = the plain GGUF rows, GET_ROWS = the exact
  * dequantization, and the defining dot products (numerics: kernel.h and
  * docs/formats.md). Written for clarity, not speed: they are the oracle.
  *
@@ -130,6 +130,35 @@ static void q6_k_terms(const void *row, int64_t b, const qmm_act_block *xb, bloc
     o->t = 0.0f;
 }
 
+/* ------------------------------------------------- 4-bit table types */
+
+static void iq4_nl_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_iq4_nl *wb = (const qmm_block_iq4_nl *)row + b;
+    DOT_RANGE(qmm_iq4_nl_q, wb, 0, xb->q, 0, QMM_QK, o->isum);
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = 0;
+    o->t = 0.0f;
+}
+
+static void mxfp4_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_mxfp4 *wb = (const qmm_block_mxfp4 *)row + b;
+    DOT_RANGE(qmm_mxfp4_q, wb, 0, xb->q, 0, QMM_QK, o->isum);
+    o->s = qmm_e8m0_half_to_fp32(wb->e); /* a power of two: s * x_d is exact unless it under- or overflows */
+    o->imin = 0;
+    o->t = 0.0f;
+}
+
+static void iq4_xs_terms(const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const qmm_block_iq4_xs *wb = (const qmm_block_iq4_xs *)row + b / 8;
+    const int j = (int)(b % 8);
+    int32_t s;
+    DOT_RANGE(qmm_iq4_xs_q, wb, 32 * j, xb->q, 0, QMM_QK, s);
+    o->isum = qmm_iq4_xs_scale(wb, j) * s; /* |.| <= 32 * 32 * 127 * 127 = 16516096 < 2^24 */
+    o->s = qmm_fp16_to_fp32(wb->d);
+    o->imin = 0;
+    o->t = 0.0f;
+}
+
 /* ------------------------------------------------------------- driver */
 
 /* The definition of an output element of these types. */
@@ -174,3 +203,6 @@ REF_QUANT_FAMILY(q3_k, QMM_TYPE_Q3_K, qmm_block_q3_k, QMM_QK_K, 0)
 REF_QUANT_FAMILY(q4_k, QMM_TYPE_Q4_K, qmm_block_q4_k, QMM_QK_K, 1)
 REF_QUANT_FAMILY(q5_k, QMM_TYPE_Q5_K, qmm_block_q5_k, QMM_QK_K, 1)
 REF_QUANT_FAMILY(q6_k, QMM_TYPE_Q6_K, qmm_block_q6_k, QMM_QK_K, 0)
+REF_QUANT_FAMILY(iq4_nl, QMM_TYPE_IQ4_NL, qmm_block_iq4_nl, QMM_QK, 0)
+REF_QUANT_FAMILY(iq4_xs, QMM_TYPE_IQ4_XS, qmm_block_iq4_xs, QMM_QK_K, 0)
+REF_QUANT_FAMILY(mxfp4, QMM_TYPE_MXFP4, qmm_block_mxfp4, QMM_QK, 0)

@@ -1,10 +1,11 @@
-/* Shared pieces of the AVX-512 F32 and F16 weight families. Included by
- * exactly the translation units compiled with AVX-512 flags.
+/* Shared pieces of the AVX-512 F32, F16 and BF16 weight families. Included
+ * by exactly the translation units compiled with AVX-512 flags.
  *
  * Weight panel: 16 weight rows (n_step = 16, a partial last panel padded
  * with zero rows); for each l in ascending k, the 16 rows' values at l
  * (F32: 64 bytes, F16: 32 bytes kept as fp16 and widened by vcvtph2ps, which
- * is exact). One panel is one linear stream, padded to 64 bytes. Each zmm
+ * is exact; BF16: 32 bytes widened by a zero extension and a 16-bit shift,
+ * exact too). One panel is one linear stream, padded to 64 bytes. Each zmm
  * lane is one output row, so acc = fma(w, x, acc) runs in ascending l per
  * output: the reference order.
  *
@@ -35,8 +36,13 @@
 
 #define QMM_AVX512FP_INLINE static inline __attribute__((always_inline))
 
+/* The element kind `esz` of the helpers below: 4 (F32) and 2 (F16) are the
+ * element sizes; BF16, 2 bytes too, is told apart as 3. */
+#define QMM_AVX512FP_BF16    3
+#define QMM_AVX512FP_EB(esz) ((esz) == 4 ? 4 : 2) /* bytes per element */
+
 static inline size_t qmm_avx512fp_panel_bytes(int64_t k, int esz) {
-    return ((size_t)k * QMM_AVX512FP_NR * (size_t)esz + 63) & ~(size_t)63;
+    return ((size_t)k * QMM_AVX512FP_NR * (size_t)QMM_AVX512FP_EB(esz) + 63) & ~(size_t)63;
 }
 
 /* ------------------------------------------------------------ activations */
@@ -75,10 +81,13 @@ static inline void qmm_avx512fp_act1_pack(int64_t m, int64_t k, const float *x, 
 
 /* ------------------------------------------------------------------ tiles */
 
-/* 16 weights at l of a panel, as fp32 (esz 4: F32, esz 2: F16). */
+/* 16 weights at l of a panel, as fp32 (esz 4: F32, 2: F16, 3: BF16). */
 QMM_AVX512FP_INLINE __m512 qmm_avx512fp_w(const uint8_t *p, int64_t l, int esz) {
     if (esz == 4)
         return _mm512_loadu_ps((const float *)(const void *)(p + (size_t)l * 64));
+    if (esz == QMM_AVX512FP_BF16)
+        return _mm512_castsi512_ps(_mm512_slli_epi32(
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p + (size_t)l * 32))), 16));
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + (size_t)l * 32)));
 }
 
@@ -113,10 +122,10 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
     }
 }
 
-/* Widens l in [l0, l1) of an F16 panel into dst (16 floats per l). */
-static inline void qmm_avx512fp_widen(const uint8_t *p, int64_t l0, int64_t l1, float *dst) {
+/* Widens l in [l0, l1) of an F16 / BF16 panel into dst (16 floats per l). */
+QMM_AVX512FP_INLINE void qmm_avx512fp_widen(const uint8_t *p, int64_t l0, int64_t l1, float *dst, int esz) {
     for (int64_t l = l0; l < l1; l++)
-        _mm512_store_ps(dst + (l - l0) * QMM_AVX512FP_NR, qmm_avx512fp_w(p, l, 2));
+        _mm512_store_ps(dst + (l - l0) * QMM_AVX512FP_NR, qmm_avx512fp_w(p, l, esz));
 }
 
 /* GEMV: NP panels (1..4) at once, one accumulator chain each, whole k. */
@@ -131,7 +140,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
         for (int j = 0; j < NP; j++) {
             const uint8_t *pj = p + (size_t)j * pb;
             if (esz == 4 || (l & 1) == 0)
-                _mm_prefetch((const char *)(pj + (size_t)l * 16 * (size_t)esz + ahead), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pj + (size_t)l * 16 * (size_t)QMM_AVX512FP_EB(esz) + ahead), _MM_HINT_T0);
             acc[j] = _mm512_fmadd_ps(qmm_avx512fp_w(pj, l, esz), xb, acc[j]);
         }
     }
@@ -190,9 +199,10 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
                                 : 0;                                                                                             \
                     const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                       \
                     int64_t t0 = l0, t1 = l1, aofs = 0;                                                                          \
-                    if (esz == 2) {                                                                                              \
+                    if (esz != 4) {                                                                                              \
                         for (int j = 0; j < np; j++)                                                                             \
-                            qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_AVX512FP_KC * QMM_AVX512FP_NR);    \
+                            qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_AVX512FP_KC * QMM_AVX512FP_NR,     \
+                                               esz);                                                                             \
                         q0 = (const uint8_t *)scratch;                                                                           \
                         q1 = (const uint8_t *)(scratch + QMM_AVX512FP_KC * QMM_AVX512FP_NR);                                     \
                         t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_AVX512FP_MR;                                                       \

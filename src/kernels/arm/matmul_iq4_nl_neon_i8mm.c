@@ -1,0 +1,12 @@
+/* IQ4_NL x int8 activations with smmla (Armv8.6 i8mm): 4 weight rows x up to 4 activation rows per tile; the
+ * nibbles become int8 levels by tbl (neon_table.h), then smmla as neon_i8mm_q4_0. */
+#include "kernels/arm/neon_table.h"
+
+static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w,
+                                                       float32x4_t out[QMM_NEON_MR]) {
+    qmm_neon_table_tile_smmla(QMM_NEON_T_IQ4_NL, mc, nb, a, w, out);
+}
+
+/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the dotprod family */
+QMM_NEON_INT8_FAMILY(neon_i8mm_iq4_nl, QMM_TYPE_IQ4_NL, iq4_nl, QMM_NEON_IQ4_NL_BLK, QMM_NEON_PAIRS, 8,
+                     QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, QMM_CPU_I8MM, tile)

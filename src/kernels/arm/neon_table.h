@@ -1,0 +1,187 @@
+/* The NEON int8 families of the 4-bit table types IQ4_NL and MXFP4 (dotprod, i8mm): panel formats, packers,
+ * GET_ROWS readers and tiles on the NEON int8 driver (neon_driver.h, QMM_NEON_INT8_FAMILY with fmt iq4_nl or
+ * mxfp4).
+ *
+ * Weight panel (n_step = 4 rows), per 32-block: the 4 rows' scales as GGUF has them (IQ4_NL: fp16 d, 8 bytes,
+ * widened exactly by fcvtl; MXFP4: the E8M0 bytes, 4 bytes), then the GGUF nibble bytes of the 4 rows (64 bytes)
+ * at qmm_neon_pos(arrangement, r, t) for byte t < 16 (low nibble element t, high nibble t + 16). 72 and 68
+ * bytes per 4 blocks: the GGUF size. A table lookup (tbl) of the masked nibbles gives the int8 levels (the
+ * signed IQ4_NL table, or the E2M1 values doubled), and sdot / smmla multiply them by the int8 activations
+ * directly (s8 x s8): the int32 sum is exactly sum kv[q] q_x. Float step per block and output as the reference:
+ * acc = fma((float)isum, s * x_d, acc), s the fp16 d or MXFP4's 2^(e - 128), built from the exponent bits as
+ * max((e - 1) << 23, 0x200000 << min(e, 2)) in int32 (e = 0, 1: the subnormals 2^-128, 2^-127). */
+#ifndef QMM_NEON_TABLE_H
+#define QMM_NEON_TABLE_H
+
+#include "kernels/arm/neon_driver.h"
+
+#define QMM_NEON_IQ4_NL_BLK 72 /* 8 + 64 */
+#define QMM_NEON_MXFP4_BLK  68 /* 4 + 64 */
+
+enum { QMM_NEON_T_IQ4_NL = 0, QMM_NEON_T_MXFP4 = 1 };
+
+static inline void qmm_neon_table_pack(int kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                       size_t src_row_stride, void *dst) {
+    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+    const size_t sb_bytes = kind == QMM_NEON_T_MXFP4 ? sizeof(qmm_block_mxfp4) : sizeof(qmm_block_iq4_nl);
+    const int64_t nb = k / QMM_QK;
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
+        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(blk_bytes, p0, k);
+        for (int64_t b = 0; b < nb; b++) {
+            uint8_t *blk = panel + (size_t)b * blk_bytes;
+            for (int r = 0; r < QMM_NEON_NR; r++) {
+                uint8_t s[2] = {0, 0}, qs[QMM_QK / 2]; /* padding rows: zero scale and nibbles */
+                memset(qs, 0, sizeof qs);
+                if (p0 + r < n) {
+                    const uint8_t *sb = (const uint8_t *)src + (size_t)(p0 + r) * src_row_stride + (size_t)b * sb_bytes;
+                    memcpy(s, sb, (size_t)(hdr / 4));
+                    memcpy(qs, sb + hdr / 4, sizeof qs);
+                }
+                memcpy(blk + (size_t)(hdr / 4) * (size_t)r, s, (size_t)(hdr / 4));
+                for (int t = 0; t < QMM_QK / 2; t++)
+                    blk[hdr + qmm_neon_pos(arrangement, r, t)] = qs[t];
+            }
+        }
+    }
+}
+
+static inline void qmm_neon_table_read(int kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * blk_bytes;
+        uint8_t qs[QMM_QK / 2];
+        for (int t = 0; t < QMM_QK / 2; t++)
+            qs[t] = blk[hdr + qmm_neon_pos(arrangement, r, t)];
+        if (kind == QMM_NEON_T_MXFP4) { /* rebuild the GGUF block: ggml's values exactly */
+            qmm_block_mxfp4 g;
+            g.e = blk[r];
+            memcpy(g.qs, qs, sizeof qs);
+            qmm_dequantize_row_mxfp4(&g, dst + b * QMM_QK, QMM_QK);
+        } else {
+            qmm_block_iq4_nl g;
+            memcpy(&g.d, blk + 2 * r, 2);
+            memcpy(g.qs, qs, sizeof qs);
+            qmm_dequantize_row_iq4_nl(&g, dst + b * QMM_QK, QMM_QK);
+        }
+    }
+}
+
+static inline void qmm_neon_pack_iq4_nl(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                        size_t stride, void *dst) {
+    qmm_neon_table_pack(QMM_NEON_T_IQ4_NL, arrangement, k, n, n0, n1, src, stride, dst);
+}
+static inline void qmm_neon_pack_mxfp4(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                       size_t stride, void *dst) {
+    qmm_neon_table_pack(QMM_NEON_T_MXFP4, arrangement, k, n, n0, n1, src, stride, dst);
+}
+static inline void qmm_neon_read_iq4_nl(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    qmm_neon_table_read(QMM_NEON_T_IQ4_NL, arrangement, packed, k, row, dst);
+}
+static inline void qmm_neon_read_mxfp4(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    qmm_neon_table_read(QMM_NEON_T_MXFP4, arrangement, packed, k, row, dst);
+}
+
+/* The 4 rows' block scales as fp32, exactly. */
+static inline __attribute__((always_inline)) float32x4_t qmm_neon_table_scales(int kind, const uint8_t *w) {
+    if (kind == QMM_NEON_T_MXFP4) {
+        uint32_t e4;
+        memcpy(&e4, w, 4);
+        const uint32x4_t e = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(e4)))));
+        const int32x4_t normal = vshlq_n_s32(vsubq_s32(vreinterpretq_s32_u32(e), vdupq_n_s32(1)), 23); /* e = 0: negative */
+        const int32x4_t low = vshlq_s32(vdupq_n_s32(0x00200000), vreinterpretq_s32_u32(vminq_u32(e, vdupq_n_u32(2))));
+        return vreinterpretq_f32_s32(vmaxq_s32(normal, low));
+    }
+    return vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(w)));
+}
+
+static inline __attribute__((always_inline)) int8x16_t qmm_neon_table_levels(int kind) {
+    return vld1q_s8(kind == QMM_NEON_T_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl);
+}
+
+/* sdot tile (ROWS4 panels): mc activation rows of group a x the 4 rows of panel w. */
+static inline __attribute__((always_inline)) void qmm_neon_table_tile_sdot(const int kind, const int mc, int64_t nb,
+                                                                           const uint8_t *a, const uint8_t *w,
+                                                                           float32x4_t out[QMM_NEON_MR]) {
+    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+    const int8x16_t table = qmm_neon_table_levels(kind);
+    const uint8x16_t m4 = vdupq_n_u8(0x0f);
+    float32x4_t acc[QMM_NEON_MR];
+    for (int i = 0; i < QMM_NEON_MR; i++)
+        acc[i] = vdupq_n_f32(0.0f);
+    for (int64_t b = 0; b < nb; b++, a += QMM_NEON_ACT_BLK, w += blk_bytes) {
+        const float32x4_t ws = qmm_neon_table_scales(kind, w);
+        int8x16_t lo[4], hi[4]; /* lo[c]: elements 4c..4c+3, hi[c]: 16+4c..16+4c+3, of the 4 rows, as levels */
+        for (int c = 0; c < 4; c++) {
+            const uint8x16_t v = vld1q_u8(w + hdr + 16 * c);
+            lo[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
+            hi[c] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
+        }
+        for (int i = 0; i < mc; i++) {
+            const int8x16_t x0 = vld1q_s8((const int8_t *)a + 16 + 32 * i);
+            const int8x16_t x1 = vld1q_s8((const int8_t *)a + 16 + 32 * i + 16);
+            int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
+            s0 = vdotq_laneq_s32(s0, lo[0], x0, 0);
+            s1 = vdotq_laneq_s32(s1, lo[1], x0, 1);
+            s0 = vdotq_laneq_s32(s0, lo[2], x0, 2);
+            s1 = vdotq_laneq_s32(s1, lo[3], x0, 3);
+            s0 = vdotq_laneq_s32(s0, hi[0], x1, 0);
+            s1 = vdotq_laneq_s32(s1, hi[1], x1, 1);
+            s0 = vdotq_laneq_s32(s0, hi[2], x1, 2);
+            s1 = vdotq_laneq_s32(s1, hi[3], x1, 3);
+            const float xd = ((const float *)a)[i];
+            acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(vaddq_s32(s0, s1)), vmulq_n_f32(ws, xd));
+        }
+    }
+    for (int i = 0; i < mc; i++)
+        out[i] = acc[i];
+}
+
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+/* smmla tile (PAIRS panels and activations), as neon_i8mm_q4_0's with levels instead of 16 * (q - 8). */
+static inline __attribute__((always_inline)) void qmm_neon_table_tile_smmla(const int kind, const int mc, int64_t nb,
+                                                                            const uint8_t *a, const uint8_t *w,
+                                                                            float32x4_t out[QMM_NEON_MR]) {
+    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+    const int8x16_t table = qmm_neon_table_levels(kind);
+    const uint8x16_t m4 = vdupq_n_u8(0x0f);
+    const int pairs = (mc + 1) / 2;
+    float32x4_t acc[QMM_NEON_MR];
+    for (int i = 0; i < QMM_NEON_MR; i++)
+        acc[i] = vdupq_n_f32(0.0f);
+    for (int64_t b = 0; b < nb; b++, a += QMM_NEON_ACT_BLK, w += blk_bytes) {
+        const float32x4_t ws = qmm_neon_table_scales(kind, w);
+        int8x16_t wq[8]; /* [g * 2 + weight pair]: bytes [g' * 32 + pair * 16] hold groups g' (low), g' + 2 (high) */
+        for (int c = 0; c < 4; c++) {
+            const uint8x16_t v = vld1q_u8(w + hdr + 16 * c);
+            wq[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
+            wq[c + 4] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
+        }
+        for (int p = 0; p < pairs; p++) {
+            int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */
+            for (int g = 0; g < 4; g++) {
+                const int8x16_t x = vld1q_s8((const int8_t *)a + 16 + 32 * g + 16 * p);
+                c0 = vmmlaq_s32(c0, x, wq[2 * g]);
+                c1 = vmmlaq_s32(c1, x, wq[2 * g + 1]);
+            }
+            const int64x2_t c0l = vreinterpretq_s64_s32(c0), c1l = vreinterpretq_s64_s32(c1);
+            const int32x4_t r0 = vreinterpretq_s32_s64(vzip1q_s64(c0l, c1l));
+            const int32x4_t r1 = vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l));
+            const float xd0 = ((const float *)a)[2 * p], xd1 = ((const float *)a)[2 * p + 1];
+            acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(r0), vmulq_n_f32(ws, xd0));
+            if (2 * p + 1 < mc)
+                acc[2 * p + 1] = vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(r1), vmulq_n_f32(ws, xd1));
+        }
+    }
+    for (int i = 0; i < mc; i++)
+        out[i] = acc[i];
+}
+#endif
+
+#endif

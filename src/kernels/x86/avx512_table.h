@@ -1,0 +1,274 @@
+/* The AVX-512 VNNI families of the 4-bit table types: IQ4_NL, MXFP4 (per 32)
+ * and IQ4_XS (per 256). A nibble indexes 16 int8 levels; one vpshufb per
+ * weight vector turns the nibbles into the level + 128 as unsigned bytes (the
+ * table broadcast to every 128-bit lane), then vpdpbusd runs from the
+ * activation's bias -128 * sum(q_x) exactly as Q8_0's (avx512_int8.h), so
+ * the int32 sum is exactly sum kv[q] * q_x.
+ *
+ * Panel of 16 weight rows (n_step 16; a partial last panel padded with zero
+ * rows), two streams, the second 64-byte aligned:
+ *     header[k / UE][HDR]   per unit (UE = 32, IQ4_XS 256), lane r:
+ *                           IQ4_NL: fp16 d at 2r (32 B); MXFP4: the E8M0 byte
+ *                           at r (16 B); IQ4_XS: fp16 d at 2r, then int8
+ *                           ls_j (-32..31) at 32 + 16j + r (160 B);
+ *                           padded to 64 bytes at the end of the stream
+ *     quants[k / 32][256]   per 32-block, vector v < 4, lane r (bytes 4r..):
+ *                           the GGUF bytes qs[4v..4v+3] of the block (low
+ *                           nibbles: elements 4v.., high: 16+4v..; Q4_0's form)
+ * Packed size: IQ4_NL and MXFP4 the GGUF bytes (+ < 64 B of padding per
+ * panel), IQ4_XS 2208 B per 2176 of GGUF (+1.5%).
+ *
+ * Per output lane and 32-block, the reference's order (family.h):
+ *   isum = [ls_j *] sum kv[q] q_x                (exact int32)
+ *   acc  = fma((float)isum, s * x_d, acc)
+ * with s the fp16 d widened by vcvtph2ps, or MXFP4's 2^(e - 128) built from
+ * the exponent bits: max((e - 1) << 23, 0x200000 << min(e, 2)) as int32
+ * (e >= 2: the normal 2^(e - 128); e = 1, 0: the subnormals 2^-127, 2^-128).
+ * Included by the translation units compiled with AVX-512 VNNI flags. */
+#ifndef QMM_X86_AVX512_TABLE_H
+#define QMM_X86_AVX512_TABLE_H
+
+#include "kernels/x86/avx512_int8.h"
+
+typedef enum { QMM_AVX512T_IQ4_NL, QMM_AVX512T_MXFP4, QMM_AVX512T_IQ4_XS } qmm_avx512t_kind;
+
+#define QMM_AVX512T_UE(kind)  ((kind) == QMM_AVX512T_IQ4_XS ? QMM_QK_K : QMM_QK)
+#define QMM_AVX512T_HDR(kind) ((kind) == QMM_AVX512T_MXFP4 ? 16 : (kind) == QMM_AVX512T_IQ4_XS ? 160 : 32)
+
+static inline size_t qmm_avx512t_hdr_bytes(int64_t k, qmm_avx512t_kind kind) {
+    return ((size_t)(k / QMM_AVX512T_UE(kind)) * (size_t)QMM_AVX512T_HDR(kind) + 63) & ~(size_t)63;
+}
+
+static inline size_t qmm_avx512t_panel_bytes(int64_t k, qmm_avx512t_kind kind) {
+    return qmm_avx512t_hdr_bytes(k, kind) + (size_t)(k / QMM_QK) * 256;
+}
+
+/* The table of level + 128, as unsigned bytes, in every 128-bit lane. */
+QMM_AVX512_INLINE __m512i qmm_avx512t_table(qmm_avx512t_kind kind) {
+    const int8_t *kv = kind == QMM_AVX512T_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl;
+    uint8_t t[16];
+    for (int i = 0; i < 16; i++)
+        t[i] = (uint8_t)(kv[i] + 128);
+    return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)t));
+}
+
+/* MXFP4's 16 scales 2^(e - 128) from 16 E8M0 bytes, bit for bit qmm_e8m0_half_to_fp32. */
+QMM_AVX512_INLINE __m512 qmm_avx512t_e8m0(const uint8_t *e16) {
+    /* u8 -> u32 in two steps (vpmovzxbw, vpmovzxwd): what SIMDe's emulation provides */
+    const __m512i e = _mm512_cvtepu16_epi32(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)e16)));
+    const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23); /* e = 0: negative */
+    const __m512i low = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), _mm512_min_epu32(e, _mm512_set1_epi32(2)));
+    return _mm512_castsi512_ps(_mm512_max_epi32(normal, low));
+}
+
+QMM_AVX512_INLINE void qmm_avx512t_tile(qmm_avx512t_kind kind, int MR, int G, int64_t nb, const uint8_t *act,
+                                        const uint8_t *panel, size_t hdr_bytes, float *y, size_t ys, int ncols) {
+    const int per = QMM_AVX512T_UE(kind) / QMM_QK, hdr = QMM_AVX512T_HDR(kind);
+    const uint8_t *qw = panel + hdr_bytes;
+    const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
+    const __m512i table = qmm_avx512t_table(kind);
+    __m512 acc[QMM_AVX512_MR];
+    for (int i = 0; i < MR; i++)
+        acc[i] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *ab = act + (size_t)b * ablk;
+        const uint8_t *h = panel + (size_t)(b / per) * (size_t)hdr;
+        const int j = (int)(b % per);
+        const uint8_t *qb = qw + (size_t)b * 256;
+        for (int l = 0; l < 256; l += 64)
+            _mm_prefetch((const char *)(qb + 8 * 256 + l), _MM_HINT_T0);
+        const __m512 s = kind == QMM_AVX512T_MXFP4 ? qmm_avx512t_e8m0(h)
+                                                   : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)h));
+        const __m512i ls = kind == QMM_AVX512T_IQ4_XS
+                               ? qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(h + 32 + 16 * j)))
+                               : _mm512_setzero_si512();
+        __m512i w[8];
+        qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w);
+        for (int c = 0; c < 8; c++)
+            w[c] = _mm512_shuffle_epi8(table, w[c]);
+        for (int i = 0; i < MR; i++) {
+            const uint8_t *aq = ab + 8 * G + QMM_QK * i;
+            __m512i s0 = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
+            if (MR <= 2) { /* few rows: two dependency chains per block */
+                __m512i s1 = _mm512_setzero_si512();
+                for (int c = 0; c < 8; c += 2) {
+                    s0 = _mm512_dpbusd_epi32(s0, w[c],
+                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_Q4, c))));
+                    s1 = _mm512_dpbusd_epi32(s1, w[c + 1],
+                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_Q4, c + 1))));
+                }
+                s0 = _mm512_add_epi32(s0, s1);
+            } else {
+                for (int c = 0; c < 8; c++)
+                    s0 = _mm512_dpbusd_epi32(s0, w[c],
+                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_Q4, c))));
+            }
+            if (kind == QMM_AVX512T_IQ4_XS)
+                s0 = _mm512_mullo_epi32(ls, s0); /* |.| <= 32 * 516128 < 2^24 */
+            float xd;
+            memcpy(&xd, ab + 4 * i, 4);
+            acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0), _mm512_mul_ps(s, _mm512_set1_ps(xd)), acc[i]);
+        }
+    }
+    const __mmask16 mask = (__mmask16)((1u << ncols) - 1u);
+    for (int i = 0; i < MR; i++)
+        _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), mask, acc[i]);
+}
+
+/* Packing: GGUF unit u of a row into lane r (header h of the unit, quants q of
+ * its first 32-block), and back to ggml's values. Not on the hot path. */
+static inline void qmm_avx512t_put(qmm_avx512t_kind kind, const void *row, int64_t u, int r, uint8_t *h, uint8_t *q) {
+    const uint8_t *qs;
+    int nblk = 1;
+    if (kind == QMM_AVX512T_IQ4_NL) {
+        const qmm_block_iq4_nl *blk = (const qmm_block_iq4_nl *)row + u;
+        memcpy(h + 2 * r, &blk->d, 2);
+        qs = blk->qs;
+    } else if (kind == QMM_AVX512T_MXFP4) {
+        const qmm_block_mxfp4 *blk = (const qmm_block_mxfp4 *)row + u;
+        h[r] = blk->e;
+        qs = blk->qs;
+    } else {
+        const qmm_block_iq4_xs *blk = (const qmm_block_iq4_xs *)row + u;
+        memcpy(h + 2 * r, &blk->d, 2);
+        for (int j = 0; j < 8; j++)
+            h[32 + 16 * j + r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(blk, j);
+        qs = blk->qs;
+        nblk = 8;
+    }
+    for (int j = 0; j < nblk; j++)
+        for (int v = 0; v < 4; v++)
+            memcpy(q + 256 * j + 64 * v + 4 * r, qs + 16 * j + 4 * v, 4);
+}
+
+static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, const uint8_t *q, int r, float *dst) {
+    uint8_t qs[128];
+    const int nblk = kind == QMM_AVX512T_IQ4_XS ? 8 : 1;
+    for (int j = 0; j < nblk; j++)
+        for (int v = 0; v < 4; v++)
+            memcpy(qs + 16 * j + 4 * v, q + 256 * j + 64 * v + 4 * r, 4);
+    if (kind == QMM_AVX512T_IQ4_NL) { /* rebuild the GGUF block: ggml's values exactly */
+        qmm_block_iq4_nl blk;
+        memcpy(&blk.d, h + 2 * r, 2);
+        memcpy(blk.qs, qs, 16);
+        qmm_dequantize_row_iq4_nl(&blk, dst, QMM_QK);
+    } else if (kind == QMM_AVX512T_MXFP4) {
+        qmm_block_mxfp4 blk;
+        blk.e = h[r];
+        memcpy(blk.qs, qs, 16);
+        qmm_dequantize_row_mxfp4(&blk, dst, QMM_QK);
+    } else {
+        qmm_block_iq4_xs blk;
+        memset(&blk, 0, sizeof blk);
+        memcpy(&blk.d, h + 2 * r, 2);
+        for (int j = 0; j < 8; j++) {
+            const int st = (int8_t)h[32 + 16 * j + r] + 32; /* the stored 6 bits */
+            blk.scales_l[j / 2] |= (uint8_t)((st & 0x0f) << (4 * (j % 2)));
+            blk.scales_h |= (uint16_t)(((st >> 4) & 3) << (2 * j));
+        }
+        memcpy(blk.qs, qs, 128);
+        qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
+    }
+}
+
+/* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as `kind`. */
+#define QMM_AVX512T_FAMILY(id, wtype_, kind)                                                                                     \
+    enum { T_UE = QMM_AVX512T_UE(kind), T_HDR = QMM_AVX512T_HDR(kind) };                                                         \
+    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
+        return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);                             \
+    }                                                                                                                            \
+    static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
+        return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);                                               \
+    }                                                                                                                            \
+    static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
+        const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);                                 \
+        for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512_NR) {                                                                    \
+            uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_AVX512_NR) * pb;                                                 \
+            memset(panel, 0, pb); /* padding rows and the header tail */                                                         \
+            for (int r = 0; r < QMM_AVX512_NR && p0 + r < n; r++)                                                                \
+                for (int64_t u = 0; u < k / T_UE; u++)                                                                           \
+                    qmm_avx512t_put(kind, (const char *)src + (size_t)(p0 + r) * stride, u, r, panel + (size_t)u * T_HDR,        \
+                                    panel + hb + (size_t)u * (T_UE / QMM_QK) * 256);                                             \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
+        (void)n;                                                                                                                 \
+        const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);       \
+        const size_t hb = qmm_avx512t_hdr_bytes(k, kind);                                                                        \
+        for (int64_t u = 0; u < k / T_UE; u++)                                                                                   \
+            qmm_avx512t_get(kind, panel + (size_t)u * T_HDR, panel + hb + (size_t)u * (T_UE / QMM_QK) * 256,                     \
+                            (int)(row % QMM_AVX512_NR), dst + u * T_UE);                                                         \
+    }                                                                                                                            \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
+        qmm_avx512_act_pack(m, k, x, xs, dst, QMM_AVX512_MR, 128);                                                               \
+    }                                                                                                                            \
+    static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }                                       \
+    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }                           \
+    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
+        qmm_avx512_act_pack(m, k, x, xs, dst, 1, 128);                                                                           \
+    }                                                                                                                            \
+    QMM_AVX512T_TILE(kind, 1, 1, tile_g1)                                                                                        \
+    QMM_AVX512T_TILE(kind, 1, 8, tile_m1)                                                                                        \
+    QMM_AVX512T_TILE(kind, 2, 8, tile_m2)                                                                                        \
+    QMM_AVX512T_TILE(kind, 3, 8, tile_m3)                                                                                        \
+    QMM_AVX512T_TILE(kind, 4, 8, tile_m4)                                                                                        \
+    QMM_AVX512T_TILE(kind, 5, 8, tile_m5)                                                                                        \
+    QMM_AVX512T_TILE(kind, 6, 8, tile_m6)                                                                                        \
+    QMM_AVX512T_TILE(kind, 7, 8, tile_m7)                                                                                        \
+    QMM_AVX512T_TILE(kind, 8, 8, tile_m8)                                                                                        \
+    typedef void (*tile_fn)(int64_t, const uint8_t *, const uint8_t *, size_t, float *, size_t, int);                            \
+    static const tile_fn tiles_by_mr[9] = {NULL, tile_m1, tile_m2, tile_m3, tile_m4, tile_m5, tile_m6, tile_m7, tile_m8};        \
+    /* Panel-outer, as the Q4_0 driver: a panel stays in L1/L2 while the activation groups stream past it. */                    \
+    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);                                 \
+        const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;                                                       \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
+            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
+            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
+            for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {                                                                  \
+                const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);                                           \
+                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;                                      \
+                tiles_by_mr[mr](nb, ag, p, hb, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                             \
+            }                                                                                                                    \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);                                 \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
+            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
+            tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, hb, y + n0, 0, nc);          \
+        }                                                                                                                        \
+    }                                                                                                                            \
+    const qmm_family qmm_family_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required =                                                                                                              \
+            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
+        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
+        .flags = 0,                                                                                                              \
+        .layout_id = 1,                                                                                                          \
+        .mr = QMM_AVX512_MR,                                                                                                     \
+        .nr = QMM_AVX512_NR,                                                                                                     \
+        .kr = 4,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_AVX512_NR,                                                                                                 \
+        .w_packed_size = w_size,                                                                                                 \
+        .w_packed_offset = w_offset,                                                                                             \
+        .w_pack = w_pack,                                                                                                        \
+        .w_read_row = w_read_row,                                                                                                \
+        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
+        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
+        .gemm = gemm,                                                                                                            \
+        .gemv = gemv,                                                                                                            \
+    };
+
+#define QMM_AVX512T_TILE(kind, MR, G, name)                                                                                      \
+    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, size_t hb, float *y, size_t ys, int nc) {                   \
+        qmm_avx512t_tile(kind, MR, G, nb, a, p, hb, y, ys, nc);                                                                  \
+    }
+
+#endif
