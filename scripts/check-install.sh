@@ -25,7 +25,7 @@ PKG_CONFIG_PATH="$libdir" cc tests/package/consumer.c -o "$prefix/consumer-pc-st
 # own headers) only, so an internal header would not be found.
 cc_bin=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 cc_bin=${cc_bin:-cc}
-tool_src=(tools/qmatmul/*.c bench/probe.c bench/report.c)
+tool_src=(tools/qmatmul/*.c tools/qmatmul/run/*.c bench/probe.c bench/report.c)
 tool_objs=()
 compile() { # source [flags]: one object in $prefix/tool-obj
   local src=$1 obj
