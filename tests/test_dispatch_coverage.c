@@ -69,11 +69,11 @@ static int gap(const char *set, const char *what, qmm_type t, const qmm_family *
     return 1;
 }
 
-/* Gaps of one feature set (printed). The fallback of a chain is selected with
- * the primary's fallback_hides masked off: the same rule on that feature set
- * (an AVX-512 primary's fallback must be a SIMD family where Q4_0's AVX2 one
- * would run; an AVX2 primary's fallback is the reference, as Q4_0's). Sets
- * simd_q4_0 when Q4_0 itself has a SIMD family here. */
+/* Gaps of one feature set (printed). The fallback of a capped primary's chain
+ * is selected with the primary's fallback_hides masked off: the same rule on
+ * that feature set (an SME primary's fallback must be a SIMD family where
+ * Q4_0's NEON one would run). Sets simd_q4_0 when Q4_0 itself has a SIMD
+ * family here. */
 static int gaps_of(const feature_set *fs, int *simd_q4_0) {
     *simd_q4_0 = !is_ref(qmm_registry_select(QMM_TYPE_Q4_0, fs->features));
     int gaps = 0;
@@ -84,8 +84,11 @@ static int gaps_of(const feature_set *fs, int *simd_q4_0) {
         if (!c.primary)
             continue;
         gaps += gap(fs->name, "runs on", t, c.primary, fs->features);
+        /* Hybrid runs by default only under a capped primary (SME units): there
+         * the fallback must be SIMD too. (A QMM_CAP run of an uncapped family
+         * may fall back to the reference, as the NEON fp families do by design.) */
         const uint64_t fb_features = fs->features & ~c.primary->fallback_hides;
-        if (c.primary->fallback_hides)
+        if ((c.primary->flags & QMM_FAMILY_CAPPED) && c.primary->fallback_hides)
             gaps += gap(fs->name, "falls back to", t, c.fallback ? c.fallback : c.primary, fb_features);
     }
     return gaps;
