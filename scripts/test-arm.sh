@@ -83,7 +83,7 @@ for t in info["chains"]:
     elif mine and mine[0] != prim:
         fail(f"{t}: selected {prim}, but the first family of the type that test_kernels passed is {mine[0]}")
     want = None  # a regular expression the primary must match
-    quant = t not in ("F32", "F16")
+    quant = t not in ("F32", "F16", "BF16")  # the float types: NEON wherever there is NEON
     if quant and not any(not n.startswith("ref") and n.endswith(suf) for n in every):
         want = "ref" + suf
     elif cpu == "neoverse-n1":
