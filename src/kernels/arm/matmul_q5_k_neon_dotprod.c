@@ -5,5 +5,5 @@
 #include "kernels/arm/neon_k_quant_body.h"
 
 /* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the reference */
-QMM_NEON_INT8_FAMILY(neon_dotprod_q5_k, QMM_TYPE_Q5_K, q5_k, QMM_NEON_KQ_BLK(KQ_KIND), QMM_NEON_ROWS4, 4,
-                     QMM_CPU_NEON | QMM_CPU_DOTPROD, QMM_CPU_DOTPROD, tile)
+KQ_FAMILY(neon_dotprod_q5_k, QMM_TYPE_Q5_K, q5_k, QMM_NEON_KQ_BLK(KQ_KIND), QMM_NEON_ROWS4, 4, QMM_CPU_NEON | QMM_CPU_DOTPROD,
+          QMM_CPU_DOTPROD, tile)

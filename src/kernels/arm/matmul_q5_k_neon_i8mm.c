@@ -5,5 +5,5 @@
 #include "kernels/arm/neon_k_quant_body.h"
 
 /* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the dotprod family */
-QMM_NEON_INT8_FAMILY(neon_i8mm_q5_k, QMM_TYPE_Q5_K, q5_k, QMM_NEON_KQ_BLK(KQ_KIND), QMM_NEON_PAIRS, 8,
-                     QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, QMM_CPU_I8MM, tile)
+KQ_FAMILY(neon_i8mm_q5_k, QMM_TYPE_Q5_K, q5_k, QMM_NEON_KQ_BLK(KQ_KIND), QMM_NEON_PAIRS, 8,
+          QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, QMM_CPU_I8MM, tile)

@@ -73,23 +73,31 @@ static inline float qmm_neon_quantize_block(const float *x, int8_t *q) {
     return sc.d;
 }
 
-static inline size_t qmm_neon_act_size(int64_t m, int64_t k) {
-    return (size_t)((m + QMM_NEON_MR - 1) / QMM_NEON_MR) * (size_t)(k / QMM_QK) * QMM_NEON_ACT_BLK;
+/* The two activation layouts of the NEON int8 families, one packer (with_sums constant after inlining):
+ *   with_sums = 0 (QMM_NEON_ACT_BLK = 144 bytes per block): float d[4], then the 128 quants at 16;
+ *   with_sums = 1 (160 bytes, neon_act_sums.h): float d[4], int16 sum16[8] (row r's halves at 16 + 4 r), quants at 32.
+ * The sums are exact (|.| <= 16 * 127) and made here once per activation row and block, not per weight panel. */
+static inline size_t qmm_neon_act_blk_bytes(int with_sums) { return with_sums ? 160 : QMM_NEON_ACT_BLK; }
+
+static inline size_t qmm_neon_act_layout_size(int with_sums, int64_t m, int64_t k) {
+    return (size_t)((m + QMM_NEON_MR - 1) / QMM_NEON_MR) * (size_t)(k / QMM_QK) * qmm_neon_act_blk_bytes(with_sums);
 }
 
-static inline size_t qmm_neon_act_offset(int64_t m_idx, int64_t k) {
-    return (size_t)(m_idx / QMM_NEON_MR) * (size_t)(k / QMM_QK) * QMM_NEON_ACT_BLK;
+static inline size_t qmm_neon_act_layout_offset(int with_sums, int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / QMM_NEON_MR) * (size_t)(k / QMM_QK) * qmm_neon_act_blk_bytes(with_sums);
 }
 
-static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+static inline void qmm_neon_act_layout_pack(int with_sums, int arrangement, int64_t m, int64_t k, const float *x,
+                                            size_t x_row_stride, void *dst) {
     const int64_t nb = k / QMM_QK;
+    const size_t blk_bytes = qmm_neon_act_blk_bytes(with_sums), q_off = with_sums ? 32 : 16;
     uint8_t *out = (uint8_t *)dst;
-    for (int64_t i0 = 0; i0 < m; i0 += QMM_NEON_MR, out += (size_t)nb * QMM_NEON_ACT_BLK) {
+    for (int64_t i0 = 0; i0 < m; i0 += QMM_NEON_MR, out += (size_t)nb * blk_bytes) {
         for (int r = 0; r < QMM_NEON_MR; r++) {
             const int64_t i = i0 + r;
             const float *row = i < m ? (const float *)((const char *)x + (size_t)i * x_row_stride) : NULL;
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = out + (size_t)b * QMM_NEON_ACT_BLK;
+                uint8_t *blk = out + (size_t)b * blk_bytes;
                 int8_t q[QMM_QK];
                 float d = 0.0f;
                 if (row)
@@ -97,11 +105,23 @@ static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, cons
                 else
                     memset(q, 0, sizeof q);
                 memcpy(blk + 4 * r, &d, 4);
+                if (with_sums) {
+                    const int16_t sums[2] = {vaddlvq_s8(vld1q_s8(q)), vaddlvq_s8(vld1q_s8(q + 16))};
+                    memcpy(blk + 16 + 4 * r, sums, 4);
+                }
                 for (int g = 0; g < 4; g++)
-                    memcpy(blk + 16 + qmm_neon_act_pos(arrangement, r, 8 * g), q + 8 * g, 8);
+                    memcpy(blk + q_off + qmm_neon_act_pos(arrangement, r, 8 * g), q + 8 * g, 8);
             }
         }
     }
+}
+
+static inline size_t qmm_neon_act_size(int64_t m, int64_t k) { return qmm_neon_act_layout_size(0, m, k); }
+
+static inline size_t qmm_neon_act_offset(int64_t m_idx, int64_t k) { return qmm_neon_act_layout_offset(0, m_idx, k); }
+
+static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    qmm_neon_act_layout_pack(0, arrangement, m, k, x, x_row_stride, dst);
 }
 
 /* Weight panels. */

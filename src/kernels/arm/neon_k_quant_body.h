@@ -2,15 +2,18 @@
  * (neon_driver.h): 4 weight rows (panel format: neon_k_quant.h) x up to 4 activation rows. The includer defines
  *   KQ_KIND  QMM_NEON_KQ_Q2_K, _Q3_K, _Q4_K or _Q5_K
  *   KQ_I8MM  0: sdot by lane on ROWS4 panels (Armv8.2 dotprod); 1: smmla on PAIRS panels (i8mm)
- * then invokes QMM_NEON_INT8_FAMILY with `tile`.
+ * then invokes KQ_FAMILY (QMM_NEON_INT8_FAMILY_ACT with the activation layout of the kind appended) with `tile`.
  *
  * Per 32-block j of a super-block, the unit is expanded to the 8-vector int8 image of the 4 rows' q (Q3_K: u - 4,
  * signed), which the activation quants multiply as Q8_0's tiles do, keeping the two 16-sub-blocks' sums sa, sb
  * apart (vectors 0..3 and 4..7). Integer terms as the reference (docs/formats.md), exact in int32:
  *   isum = sc_a sa + sc_b sb   (Q4_K/Q5_K: sc_j (sa + sb); Q3_K: the 6-bit scales decoded, -32..31)
  *   imin = -(m_a Sa + m_b Sb)  (Sa, Sb: the activation row's sums over the two halves; Q4_K/Q5_K: -m_j (Sa + Sb))
- * then acc = fma((float)isum, d * x_d, acc) and, with a min, acc = fma((float)imin, dmin * x_d, acc), lane by
- * lane as the reference's fmaf. */
+ * The types with a min take the activation layout with per-16 sums (neon_act_sums.h: Sa, Sb made once per
+ * activation row and block when the activations are packed, not again for every weight panel), Q3_K the plain
+ * one (neon_common.h). Then acc = fma((float)isum, d * x_d, acc) and, with a min, acc = fma((float)imin, dmin * x_d, acc), lane
+ * by lane as the reference's fmaf. */
+#include "kernels/arm/neon_act_sums.h"
 #include "kernels/arm/neon_driver.h"
 #include "kernels/arm/neon_k_quant.h"
 
@@ -20,6 +23,21 @@
 
 #define KQ_HAS_MIN (KQ_KIND != QMM_NEON_KQ_Q3_K)
 #define KQ_PER16   (KQ_KIND == QMM_NEON_KQ_Q2_K || KQ_KIND == QMM_NEON_KQ_Q3_K)
+
+#if KQ_HAS_MIN
+#define KQ_ACT_BLK QMM_NEON_ACT_SUMS_BLK
+#define KQ_ACT_Q   QMM_NEON_ACT_SUMS_Q
+#define KQ_ACTFMT  act_sums
+#else
+#define KQ_ACT_BLK QMM_NEON_ACT_BLK
+#define KQ_ACT_Q   16
+#define KQ_ACTFMT  act
+#endif
+
+/* The family macro with the kind's activation layout (one expansion step, so that KQ_ACTFMT is replaced before
+ * QMM_NEON_INT8_FAMILY_ACT pastes it). */
+#define KQ_FAMILY_(...) QMM_NEON_INT8_FAMILY_ACT(__VA_ARGS__)
+#define KQ_FAMILY(...)  KQ_FAMILY_(__VA_ARGS__, KQ_ACTFMT, KQ_ACT_BLK)
 
 /* The 8 int8 vectors of a unit (q of the 4 rows of one 32-block). */
 static inline __attribute__((always_inline)) void kq_unpack(const uint8_t *unit, int8x16_t wq[8]) {
@@ -130,6 +148,17 @@ static inline __attribute__((always_inline)) float32x4_t kq_step(float32x4_t acc
     return acc;
 }
 
+/* The activation sum of half h (elements 16 h .. 16 h + 15) of row i of block a, as packed (neon_act_sums.h); 0
+ * for the kind without a min (unused there). */
+static inline __attribute__((always_inline)) int32_t kq_act_sum(const uint8_t *a, int i, int h) {
+#if KQ_HAS_MIN
+    return ((const int16_t *)(const void *)(a + 16))[2 * i + h];
+#else
+    (void)a, (void)i, (void)h;
+    return 0;
+#endif
+}
+
 /* mc (constant after inlining) activation rows of group a x the 4 rows of panel w, all nb 32-blocks. */
 static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w,
                                                        float32x4_t out[QMM_NEON_MR]) {
@@ -148,7 +177,7 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb,
         kq_q3_scales(w, q3sc);
 #endif
         const uint8_t *unit = w + QMM_NEON_KQ_HDR(KQ_KIND);
-        for (int j = 0; j < 8; j++, a += QMM_NEON_ACT_BLK, unit += QMM_NEON_KQ_UNIT(KQ_KIND)) {
+        for (int j = 0; j < 8; j++, a += KQ_ACT_BLK, unit += QMM_NEON_KQ_UNIT(KQ_KIND)) {
             int32x4_t sca, scb, ma, mb;
             kq_scales(w, q3sc, j, &sca, &scb, &ma, &mb);
             int8x16_t wq[8];
@@ -158,7 +187,7 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb,
                 int32x4_t c0a = vdupq_n_s32(0), c1a = vdupq_n_s32(0), c0b = vdupq_n_s32(0), c1b = vdupq_n_s32(0);
                 int8x16_t x[4];
                 for (int g = 0; g < 4; g++)
-                    x[g] = vld1q_s8((const int8_t *)a + 16 + 32 * g + 16 * p);
+                    x[g] = vld1q_s8((const int8_t *)a + KQ_ACT_Q + 32 * g + 16 * p);
                 c0a = vmmlaq_s32(c0a, x[0], wq[0]);
                 c1a = vmmlaq_s32(c1a, x[0], wq[1]);
                 c0a = vmmlaq_s32(c0a, x[1], wq[2]);
@@ -174,24 +203,17 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb,
                 const int32x4_t r1a = vreinterpretq_s32_s64(vzip2q_s64(c0al, c1al));
                 const int32x4_t r0b = vreinterpretq_s32_s64(vzip1q_s64(c0bl, c1bl));
                 const int32x4_t r1b = vreinterpretq_s32_s64(vzip2q_s64(c0bl, c1bl));
-                /* activation sums: [Sa(2p), Sa(2p+1), Sb(2p), Sb(2p+1)] (each 16-byte load is 8 of row 2p, then 8 of
-                 * row 2p + 1; |sums| <= 16 * 127 fit int16) */
-                int32x4_t xs = vdupq_n_s32(0);
-#if KQ_HAS_MIN
-                const int16x8_t ha = vpadalq_s8(vpaddlq_s8(x[0]), x[1]), hb = vpadalq_s8(vpaddlq_s8(x[2]), x[3]);
-                xs = vpaddlq_s16(vpaddq_s16(ha, hb));
-#endif
                 const float xd0 = ((const float *)a)[2 * p], xd1 = ((const float *)a)[2 * p + 1];
-                acc[2 * p] =
-                    kq_step(acc[2 * p], r0a, r0b, vgetq_lane_s32(xs, 0), vgetq_lane_s32(xs, 2), sca, scb, ma, mb, d, dmin, xd0);
+                acc[2 * p] = kq_step(acc[2 * p], r0a, r0b, kq_act_sum(a, 2 * p, 0), kq_act_sum(a, 2 * p, 1), sca, scb, ma, mb, d,
+                                     dmin, xd0);
                 if (2 * p + 1 < mc)
-                    acc[2 * p + 1] = kq_step(acc[2 * p + 1], r1a, r1b, vgetq_lane_s32(xs, 1), vgetq_lane_s32(xs, 3), sca, scb, ma,
-                                             mb, d, dmin, xd1);
+                    acc[2 * p + 1] = kq_step(acc[2 * p + 1], r1a, r1b, kq_act_sum(a, 2 * p + 1, 0), kq_act_sum(a, 2 * p + 1, 1),
+                                             sca, scb, ma, mb, d, dmin, xd1);
             }
 #else
             for (int i = 0; i < mc; i++) {
-                const int8x16_t x0 = vld1q_s8((const int8_t *)a + 16 + 32 * i);
-                const int8x16_t x1 = vld1q_s8((const int8_t *)a + 16 + 32 * i + 16);
+                const int8x16_t x0 = vld1q_s8((const int8_t *)a + KQ_ACT_Q + 32 * i);
+                const int8x16_t x1 = vld1q_s8((const int8_t *)a + KQ_ACT_Q + 32 * i + 16);
                 int32x4_t sa = vdupq_n_s32(0), sb = vdupq_n_s32(0);
                 sa = vdotq_laneq_s32(sa, wq[0], x0, 0);
                 sb = vdotq_laneq_s32(sb, wq[4], x1, 0);
@@ -201,12 +223,8 @@ static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb,
                 sb = vdotq_laneq_s32(sb, wq[6], x1, 2);
                 sa = vdotq_laneq_s32(sa, wq[3], x0, 3);
                 sb = vdotq_laneq_s32(sb, wq[7], x1, 3);
-                int32_t xa = 0, xb = 0;
-#if KQ_HAS_MIN
-                xa = vaddlvq_s8(x0);
-                xb = vaddlvq_s8(x1);
-#endif
-                acc[i] = kq_step(acc[i], sa, sb, xa, xb, sca, scb, ma, mb, d, dmin, ((const float *)a)[i]);
+                acc[i] = kq_step(acc[i], sa, sb, kq_act_sum(a, i, 0), kq_act_sum(a, i, 1), sca, scb, ma, mb, d, dmin,
+                                 ((const float *)a)[i]);
             }
 #endif
         }
