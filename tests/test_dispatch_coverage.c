@@ -48,23 +48,12 @@ static const feature_set arm_sets[] = {
 
 static int is_ref(const qmm_family *kf) { return !kf || kf == qmm_registry_reference(kf->wtype); }
 
-/* The one gap left on purpose, named so it cannot grow unseen: IQ4_XS on Arm
- * (issue 14 is open; its x86 families exist). */
-static int known_gap(qmm_type t, const qmm_family *q4) {
-    return t == QMM_TYPE_IQ4_XS && strncmp(q4->name, "avx", 3) != 0; /* an Arm Q4_0 family */
-}
-
 /* Whether type t runs on a SIMD family under `features` wherever Q4_0 does;
  * prints the gap. what: "runs on" (primary) or "falls back to" (fallback). */
 static int gap(const char *set, const char *what, qmm_type t, const qmm_family *kf, uint64_t features) {
     const qmm_family *q4 = qmm_registry_select(QMM_TYPE_Q4_0, features);
     if (is_ref(q4) || !is_ref(kf))
         return 0;
-    if (known_gap(t, q4)) {
-        printf("     %s: %s %s %s (known gap: issue 14, no NEON IQ4_XS family yet)\n", set, qmm_type_name(t), what,
-               kf ? kf->name : "nothing");
-        return 0;
-    }
     printf("     %s: %s %s %s, Q4_0 on %s\n", set, qmm_type_name(t), what, kf ? kf->name : "nothing", q4->name);
     return 1;
 }

@@ -41,8 +41,10 @@ extern const qmm_family qmm_family_neon_dotprod_q2_k;
 extern const qmm_family qmm_family_neon_dotprod_q3_k;
 extern const qmm_family qmm_family_neon_i8mm_iq4_nl;
 extern const qmm_family qmm_family_neon_i8mm_mxfp4;
+extern const qmm_family qmm_family_neon_i8mm_iq4_xs;
 extern const qmm_family qmm_family_neon_dotprod_iq4_nl;
 extern const qmm_family qmm_family_neon_dotprod_mxfp4;
+extern const qmm_family qmm_family_neon_dotprod_iq4_xs;
 extern const qmm_family qmm_family_neon_f32;
 extern const qmm_family qmm_family_neon_f16;
 extern const qmm_family qmm_family_neon_bf16;
@@ -85,8 +87,10 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_neon_dotprod_q3_k,
     &qmm_family_neon_i8mm_iq4_nl,
     &qmm_family_neon_i8mm_mxfp4,
+    &qmm_family_neon_i8mm_iq4_xs,
     &qmm_family_neon_dotprod_iq4_nl,
     &qmm_family_neon_dotprod_mxfp4,
+    &qmm_family_neon_dotprod_iq4_xs,
     &qmm_family_neon_f32,
     &qmm_family_neon_f16,
     &qmm_family_neon_bf16,

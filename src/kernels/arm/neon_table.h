@@ -1,6 +1,6 @@
-/* The NEON int8 families of the 4-bit table types IQ4_NL and MXFP4 (dotprod, i8mm): panel formats, packers,
- * GET_ROWS readers and tiles on the NEON int8 driver (neon_driver.h, QMM_NEON_INT8_FAMILY with fmt iq4_nl or
- * mxfp4).
+/* The NEON int8 families of the 4-bit table types IQ4_NL, MXFP4 and IQ4_XS (dotprod, i8mm): panel formats,
+ * packers, GET_ROWS readers and tiles on the NEON int8 driver (neon_driver.h, QMM_NEON_INT8_FAMILY with fmt iq4_nl,
+ * mxfp4 or iq4_xs).
  *
  * Weight panel (n_step = 4 rows), per 32-block: the 4 rows' scales as GGUF has them (IQ4_NL: fp16 d, 8 bytes,
  * widened exactly by fcvtl; MXFP4: the E8M0 bytes, 4 bytes), then the GGUF nibble bytes of the 4 rows (64 bytes)
@@ -9,7 +9,15 @@
  * signed IQ4_NL table, or the E2M1 values doubled), and sdot / smmla multiply them by the int8 activations
  * directly (s8 x s8): the int32 sum is exactly sum kv[q] q_x. Float step per block and output as the reference:
  * acc = fma((float)isum, s * x_d, acc), s the fp16 d or MXFP4's 2^(e - 128), built from the exponent bits as
- * max((e - 1) << 23, 0x200000 << min(e, 2)) in int32 (e = 0, 1: the subnormals 2^-128, 2^-127). */
+ * max((e - 1) << 23, 0x200000 << min(e, 2)) in int32 (e = 0, 1: the subnormals 2^-128, 2^-127).
+ *
+ * IQ4_XS (per 256): the panel holds super-blocks ("units" of 8 32-blocks) of the 4 rows, 552 bytes each (GGUF:
+ * 4 x 136 = 544, +1.5%, as the x86 families): fp16 d[4] at 2 r (the GGUF d), the signed 6-bit sub-scales
+ * ls_j = -32..31 unpacked into int8 at 8 + 4 j + r (a vector of the 4 rows' ls_j is one load and two widenings,
+ * where the packed scales_h / scales_l would need a decode per block: 8 bytes more per row), then per 32-block j
+ * the 64 nibble bytes at 40 + 64 j, arranged as IQ4_NL's. Per 32-block the tile computes IQ4_NL's int32 dot of
+ * the levels, then isum = ls_j * dot (exact: |.| <= 32 * 516128 = 16516096 < 2^24) and, in the reference's
+ * order, acc = fma((float)isum, d * x_d, acc). The driver's blk is the panel bytes per 32-block, 552 / 8 = 69. */
 #ifndef QMM_NEON_TABLE_H
 #define QMM_NEON_TABLE_H
 
@@ -17,8 +25,17 @@
 
 #define QMM_NEON_IQ4_NL_BLK 72 /* 8 + 64 */
 #define QMM_NEON_MXFP4_BLK  68 /* 4 + 64 */
+#define QMM_NEON_IQ4_XS_HDR 40 /* 8 + 32 */
+#define QMM_NEON_IQ4_XS_SB  (QMM_NEON_IQ4_XS_HDR + 8 * 64)
+#define QMM_NEON_IQ4_XS_BLK (QMM_NEON_IQ4_XS_SB / 8)
+_Static_assert(QMM_NEON_IQ4_XS_SB == 552 && QMM_NEON_IQ4_XS_BLK * 8 == QMM_NEON_IQ4_XS_SB, "IQ4_XS panel super-block");
 
-enum { QMM_NEON_T_IQ4_NL = 0, QMM_NEON_T_MXFP4 = 1 };
+enum { QMM_NEON_T_IQ4_NL = 0, QMM_NEON_T_MXFP4 = 1, QMM_NEON_T_IQ4_XS = 2 };
+
+/* Per kind: 32-blocks per unit (a scale header and its blocks' nibbles), bytes of a unit, offset of its nibbles. */
+#define QMM_NEON_T_UB(kind)   ((kind) == QMM_NEON_T_IQ4_XS ? 8 : 1)
+#define QMM_NEON_T_UNIT(kind) ((kind) == QMM_NEON_T_IQ4_XS ? QMM_NEON_IQ4_XS_SB : (kind) == QMM_NEON_T_MXFP4 ? 68 : 72)
+#define QMM_NEON_T_QOFF(kind) ((kind) == QMM_NEON_T_IQ4_XS ? QMM_NEON_IQ4_XS_HDR : (kind) == QMM_NEON_T_MXFP4 ? 4 : 8)
 
 static inline void qmm_neon_table_pack(int kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
                                        size_t src_row_stride, void *dst) {
@@ -86,7 +103,51 @@ static inline void qmm_neon_read_mxfp4(int arrangement, const void *packed, int6
     qmm_neon_table_read(QMM_NEON_T_MXFP4, arrangement, packed, k, row, dst);
 }
 
-/* The 4 rows' block scales as fp32, exactly. */
+/* IQ4_XS: GGUF rows [n0, n1) (whole panels; rows from n on are padding: zero d, sub-scales and nibbles). */
+static inline void qmm_neon_pack_iq4_xs(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                        size_t src_row_stride, void *dst) {
+    const int64_t nsb = k / QMM_QK_K;
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
+        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(QMM_NEON_IQ4_XS_BLK, p0, k);
+        memset(panel, 0, (size_t)nsb * QMM_NEON_IQ4_XS_SB);
+        for (int64_t s = 0; s < nsb; s++) {
+            uint8_t *sb = panel + (size_t)s * QMM_NEON_IQ4_XS_SB;
+            for (int r = 0; r < QMM_NEON_NR && p0 + r < n; r++) {
+                const qmm_block_iq4_xs *g = (const qmm_block_iq4_xs *)((const char *)src + (size_t)(p0 + r) * src_row_stride) + s;
+                memcpy(sb + 2 * r, &g->d, 2);
+                for (int j = 0; j < 8; j++) {
+                    sb[8 + 4 * j + r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(g, j);
+                    for (int t = 0; t < QMM_QK / 2; t++)
+                        sb[QMM_NEON_IQ4_XS_HDR + 64 * j + qmm_neon_pos(arrangement, r, t)] = g->qs[16 * j + t];
+                }
+            }
+        }
+    }
+}
+
+/* GET_ROWS: the row's GGUF super-blocks rebuilt (ls_j + 32 split back into scales_l / scales_h), then the
+ * reference's dequantizer: ggml's values exactly. */
+static inline void qmm_neon_read_iq4_xs(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    const int64_t nsb = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_IQ4_XS_BLK, row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t s = 0; s < nsb; s++) {
+        const uint8_t *sb = panel + (size_t)s * QMM_NEON_IQ4_XS_SB;
+        qmm_block_iq4_xs g;
+        memset(&g, 0, sizeof g);
+        memcpy(&g.d, sb + 2 * r, 2);
+        for (int j = 0; j < 8; j++) {
+            const unsigned u = (unsigned)((int)(int8_t)sb[8 + 4 * j + r] + 32); /* 0..63 */
+            g.scales_l[j / 2] |= (uint8_t)((u & 0x0fu) << (4 * (j % 2)));
+            g.scales_h |= (uint16_t)((u >> 4) << (2 * j));
+            for (int t = 0; t < QMM_QK / 2; t++)
+                g.qs[16 * j + t] = sb[QMM_NEON_IQ4_XS_HDR + 64 * j + qmm_neon_pos(arrangement, r, t)];
+        }
+        qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
+/* The 4 rows' block scales as fp32, exactly (IQ4_XS: its super-block's d, as IQ4_NL's). */
 static inline __attribute__((always_inline)) float32x4_t qmm_neon_table_scales(int kind, const uint8_t *w) {
     if (kind == QMM_NEON_T_MXFP4) {
         uint32_t e4;
@@ -99,6 +160,11 @@ static inline __attribute__((always_inline)) float32x4_t qmm_neon_table_scales(i
     return vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(w)));
 }
 
+/* IQ4_XS: the 4 rows' sub-scales ls_j of 32-block j of the unit at w, as int32 (8 bytes read: within the unit). */
+static inline __attribute__((always_inline)) int32x4_t qmm_neon_table_ls(const uint8_t *w, int j) {
+    return vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)w + 8 + 4 * j))));
+}
+
 static inline __attribute__((always_inline)) int8x16_t qmm_neon_table_levels(int kind) {
     return vld1q_s8(kind == QMM_NEON_T_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl);
 }
@@ -107,35 +173,41 @@ static inline __attribute__((always_inline)) int8x16_t qmm_neon_table_levels(int
 static inline __attribute__((always_inline)) void qmm_neon_table_tile_sdot(const int kind, const int mc, int64_t nb,
                                                                            const uint8_t *a, const uint8_t *w,
                                                                            float32x4_t out[QMM_NEON_MR]) {
-    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
-    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+    const int ub = QMM_NEON_T_UB(kind);
     const int8x16_t table = qmm_neon_table_levels(kind);
     const uint8x16_t m4 = vdupq_n_u8(0x0f);
     float32x4_t acc[QMM_NEON_MR];
     for (int i = 0; i < QMM_NEON_MR; i++)
         acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < nb; b++, a += QMM_NEON_ACT_BLK, w += blk_bytes) {
+    for (int64_t s = 0; s < nb / ub; s++, w += QMM_NEON_T_UNIT(kind)) {
         const float32x4_t ws = qmm_neon_table_scales(kind, w);
-        int8x16_t lo[4], hi[4]; /* lo[c]: elements 4c..4c+3, hi[c]: 16+4c..16+4c+3, of the 4 rows, as levels */
-        for (int c = 0; c < 4; c++) {
-            const uint8x16_t v = vld1q_u8(w + hdr + 16 * c);
-            lo[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
-            hi[c] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
-        }
-        for (int i = 0; i < mc; i++) {
-            const int8x16_t x0 = vld1q_s8((const int8_t *)a + 16 + 32 * i);
-            const int8x16_t x1 = vld1q_s8((const int8_t *)a + 16 + 32 * i + 16);
-            int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
-            s0 = vdotq_laneq_s32(s0, lo[0], x0, 0);
-            s1 = vdotq_laneq_s32(s1, lo[1], x0, 1);
-            s0 = vdotq_laneq_s32(s0, lo[2], x0, 2);
-            s1 = vdotq_laneq_s32(s1, lo[3], x0, 3);
-            s0 = vdotq_laneq_s32(s0, hi[0], x1, 0);
-            s1 = vdotq_laneq_s32(s1, hi[1], x1, 1);
-            s0 = vdotq_laneq_s32(s0, hi[2], x1, 2);
-            s1 = vdotq_laneq_s32(s1, hi[3], x1, 3);
-            const float xd = ((const float *)a)[i];
-            acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(vaddq_s32(s0, s1)), vmulq_n_f32(ws, xd));
+        for (int j = 0; j < ub; j++, a += QMM_NEON_ACT_BLK) {
+            const uint8_t *wq = w + QMM_NEON_T_QOFF(kind) + 64 * j;
+            const int32x4_t ls = kind == QMM_NEON_T_IQ4_XS ? qmm_neon_table_ls(w, j) : vdupq_n_s32(1);
+            int8x16_t lo[4], hi[4]; /* lo[c]: elements 4c..4c+3, hi[c]: 16+4c..16+4c+3, of the 4 rows, as levels */
+            for (int c = 0; c < 4; c++) {
+                const uint8x16_t v = vld1q_u8(wq + 16 * c);
+                lo[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
+                hi[c] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
+            }
+            for (int i = 0; i < mc; i++) {
+                const int8x16_t x0 = vld1q_s8((const int8_t *)a + 16 + 32 * i);
+                const int8x16_t x1 = vld1q_s8((const int8_t *)a + 16 + 32 * i + 16);
+                int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
+                s0 = vdotq_laneq_s32(s0, lo[0], x0, 0);
+                s1 = vdotq_laneq_s32(s1, lo[1], x0, 1);
+                s0 = vdotq_laneq_s32(s0, lo[2], x0, 2);
+                s1 = vdotq_laneq_s32(s1, lo[3], x0, 3);
+                s0 = vdotq_laneq_s32(s0, hi[0], x1, 0);
+                s1 = vdotq_laneq_s32(s1, hi[1], x1, 1);
+                s0 = vdotq_laneq_s32(s0, hi[2], x1, 2);
+                s1 = vdotq_laneq_s32(s1, hi[3], x1, 3);
+                int32x4_t isum = vaddq_s32(s0, s1);
+                if (kind == QMM_NEON_T_IQ4_XS)
+                    isum = vmulq_s32(isum, ls);
+                const float xd = ((const float *)a)[i];
+                acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum), vmulq_n_f32(ws, xd));
+            }
         }
     }
     for (int i = 0; i < mc; i++)
@@ -147,36 +219,43 @@ static inline __attribute__((always_inline)) void qmm_neon_table_tile_sdot(const
 static inline __attribute__((always_inline)) void qmm_neon_table_tile_smmla(const int kind, const int mc, int64_t nb,
                                                                             const uint8_t *a, const uint8_t *w,
                                                                             float32x4_t out[QMM_NEON_MR]) {
-    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
-    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+    const int ub = QMM_NEON_T_UB(kind);
     const int8x16_t table = qmm_neon_table_levels(kind);
     const uint8x16_t m4 = vdupq_n_u8(0x0f);
     const int pairs = (mc + 1) / 2;
     float32x4_t acc[QMM_NEON_MR];
     for (int i = 0; i < QMM_NEON_MR; i++)
         acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < nb; b++, a += QMM_NEON_ACT_BLK, w += blk_bytes) {
+    for (int64_t s = 0; s < nb / ub; s++, w += QMM_NEON_T_UNIT(kind)) {
         const float32x4_t ws = qmm_neon_table_scales(kind, w);
-        int8x16_t wq[8]; /* [g * 2 + weight pair]: bytes [g' * 32 + pair * 16] hold groups g' (low), g' + 2 (high) */
-        for (int c = 0; c < 4; c++) {
-            const uint8x16_t v = vld1q_u8(w + hdr + 16 * c);
-            wq[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
-            wq[c + 4] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
-        }
-        for (int p = 0; p < pairs; p++) {
-            int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */
-            for (int g = 0; g < 4; g++) {
-                const int8x16_t x = vld1q_s8((const int8_t *)a + 16 + 32 * g + 16 * p);
-                c0 = vmmlaq_s32(c0, x, wq[2 * g]);
-                c1 = vmmlaq_s32(c1, x, wq[2 * g + 1]);
+        for (int j = 0; j < ub; j++, a += QMM_NEON_ACT_BLK) {
+            const uint8_t *wn = w + QMM_NEON_T_QOFF(kind) + 64 * j;
+            const int32x4_t ls = kind == QMM_NEON_T_IQ4_XS ? qmm_neon_table_ls(w, j) : vdupq_n_s32(1);
+            int8x16_t wq[8]; /* [g * 2 + weight pair]: bytes [g' * 32 + pair * 16] hold groups g' (low), g' + 2 (high) */
+            for (int c = 0; c < 4; c++) {
+                const uint8x16_t v = vld1q_u8(wn + 16 * c);
+                wq[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
+                wq[c + 4] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
             }
-            const int64x2_t c0l = vreinterpretq_s64_s32(c0), c1l = vreinterpretq_s64_s32(c1);
-            const int32x4_t r0 = vreinterpretq_s32_s64(vzip1q_s64(c0l, c1l));
-            const int32x4_t r1 = vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l));
-            const float xd0 = ((const float *)a)[2 * p], xd1 = ((const float *)a)[2 * p + 1];
-            acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(r0), vmulq_n_f32(ws, xd0));
-            if (2 * p + 1 < mc)
-                acc[2 * p + 1] = vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(r1), vmulq_n_f32(ws, xd1));
+            for (int p = 0; p < pairs; p++) {
+                int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */
+                for (int g = 0; g < 4; g++) {
+                    const int8x16_t x = vld1q_s8((const int8_t *)a + 16 + 32 * g + 16 * p);
+                    c0 = vmmlaq_s32(c0, x, wq[2 * g]);
+                    c1 = vmmlaq_s32(c1, x, wq[2 * g + 1]);
+                }
+                const int64x2_t c0l = vreinterpretq_s64_s32(c0), c1l = vreinterpretq_s64_s32(c1);
+                int32x4_t r0 = vreinterpretq_s32_s64(vzip1q_s64(c0l, c1l));
+                int32x4_t r1 = vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l));
+                if (kind == QMM_NEON_T_IQ4_XS) {
+                    r0 = vmulq_s32(r0, ls);
+                    r1 = vmulq_s32(r1, ls);
+                }
+                const float xd0 = ((const float *)a)[2 * p], xd1 = ((const float *)a)[2 * p + 1];
+                acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(r0), vmulq_n_f32(ws, xd0));
+                if (2 * p + 1 < mc)
+                    acc[2 * p + 1] = vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(r1), vmulq_n_f32(ws, xd1));
+            }
         }
     }
     for (int i = 0; i < mc; i++)
