@@ -10,6 +10,7 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
+#include "qmatmul.h"
 #include "registry/registry.h"
 #include "test_util.h"
 #include "test_weights.h"
@@ -227,6 +228,106 @@ static void test_extremes(const qmm_family *kf, const qmm_family *ref) {
     free(src);
 }
 
+/* ------------------------------------------------ IQ4_XS integer extremes */
+
+/* IQ4_XS weights at the ends of their ranges: per super-block s of row j one of 5 patterns by (j + s) (every
+ * sub-scale -32 or 31 (stored 0 / 63), every index 0 or 15 (levels -127 / 113), both crossed; then sub-scales
+ * alternating -32 / 31 per 32-block with indices alternating 0 / 15 per element), d by j / 5 from 1, -1, 65504 and
+ * the smallest subnormal. Against activation rows of +-127 quants (constant of either sign, signs per 16, alternating),
+ * |isum| reaches 32 * 32 * 127 * 127 = 16516096 (docs/formats.md), where a narrower intermediate (an int16 dot, a
+ * sub-scale read unsigned) loses bits that random blocks rarely show; k up to 2304 (9 super-blocks: an odd count),
+ * then the public API at 1..5 threads and several chunkings with the family forced, against the forced reference. */
+static void iq4_xs_extreme_rows(int64_t k, int64_t n, uint8_t *src) {
+    static const uint16_t ds[] = {0x3c00, 0xbc00, 0x7bff, 0x0001};
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+            qmm_block_iq4_xs *b = (qmm_block_iq4_xs *)(src + (size_t)j * qmm_row_size(QMM_TYPE_IQ4_XS, k)) + s;
+            const int p = (int)((j + s) % 5);
+            const uint8_t sc = p == 0 || p == 2 ? 0x00 : 0xff, q = p == 0 || p == 3 ? 0x00 : 0xff;
+            b->d = ds[(j / 5) % 4];
+            b->scales_h = p == 4 ? 0xcccc : (uint16_t)(sc * 0x0101u); /* p = 4: blocks 2i + 1 stored 63, 2i stored 0 */
+            memset(b->scales_l, p == 4 ? 0xf0 : sc, 4);
+            memset(b->qs, p == 4 ? 0xf0 : q, sizeof b->qs); /* p = 4: elements 0..15 index 0, 16..31 index 15 */
+        }
+}
+
+static void iq4_xs_extreme_acts(int64_t m, int64_t k, float *x) {
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++) {
+            const int kind = (int)((i + l / QMM_QK_K) % 4);
+            const float sign = kind == 1 || (kind == 2 && (l / 16) % 2) || (kind == 3 && l % 2) ? -1.0f : 1.0f;
+            x[i * k + l] = sign * (i % 3 == 2 ? 3e-5f : 1.0f);
+        }
+}
+
+static void test_iq4_xs_extremes(const qmm_family *kf, const qmm_family *ref) {
+    if (kf->wtype != QMM_TYPE_IQ4_XS)
+        return;
+    static const int64_t ks[] = {256, 2304}, ms[] = {1, 3, 4, 5, 10};
+    const int64_t n = 13;
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        const int64_t k = ks[ki];
+        const size_t rb = qmm_row_size(QMM_TYPE_IQ4_XS, k);
+        uint8_t *src = malloc(rb * (size_t)n);
+        iq4_xs_extreme_rows(k, n, src);
+        /* row 0, super-block 0: d = 1, ls = -32, index 0: every value (1 * -32) * -127 = 4064 */
+        float *w0 = malloc((size_t)k * 4);
+        qmm_dequantize_row(QMM_TYPE_IQ4_XS, src, w0, k);
+        CHECK(w0[0] == 4064.0f && w0[255] == 4064.0f, "%s: extreme row 0 is %g, not 4064", kf->name, w0[0]);
+        free(w0);
+        for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+            float *x = malloc((size_t)(ms[mi] * k) * 4);
+            iq4_xs_extreme_acts(ms[mi], k, x);
+            compare_family(kf, ref, ms[mi], n, k, src, x, "IQ4_XS extremes");
+            free(x);
+        }
+        free(src);
+    }
+    /* through the public API: threads and chunkings */
+    const int64_t k = 2304, m = 11, nn = 45;
+    const size_t rb = qmm_row_size(QMM_TYPE_IQ4_XS, k);
+    uint8_t *src = malloc(rb * (size_t)nn);
+    iq4_xs_extreme_rows(k, nn, src);
+    float *x = malloc((size_t)(m * k) * 4), *expect = NULL;
+    iq4_xs_extreme_acts(m, k, x);
+    for (int run = 0; run < 8; run++) {
+        qmm_options o;
+        memset(&o, 0, sizeof o);
+        o.n_threads = run == 0 ? 1 : 1 + run % 5;
+        o.chunk_multiplier = 1 + run % 3;
+        o.flags = QMM_IGNORE_ENV;
+        o.kernel = run == 0 ? ref->name : kf->name;
+        qmm_context *ctx = NULL;
+        qmm_weights *w = NULL;
+        CHECK_OK(qmm_context_create(&o, &ctx));
+        if (ctx)
+            CHECK_OK(qmm_weights_pack(ctx, QMM_TYPE_IQ4_XS, k, nn, src, rb * (size_t)nn, &w));
+        float *y = calloc((size_t)(m * nn), 4);
+        qmm_tensor xt, yt;
+        CHECK_OK(qmm_tensor_init(&xt, QMM_TYPE_F32, 2, (int64_t[]){k, m}, x));
+        CHECK_OK(qmm_tensor_init(&yt, QMM_TYPE_F32, 2, (int64_t[]){nn, m}, y));
+        if (w) {
+            CHECK(strcmp(qmm_weights_kernel(w), o.kernel) == 0, "%s: weights packed for %s", o.kernel, qmm_weights_kernel(w));
+            CHECK_OK(qmm_mul_mat(ctx, w, &xt, &yt));
+        }
+        if (run == 0) {
+            expect = y;
+        } else {
+            int ok = expect != NULL;
+            for (int64_t i = 0; ok && i < m * nn; i++)
+                ok &= same(y[i], expect[i]);
+            CHECK(ok, "%s: threads=%d multiplier=%d differ from %s on IQ4_XS extremes", kf->name, o.n_threads, o.chunk_multiplier,
+                  ref->name);
+            free(y);
+        }
+        qmm_weights_free(w);
+        qmm_context_free(ctx);
+    }
+    free(expect);
+    free(x);
+    free(src);
+}
+
 static int tested;
 
 static void visit(const qmm_family *kf, void *user) {
@@ -239,6 +340,7 @@ static void visit(const qmm_family *kf, void *user) {
         for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
             test_one(kf, ref, ms[mi], 37, qmm_type_block_elems(kf->wtype) == 256 ? 256 : 96, nf);
     test_extremes(kf, ref);
+    test_iq4_xs_extremes(kf, ref);
     tested++;
     printf("ok   %-24s (%ld special outputs so far)\n", kf->name, n_special);
 }
