@@ -157,6 +157,33 @@ typedef enum { QMM_AVX512_W_Q4 = 0, QMM_AVX512_W_Q8 = 1 } qmm_avx512_wkind;
 
 #define QMM_AVX512_INLINE static inline __attribute__((always_inline))
 
+/* The descriptor every AVX-512 VNNI int8 family macro ends with: the family
+ * macro defines the functions it names (w_size, w_offset, w_pack, w_read_row,
+ * act_size, act_offset, act_pack, act1_*, gemm, gemv). */
+#define QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, layout)                                                                           \
+    const qmm_family qmm_family_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required =                                                                                                              \
+            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
+        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
+        .flags = 0,                                                                                                              \
+        .layout_id = layout,                                                                                                     \
+        .mr = QMM_AVX512_MR,                                                                                                     \
+        .nr = QMM_AVX512_NR,                                                                                                     \
+        .kr = 4,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_AVX512_NR,                                                                                                 \
+        .w_packed_size = w_size,                                                                                                 \
+        .w_packed_offset = w_offset,                                                                                             \
+        .w_pack = w_pack,                                                                                                        \
+        .w_read_row = w_read_row,                                                                                                \
+        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
+        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
+        .gemm = gemm,                                                                                                            \
+        .gemv = gemv,                                                                                                            \
+    };
+
 QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *qb, __m512i w[8]) {
     if (kind == QMM_AVX512_W_Q4) {
         /* 4 zmm of packed nibbles: byte t of row r in vector j is GGUF qs[4j+t],
@@ -416,28 +443,7 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
         qmm_avx512_act_pack(m, k, x, xs, dst, 1, zp);                                                                            \
     }                                                                                                                            \
     QMM_AVX512_TILES(kind, qbytes)                                                                                               \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required =                                                                                                              \
-            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
-        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
-        .flags = 0,                                                                                                              \
-        .layout_id = 2,                                                                                                          \
-        .mr = QMM_AVX512_MR,                                                                                                     \
-        .nr = QMM_AVX512_NR,                                                                                                     \
-        .kr = 4,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_AVX512_NR,                                                                                                 \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
-        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
-        .gemm = gemm,                                                                                                            \
-        .gemv = gemv,                                                                                                            \
-    };
+    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 2)
 
 /* ================================================ the other GGUF types
  *
@@ -927,28 +933,7 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
             gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
         }                                                                                                                        \
     }                                                                                                                            \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required =                                                                                                              \
-            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
-        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = QMM_AVX512_MR,                                                                                                     \
-        .nr = QMM_AVX512_NR,                                                                                                     \
-        .kr = 4,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_AVX512_NR,                                                                                                 \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
-        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
-        .gemm = gemm,                                                                                                            \
-        .gemv = gemv,                                                                                                            \
-    };
+    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 1)
 
 #define QMM_AVX512X_TILE(kind, MR, G, name)                                                                                      \
     static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \
