@@ -12,6 +12,7 @@
 #include "formats/formats.h"
 #include "qmatmul.h"
 #include "registry/registry.h"
+#include "test_compare.h"
 #include "test_util.h"
 #include "test_weights.h"
 
@@ -32,19 +33,13 @@ static float special(int64_t i, int64_t l, int with_nonfinite) {
     }
 }
 
-static int same(float a, float b) {
-    if (a != a && b != b)
-        return 1;
-    uint32_t ua, ub;
-    memcpy(&ua, &a, 4);
-    memcpy(&ub, &b, 4);
-    return ua == ub;
-}
-
 static uint64_t edge_seed = 4242;
 
+/* kf against ref (test_compare.h): outputs bit for bit, any NaN matching any NaN, and GET_ROWS. */
 static void compare_family(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k, const void *src,
-                           const float *x, const char *what);
+                           const float *x, const char *what) {
+    qmm_test_compare_family(kf, ref, m, n, k, src, x, what, QMM_TEST_NAN_ANY, &n_special);
+}
 
 static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k, int nonfinite) {
     const qmm_type t = kf->wtype;
@@ -84,58 +79,6 @@ static void test_one(const qmm_family *kf, const qmm_family *ref, int64_t m, int
     free(src);
     free(f);
     free(x);
-}
-
-/* kf against ref on GGUF rows src (n x k) and activations x (m x k): outputs bit for bit (any NaN matches any NaN),
- * and GET_ROWS. */
-static void compare_family(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k, const void *src,
-                           const float *x, const char *what) {
-    const size_t rb = qmm_row_size(kf->wtype, k);
-    void *wp = qmm_test_alloc(kf->w_packed_size(k, n));
-    void *wr = qmm_test_alloc(ref->w_packed_size(k, n));
-    kf->w_pack(k, n, 0, n, src, rb, wp);
-    ref->w_pack(k, n, 0, n, src, rb, wr);
-    const int gemv = m == 1;
-    const qmm_act_layout *al = qmm_family_act_layout(kf, gemv), *rl = qmm_family_act_layout(ref, gemv);
-    void *a = qmm_test_alloc(al->packed_size(m, k));
-    void *ar = qmm_test_alloc(rl->packed_size(m, k));
-    al->pack(m, k, x, (size_t)k * 4, a);
-    rl->pack(m, k, x, (size_t)k * 4, ar);
-    float *y = qmm_test_alloc((size_t)(m * n) * 4), *yr = qmm_test_alloc((size_t)(m * n) * 4);
-    ref->gemm(m, n, k, ar, wr, yr, (size_t)n * 4);
-    if (gemv && kf->gemv)
-        kf->gemv(n, k, a, wp, y);
-    else
-        kf->gemm(m, n, k, a, wp, y, (size_t)n * 4);
-    long bad = 0;
-    for (int64_t i = 0; i < m * n; i++) {
-        const int c = fpclassify(yr[i]);
-        n_special += c == FP_NAN || c == FP_INFINITE || c == FP_SUBNORMAL;
-    }
-    for (int64_t i = 0; i < m * n; i++)
-        if (!same(y[i], yr[i]) && bad++ < 3)
-            fprintf(stderr, "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "] = %a, ref %a\n", kf->name, m, n, k, i,
-                    y[i], yr[i]);
-    CHECK(bad == 0, "%s: %ld edge-value outputs differ (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " %s)", kf->name, bad, m, n, k,
-          what);
-
-    float *r1 = malloc((size_t)k * 4), *r2 = malloc((size_t)k * 4);
-    for (int64_t j = 0; j < n; j++) {
-        kf->w_read_row(wp, k, n, j, r1);
-        ref->w_read_row(wr, k, n, j, r2);
-        int ok = 1;
-        for (int64_t l = 0; l < k; l++)
-            ok &= same(r1[l], r2[l]);
-        CHECK(ok, "%s: w_read_row(%" PRId64 ") differs on edge values (%s)", kf->name, j, what);
-    }
-    free(r1);
-    free(r2);
-    free(wp);
-    free(wr);
-    free(a);
-    free(ar);
-    free(y);
-    free(yr);
 }
 
 /* ------------------------------------------------------ integer extremes */

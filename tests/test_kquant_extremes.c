@@ -10,6 +10,7 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "registry/registry.h"
+#include "test_compare.h"
 #include "test_util.h"
 #include "test_weights.h"
 
@@ -87,44 +88,9 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
     make_weights(t, k, n, src);
     float *x = malloc((size_t)(m * k) * sizeof(float));
     make_acts(m, k, x);
-    void *wp = qmm_test_alloc(kf->w_packed_size(k, n)), *wr = qmm_test_alloc(ref->w_packed_size(k, n));
-    memset(wp, 0xcd, kf->w_packed_size(k, n)); /* the packer must not rely on a zeroed buffer */
-    kf->w_pack(k, n, 0, n, src, rb, wp);
-    ref->w_pack(k, n, 0, n, src, rb, wr);
-    const int gemv = m == 1;
-    const qmm_act_layout *al = qmm_family_act_layout(kf, gemv), *rl = qmm_family_act_layout(ref, gemv);
-    void *a = qmm_test_alloc(al->packed_size(m, k)), *ar = qmm_test_alloc(rl->packed_size(m, k));
-    al->pack(m, k, x, (size_t)k * sizeof(float), a);
-    rl->pack(m, k, x, (size_t)k * sizeof(float), ar);
-    float *y = qmm_test_alloc((size_t)(m * n) * sizeof(float)), *yr = qmm_test_alloc((size_t)(m * n) * sizeof(float));
-    ref->gemm(m, n, k, ar, wr, yr, (size_t)n * sizeof(float));
-    if (gemv && kf->gemv)
-        kf->gemv(n, k, a, wp, y);
-    else
-        kf->gemm(m, n, k, a, wp, y, (size_t)n * sizeof(float));
-    long bad = 0;
-    for (int64_t i = 0; i < m * n; i++)
-        if (!same_bits(&y[i], &yr[i], 1) && bad++ < 3)
-            fprintf(stderr, "  %s m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " y[%" PRId64 "][%" PRId64 "] = %a, ref %a\n", kf->name,
-                    m, n, k, i / n, i % n, y[i], yr[i]);
-    CHECK(bad == 0, "%s: %ld extreme-value outputs differ (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, m, n, k);
-    float *r1 = malloc((size_t)k * sizeof(float)), *r2 = malloc((size_t)k * sizeof(float));
-    for (int64_t j = 0; j < n; j++) {
-        kf->w_read_row(wp, k, n, j, r1);
-        ref->w_read_row(wr, k, n, j, r2);
-        CHECK(same_bits(r1, r2, (size_t)k), "%s: w_read_row(%" PRId64 ") differs on extreme blocks (k=%" PRId64 ")", kf->name, j,
-              k);
-    }
-    free(r1);
-    free(r2);
+    qmm_test_compare_family(kf, ref, m, n, k, src, x, "extremes", QMM_TEST_POISON_PACK, NULL);
     free(src);
     free(x);
-    free(wp);
-    free(wr);
-    free(a);
-    free(ar);
-    free(y);
-    free(yr);
 }
 
 /* The public API at several thread counts and chunkings, the family forced, against the forced reference. */

@@ -19,7 +19,9 @@
  *     __m256 DRV(float)(__m256 acc, const DRV(iacc) *, const DRV(ws) *, const qmm_act_block *xb)
  *   and, for the descriptor, DRV_SYM, DRV_NAME_STR, DRV_REQUIRED, DRV_WTYPE,
  *   DRV_LAYOUT_ID, DRV_W_PACK, DRV_READ_ROW (the packer and GET_ROWS reader,
- *   defined after the include: they may use DRV(w_offset)).
+ *   defined after the include: they may use DRV(w_offset)); optionally
+ *   DRV_ACT_PACK, an activation packer of the same layout size (default
+ *   qmm_avx2_act_q8_pack) whose blocks the format's DRV(float) reads.
  * A panel is 8 weight rows (n_step 8); one int32 lane per row, so the float
  * step is one vector op for 8 outputs, the reference's order exactly.
  * Activations: the reference layout (qmm_act_block rows), by the AVX2
@@ -33,6 +35,9 @@
 
 #define DRV_NR 8
 #define DRV_MR 4
+#ifndef DRV_ACT_PACK
+#define DRV_ACT_PACK qmm_avx2_act_q8_pack
+#endif
 
 static void DRV_W_PACK(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst);
 static void DRV_READ_ROW(const void *w, int64_t k, int64_t n, int64_t row, float *dst);
@@ -150,7 +155,7 @@ const qmm_family DRV_SYM = {
     .w_packed_offset = DRV(w_offset),
     .w_pack = DRV_W_PACK,
     .w_read_row = DRV_READ_ROW,
-    .act = {1, DRV(act_size), DRV(act_offset), qmm_avx2_act_q8_pack},
+    .act = {1, DRV(act_size), DRV(act_offset), DRV_ACT_PACK},
     .act_gemv = {0, NULL, NULL, NULL},
     .gemm = DRV(gemm),
     .gemv = DRV(gemv),
@@ -171,3 +176,4 @@ const qmm_family DRV_SYM = {
 #undef DRV_LAYOUT_ID
 #undef DRV_W_PACK
 #undef DRV_READ_ROW
+#undef DRV_ACT_PACK

@@ -114,19 +114,39 @@ static inline void qmm_avx512_act_pack(int64_t m, int64_t k, const float *x, siz
 /* ------------------------------------------------------------ weight panels
  *
  * A panel is 16 weight rows (n_step = 16; a partial last panel is padded with
- * zero rows). Two linear streams, both 64-byte aligned:
- *     uint16_t scale[nb][16]     the fp16 block scales, padded to 64 bytes
- *     uint8_t  quants[nb][QB]    per block: for each group c of 4 k-values
+ * zero rows), its k blocks in groups of 8 (the last group may hold fewer), one
+ * linear stream (a decode reads it from DRAM: two streams per panel, scales
+ * and quants, restart two prefetch streams every panel), 64-byte aligned:
+ *     uint16_t scale[gn][16]     the group's fp16 block scales, padded to 64 bytes
+ *     uint8_t  quants[gn][QB]    per block: for each group c of 4 k-values
  *                                covered by one vpdpbusd, 16 rows x 4 bytes
  * The scales stay fp16 (converted exactly by vcvtph2ps once per block and
  * panel) so the panel streams exactly the GGUF bytes: a bandwidth-bound GEMV
  * reads 18 (Q4_0) / 34 (Q8_0) bytes per 32 weights, not 20 / 36. */
+
+#define QMM_AVX512_GRP 8 /* k blocks per group */
 
 static inline size_t qmm_avx512_scale_bytes(int64_t nb) { return ((size_t)nb * 32 + 63) & ~(size_t)63; }
 
 static inline size_t qmm_avx512_panel_bytes(int64_t k, int qb) {
     const int64_t nb = k / QMM_QK;
     return qmm_avx512_scale_bytes(nb) + (size_t)nb * (size_t)qb;
+}
+
+/* The group starting at block g0: its offset in the panel, its block count. */
+static inline size_t qmm_avx512_grp_offset(int64_t g0, int qb) { return (size_t)g0 * (32 + (size_t)qb); }
+static inline int qmm_avx512_grp_blocks(int64_t nb, int64_t g0) {
+    return (int)(nb - g0 < QMM_AVX512_GRP ? nb - g0 : QMM_AVX512_GRP);
+}
+
+/* Offsets of block b's scales and quants in a panel (packing, GET_ROWS). */
+static inline size_t qmm_avx512_blk_scales(int64_t b, int qb) {
+    const int64_t g0 = b / QMM_AVX512_GRP * QMM_AVX512_GRP;
+    return qmm_avx512_grp_offset(g0, qb) + (size_t)(b - g0) * 32;
+}
+static inline size_t qmm_avx512_blk_quants(int64_t nb, int64_t b, int qb) {
+    const int64_t g0 = b / QMM_AVX512_GRP * QMM_AVX512_GRP;
+    return qmm_avx512_grp_offset(g0, qb) + qmm_avx512_scale_bytes(qmm_avx512_grp_blocks(nb, g0)) + (size_t)(b - g0) * (size_t)qb;
 }
 
 /* ------------------------------------------------------------------ tiles */
@@ -136,6 +156,33 @@ static inline size_t qmm_avx512_panel_bytes(int64_t k, int qb) {
 typedef enum { QMM_AVX512_W_Q4 = 0, QMM_AVX512_W_Q8 = 1 } qmm_avx512_wkind;
 
 #define QMM_AVX512_INLINE static inline __attribute__((always_inline))
+
+/* The descriptor every AVX-512 VNNI int8 family macro ends with: the family
+ * macro defines the functions it names (w_size, w_offset, w_pack, w_read_row,
+ * act_size, act_offset, act_pack, act1_*, gemm, gemv). */
+#define QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, layout)                                                                           \
+    const qmm_family qmm_family_##id = {                                                                                         \
+        .name = #id,                                                                                                             \
+        .wtype = wtype_,                                                                                                         \
+        .required =                                                                                                              \
+            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
+        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
+        .flags = 0,                                                                                                              \
+        .layout_id = layout,                                                                                                     \
+        .mr = QMM_AVX512_MR,                                                                                                     \
+        .nr = QMM_AVX512_NR,                                                                                                     \
+        .kr = 4,                                                                                                                 \
+        .sr = 1,                                                                                                                 \
+        .n_step = QMM_AVX512_NR,                                                                                                 \
+        .w_packed_size = w_size,                                                                                                 \
+        .w_packed_offset = w_offset,                                                                                             \
+        .w_pack = w_pack,                                                                                                        \
+        .w_read_row = w_read_row,                                                                                                \
+        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
+        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
+        .gemm = gemm,                                                                                                            \
+        .gemv = gemv,                                                                                                            \
+    };
 
 QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *qb, __m512i w[8]) {
     if (kind == QMM_AVX512_W_Q4) {
@@ -171,15 +218,16 @@ QMM_AVX512_INLINE int32_t qmm_avx512_ld32(const uint8_t *p) {
  * which is the reference order, lane by lane. */
 QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int64_t nb, const uint8_t *act, const uint8_t *panel,
                                        int qbytes, float *y, size_t ys, int ncols) {
-    const uint8_t *sc = panel;
-    const uint8_t *qw = panel + qmm_avx512_scale_bytes(nb);
     const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
     __m512 acc[QMM_AVX512_MR];
     for (int i = 0; i < MR; i++)
         acc[i] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
+        const int64_t g0 = b / QMM_AVX512_GRP * QMM_AVX512_GRP;
+        const uint8_t *grp = panel + qmm_avx512_grp_offset(g0, qbytes);
+        const uint8_t *sb = grp + (b - g0) * 32;
+        const uint8_t *qb = grp + qmm_avx512_scale_bytes(qmm_avx512_grp_blocks(nb, g0)) + (size_t)(b - g0) * (size_t)qbytes;
         const uint8_t *ab = act + (size_t)b * ablk;
-        const uint8_t *qb = qw + (size_t)b * (size_t)qbytes;
         _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes), _MM_HINT_T0);
         _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes + 64), _MM_HINT_T0);
         _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes + 128), _MM_HINT_T0);
@@ -190,7 +238,7 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
             _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes + 384), _MM_HINT_T0);
             _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes + 448), _MM_HINT_T0);
         }
-        const __m512 wsc = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(sc + (size_t)b * 32)));
+        const __m512 wsc = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sb));
         __m512i w[8];
         qmm_avx512_load_w(kind, qb, w);
         for (int i = 0; i < MR; i++) {
@@ -219,10 +267,69 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
         _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), mask, acc[i]);
 }
 
+/* Bytes ahead of the weight stream that the GEMV prefetches into L1 (about
+ * the GEMM tile's 8 blocks; < 0: none). Distances of 0 to 16 KiB and none
+ * measured alike within this shared VM's noise (docs/performance.md, decode):
+ * -DQMM_AVX512_GEMV_PF=N to measure again on a quiet machine. */
+#ifndef QMM_AVX512_GEMV_PF
+#define QMM_AVX512_GEMV_PF 2048
+#endif
+
+/* One block of qmm_avx512_gemv_panel: ab the activation block, sb its 16
+ * fp16 scales, qb its quants. */
+QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint8_t *ab, const uint8_t *sb, const uint8_t *qb,
+                                               int qbytes, __m512 acc) {
+    const uint8_t *aq = ab + 8;
+    for (int l = 0; QMM_AVX512_GEMV_PF >= 0 && l < qbytes; l += 64)
+        _mm_prefetch((const char *)(qb + QMM_AVX512_GEMV_PF + l), _MM_HINT_T0);
+    const __m512 wsc = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sb));
+    __m512i s0 = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4)), s1 = _mm512_setzero_si512();
+    if (kind == QMM_AVX512_W_Q4) {
+        const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
+        for (int j = 0; j < 4; j++) {
+            const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * j));
+            s0 = _mm512_dpbusd_epi32(s0, _mm512_and_si512(p, m4), _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * j)));
+            s1 = _mm512_dpbusd_epi32(s1, _mm512_and_si512(p, m4h), _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * j)));
+        }
+        s0 = _mm512_add_epi32(s0, _mm512_srai_epi32(s1, 4));
+    } else {
+        for (int c = 0; c < 8; c += 2) {
+            s0 = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512((const void *)(qb + 64 * c)),
+                                     _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+            s1 = _mm512_dpbusd_epi32(s1, _mm512_loadu_si512((const void *)(qb + 64 * c + 64)),
+                                     _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c + 4)));
+        }
+        s0 = _mm512_add_epi32(s0, s1);
+    }
+    float xd;
+    memcpy(&xd, ab, 4);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0), _mm512_mul_ps(wsc, _mm512_set1_ps(xd)), acc);
+}
+
+/* m = 1 (decode): one activation row x one 16-row panel, all k blocks. The
+ * GEMM tile at MR = 1 spends 8 shifts per Q4_0 block on the high nibbles;
+ * here they are masked in place (16 x their value) and summed in their own
+ * vpdpbusd chain, which one exact arithmetic shift brings back (the chain is
+ * 16 times an int32 sum whose bound is far from overflow: 16 * 16 * 15 * 127).
+ * The int32 block sum and the float step are the tile's, bit for bit. */
+QMM_AVX512_INLINE void qmm_avx512_gemv_panel(qmm_avx512_wkind kind, int64_t nb, const uint8_t *act, const uint8_t *panel,
+                                             int qbytes, float *y, int ncols) {
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t g0 = 0; g0 < nb; g0 += QMM_AVX512_GRP) {
+        const uint8_t *grp = panel + qmm_avx512_grp_offset(g0, qbytes);
+        const int gn = qmm_avx512_grp_blocks(nb, g0);
+        const uint8_t *qw = grp + qmm_avx512_scale_bytes(gn);
+        for (int r = 0; r < gn; r++)
+            acc = qmm_avx512_gemv_block(kind, act + (size_t)(g0 + r) * QMM_AVX512_ACT_BLK, grp + 32 * r,
+                                        qw + (size_t)r * (size_t)qbytes, qbytes, acc);
+    }
+    _mm512_mask_storeu_ps(y, (__mmask16)((1u << ncols) - 1u), acc);
+}
+
 /* Instantiations with constant MR (the compiler keeps acc[] in registers). */
 #define QMM_AVX512_TILES(kind, qbytes)                                                                                           \
-    static void tile_g1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 1, 1, nb, a, p, qbytes, y, ys, nc);                                                                \
+    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, int nc) {                                   \
+        qmm_avx512_gemv_panel(kind, nb, a, p, qbytes, y, nc);                                                                    \
     }                                                                                                                            \
     static void tile_m1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
         qmm_avx512_tile(kind, 1, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
@@ -271,7 +378,7 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
         const size_t pb = qmm_avx512_panel_bytes(k, qbytes);                                                                     \
         for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
             const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, 0, nc);              \
+            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
         }                                                                                                                        \
     }
 
@@ -290,12 +397,11 @@ static inline void qmm_avx512_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n
     const int64_t nb = k / QMM_QK;
     for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512_NR) {
         uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, qbytes);
-        uint8_t *qw = panel + qmm_avx512_scale_bytes(nb);
         memset(panel, 0, qmm_avx512_panel_bytes(k, qbytes)); /* padding rows and the scale tail */
         for (int r = 0; r < QMM_AVX512_NR && p0 + r < n; r++) {
             const void *row = (const char *)src + (size_t)(p0 + r) * stride;
             for (int64_t b = 0; b < nb; b++)
-                put(row, b, r, panel + (size_t)b * 32, qw + (size_t)b * (size_t)qbytes);
+                put(row, b, r, panel + qmm_avx512_blk_scales(b, qbytes), panel + qmm_avx512_blk_quants(nb, b, qbytes));
         }
     }
 }
@@ -304,9 +410,9 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
                                          qmm_avx512_get_block get) {
     const int64_t nb = k / QMM_QK;
     const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, qbytes);
-    const uint8_t *qw = panel + qmm_avx512_scale_bytes(nb);
     for (int64_t b = 0; b < nb; b++)
-        get(panel + (size_t)b * 32, qw + (size_t)b * (size_t)qbytes, (int)(row % QMM_AVX512_NR), dst + b * QMM_QK);
+        get(panel + qmm_avx512_blk_scales(b, qbytes), panel + qmm_avx512_blk_quants(nb, b, qbytes), (int)(row % QMM_AVX512_NR),
+            dst + b * QMM_QK);
 }
 
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>"): weights of type
@@ -337,28 +443,7 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
         qmm_avx512_act_pack(m, k, x, xs, dst, 1, zp);                                                                            \
     }                                                                                                                            \
     QMM_AVX512_TILES(kind, qbytes)                                                                                               \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required =                                                                                                              \
-            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
-        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = QMM_AVX512_MR,                                                                                                     \
-        .nr = QMM_AVX512_NR,                                                                                                     \
-        .kr = 4,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_AVX512_NR,                                                                                                 \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
-        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
-        .gemm = gemm,                                                                                                            \
-        .gemv = gemv,                                                                                                            \
-    };
+    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 2)
 
 /* ================================================ the other GGUF types
  *
@@ -669,6 +754,97 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
         _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), mask, acc[i]);
 }
 
+/* m = 1 (decode): one activation row x one 16-row panel, all k. What the
+ * GEMM tile at MR = 1 does per 32-block that a single row does not need:
+ *  - the unit's fp16 scales are widened once per unit, not per 32-block;
+ *  - the block sums are scalars: the zero points start the int32 chains
+ *    (Q5_0: -16 sum qx; Q6_K: -32 sum_a qx and -32 sum_b qx, so isum =
+ *    sc_a da + sc_b db with no vpmaddwd), and imin is sum qx (Q4_1, Q5_1) or
+ *    m_j times -sum qx by one vpmulld (Q4_K, Q5_K);
+ *  - nibble-only kinds (Q4_1, Q4_K) mask the high nibbles in place, in their
+ *    own vpdpbusd chain (16 times its sum, brought back by an exact shift), as
+ *    qmm_avx512_gemv_panel.
+ * Every isum and imin is the same exact integer as the tile's, and the float
+ * steps are the tile's: the same bits. Q2_K and Q3_K run the tile. */
+QMM_AVX512_INLINE void qmm_avx512x_gemv_panel(qmm_avx512x_kind kind, int64_t nb, const uint8_t *act, const uint8_t *panel,
+                                              float *y, int ncols) {
+    if (kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
+        qmm_avx512x_tile(kind, 1, 1, nb, act, panel, y, 0, ncols);
+        return;
+    }
+    const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
+    const int chunk = QMM_AVX512X_CHUNK(kind), step = QMM_AVX512X_CHUNK(kind) / (QMM_AVX512X_UE(kind) / QMM_QK);
+    const int has_min = kind != QMM_AVX512X_Q5_0 && kind != QMM_AVX512X_Q6_K;
+    const int nib_only = kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q4_K;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t u = 0; u < nb / per; u++) {
+        const uint8_t *unit = panel + (size_t)u * (size_t)chunk;
+        const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
+        const __m512 t = has_min ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : s;
+        for (int j = 0; j < per; j++) {
+            const uint8_t *ab = act + (size_t)(u * per + j) * QMM_AVX512_ACT_BLK;
+            const uint8_t *aq = ab + 8;
+            const uint8_t *qb = unit + hdr + j * qbytes;
+            for (int l = 0; QMM_AVX512_GEMV_PF >= 0 && l < step; l += 64)
+                _mm_prefetch((const char *)(unit + j * step + QMM_AVX512_GEMV_PF + l), _MM_HINT_T0);
+            const int32_t sums = qmm_avx512_ld32(ab + 4);
+            const int32_t sum_a = (int16_t)(uint16_t)((uint32_t)sums & 0xffffu);
+            const int32_t sum_b = (int16_t)(uint16_t)((uint32_t)sums >> 16);
+            __m512i isum;
+            if (nib_only) {
+                const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
+                __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+                for (int v = 0; v < 4; v++) {
+                    const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * v));
+                    lo = _mm512_dpbusd_epi32(lo, _mm512_and_si512(p, m4), _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * v)));
+                    hi = _mm512_dpbusd_epi32(hi, _mm512_and_si512(p, m4h), _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * v)));
+                }
+                isum = _mm512_add_epi32(lo, _mm512_srai_epi32(hi, 4));
+            } else {
+                __m512i w[8];
+                qmm_avx512x_load_w(kind, qb, w);
+                /* chain a: elements 0..15, chain b: 16..31 */
+                __m512i da = _mm512_setzero_si512(), db = da;
+                if (kind == QMM_AVX512X_Q6_K) {
+                    da = _mm512_set1_epi32(-32 * sum_a);
+                    db = _mm512_set1_epi32(-32 * sum_b);
+                } else if (kind == QMM_AVX512X_Q5_0) {
+                    da = _mm512_set1_epi32(-16 * (sum_a + sum_b));
+                }
+                for (int c = 0; c < 4; c++) {
+                    da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+                    db = _mm512_dpbusd_epi32(db, w[c + 4], _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * c)));
+                }
+                if (kind == QMM_AVX512X_Q6_K) {
+                    const __m512i pair =
+                        _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
+                    const __m512i sca = _mm512_srai_epi32(_mm512_slli_epi32(pair, 16), 16), scb = _mm512_srai_epi32(pair, 16);
+                    isum = _mm512_add_epi32(_mm512_mullo_epi32(sca, da), _mm512_mullo_epi32(scb, db));
+                } else {
+                    isum = _mm512_add_epi32(da, db);
+                }
+            }
+            __m512 fmin = _mm512_setzero_ps();
+            if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
+                /* 6-bit values: the sign extension is a zero extension */
+                const __m512i sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
+                const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
+                isum = _mm512_mullo_epi32(sc, isum);
+                fmin = _mm512_cvtepi32_ps(_mm512_mullo_epi32(m, _mm512_set1_epi32(-(sum_a + sum_b))));
+            } else if (has_min) {
+                fmin = _mm512_set1_ps((float)(sum_a + sum_b)); /* exact: |sum| <= 4064 */
+            }
+            float xd;
+            memcpy(&xd, ab, 4);
+            const __m512 vxd = _mm512_set1_ps(xd);
+            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_mul_ps(s, vxd), acc);
+            if (has_min)
+                acc = _mm512_fmadd_ps(fmin, _mm512_mul_ps(t, vxd), acc);
+        }
+    }
+    _mm512_mask_storeu_ps(y, (__mmask16)((1u << ncols) - 1u), acc);
+}
+
 /* Unit u of a GGUF row into lane r of a zeroed chunk (put), and lane r of a
  * chunk back to ggml's dequantized values of the unit (get). */
 typedef void (*qmm_avx512x_put_unit)(const void *src_row, int64_t u, int r, uint8_t *chunk);
@@ -722,7 +898,9 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
     static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
         qmm_avx512x_act_pack(m, k, x, xs, dst, 1);                                                                               \
     }                                                                                                                            \
-    QMM_AVX512X_TILE(kind, 1, 1, tile_g1)                                                                                        \
+    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, int nc) {                                   \
+        qmm_avx512x_gemv_panel(kind, nb, a, p, y, nc);                                                                           \
+    }                                                                                                                            \
     QMM_AVX512X_TILE(kind, 1, 8, tile_m1)                                                                                        \
     QMM_AVX512X_TILE(kind, 2, 8, tile_m2)                                                                                        \
     QMM_AVX512X_TILE(kind, 3, 8, tile_m3)                                                                                        \
@@ -752,31 +930,10 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
         const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
         for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
             const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, 0, nc);              \
+            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
         }                                                                                                                        \
     }                                                                                                                            \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required =                                                                                                              \
-            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
-        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = QMM_AVX512_MR,                                                                                                     \
-        .nr = QMM_AVX512_NR,                                                                                                     \
-        .kr = 4,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_AVX512_NR,                                                                                                 \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
-        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
-        .gemm = gemm,                                                                                                            \
-        .gemv = gemv,                                                                                                            \
-    };
+    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 1)
 
 #define QMM_AVX512X_TILE(kind, MR, G, name)                                                                                      \
     static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \

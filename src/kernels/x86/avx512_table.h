@@ -243,28 +243,7 @@ static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, cons
             tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, hb, y + n0, 0, nc);          \
         }                                                                                                                        \
     }                                                                                                                            \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required =                                                                                                              \
-            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
-        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = QMM_AVX512_MR,                                                                                                     \
-        .nr = QMM_AVX512_NR,                                                                                                     \
-        .kr = 4,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_AVX512_NR,                                                                                                 \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
-        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
-        .gemm = gemm,                                                                                                            \
-        .gemv = gemv,                                                                                                            \
-    };
+    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 1)
 
 #define QMM_AVX512T_TILE(kind, MR, G, name)                                                                                      \
     static void name(int64_t nb, const uint8_t *a, const uint8_t *p, size_t hb, float *y, size_t ys, int nc) {                   \
