@@ -3,8 +3,9 @@
  * (w = K: kv rows of head_dim, x = Q) and PV (w = V^T: head_dim rows of kv,
  * x = P), every query head of the layer in one call over the preset's KV
  * heads (GQA broadcast). Query rows m = --attn-rows (default 1, 64, 512,
- * 2048, 4096); kv = m (a prompt attending to itself, unmasked), except at
- * m = 1 (decode), where kv = 4096. Decode rows are read against the memory
+ * 2048, 4096; at most 4096: PV at m = kv = 4096 already holds 2 GiB of P and
+ * as much packed); kv = m (a prompt attending to itself, unmasked), except
+ * at m = 1 (decode), where kv = 4096. Decode rows are read against the memory
  * limit (F16 K or V bytes per call), the others against the FMA limit. */
 #include <math.h>
 #include <stdio.h>
@@ -135,7 +136,7 @@ int bench_attn_parse_rows(const char *s, int64_t *rows, int max) {
     while (*s) {
         char *end;
         const long long v = strtoll(s, &end, 10);
-        if (end == s || v < 1 || v > 16384 || n == max || (*end && *end != ','))
+        if (end == s || v < 1 || v > 4096 || n == max || (*end && *end != ','))
             return -1;
         rows[n++] = v;
         s = *end ? end + 1 : end;

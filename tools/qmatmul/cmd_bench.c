@@ -46,7 +46,7 @@ static int parse_options(int argc, char **argv, bench_opts *o) {
             o->attn = 1;
         } else if (v && !strcmp(a, "--attn-rows")) {
             if ((o->n_attn_rows = bench_attn_parse_rows(v, o->attn_rows, 16)) <= 0) {
-                fprintf(stderr, "qmatmul bench: --attn-rows takes a list of 1..16384, e.g. 1,64,512\n");
+                fprintf(stderr, "qmatmul bench: --attn-rows takes a list of 1..4096, e.g. 1,64,512\n");
                 return 2;
             }
             o->attn = 1;
