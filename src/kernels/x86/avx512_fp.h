@@ -22,6 +22,7 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/family.h"
+#include "kernels/x86/fp_pack16.h"
 
 #define QMM_AVX512FP_NR 16 /* weight rows per panel */
 #define QMM_AVX512FP_MR 8  /* activation rows per group and GEMM tile */
@@ -122,24 +123,6 @@ static inline void qmm_avx512fp_act1_pack(int64_t m, int64_t k, const float *x, 
 
 /* ---------------------------------------------------------------- weights */
 
-/* 8 rows x 8 l of 16-bit values transposed: out + l * 16 gets the 8 rows at l
- * (the panel's stride; F16 / BF16 keep their bits, so this is exact). */
-QMM_AVX512FP_INLINE void qmm_avx512fp_transpose8_u16(const __m128i r[8], uint16_t *out) {
-    const __m128i a0 = _mm_unpacklo_epi16(r[0], r[1]), a1 = _mm_unpackhi_epi16(r[0], r[1]);
-    const __m128i a2 = _mm_unpacklo_epi16(r[2], r[3]), a3 = _mm_unpackhi_epi16(r[2], r[3]);
-    const __m128i a4 = _mm_unpacklo_epi16(r[4], r[5]), a5 = _mm_unpackhi_epi16(r[4], r[5]);
-    const __m128i a6 = _mm_unpacklo_epi16(r[6], r[7]), a7 = _mm_unpackhi_epi16(r[6], r[7]);
-    const __m128i b0 = _mm_unpacklo_epi32(a0, a2), b1 = _mm_unpackhi_epi32(a0, a2); /* l 0,1 / 2,3 of rows 0-3 */
-    const __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3); /* l 4,5 / 6,7 */
-    const __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
-    const __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
-    const __m128i c[8] = {_mm_unpacklo_epi64(b0, b4), _mm_unpackhi_epi64(b0, b4), _mm_unpacklo_epi64(b1, b5),
-                          _mm_unpackhi_epi64(b1, b5), _mm_unpacklo_epi64(b2, b6), _mm_unpackhi_epi64(b2, b6),
-                          _mm_unpacklo_epi64(b3, b7), _mm_unpackhi_epi64(b3, b7)};
-    for (int l = 0; l < 8; l++)
-        _mm_storeu_si128((__m128i *)(void *)(out + l * QMM_AVX512FP_NR), c[l]);
-}
-
 /* Packs rows [n0, n1) of 16-bit weights (F16, BF16: the bits as they are)
  * into panels; padding rows and the panel tail are zero. qmm_mul_mat_f16
  * packs every call, so this runs in vector transposes, not element by
@@ -161,7 +144,7 @@ static inline void qmm_avx512fp_pack16(int64_t k, int64_t n, int64_t n0, int64_t
                     const uint16_t *rp = row[h * 8 + i];
                     r8[i] = _mm_loadu_si128((const __m128i *)(const void *)(rp ? rp + l : zeros));
                 }
-                qmm_avx512fp_transpose8_u16(r8, ph + l * QMM_AVX512FP_NR + h * 8);
+                qmm_x86fp_transpose8_u16(r8, ph + l * QMM_AVX512FP_NR + h * 8);
             }
         for (; l < k; l++)
             for (int r = 0; r < QMM_AVX512FP_NR; r++)
