@@ -218,11 +218,12 @@ static void bench_gemm(run *r, const char *label, qmm_type type, int64_t k, int6
 }
 
 /* qmm_mul_mat_f16 at attention shapes: heads query heads over kv_heads
- * (GQA broadcast), `rows` query rows and `rows` keys. QK: w = K [hd, rows,
+ * (GQA broadcast), `rows` query rows and `rows` keys (4096 keys for one row). QK: w = K [hd, rows,
  * kv_heads], x = Q [hd, rows, heads]; PV: w = V^T [rows, hd, kv_heads],
  * x = P [rows, rows, heads]. */
 static void bench_attn(run *r, const char *label, int64_t heads, int64_t kvh, int64_t hd, int64_t rows, int pv) {
-    const int64_t k = pv ? rows : hd, n = pv ? hd : rows, m = rows;
+    const int64_t kv = rows == 1 ? 4096 : rows; /* m = 1: decode over a 4096-token cache, as qmatmul bench --attn */
+    const int64_t k = pv ? kv : hd, n = pv ? hd : kv, m = rows;
     uint16_t *w = xmalloc((size_t)(k * n * kvh) * 2);
     float *x = xmalloc((size_t)(k * m * heads) * 4), *y = xmalloc((size_t)(n * m * heads) * 4);
     for (size_t i = 0; i < (size_t)(k * n * kvh); i++)
