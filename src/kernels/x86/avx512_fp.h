@@ -26,10 +26,11 @@
 
 #define QMM_AVX512FP_NR 16 /* weight rows per panel */
 #define QMM_AVX512FP_MR 8  /* activation rows per group and GEMM tile */
-/* k slice of the GEMM: a panel pair's slice (F32: 2 x 256 x 64 B = 32 KiB)
- * stays in L1/L2 while every activation group passes; the partial sums wait
- * in y (fp32 stored and reloaded: exact, the order is unchanged). 256 beat
- * 128 and 64 on Zen 4 (fewer y round trips; docs/performance.md). */
+/* k slice of the GEMM: a panel pair's slice (F32: 2 x 256 x 64 B = 32 KiB;
+ * F16 / BF16 widened to as much fp32) stays in L1/L2 while every activation
+ * group passes; the partial sums wait in a contiguous block between slices
+ * (qmm_avx512fp_cbuf). 256 beat 128 and 64 on Zen 4, for F16 too
+ * (docs/performance.md). Overridable (-D) only to measure other values. */
 #ifndef QMM_AVX512FP_KC
 #define QMM_AVX512FP_KC 256
 #endif
@@ -38,8 +39,8 @@
 #endif
 /* The k slice of element kind esz. */
 #define QMM_AVX512FP_KC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_KC : QMM_AVX512FP_KC16)
-/* Columns per block of the GEMM (a multiple of 2 x NR): the block of y the k
- * slices accumulate into stays in L2. */
+/* Columns per block of the GEMM (a multiple of 2 x NR): the partial sums of
+ * a block (MB x NC fp32, 64 KiB) stay in L2 while the k slices pass. */
 #ifndef QMM_AVX512FP_NC
 #define QMM_AVX512FP_NC 128
 #endif
