@@ -1,10 +1,10 @@
 /* fp_gemm_bench: F32 / F16 GEMM throughput against the FMA limit measured in
  * the same run. Not a test (ctest does not run it): a tool to measure the
- * F32 / F16 families at the `qmatmul bench` preset shapes (one transformer
+ * F32 / F16 / BF16 families at the `qmatmul bench` preset shapes (one transformer
  * layer's matmuls) and qmm_mul_mat_f16 at attention shapes.
  *
- *   fp_gemm_bench [--preset NAME|all] [--type f32|f16|both] [--m N[,N..]] [--threads N]
- *                 [--reps N] [--kernel NAME] [--attn] [--rows N[,N..]]
+ *   fp_gemm_bench [--preset NAME|all] [--type f32|f16|bf16|both|all] [--m N[,N..]] [--threads N]
+ *                 [--reps N] [--kernel NAME] [--attn] [--rows N[,N..]] [--cpu-time]
  *
  * The peak: vfmadd231ps on 12 independent accumulator chains (ymm and zmm,
  * each where the CPU has it), on --threads threads, best of several runs;
@@ -21,10 +21,19 @@
 
 #include "qmatmul.h"
 
+/* --cpu-time: the process's CPU time divided by the thread count instead of
+ * wall time, for the GEMMs and the peak alike: on a machine shared with other
+ * jobs, time this process was not running is not counted, so an A/B
+ * comparison under load is not drowned by the scheduler (caches are still
+ * shared: read the figures as indicative). Threads waiting in the pool's
+ * spin count as running, so imbalance still shows. */
+static int cpu_time;
+static int cpu_time_div = 1;
+
 static double now_s(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    clock_gettime(cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return ((double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec) / (cpu_time ? cpu_time_div : 1);
 }
 
 /* ------------------------------------------------------------- FMA peak */
@@ -167,10 +176,15 @@ static void bench_gemm(run *r, const char *label, qmm_type type, int64_t k, int6
     const size_t esz = type == QMM_TYPE_F32 ? 4 : 2;
     void *src = xmalloc((size_t)n * (size_t)k * esz);
     for (size_t i = 0; i < (size_t)n * (size_t)k; i++) {
+        const float v = frand();
+        uint32_t bits;
+        memcpy(&bits, &v, sizeof bits);
         if (type == QMM_TYPE_F32)
-            ((float *)src)[i] = frand();
+            ((float *)src)[i] = v;
+        else if (type == QMM_TYPE_BF16)
+            ((uint16_t *)src)[i] = (uint16_t)(bits >> 16); /* truncated: any bf16 will do */
         else
-            ((uint16_t *)src)[i] = qmm_fp32_to_fp16(frand());
+            ((uint16_t *)src)[i] = qmm_fp32_to_fp16(v);
     }
     qmm_weights *w = NULL;
     if (qmm_weights_pack(r->ctx, type, k, n, src, (size_t)n * (size_t)k * esz, &w) != QMM_OK) {
@@ -204,11 +218,12 @@ static void bench_gemm(run *r, const char *label, qmm_type type, int64_t k, int6
 }
 
 /* qmm_mul_mat_f16 at attention shapes: heads query heads over kv_heads
- * (GQA broadcast), `rows` query rows and `rows` keys. QK: w = K [hd, rows,
+ * (GQA broadcast), `rows` query rows and `rows` keys (4096 keys for one row). QK: w = K [hd, rows,
  * kv_heads], x = Q [hd, rows, heads]; PV: w = V^T [rows, hd, kv_heads],
  * x = P [rows, rows, heads]. */
 static void bench_attn(run *r, const char *label, int64_t heads, int64_t kvh, int64_t hd, int64_t rows, int pv) {
-    const int64_t k = pv ? rows : hd, n = pv ? hd : rows, m = rows;
+    const int64_t kv = rows == 1 ? 4096 : rows; /* m = 1: decode over a 4096-token cache, as qmatmul bench --attn */
+    const int64_t k = pv ? kv : hd, n = pv ? hd : kv, m = rows;
     uint16_t *w = xmalloc((size_t)(k * n * kvh) * 2);
     float *x = xmalloc((size_t)(k * m * heads) * 4), *y = xmalloc((size_t)(n * m * heads) * 4);
     for (size_t i = 0; i < (size_t)(k * n * kvh); i++)
@@ -246,7 +261,7 @@ static void bench_attn(run *r, const char *label, int64_t heads, int64_t kvh, in
 
 int main(int argc, char **argv) {
     const char *preset_name = "llama-3.2-1b", *kernel = NULL;
-    int types = 3, attn = 0;
+    int types = 7, attn = 0; /* bits: 1 F32, 2 F16, 4 BF16 */
     int64_t ms[16] = {64, 512}, rows[16] = {1, 64, 512, 2048};
     int nm = 2, nrows = 4;
     run r = {0};
@@ -258,16 +273,22 @@ int main(int argc, char **argv) {
             attn = 1;
             continue;
         }
+        if (!strcmp(a, "--cpu-time")) {
+            cpu_time = 1;
+            continue;
+        }
         if (!v || a[0] != '-' || a[1] != '-') {
-            fprintf(stderr, "usage: fp_gemm_bench [--preset NAME|all] [--type f32|f16|both] [--m N,..] [--threads N] [--reps N]\n"
-                            "                     [--kernel NAME] [--attn] [--rows N,..]\n");
+            fprintf(
+                stderr,
+                "usage: fp_gemm_bench [--preset NAME|all] [--type f32|f16|bf16|both|all] [--m N,..] [--threads N] [--reps N]\n"
+                "                     [--kernel NAME] [--attn] [--rows N,..] [--cpu-time]\n");
             return 2;
         }
         i++;
         if (!strcmp(a, "--preset"))
             preset_name = v;
         else if (!strcmp(a, "--type"))
-            types = !strcmp(v, "f32") ? 1 : !strcmp(v, "f16") ? 2 : 3;
+            types = !strcmp(v, "f32") ? 1 : !strcmp(v, "f16") ? 2 : !strcmp(v, "bf16") ? 4 : !strcmp(v, "both") ? 3 : 7;
         else if (!strcmp(a, "--m"))
             nm = parse_list(v, ms, 16);
         else if (!strcmp(a, "--rows"))
@@ -287,6 +308,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fp_gemm_bench: --threads 1..64, --reps >= 1\n");
         return 2;
     }
+    cpu_time_div = r.nth;
     qmm_options opts = {0};
     opts.n_threads = r.nth;
     opts.kernel = kernel;
@@ -295,8 +317,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     refresh_peak(&r);
-    printf("threads %d; FMA peak (vfmadd231ps, %d chains, best of runs): ymm %.1f GFLOP/s, zmm %.1f GFLOP/s\n", r.nth,
-           PEAK_CHAINS, r.peak_ymm, r.peak_zmm);
+    printf("%s; threads %d; FMA peak (vfmadd231ps, %d chains, best of runs): ymm %.1f GFLOP/s, zmm %.1f GFLOP/s\n",
+           cpu_time ? "CPU time / threads" : "wall time", r.nth, PEAK_CHAINS, r.peak_ymm, r.peak_zmm);
     printf("%-12s %-4s %-14s %6s %6s %5s %9s %8s %7s\n", "matrix", "type", "family", "n", "k", "m", "best ms", "GFLOP/s",
            "% peak");
     for (size_t p = 0; p < sizeof presets / sizeof presets[0]; p++) {
@@ -320,13 +342,14 @@ int main(int argc, char **argv) {
             {"ffn_gate/up", pr->hidden, pr->ffn},
             {"ffn_down", pr->ffn, pr->hidden},
         };
-        for (int t = 1; t <= 2; t++) {
-            if (!(types & t))
+        static const qmm_type tt[3] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_BF16};
+        for (int t = 0; t < 3; t++) {
+            if (!(types & (1 << t)))
                 continue;
             for (int i = 0; i < nm; i++)
                 for (size_t j = 0; j < sizeof mats / sizeof mats[0]; j++) {
                     refresh_peak(&r);
-                    bench_gemm(&r, mats[j].name, t == 1 ? QMM_TYPE_F32 : QMM_TYPE_F16, mats[j].k, mats[j].n, ms[i]);
+                    bench_gemm(&r, mats[j].name, tt[t], mats[j].k, mats[j].n, ms[i]);
                 }
         }
     }

@@ -273,6 +273,25 @@ static void test_iq4_xs_extremes(const qmm_family *kf, const qmm_family *ref) {
 
 static int tested;
 
+/* F32 / F16 / BF16 families at the edges of their blocking (the AVX-512 GEMM
+ * slices k by 256 and carries partial sums across slices, walks columns in
+ * blocks of 128 and rows in blocks of 128; the activation and F16/BF16 weight
+ * packers transpose 8 x 8 blocks with scalar tails; the AVX2 tile is 6 x 16):
+ * k around the slice and the transpose width, n around panels and column
+ * blocks, m from 1 to past a row block, bit for bit against the reference. */
+static void test_fp_blocking(const qmm_family *kf, const qmm_family *ref) {
+    static const int64_t ks[] = {1, 7, 9, 255, 257, 520};
+    static const int64_t ns[] = {1, 15, 17, 33, 129, 161};
+    static const int64_t ms[] = {2, 3, 6, 7, 8, 9, 13, 16, 17};
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+            for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+                if ((ki + ni + mi) % 3 == 0) /* a third of the grid: every value of each axis is met */
+                    test_one(kf, ref, ms[mi], ns[ni], ks[ki], 0);
+    test_one(kf, ref, 1, 161, 520, 0);
+    test_one(kf, ref, 137, 40, 257, 0); /* two row blocks of the AVX-512 GEMM */
+}
+
 static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
     const qmm_family *ref = qmm_registry_reference(kf->wtype);
@@ -284,6 +303,8 @@ static void visit(const qmm_family *kf, void *user) {
             test_one(kf, ref, ms[mi], 37, qmm_type_block_elems(kf->wtype) == 256 ? 256 : 96, nf);
     test_extremes(kf, ref);
     test_iq4_xs_extremes(kf, ref);
+    if (kf != ref && (kf->wtype == QMM_TYPE_F32 || kf->wtype == QMM_TYPE_F16 || kf->wtype == QMM_TYPE_BF16))
+        test_fp_blocking(kf, ref);
     tested++;
     printf("ok   %-24s (%ld special outputs so far)\n", kf->name, n_special);
 }

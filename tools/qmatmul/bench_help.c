@@ -6,7 +6,7 @@
 void bench_usage(FILE *f) {
     fprintf(f, "usage: qmatmul bench [--preset NAME] [--type T] [--m N] [--threads N] [--model FILE.gguf]\n"
                "                     [--json FILE] [--plot FILE.svg] [--no-ref] [--kernel NAME] [--time X]\n"
-               "                     [--quiet] [--probes]\n"
+               "                     [--quiet] [--probes] [--attn] [--attn-rows N,..]\n"
                "\n"
                "Runs the matmuls of one transformer layer of a model preset with random weights, decode\n"
                "(m = 1) and prefill (m = --m), on --threads threads, and prints per matrix and phase the\n"
@@ -30,6 +30,9 @@ void bench_usage(FILE *f) {
                "  --quiet, -q     no progress line (it is shown only when stderr is a terminal anyway)\n"
                "  --probes        only run every probe this CPU has (below) and print best and median:\n"
                "                  run it after a bench to check the limits the bench used\n"
+               "  --attn          only the attention table: qmm_mul_mat_f16 (F16 K / V packed in the call) for\n"
+               "                  QK^T and PV of the preset's heads (GQA), m query rows over kv = m keys (m = 1:\n"
+               "                  kv = 4096, against the read limit); --attn-rows sets m (1,64,512,2048,4096)\n"
                "\n"
                "Methods. Decode calls rotate through copies of the packed weights holding >= 8 x LLC\n"
                "and >= 256 MiB (as the read probe), so weights come from memory; time per call is the median.\n"

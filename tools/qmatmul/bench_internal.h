@@ -89,6 +89,11 @@ int bench_model_groups(bench *b, qmm_gguf *g, bench_matrix **out);
 void bench_model_title(bench *b, qmm_gguf *g, const char *path);
 qmm_status bench_model_pack_all(bench *b, bench_matrix *mats, int nm);
 
+/* bench_attn.c: --attn, qmm_mul_mat_f16 at the preset's attention shapes
+ * (prints its table, writes json if not NULL); returns the exit code. */
+int bench_attn(bench *b, const bench_preset *pr, const int64_t *rows, int n_rows, uint64_t features, const char *json);
+int bench_attn_parse_rows(const char *s, int64_t *rows, int max); /* count, or -1 */
+
 /* bench_help.c */
 void bench_usage(FILE *f);
 

@@ -88,7 +88,7 @@ void bench_set_limit(bench *b, bench_row *w) {
     if (w->phase == PHASE_DECODE) {
         pr = &b->rep->read;
         w->limit_name = "read";
-    } else if (w->type != QMM_TYPE_F32 && w->type != QMM_TYPE_F16) { /* int8 activations */
+    } else if (w->type != QMM_TYPE_F32 && w->type != QMM_TYPE_F16 && w->type != QMM_TYPE_BF16) { /* int8 activations */
         pr = bench_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, feats));
         w->limit_name = pr && pr->probe ? pr->probe->name : "int8";
     } else {

@@ -20,6 +20,9 @@ typedef struct bench_opts {
     qmm_type type;
     int64_t m_pre;
     int threads, run_ref, quiet, probes_only;
+    int attn; /* --attn: the qmm_mul_mat_f16 attention table (bench_attn.c) */
+    int64_t attn_rows[16];
+    int n_attn_rows;
     const char *json, *plot, *model, *kernel;
     double tscale;
 } bench_opts;
@@ -39,6 +42,15 @@ static int parse_options(int argc, char **argv, bench_opts *o) {
             o->quiet = 1;
         } else if (!strcmp(a, "--probes")) {
             o->probes_only = 1;
+        } else if (!strcmp(a, "--attn")) {
+            o->attn = 1;
+        } else if (v && !strcmp(a, "--attn-rows")) {
+            if ((o->n_attn_rows = bench_attn_parse_rows(v, o->attn_rows, 16)) <= 0) {
+                fprintf(stderr, "qmatmul bench: --attn-rows takes a list of 1..4096, e.g. 1,64,512\n");
+                return 2;
+            }
+            o->attn = 1;
+            i++;
         } else if (v && !strcmp(a, "--preset")) {
             if (!(o->preset = bench_preset_find(v))) {
                 fprintf(stderr, "qmatmul bench: unknown preset '%s' (llama-3.2-1b, llama-3-8b, qwen2.5-7b)\n", v);
@@ -273,6 +285,8 @@ static int run_bench(bench *b, const bench_opts *o, const qmm_options *opts, qmm
     bench_describe_machine(b, &ci);
     if (o->probes_only)
         return bench_print_probes(b, ci.features, stdout);
+    if (o->attn)
+        return bench_attn(b, o->preset, o->attn_rows, o->n_attn_rows, ci.features, o->json);
     int rc = load_matrices(b, o, g, mats, nm);
     if (rc >= 0)
         return rc;
@@ -295,7 +309,13 @@ static int run_bench(bench *b, const bench_opts *o, const qmm_options *opts, qmm
 }
 
 int cmd_bench(int argc, char **argv) {
-    bench_opts o = {.preset = bench_preset_default(), .type = QMM_TYPE_Q4_0, .m_pre = 512, .run_ref = 1, .tscale = 1.0};
+    bench_opts o = {.preset = bench_preset_default(),
+                    .type = QMM_TYPE_Q4_0,
+                    .m_pre = 512,
+                    .run_ref = 1,
+                    .tscale = 1.0,
+                    .attn_rows = {1, 64, 512, 2048, 4096},
+                    .n_attn_rows = 5};
     int rc = parse_options(argc, argv, &o);
     if (rc >= 0)
         return rc;

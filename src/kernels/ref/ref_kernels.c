@@ -115,47 +115,36 @@ static void q8_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void
     }
 }
 
+/* F32 / F16 / BF16: one body, the widening told apart (F16 and BF16 widen
+ * exactly, so all three are the same fmaf chain on fp32 weights). */
+static float widen_f32(const void *w, int64_t i) { return ((const float *)w)[i]; }
+static float widen_f16(const void *w, int64_t i) { return qmm_fp16_to_fp32(((const uint16_t *)w)[i]); }
+static float widen_bf16(const void *w, int64_t i) { return qmm_bf16_to_fp32(((const uint16_t *)w)[i]); }
+
+/* The definition of a float-weight output element: acc = fmaf(w, x, acc) in
+ * ascending k from 0.0f. */
+static inline __attribute__((always_inline)) void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y,
+                                                          size_t ys, float (*widen)(const void *, int64_t)) {
+    const float *x = (const float *)a;
+    for (int64_t i = 0; i < m; i++) {
+        float *yrow = (float *)((char *)y + (size_t)i * ys);
+        for (int64_t j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int64_t l = 0; l < k; l++)
+                acc = fmaf(widen(w, j * k + l), x[i * k + l], acc);
+            yrow[j] = acc;
+        }
+    }
+}
+
 static void f32_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    const float *x = (const float *)a;
-    const float *wf = (const float *)w;
-    for (int64_t i = 0; i < m; i++) {
-        float *yrow = (float *)((char *)y + (size_t)i * ys);
-        for (int64_t j = 0; j < n; j++) {
-            float acc = 0.0f;
-            for (int64_t l = 0; l < k; l++)
-                acc = fmaf(wf[j * k + l], x[i * k + l], acc);
-            yrow[j] = acc;
-        }
-    }
+    fp_gemm(m, n, k, a, w, y, ys, widen_f32);
 }
-
 static void f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    const float *x = (const float *)a;
-    const uint16_t *wh = (const uint16_t *)w;
-    for (int64_t i = 0; i < m; i++) {
-        float *yrow = (float *)((char *)y + (size_t)i * ys);
-        for (int64_t j = 0; j < n; j++) {
-            float acc = 0.0f;
-            for (int64_t l = 0; l < k; l++)
-                acc = fmaf(qmm_fp16_to_fp32(wh[j * k + l]), x[i * k + l], acc);
-            yrow[j] = acc;
-        }
-    }
+    fp_gemm(m, n, k, a, w, y, ys, widen_f16);
 }
-
-/* BF16 widens exactly: F32's arithmetic on the widened weights. */
 static void bf16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    const float *x = (const float *)a;
-    const uint16_t *wh = (const uint16_t *)w;
-    for (int64_t i = 0; i < m; i++) {
-        float *yrow = (float *)((char *)y + (size_t)i * ys);
-        for (int64_t j = 0; j < n; j++) {
-            float acc = 0.0f;
-            for (int64_t l = 0; l < k; l++)
-                acc = fmaf(qmm_bf16_to_fp32(wh[j * k + l]), x[i * k + l], acc);
-            yrow[j] = acc;
-        }
-    }
+    fp_gemm(m, n, k, a, w, y, ys, widen_bf16);
 }
 
 REF_FAMILY(q4_0, QMM_TYPE_Q4_0, REF_ACT_Q8)

@@ -22,17 +22,35 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/family.h"
+#include "kernels/x86/fp_pack16.h"
 
 #define QMM_AVX512FP_NR 16 /* weight rows per panel */
 #define QMM_AVX512FP_MR 8  /* activation rows per group and GEMM tile */
-/* k slice of the GEMM: a panel pair's slice (F32: 2 x 256 x 64 B = 32 KiB)
- * stays in L1/L2 while every activation group passes; the partial sums wait
- * in y (fp32 stored and reloaded: exact, the order is unchanged). 256 beat
- * 128 and 64 on Zen 4 (fewer y round trips; docs/performance.md). */
+/* k slice of the GEMM: a panel pair's slice (F32: 2 x 256 x 64 B = 32 KiB;
+ * F16 / BF16 widened to as much fp32) stays in L1/L2 while every activation
+ * group passes; the partial sums wait in a contiguous block between slices
+ * (qmm_avx512fp_cbuf). 256 beat 128 and 64 on Zen 4, for F16 too
+ * (docs/performance.md). Overridable (-D) only to measure other values. */
+#ifndef QMM_AVX512FP_KC
 #define QMM_AVX512FP_KC 256
-/* Columns per block of the GEMM (a multiple of 2 x NR): the block of y the k
- * slices accumulate into stays in L2. */
+#endif
+#ifndef QMM_AVX512FP_KC16
+#define QMM_AVX512FP_KC16 256
+#endif
+/* The k slice of element kind esz. */
+#define QMM_AVX512FP_KC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_KC : QMM_AVX512FP_KC16)
+/* Columns per block of the GEMM (a multiple of 2 x NR): the partial sums of
+ * a block (MB x NC fp32, 64 KiB) stay in L2 while the k slices pass. */
+#ifndef QMM_AVX512FP_NC
 #define QMM_AVX512FP_NC 128
+#endif
+/* Rows per block of the GEMM (a multiple of MR): the partial-sum buffer
+ * holds MB x NC floats. */
+#define QMM_AVX512FP_MB 128
+
+/* The partial sums of the block being computed (thread-local: 64 KiB is too
+ * much for the stack of a host's thread). Each translation unit has its own. */
+static _Thread_local float qmm_avx512fp_cbuf[QMM_AVX512FP_MB * QMM_AVX512FP_NC] __attribute__((aligned(64)));
 
 #define QMM_AVX512FP_INLINE static inline __attribute__((always_inline))
 
@@ -55,20 +73,45 @@ static inline size_t qmm_avx512fp_act_offset(int64_t m_idx, int64_t k) {
     return (size_t)(m_idx / QMM_AVX512FP_MR) * QMM_AVX512FP_MR * (size_t)k * sizeof(float);
 }
 
+/* 8 rows x 8 l of a group, transposed in registers: out[l][i] = row i at l
+ * (a scalar transposing loop cost about as much as the GEMM at short n,
+ * e.g. attention's PV with n = head dim). */
+QMM_AVX512FP_INLINE void qmm_avx512fp_transpose8(const __m256 r[8], float *out) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    _mm256_storeu_ps(out + 0 * 8, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(out + 1 * 8, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(out + 2 * 8, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(out + 3 * 8, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(out + 4 * 8, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(out + 5 * 8, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(out + 6 * 8, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(out + 7 * 8, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
 static inline void qmm_avx512fp_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
     float *out = (float *)dst;
     for (int64_t r0 = 0; r0 < m; r0 += QMM_AVX512FP_MR) {
         float *grp = out + (size_t)(r0 / QMM_AVX512FP_MR) * QMM_AVX512FP_MR * (size_t)k;
-        for (int i = 0; i < QMM_AVX512FP_MR; i++) {
-            if (r0 + i >= m) {
-                for (int64_t l = 0; l < k; l++)
-                    grp[l * QMM_AVX512FP_MR + i] = 0.0f;
-                continue;
-            }
-            const float *row = (const float *)((const char *)x + (size_t)(r0 + i) * xs);
-            for (int64_t l = 0; l < k; l++)
-                grp[l * QMM_AVX512FP_MR + i] = row[l];
+        const float *row[QMM_AVX512FP_MR];
+        for (int i = 0; i < QMM_AVX512FP_MR; i++)
+            row[i] = r0 + i < m ? (const float *)((const char *)x + (size_t)(r0 + i) * xs) : NULL; /* NULL: a zero row */
+        int64_t l = 0;
+        for (; l + 8 <= k; l += 8) {
+            __m256 r[QMM_AVX512FP_MR];
+            for (int i = 0; i < QMM_AVX512FP_MR; i++)
+                r[i] = row[i] ? _mm256_loadu_ps(row[i] + l) : _mm256_setzero_ps();
+            qmm_avx512fp_transpose8(r, grp + l * QMM_AVX512FP_MR);
         }
+        for (; l < k; l++)
+            for (int i = 0; i < QMM_AVX512FP_MR; i++)
+                grp[l * QMM_AVX512FP_MR + i] = row[i] ? row[i][l] : 0.0f;
     }
 }
 
@@ -77,6 +120,38 @@ static inline size_t qmm_avx512fp_act1_offset(int64_t m_idx, int64_t k) { return
 static inline void qmm_avx512fp_act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
     for (int64_t i = 0; i < m; i++)
         memcpy((float *)dst + i * k, (const char *)x + (size_t)i * xs, (size_t)k * sizeof(float));
+}
+
+/* ---------------------------------------------------------------- weights */
+
+/* Packs rows [n0, n1) of 16-bit weights (F16, BF16: the bits as they are)
+ * into panels; padding rows and the panel tail are zero. qmm_mul_mat_f16
+ * packs every call, so this runs in vector transposes, not element by
+ * element. */
+static inline void qmm_avx512fp_pack16(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
+                                       int esz) {
+    const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
+    static const uint16_t zeros[8] = {0};
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512FP_NR) {
+        uint16_t *ph = (uint16_t *)(void *)((uint8_t *)dst + (size_t)(p0 / QMM_AVX512FP_NR) * pb);
+        const uint16_t *row[QMM_AVX512FP_NR];
+        for (int r = 0; r < QMM_AVX512FP_NR; r++) /* padding rows read as zeros, never past the source */
+            row[r] = p0 + r < n ? (const uint16_t *)(const void *)((const char *)src + (size_t)(p0 + r) * stride) : NULL;
+        int64_t l = 0;
+        for (; l + 8 <= k; l += 8)
+            for (int h = 0; h < 2; h++) {
+                __m128i r8[8];
+                for (int i = 0; i < 8; i++) {
+                    const uint16_t *rp = row[h * 8 + i];
+                    r8[i] = _mm_loadu_si128((const __m128i *)(const void *)(rp ? rp + l : zeros));
+                }
+                qmm_x86fp_transpose8_u16(r8, ph + l * QMM_AVX512FP_NR + h * 8);
+            }
+        for (; l < k; l++)
+            for (int r = 0; r < QMM_AVX512FP_NR; r++)
+                ph[l * QMM_AVX512FP_NR + r] = row[r] ? row[r][l] : 0;
+        memset(ph + k * QMM_AVX512FP_NR, 0, pb - (size_t)k * QMM_AVX512FP_NR * 2); /* the 64-byte tail */
+    }
 }
 
 /* ------------------------------------------------------------------ tiles */
@@ -91,17 +166,24 @@ QMM_AVX512FP_INLINE __m512 qmm_avx512fp_w(const uint8_t *p, int64_t l, int esz) 
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + (size_t)l * 32)));
 }
 
-/* MR rows of an activation group x NP panels (1 or 2), k range [l0, l1):
- * accumulators start at 0 (first slice) or at the partial sums in y. */
-QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, const float *act,
-                                           const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1) {
+/* MR rows of an activation group x NP panels (1 or 2), k range [l0, l1).
+ * The accumulators start at 0 (first k slice) or at the partial sums of the
+ * previous slice in cb (this tile's 8 x 32 floats, contiguous), and go to y
+ * (last slice; nc0 / nc1 valid columns) or back to cb. Partial sums are fp32
+ * stored and reloaded: exact, the order of the fmaf chain is unchanged. They
+ * live in cb, not in y: y rows are n floats apart, so for n = 2048 or 8192
+ * the rows of a y block fall into a few cache sets and the block did not stay
+ * in L2 (k slices of 128 measured 8 points below 256: the round trips went to
+ * L3). */
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, int last, const float *act,
+                                           const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1,
+                                           float *cb) {
     const __mmask16 m0 = (__mmask16)((1u << nc0) - 1u), m1 = (__mmask16)((1u << nc1) - 1u);
     __m512 acc[QMM_AVX512FP_MR][2];
     for (int i = 0; i < MR; i++) {
-        float *yr = (float *)((char *)y + (size_t)i * ys);
-        acc[i][0] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m0, yr);
+        acc[i][0] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32);
         if (NP == 2)
-            acc[i][1] = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m1, yr + QMM_AVX512FP_NR);
+            acc[i][1] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32 + QMM_AVX512FP_NR);
     }
     for (int64_t l = l0; l < l1; l++) {
         const float *xl = act + l * QMM_AVX512FP_MR;
@@ -115,6 +197,12 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
         }
     }
     for (int i = 0; i < MR; i++) {
+        if (!last) {
+            _mm512_store_ps(cb + i * 32, acc[i][0]);
+            if (NP == 2)
+                _mm512_store_ps(cb + i * 32 + QMM_AVX512FP_NR, acc[i][1]);
+            continue;
+        }
         float *yr = (float *)((char *)y + (size_t)i * ys);
         _mm512_mask_storeu_ps(yr, m0, acc[i][0]);
         if (NP == 2)
@@ -169,53 +257,65 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
         qmm_avx512fp_act1_pack(m, k, x, xs, dst);                                                                                \
     }                                                                                                                            \
-    typedef void (*tile_fn)(int64_t, int64_t, int, const float *, const uint8_t *, const uint8_t *, float *, size_t, int, int);  \
+    typedef void (*tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t, int,   \
+                            int, float *);                                                                                       \
     QMM_AVX512FP_TILE_SET(esz, 1)                                                                                                \
     QMM_AVX512FP_TILE_SET(esz, 2)                                                                                                \
     static const tile_fn tiles_np1[9] = {NULL, t1_1, t2_1, t3_1, t4_1, t5_1, t6_1, t7_1, t8_1};                                  \
     static const tile_fn tiles_np2[9] = {NULL, t1_2, t2_2, t3_2, t4_2, t5_2, t6_2, t7_2, t8_2};                                  \
-    /* BLIS-style blocking (exec hands at most 128 activation rows per call):                                                    \
-     * column blocks of QMM_AVX512FP_NC outer, so that the block of y (128 x                                                     \
-     * NC fp32, 64 KiB) stays in L2 while the k slices pass over it and the                                                      \
-     * partial sums come back from L2, not memory; then k slices, panel pairs,                                                   \
-     * activation groups: a pair's slice is reused from L1 by every group.                                                       \
-     * F16 slices are widened once per pair into an fp32 scratch (exact), so                                                     \
-     * the tiles are the F32 ones and vcvtph2ps is paid once per weight, not                                                     \
-     * once per activation group. */                                                                                             \
+    /* BLIS-style blocking: row blocks of QMM_AVX512FP_MB (exec hands at most                                                    \
+     * 128 rows per call anyway), column blocks of QMM_AVX512FP_NC, then k                                                       \
+     * slices, panel pairs, activation groups: a pair's slice is reused from                                                     \
+     * L1 / L2 by every group, and the block's partial sums (MB x NC fp32,                                                       \
+     * 64 KiB, one thread-local contiguous buffer) stay in L2 between slices.                                                    \
+     * F16 / BF16 slices are widened once per pair into an fp32 scratch                                                          \
+     * (exact), so the tiles are the F32 ones and the widening is paid once                                                      \
+     * per weight, not once per activation group (measured better than                                                           \
+     * vcvtph2ps in the tile). */                                                                                                \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
         const size_t pb = qmm_avx512fp_panel_bytes(k, esz);                                                                      \
-        float scratch[2 * QMM_AVX512FP_KC * QMM_AVX512FP_NR] __attribute__((aligned(64)));                                       \
-        for (int64_t c0 = 0; c0 < n; c0 += QMM_AVX512FP_NC) {                                                                    \
-            const int64_t c1 = n - c0 < QMM_AVX512FP_NC ? n : c0 + QMM_AVX512FP_NC;                                              \
-            for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += QMM_AVX512FP_KC) {                                                     \
-                const int64_t l1 = k - l0 < QMM_AVX512FP_KC ? k : l0 + QMM_AVX512FP_KC;                                          \
-                for (int64_t n0 = c0; n0 < c1; n0 += 2 * QMM_AVX512FP_NR) {                                                      \
-                    const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb;                                \
-                    const int64_t rest = n - n0;                                                                                 \
-                    const int np = rest > QMM_AVX512FP_NR ? 2 : 1;                                                               \
-                    const int nc0 = (int)(rest < QMM_AVX512FP_NR ? rest : QMM_AVX512FP_NR);                                      \
-                    const int nc1 =                                                                                              \
-                        np == 2 ? (int)(rest - QMM_AVX512FP_NR < QMM_AVX512FP_NR ? rest - QMM_AVX512FP_NR : QMM_AVX512FP_NR)     \
-                                : 0;                                                                                             \
-                    const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                       \
-                    int64_t t0 = l0, t1 = l1, aofs = 0;                                                                          \
-                    if (esz != 4) {                                                                                              \
-                        for (int j = 0; j < np; j++)                                                                             \
-                            qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * QMM_AVX512FP_KC * QMM_AVX512FP_NR,     \
-                                               esz);                                                                             \
-                        q0 = (const uint8_t *)scratch;                                                                           \
-                        q1 = (const uint8_t *)(scratch + QMM_AVX512FP_KC * QMM_AVX512FP_NR);                                     \
-                        t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_AVX512FP_MR;                                                       \
+        enum { KC = QMM_AVX512FP_KC_OF(esz) };                                                                                   \
+        float scratch[2 * KC * QMM_AVX512FP_NR] __attribute__((aligned(64)));                                                    \
+        float *const cbuf = qmm_avx512fp_cbuf;                                                                                   \
+        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512FP_MB) {                                                                    \
+            const int64_t mb = m - m0 < QMM_AVX512FP_MB ? m - m0 : QMM_AVX512FP_MB;                                              \
+            const uint8_t *am = (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);                                             \
+            float *ym = (float *)((char *)y + (size_t)m0 * ys);                                                                  \
+            for (int64_t c0 = 0; c0 < n; c0 += QMM_AVX512FP_NC) {                                                                \
+                const int64_t c1 = n - c0 < QMM_AVX512FP_NC ? n : c0 + QMM_AVX512FP_NC;                                          \
+                for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += KC) {                                                              \
+                    const int64_t l1 = k - l0 < KC ? k : l0 + KC;                                                                \
+                    const int first = l0 == 0, last = l1 == k;                                                                   \
+                    for (int64_t n0 = c0; n0 < c1; n0 += 2 * QMM_AVX512FP_NR) {                                                  \
+                        const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb;                            \
+                        const int64_t rest = n - n0;                                                                             \
+                        const int np = rest > QMM_AVX512FP_NR ? 2 : 1;                                                           \
+                        const int nc0 = (int)(rest < QMM_AVX512FP_NR ? rest : QMM_AVX512FP_NR);                                  \
+                        const int nc1 =                                                                                          \
+                            np == 2 ? (int)(rest - QMM_AVX512FP_NR < QMM_AVX512FP_NR ? rest - QMM_AVX512FP_NR : QMM_AVX512FP_NR) \
+                                    : 0;                                                                                         \
+                        const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                   \
+                        int64_t t0 = l0, t1 = l1, aofs = 0;                                                                      \
+                        if (esz != 4) {                                                                                          \
+                            for (int j = 0; j < np; j++)                                                                         \
+                                qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * KC * QMM_AVX512FP_NR, esz);        \
+                            q0 = (const uint8_t *)scratch;                                                                       \
+                            q1 = (const uint8_t *)(scratch + KC * QMM_AVX512FP_NR);                                              \
+                            t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_AVX512FP_MR;                                                   \
+                        }                                                                                                        \
+                        /* this pair's tiles in cbuf: (n0 - c0) / 32 pairs of MB x 32 before it */                               \
+                        float *cp = cbuf + (size_t)((n0 - c0) / (2 * QMM_AVX512FP_NR)) * QMM_AVX512FP_MB * 32;                   \
+                        for (int64_t r0 = 0; r0 < mb; r0 += QMM_AVX512FP_MR) {                                                   \
+                            const int mr = (int)(mb - r0 < QMM_AVX512FP_MR ? mb - r0 : QMM_AVX512FP_MR);                         \
+                            const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k)) + aofs;                       \
+                            float *yt = (float *)((char *)ym + (size_t)r0 * ys) + n0;                                            \
+                            (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, first, last, ag, q0, q1, yt, ys, nc0, nc1,             \
+                                                                  cp + r0 * 32);                                                 \
+                        }                                                                                                        \
                     }                                                                                                            \
-                    for (int64_t r0 = 0; r0 < m; r0 += QMM_AVX512FP_MR) {                                                        \
-                        const int mr = (int)(m - r0 < QMM_AVX512FP_MR ? m - r0 : QMM_AVX512FP_MR);                               \
-                        const float *ag = (const float *)((const char *)a + qmm_avx512fp_act_offset(r0, k)) + aofs;              \
-                        float *yt = (float *)((char *)y + (size_t)r0 * ys) + n0;                                                 \
-                        (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, l0 == 0, ag, q0, q1, yt, ys, nc0, nc1);                    \
-                    }                                                                                                            \
+                    if (k == 0)                                                                                                  \
+                        break;                                                                                                   \
                 }                                                                                                                \
-                if (k == 0)                                                                                                      \
-                    break;                                                                                                       \
             }                                                                                                                    \
         }                                                                                                                        \
     }                                                                                                                            \
@@ -236,9 +336,9 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     }
 
 #define QMM_AVX512FP_TILE(esz, mr, np)                                                                                           \
-    static void t##mr##_##np(int64_t l0, int64_t l1, int first, const float *a, const uint8_t *p0, const uint8_t *p1, float *y,  \
-                             size_t ys, int nc0, int nc1) {                                                                      \
-        qmm_avx512fp_tile(4, mr, np, l0, l1, first, a, p0, p1, y, ys, nc0, nc1);                                                 \
+    static void t##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0, const uint8_t *p1,  \
+                             float *y, size_t ys, int nc0, int nc1, float *cb) {                                                 \
+        qmm_avx512fp_tile(4, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);                                       \
     }
 #define QMM_AVX512FP_TILE_SET(esz, np)                                                                                           \
     QMM_AVX512FP_TILE(esz, 1, np)                                                                                                \

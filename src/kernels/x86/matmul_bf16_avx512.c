@@ -10,16 +10,7 @@
 QMM_AVX512FP_FAMILY(ESZ)
 
 static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512FP_NR) {
-        uint8_t *panel = (uint8_t *)dst + w_offset(p0, k);
-        memset(panel, 0, qmm_avx512fp_panel_bytes(k, ESZ)); /* padding rows and tail */
-        uint16_t *ph = (uint16_t *)(void *)panel;
-        for (int r = 0; r < QMM_AVX512FP_NR && p0 + r < n; r++) {
-            const uint16_t *row = (const uint16_t *)((const char *)src + (size_t)(p0 + r) * stride);
-            for (int64_t l = 0; l < k; l++)
-                ph[l * QMM_AVX512FP_NR + r] = row[l];
-        }
-    }
+    qmm_avx512fp_pack16(k, n, n0, n1, src, stride, dst, ESZ);
 }
 
 static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
