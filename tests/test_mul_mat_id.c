@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "base/crc32.h"
 #include "qmatmul.h"
 #include "test_util.h"
 #include "test_weights.h"
@@ -332,6 +333,221 @@ static void byo_pool(void) {
     free(e.src);
 }
 
+/* ---------------------------------------------------- GET_ROWS per expert */
+
+static void get_rows(void) {
+    static const qmm_type gt[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q6_K, QMM_TYPE_F16, QMM_TYPE_MXFP4, QMM_TYPE_BF16};
+    qmm_context *ctx = make_ctx(3, 2, 0);
+    for (size_t i = 0; i < sizeof gt / sizeof gt[0]; i++) {
+        experts e;
+        make_experts(&e, gt[i], type_k(gt[i], 0), 21, 4);
+        qmm_weights *w = NULL;
+        CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &w));
+        if (!w) {
+            free(e.src);
+            continue;
+        }
+        CHECK(qmm_weights_n_expert(w) == 4, "n_expert %lld", (long long)qmm_weights_n_expert(w));
+        const int64_t r = 5, b2 = 2;
+        int32_t ids[5 * 4 * 2];
+        for (int j = 0; j < (int)(r * e.ne * b2); j++)
+            ids[j] = (int32_t)(qmm_test_rand_u64(&seed) % (uint64_t)e.n);
+        ids[0] = 0, ids[1] = (int32_t)e.n - 1;
+        qmm_tensor ti, to;
+        qmm_tensor_init(&ti, QMM_TYPE_I32, 3, (int64_t[]){r, e.ne, b2}, ids);
+        float *out = malloc((size_t)(e.k * r * e.ne * b2) * 4), *row = malloc((size_t)e.k * 4);
+        qmm_tensor_init(&to, QMM_TYPE_F32, 4, (int64_t[]){e.k, r, e.ne, b2}, out);
+        CHECK_OK(qmm_get_rows(ctx, w, &ti, &to));
+        long bad = 0;
+        const size_t rb = qmm_row_size(e.type, e.k);
+        for (int64_t i2 = 0; i2 < b2; i2++)
+            for (int64_t i1 = 0; i1 < e.ne; i1++)
+                for (int64_t i0 = 0; i0 < r; i0++) {
+                    const int32_t id = ids[(i2 * e.ne + i1) * r + i0];
+                    qmm_dequantize(e.type, (const char *)e.src + (size_t)(i1 * e.n + id) * rb, row, 1, e.k);
+                    bad += memcmp(row, out + ((i2 * e.ne + i1) * r + i0) * e.k, (size_t)e.k * 4) != 0;
+                }
+        CHECK(bad == 0, "%s: %ld GET_ROWS rows of experts differ from qmm_dequantize", qmm_type_name(e.type), bad);
+        /* ids must say the expert in ne[1] */
+        qmm_tensor_init(&ti, QMM_TYPE_I32, 3, (int64_t[]){r * e.ne, 1, b2}, ids);
+        qmm_tensor_init(&to, QMM_TYPE_F32, 4, (int64_t[]){e.k, r * e.ne, 1, b2}, out);
+        CHECK(qmm_get_rows(ctx, w, &ti, &to) == QMM_ERR_INVALID_ARG && strstr(qmm_last_error(), "expert"),
+              "get_rows of experts with ids [r, 1, b2]: %s", qmm_last_error());
+        free(out);
+        free(row);
+        qmm_weights_free(w);
+        free(e.src);
+    }
+    qmm_context_free(ctx);
+}
+
+/* ------------------------------------------------ blob and cache round trips */
+
+static void reseal(uint8_t *h) {
+    memset(h + 128, 0, 4);
+    const uint32_t c = qmm_crc32(0, h, 192);
+    memcpy(h + 128, &c, 4); /* little-endian hosts */
+}
+
+static void blob_round_trip(void) {
+    qmm_context *ctx = make_ctx(2, 2, 0);
+    experts e;
+    make_experts(&e, QMM_TYPE_Q8_0, 64, 30, 3);
+    qmm_weights *w = NULL;
+    CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &w));
+    routing r;
+    make_routing(&r, &e, 2, 9, 0, R_UNIFORM);
+    size_t size = 0;
+    const void *blob = w ? qmm_weights_blob(w, &size) : NULL;
+    CHECK(blob && size > 192, "experts blob");
+    if (blob) {
+        uint8_t *copy = qmm_test_alloc(size);
+        memcpy(copy, blob, size);
+        qmm_weights *w2 = NULL;
+        CHECK_OK(qmm_weights_from_blob(ctx, copy, size, &w2));
+        if (w2) {
+            CHECK(qmm_weights_n_expert(w2) == 3 && qmm_weights_n(w2) == 30, "blob round trip: %lld experts",
+                  (long long)qmm_weights_n_expert(w2));
+            float *a = run_id(ctx, w, &e, &r), *b = run_id(ctx, w2, &e, &r);
+            CHECK(memcmp(a, b, r.ybytes) == 0, "blob round trip: mul_mat_id differs");
+            free(a);
+            free(b);
+            qmm_weights_free(w2);
+        }
+        /* a view has no blob of its own */
+        qmm_weights *v = NULL;
+        CHECK_OK(qmm_weights_expert(w, 2, &v));
+        size_t vs = 1;
+        CHECK(v && qmm_weights_blob(v, &vs) == NULL && vs == 0, "a view's blob");
+        CHECK(v && qmm_weights_n_expert(v) == 1, "a view is one matrix");
+        qmm_weights_free(v);
+        CHECK(qmm_weights_expert(w, 3, &v) == QMM_ERR_INVALID_ARG && !v, "expert 3 of 3");
+        CHECK(qmm_weights_expert(w, -1, &v) == QMM_ERR_INVALID_ARG && !v, "expert -1");
+        /* an experts count that disagrees with the slot sizes, resealed */
+        static const uint64_t lies[] = {2, 4, 1, 0, (uint64_t)1 << 40};
+        for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+            memcpy(copy, blob, size);
+            memcpy(copy + 136, &lies[i], 8);
+            reseal(copy);
+            qmm_weights *bad = NULL;
+            const qmm_status st = qmm_weights_from_blob(ctx, copy, size, &bad);
+            CHECK(st == QMM_ERR_BAD_BLOB && !bad, "blob claiming %llu experts: %s", (unsigned long long)lies[i],
+                  qmm_status_str(st));
+        }
+        /* version 1 (a matrix) with the experts' slots: sizes disagree */
+        memcpy(copy, blob, size);
+        copy[4] = 1, copy[5] = 0;
+        memset(copy + 136, 0, 8);
+        reseal(copy);
+        qmm_weights *bad = NULL;
+        CHECK(qmm_weights_from_blob(ctx, copy, size, &bad) == QMM_ERR_BAD_BLOB, "experts blob as version 1");
+        /* truncated: every length short of the whole refused, none crashes */
+        memcpy(copy, blob, size);
+        for (size_t cut = 0; cut < size; cut += cut < 256 ? 1 : 97) {
+            CHECK(qmm_weights_from_blob(ctx, copy, cut, &bad) == QMM_ERR_BAD_BLOB && !bad, "blob cut to %zu accepted", cut);
+        }
+        free(copy);
+    }
+    free_routing(&r);
+    qmm_weights_free(w);
+    free(e.src);
+    qmm_context_free(ctx);
+}
+
+/* A GGUF v3 file written here: tensors of one type, 2-D or 3-D. */
+typedef struct gtensor {
+    const char *name;
+    int n_dims;
+    int64_t ne[3];
+    const void *data;
+    size_t size;
+} gtensor;
+
+static void put(FILE *f, const void *p, size_t n) { fwrite(p, 1, n, f); }
+static void put64(FILE *f, uint64_t v) { put(f, &v, 8); }
+static void put32(FILE *f, uint32_t v) { put(f, &v, 4); }
+
+static int write_gguf(const char *path, qmm_type type, const gtensor *ts, int nt) {
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    put(f, "GGUF", 4);
+    put32(f, 3);
+    put64(f, (uint64_t)nt);
+    put64(f, 0); /* no metadata: alignment 32 */
+    uint64_t off = 0;
+    for (int i = 0; i < nt; i++) {
+        put64(f, strlen(ts[i].name));
+        put(f, ts[i].name, strlen(ts[i].name));
+        put32(f, (uint32_t)ts[i].n_dims);
+        for (int d = 0; d < ts[i].n_dims; d++)
+            put64(f, (uint64_t)ts[i].ne[d]);
+        put32(f, (uint32_t)type);
+        put64(f, off);
+        off = (off + ts[i].size + 31) / 32 * 32;
+    }
+    long pos = ftell(f);
+    for (; pos % 32; pos++)
+        fputc(0, f);
+    for (int i = 0; i < nt; i++) {
+        put(f, ts[i].data, ts[i].size);
+        for (size_t j = ts[i].size; j % 32; j++)
+            fputc(0, f);
+    }
+    return fclose(f) == 0;
+}
+
+static void cache_round_trip(void) {
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char gpath[512], cpath[512];
+    snprintf(gpath, sizeof gpath, "%s/qmm_moe_%d.gguf", tmp, (int)getpid());
+    snprintf(cpath, sizeof cpath, "%s/qmm_moe_%d.qmp", tmp, (int)getpid());
+    experts e, m;
+    make_experts(&e, QMM_TYPE_Q4_0, 96, 24, 5);
+    make_experts(&m, QMM_TYPE_Q4_0, 96, 16, 1);
+    const gtensor ts[] = {{"blk.0.ffn_up_exps.weight", 3, {96, 24, 5}, e.src, e.size},
+                          {"blk.0.attn_q.weight", 2, {96, 16, 1}, m.src, m.size},
+                          {"blk.0.other3d.weight", 3, {96, 8, 2}, e.src, qmm_row_size(e.type, 96) * 16}};
+    CHECK(write_gguf(gpath, QMM_TYPE_Q4_0, ts, 3), "writing %s", gpath);
+    qmm_context *ctx = make_ctx(2, 2, 0);
+    CHECK_OK(qmm_cache_write(ctx, gpath, cpath, NULL));
+    qmm_cache *c = NULL;
+    qmm_cache_open_options o = {gpath, 0, QMM_CACHE_VERIFY};
+    CHECK_OK(qmm_cache_open(ctx, cpath, &o, &c));
+    CHECK(c && qmm_cache_count(c) == 2, "cache holds %lld tensors (the 3-D tensor without _exps is not cached)",
+          (long long)qmm_cache_count(c));
+    qmm_weights *w = NULL, *w2 = NULL;
+    if (c) {
+        CHECK_OK(qmm_cache_get(c, "blk.0.ffn_up_exps.weight", &w));
+        CHECK_OK(qmm_cache_get(c, "blk.0.attn_q.weight", &w2));
+    }
+    CHECK(w && qmm_weights_n_expert(w) == 5 && qmm_weights_n(w) == 24, "cached experts weights");
+    CHECK(w2 && qmm_weights_n_expert(w2) == 1, "cached matrix");
+    if (w) {
+        qmm_weights *fresh = NULL;
+        CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &fresh));
+        size_t s1 = 0, s2 = 0;
+        const void *b1 = qmm_weights_blob(w, &s1), *b2 = fresh ? qmm_weights_blob(fresh, &s2) : NULL;
+        CHECK(b2 && s1 == s2 && memcmp(b1, b2, s1) == 0, "cached experts blob differs from a fresh pack");
+        routing r;
+        make_routing(&r, &e, 4, 7, 1, R_SKEWED);
+        float *a = run_id(ctx, w, &e, &r), *b = oracle(ctx, w, &e, &r);
+        CHECK(memcmp(a, b, r.ybytes) == 0, "mul_mat_id on cached experts differs from the per-expert oracle");
+        free(a);
+        free(b);
+        free_routing(&r);
+        qmm_weights_free(fresh);
+    }
+    qmm_weights_free(w);
+    qmm_weights_free(w2);
+    qmm_cache_close(c);
+    qmm_context_free(ctx);
+    unlink(gpath);
+    unlink(cpath);
+    free(e.src);
+    free(m.src);
+}
+
 int main(void) {
     quick = getenv("QMM_TEST_QUICK") != NULL;
 #ifdef __aarch64__
@@ -341,5 +557,8 @@ int main(void) {
         sweep_type(types[i]);
     hybrid();
     byo_pool();
+    get_rows();
+    blob_round_trip();
+    cache_round_trip();
     return qmm_test_summary();
 }
