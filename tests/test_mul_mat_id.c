@@ -548,6 +548,121 @@ static void cache_round_trip(void) {
     free(m.src);
 }
 
+/* ---------------------------------------------------------------- errors */
+
+/* st must be want, with a last-error text naming what (y untouched). */
+#define EXPECT_ERR(expr, want, what)                                                                                             \
+    do {                                                                                                                         \
+        const qmm_status st_ = (expr);                                                                                           \
+        CHECK(st_ == (want) && strstr(qmm_last_error(), (what)) != NULL, "%s -> %s (%s), expected %s with \"%s\"", #expr,        \
+              qmm_status_str(st_), qmm_last_error(), qmm_status_str(want), (what));                                              \
+    } while (0)
+
+static void errors(void) {
+    qmm_context *ctx = make_ctx(2, 1, 0);
+    experts e;
+    make_experts(&e, QMM_TYPE_Q4_0, 64, 20, 4);
+    qmm_weights *w = NULL;
+    CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &w));
+    /* packing */
+    qmm_weights *o = NULL;
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, 0, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "n_expert");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, -3, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "n_expert");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size - 1, &o), QMM_ERR_INVALID_ARG, "smaller");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, 48, e.n, e.ne, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "multiple of 32");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, (int64_t)1 << 20, (int64_t)1 << 20, 1 << 10, e.src, e.size, &o), QMM_ERR_INVALID_ARG,
+               "too large");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, 64, (int64_t)1 << 30, (int64_t)1 << 20, e.src, e.size, &o), QMM_ERR_INVALID_ARG,
+               "too large");
+    EXPECT_ERR(qmm_experts_pack(ctx, QMM_TYPE_I32, e.k, e.n, e.ne, e.src, e.size, &o), QMM_ERR_UNSUPPORTED, "cannot be packed");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, NULL, e.size, &o), QMM_ERR_INVALID_ARG, "NULL");
+    EXPECT_ERR(qmm_experts_pack(NULL, e.type, e.k, e.n, e.ne, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "NULL");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, NULL), QMM_ERR_INVALID_ARG, "out is NULL");
+    CHECK(o == NULL, "failed pack left weights");
+    CHECK(qmm_weights_n_expert(NULL) == 0, "n_expert of NULL");
+    routing r;
+    make_routing(&r, &e, 3, 4, 0, R_UNIFORM);
+    float *buf = qmm_test_alloc(r.ybytes);
+    memset(buf, 0x5a, r.ybytes);
+    float *canary = qmm_test_alloc(r.ybytes);
+    memcpy(canary, buf, r.ybytes);
+    qmm_tensor y;
+    y_view(&e, &r, buf, &y);
+    /* qmm_mul_mat on experts names the right call */
+    qmm_tensor x2 = r.x, y2 = y;
+    x2.ne[1] = 1, x2.ne[2] = 1, y2.ne[1] = 1, y2.ne[2] = 1;
+    EXPECT_ERR(qmm_mul_mat(ctx, w, &x2, &y2), QMM_ERR_INVALID_ARG, "qmm_mul_mat_id");
+    /* ids out of range */
+    const int32_t keep = r.idbuf[1];
+    r.idbuf[1] = -1;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "out of range");
+    r.idbuf[1] = (int32_t)e.ne;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "out of range");
+    r.idbuf[1] = keep;
+    /* shapes */
+    qmm_tensor t = r.x;
+    t.ne[1] = 2; /* neither 1 nor U = 3 */
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "rows per token");
+    t = r.x;
+    t.ne[0] = 32;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "k = 64");
+    t = r.x;
+    t.ne[2] = 3;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "tokens");
+    t = y;
+    t.ne[1] = 2;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &t), QMM_ERR_INVALID_ARG, "[n, U, T]");
+    t = y;
+    t.ne[0] = 19;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &t), QMM_ERR_INVALID_ARG, "n = 20");
+    t = r.ids;
+    t.ne[2] = 2;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &t, &y), QMM_ERR_INVALID_ARG, "[U, T]");
+    /* types, NULLs, strides */
+    t = r.ids;
+    t.type = QMM_TYPE_F32;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &t, &y), QMM_ERR_INVALID_ARG, "expected I32");
+    t = r.x;
+    t.type = QMM_TYPE_F16;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "expected F32");
+    t = r.x;
+    t.nb[0] = 8;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "nb[0]");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, NULL, &r.ids, &y), QMM_ERR_INVALID_ARG, "x is NULL");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, NULL, &y), QMM_ERR_INVALID_ARG, "ids is NULL");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, NULL), QMM_ERR_INVALID_ARG, "y is NULL");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, NULL, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "NULL");
+    EXPECT_ERR(qmm_mul_mat_id(NULL, w, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "NULL");
+    /* y over ids */
+    t = y;
+    t.data = r.idbuf;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &t), QMM_ERR_INVALID_ARG, "overlaps ids");
+    /* bring-your-own-pool entries check the same, and their own */
+    size_t ws = 0;
+    EXPECT_ERR(qmm_mul_mat_id_work_size(ctx, w, &r.x, &r.ids, &y, 0, &ws), QMM_ERR_INVALID_ARG, "thread count");
+    EXPECT_ERR(qmm_mul_mat_id_work_size(ctx, w, &r.x, &r.ids, &y, 2, NULL), QMM_ERR_INVALID_ARG, "NULL size");
+    r.idbuf[0] = 99;
+    EXPECT_ERR(qmm_mul_mat_id_work_size(ctx, w, &r.x, &r.ids, &y, 2, &ws), QMM_ERR_INVALID_ARG, "out of range");
+    EXPECT_ERR(qmm_mul_mat_id_compute(ctx, w, &r.x, &r.ids, &y, 0, 1, NULL, 0, NULL), QMM_ERR_INVALID_ARG, "out of range");
+    r.idbuf[0] = 0;
+    EXPECT_ERR(qmm_mul_mat_id_compute(ctx, w, &r.x, &r.ids, &y, 0, 1, NULL, 0, NULL), QMM_ERR_INVALID_ARG, "sync");
+    CHECK(memcmp(buf, canary, r.ybytes) == 0, "a refused call wrote y");
+    /* a matrix is one expert: ids all 0 */
+    qmm_weights *m = NULL;
+    CHECK_OK(qmm_weights_pack(ctx, e.type, e.k, e.n, e.src, e.size, &m));
+    CHECK(m && qmm_weights_n_expert(m) == 1, "a matrix has one expert");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, m, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "out of range");
+    memset(r.idbuf, 0, (size_t)(r.nu + 1) * (size_t)r.nt * 4);
+    CHECK_OK(qmm_mul_mat_id(ctx, m, &r.x, &r.ids, &y));
+    qmm_weights_free(m);
+    free(buf);
+    free(canary);
+    free_routing(&r);
+    qmm_weights_free(w);
+    free(e.src);
+    qmm_context_free(ctx);
+}
+
 int main(void) {
     quick = getenv("QMM_TEST_QUICK") != NULL;
 #ifdef __aarch64__
@@ -560,5 +675,6 @@ int main(void) {
     get_rows();
     blob_round_trip();
     cache_round_trip();
+    errors();
     return qmm_test_summary();
 }
