@@ -61,17 +61,35 @@ static void make_experts(experts *x, qmm_type t, int64_t k, int64_t n, int64_t n
     }
 }
 
-static qmm_context *make_ctx(int nth, int mult, int cap) {
+/* kernel: a family to force (the type's reference); hide: features to hide
+ * (AVX-512: the AVX2 families, whose GEMM layout is the row layout). */
+static qmm_context *make_ctx_with(int nth, int mult, int cap, const char *kernel, const char *hide) {
     qmm_options o;
     memset(&o, 0, sizeof o);
     o.n_threads = nth;
     o.chunk_multiplier = mult;
     o.thread_cap = cap;
+    o.kernel = kernel;
+    o.hide_features = hide;
     o.flags = QMM_IGNORE_ENV | (cap ? QMM_CAP_ALL_PRIMARIES : 0);
     qmm_context *ctx = NULL;
     qmm_status st = qmm_context_create(&o, &ctx);
-    CHECK(st == QMM_OK, "context(nth=%d mult=%d cap=%d): %s", nth, mult, cap, qmm_last_error());
+    CHECK(st == QMM_OK, "context(nth=%d mult=%d cap=%d kernel=%s hide=%s): %s", nth, mult, cap, kernel ? kernel : "auto",
+          hide ? hide : "none", qmm_last_error());
     return ctx;
+}
+
+static qmm_context *make_ctx(int nth, int mult, int cap) { return make_ctx_with(nth, mult, cap, NULL, NULL); }
+
+/* The reference family's name of a type: "ref_" and the lower-case type. */
+static const char *ref_name(qmm_type t, char *buf, size_t size) {
+    const char *tn = qmm_type_name(t);
+    size_t i = 0;
+    i += (size_t)snprintf(buf, size, "ref_");
+    for (; *tn && i + 1 < size; tn++)
+        buf[i++] = (char)(*tn >= 'A' && *tn <= 'Z' ? *tn - 'A' + 'a' : *tn);
+    buf[i] = 0;
+    return buf;
 }
 
 /* A routing problem: ids [U, T], x [k, xr, T], y [n, U, T], all strided. */
@@ -192,16 +210,29 @@ static void sweep_type(qmm_type t) {
             routing r;
             make_routing(&r, &e, shapes[si][0], shapes[si][1], shared, kind);
             float *expect = oracle(base, w0, &e, &r);
-            for (int ti = 0; ti < (quick ? 2 : 4); ti++) {
-                qmm_context *ctx = make_ctx(thr[ti], mults[(ti + si) % 4], 0);
+            /* the native families at 1..5 threads, then the reference and
+             * (x86) the AVX2 families: every kind of activation layout */
+            for (int ti = 0; ti < (quick ? 2 : 4) + 2; ti++) {
+                const int extra = ti - (quick ? 2 : 4);
+                char rn[32];
+                const char *kernel = extra == 0 ? ref_name(t, rn, sizeof rn) : NULL;
+#if defined(__x86_64__)
+                const char *hide = extra == 1 ? "avx512f" : NULL;
+#else
+                const char *hide = NULL;
+#endif
+                if (extra == 1 && !hide)
+                    continue;
+                const int nthr = extra < 0 ? thr[ti] : 2 + extra;
+                qmm_context *ctx = make_ctx_with(nthr, mults[(ti + si) % 4], 0, kernel, hide);
                 qmm_weights *w = NULL;
                 CHECK_OK(qmm_experts_pack(ctx, t, e.k, e.n, e.ne, e.src, e.size, &w));
                 if (w) {
                     float *got = run_id(ctx, w, &e, &r);
                     bad += memcmp(got, expect, r.ybytes) != 0;
                     runs++;
-                    CHECK(memcmp(got, expect, r.ybytes) == 0, "%s: U=%lld T=%lld shared=%d routing %d threads %d differs",
-                          qmm_type_name(t), (long long)r.nu, (long long)r.nt, shared, kind, thr[ti]);
+                    CHECK(memcmp(got, expect, r.ybytes) == 0, "%s: U=%lld T=%lld shared=%d routing %d threads %d (%s) differs",
+                          qmm_type_name(t), (long long)r.nu, (long long)r.nt, shared, kind, nthr, qmm_weights_kernel(w));
                     free(got);
                 }
                 qmm_weights_free(w);
