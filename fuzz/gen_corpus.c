@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/cache.h"
 #include "qmatmul.h"
 
 static char root[1024];
@@ -69,6 +70,28 @@ int main(int argc, char **argv) {
             free(blob);
             free(src);
         }
+
+    /* experts weights: a blob of 3 experts, and a cache holding it with a matrix */
+    {
+        size_t ssize;
+        void *src = weights_src(QMM_TYPE_Q4_0, 64, 9, &ssize); /* 9 rows: 3 experts of 3 */
+        qmm_weights *w = NULL;
+        if (qmm_experts_pack(ctx, QMM_TYPE_Q4_0, 64, 3, 3, src, ssize, &w) != QMM_OK)
+            return 1;
+        size_t bsize;
+        const void *blob = qmm_weights_blob(w, &bsize);
+        save("fuzz_blob", "q4_0_3x3x64_experts.blob", blob, bsize);
+        qmm_weights_free(w);
+        const qmm_cache_item items[2] = {{{"blk.0.attn_q.weight", QMM_TYPE_Q4_0, 64, 3, src, ssize}, 1},
+                                         {{"blk.0.ffn_up_exps.weight", QMM_TYPE_Q4_0, 64, 3, src, ssize}, 3}};
+        char path[1400];
+        snprintf(path, sizeof path, "%s/fuzz_cache/experts.qmp", root);
+        if (qmm_cache_write_file(ctx, items, 2, 0x5eed, path, NULL, NULL, NULL) != QMM_OK) {
+            fprintf(stderr, "%s\n", qmm_last_error());
+            return 1;
+        }
+        free(src);
+    }
 
     /* caches: one tensor, all four types, empty */
     {
