@@ -24,8 +24,8 @@
  *          i64 k, i64 n, u64 blob offset (>= D, aligned: see below), u64 blob size,
  *          u32 CRC-32 of the blob, u8 family of slot 0, u8 family of slot 1 (255:
  *          none; indices into the family table), u16 reserved (0), u64 n_expert
- *          (version 3: >= 1, experts weights when > 1, the blob's own count;
- *          versions 1 and 2: reserved, 0: a matrix)
+ *          (version 3: 0 for a matrix, else the experts count >= 2, the
+ *          blob's own; versions 1 and 2: reserved, 0)
  *   ..   string table: the names, each followed by a NUL
  *   ..   zero padding to D
  *   D    the packed blobs (src/packed/packed.h format), zero padding between

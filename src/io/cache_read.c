@@ -153,12 +153,13 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         e->type = (qmm_type)type;
         e->k = (int64_t)qmm_get64(t + 16);
         e->n = (int64_t)qmm_get64(t + 24);
-        /* version 3 records the experts count; before, the field was reserved */
+        /* version 3 records the experts count (0: a matrix); before, the field was reserved */
         const uint64_t ne = qmm_get64(t + 56);
-        if (c->format < 3 ? ne != 0 : ne == 0)
-            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' entry: experts field %llu in a version %u file", e->name,
+        if (ne == 1 || (c->format < 3 && ne != 0))
+            return qmm_fail(QMM_ERR_BAD_FILE,
+                            "tensor '%s' entry: experts field %llu in a version %u file (0 or 2 and more in version 3)", e->name,
                             (unsigned long long)ne, c->format);
-        e->n_expert = c->format < 3 ? 1 : (ne > (uint64_t)QMM_BLOB_MAX_EXPERTS ? -1 : (int64_t)ne);
+        e->n_expert = ne == 0 ? 1 : (ne > (uint64_t)QMM_BLOB_MAX_EXPERTS ? -1 : (int64_t)ne);
         if (!qmm_cache_shape_ok(e->type, e->k, e->n, e->n_expert))
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' shape %lld x %lld x %lld experts is invalid for %s", e->name,
                             (long long)e->n, (long long)e->k, (long long)e->n_expert, qmm_type_name(e->type));

@@ -120,7 +120,8 @@ static void put_entry(const cache_plan *p, int64_t i, uint64_t name_off, uint8_t
             if (p->fams[f] == w->plan.kf[sl])
                 fi[sl] = (uint32_t)f;
     qmm_put32(e + 52, fi[0] | fi[1] << 8);
-    qmm_put64(e + 56, (uint64_t)w->plan.n_expert);
+    /* 0 for a matrix: a file of matrices is a version 2 file but for its number */
+    qmm_put64(e + 56, w->plan.n_expert > 1 ? (uint64_t)w->plan.n_expert : 0);
     memcpy(meta + p->str_off + name_off, w->t->name, nl + 1);
 }
 
