@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "base/crc32.h"
+#include "kernels/family.h"
 #include "qmatmul.h"
+#include "registry/registry.h"
 #include "test_util.h"
 #include "test_weights.h"
 
@@ -743,6 +745,43 @@ static void errors(void) {
     qmm_context_free(ctx);
 }
 
+/* The work size bounds the GEMM activations of the experts with several rows,
+ * whatever the routing, by the packed size of all the pairs plus a row group
+ * (and 64 bytes of alignment) per expert (exec.c: plan_mul_mat_id). Checked
+ * for every activation layout this CPU runs, on random splits of the pairs. */
+static void layout_bounds(void) {
+    qmm_cpu_desc cpu;
+    CHECK_OK(qmm_cpu_describe(NULL, &cpu));
+    long checked = 0, over = 0;
+    for (int i = 0; i < qmm_registry_count(); i++) {
+        const qmm_family *kf = qmm_registry_at(i);
+        if (kf->required & ~cpu.features)
+            continue;
+        const qmm_act_layout *al = &kf->act;
+        const int64_t k = 768; /* a whole number of blocks of every type */
+        const size_t group = (al->packed_size(al->m_step, k) + 63) / 64 * 64;
+        for (int64_t pairs = 2; pairs <= 70; pairs += 1 + pairs / 8) {
+            for (int trial = 0; trial < 8; trial++) {
+                int64_t left = pairs, parts = 0;
+                size_t sum = 0;
+                while (left >= 2) {
+                    int64_t c = 2 + (int64_t)(qmm_test_rand_u64(&seed) % (uint64_t)(left - 1));
+                    if (left - c == 1)
+                        c = left;
+                    sum += (al->packed_size(c, k) + 63) / 64 * 64;
+                    parts++;
+                    left -= c;
+                }
+                const size_t bound = (al->packed_size(pairs, k) + 63) / 64 * 64 + (size_t)parts * (group + 64);
+                over += sum > bound;
+                checked++;
+            }
+        }
+    }
+    CHECK(over == 0, "%ld of %ld splits need more activation bytes than the work size holds", over, checked);
+    printf("layout bounds: %ld splits checked\n", checked);
+}
+
 int main(void) {
     quick = getenv("QMM_TEST_QUICK") != NULL;
 #ifdef __aarch64__
@@ -750,6 +789,7 @@ int main(void) {
 #endif
     for (int i = 0; i < NTYPES; i++)
         sweep_type(types[i]);
+    layout_bounds();
     hybrid();
     byo_pool();
     get_rows();
