@@ -55,8 +55,8 @@ typedef struct qmm_cache_write_options {
     /* NULL: every 2-D tensor of a packable type (F32, F16, Q4_0, Q8_0...),
      * and every 3-D one with "_exps" in its name (experts weights). Else
      * called for every tensor of the GGUF; nonzero packs it (it must still be
-     * 2-D, or 3-D: packed as experts, and of a packable type, else the write
-     * fails). */
+     * 2-D, or 3-D with "_exps" in its name, and of a packable type, else the
+     * write fails). */
     int (*filter)(void *user, const char *name, qmm_type type, int n_dims, const int64_t ne[4]);
     /* Called after each tensor is packed and written (done of total). */
     void (*progress)(void *user, int64_t done, int64_t total, const char *name);

@@ -124,7 +124,10 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
         if (opts && opts->filter) {
             take = opts->filter(opts->user, t->name, t->type < QMM_TYPE_COUNT ? (qmm_type)t->type : QMM_TYPE_COUNT,
                                 (int)t->n_dims, t->ne);
-            if (take && (!t->known_type || !qmm_cache_packable(t->type) || t->ne[3] != 1)) {
+            /* a 3-D tensor is experts weights by its name only: another 3-D
+             * tensor packed as experts would not be what its engine multiplies */
+            const int shape_ok = t->n_dims <= 2 || (t->n_dims == 3 && strstr(t->name, "_exps") != NULL);
+            if (take && (!t->known_type || !qmm_cache_packable(t->type) || !shape_ok || t->ne[3] != 1)) {
                 st = qmm_fail(QMM_ERR_UNSUPPORTED, "tensor '%s' (%s, %u dims) was selected but cannot be packed", t->name,
                               t->known_type && qmm_type_name((qmm_type)t->type) ? qmm_type_name((qmm_type)t->type) : "?",
                               t->n_dims);
