@@ -388,8 +388,10 @@ QMM_API qmm_status qmm_mul_mat_work_size(qmm_context *ctx, const qmm_weights *w,
 QMM_API qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
                                        int nth, void *work, size_t work_size, const qmm_sync *sync);
 
-/* The same for qmm_mul_mat_id: the work size depends on the shapes only (not
- * on the routing in ids), so one buffer serves every call of those shapes. */
+/* The same for qmm_mul_mat_id, as qmm_mul_mat_work_size / _compute (every
+ * thread returns the same status; on an argument error no thread touches y).
+ * The work size depends on the shapes only (not on the routing in ids), so
+ * one buffer serves every call of those shapes. */
 QMM_API qmm_status qmm_mul_mat_id_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
                                             const qmm_tensor *y, int n_threads, size_t *size);
 QMM_API qmm_status qmm_mul_mat_id_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
