@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a GGUF file holding one weight matrix, blk.0.attn_q.weight, of TYPE with n rows of k
-(bench/peer/peer_data.py's weights), for `qmatmul bench --model` in scripts/bench-vs-ggml.sh: the
+(bench/peer/peer_data.py's weights: every type it has, IQ4_NL, IQ4_XS, MXFP4 and BF16 included), for `qmatmul bench --model` in scripts/bench-vs-ggml.sh: the
 same single matrix the ggml peer times.
 
 usage: one_matrix_gguf.py OUT.gguf TYPE [K N]   (default 4096 4096)"""
@@ -17,7 +17,12 @@ import peer_data  # noqa: E402
 def main():
     out, tname = sys.argv[1], sys.argv[2].upper()
     k, n = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (4096, 4096)
+    if tname not in peer_data.TYPES:
+        sys.exit(f"one_matrix_gguf: no generator for type {tname} (have {' '.join(peer_data.TYPES)})")
     t = peer_data.TYPES[tname]
+    blk = gguf.GGML_QUANT_SIZES[t][0]
+    if k % blk:
+        sys.exit(f"one_matrix_gguf: k = {k} is not a multiple of {tname}'s block of {blk}")
     rng = np.random.default_rng(11)
     # 64 distinct rows tiled, as the peer does (kernel time does not depend on the values)
     w = np.tile(peer_data.weights(rng, t, 64, k), (n // 64, 1)) if n % 64 == 0 else peer_data.weights(rng, t, n, k)
