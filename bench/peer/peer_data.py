@@ -29,7 +29,7 @@ K_BLOCKS = {
     T.Q6_K: ((208,), 210, 0.00002),
 }
 
-TYPES = {t.name: t for t in (T.F16, T.Q4_0, T.Q8_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K,
+TYPES = {t.name: t for t in (T.F32, T.F16, T.Q4_0, T.Q8_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K,
                              T.IQ4_NL, T.IQ4_XS, T.MXFP4, T.BF16)}
 
 
@@ -42,9 +42,12 @@ def weight_floats(rng, n, k):
 IQ4_LEVELS = np.array([-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113], dtype=np.float32)
 
 
+IQ4_MIDPOINTS = (IQ4_LEVELS[1:] + IQ4_LEVELS[:-1]) / 2
+
+
 def _nearest_level(v):
-    """Index of the IQ4 level nearest to each value of v (in level units)."""
-    return np.abs(v[..., None] - IQ4_LEVELS).argmin(axis=-1).astype(np.uint8)
+    """Index of the IQ4 level nearest to each value of v (in level units; the levels ascend)."""
+    return np.searchsorted(IQ4_MIDPOINTS, v).astype(np.uint8)
 
 
 def _q4_nibbles(idx):
@@ -97,6 +100,8 @@ def weights(rng, t, n, k):
         return quantize_iq4_nl(weight_floats(rng, n, k))
     if t == T.IQ4_XS:
         return quantize_iq4_xs(weight_floats(rng, n, k))
+    if t == T.F32:
+        return weight_floats(rng, n, k).view(np.uint8).reshape(n, -1)
     if t == T.F16:
         return weight_floats(rng, n, k).astype(np.float16).view(np.uint8).reshape(n, -1)
     if t in K_BLOCKS:
@@ -110,6 +115,8 @@ def weights(rng, t, n, k):
 
 
 def dequantize(t, w, n, k):
+    if t == T.F32:
+        return w.view(np.float32).astype(np.float64).reshape(n, k)
     if t == T.F16:
         return w.view(np.float16).astype(np.float64).reshape(n, k)
     return quants.dequantize(w, t).astype(np.float64).reshape(n, k)
