@@ -109,10 +109,10 @@ QMM_API qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, con
 /* ----------------------------------------------------------- thread safety
  *
  * One context, from several threads at once:
- * - qmm_mul_mat, qmm_get_rows, qmm_mul_mat_f16, qmm_weights_pack and
- *   qmm_pack_into are safe: a mutex in the context serialises them (each runs
- *   on the context's whole pool, one after the other; a call waits for the
- *   one before it).
+ * - qmm_mul_mat, qmm_mul_mat_id, qmm_get_rows, qmm_mul_mat_f16,
+ *   qmm_weights_pack, qmm_experts_pack and qmm_pack_into are safe: a mutex in
+ *   the context serialises them (each runs on the context's whole pool, one
+ *   after the other; a call waits for the one before it).
  * - qmm_*_work_size, qmm_*_compute, qmm_packed_size, qmm_weights_from_blob,
  *   qmm_context_threads, qmm_context_chain and qmm_context_describe only read
  *   the context and are safe alongside any of these. Concurrent
@@ -302,6 +302,24 @@ QMM_API int64_t qmm_weights_n(const qmm_weights *w);
 /* The packed blob behind w (header included) and its size. */
 QMM_API const void *qmm_weights_blob(const qmm_weights *w, size_t *size);
 
+/* Mixture-of-experts weights: a GGUF 3-D tensor [k, n, n_expert] (n_expert
+ * matrices of n rows of k, contiguous, in GGUF block layout) of a packable
+ * type, packed into ONE qmm_weights (one blob: qmm_weights_blob /
+ * qmm_weights_from_blob and cache files work as for a matrix). Each expert is
+ * packed as qmm_weights_pack packs a matrix, so every expert runs the very
+ * same kernels. src_size must be at least n * n_expert rows; n_expert >= 1
+ * (1 gives a matrix), and n * n_expert * k at most 2^44 weights. For
+ * qmm_mul_mat_id; qmm_mul_mat refuses experts weights (n_expert > 1). */
+QMM_API qmm_status qmm_experts_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, const void *src,
+                                    size_t src_size, qmm_weights **out);
+/* Number of experts (1 for a matrix, 0 if w is NULL). */
+QMM_API int64_t qmm_weights_n_expert(const qmm_weights *w);
+/* A matrix view of expert e, 0 <= e < n_expert (of a matrix: e = 0), that
+ * borrows w's memory: usable with qmm_mul_mat and qmm_get_rows (the same bits
+ * qmm_mul_mat_id gives for that expert's rows); qmm_weights_blob of a view is
+ * NULL (it has no blob of its own). Free it with qmm_weights_free, before w. */
+QMM_API qmm_status qmm_weights_expert(const qmm_weights *w, int64_t e, qmm_weights **out);
+
 /* Caller-owned packing: the size of the blob, then packing into dst. dst
  * must be 16-byte aligned, as qmm_weights_from_blob requires (else
  * QMM_ERR_INVALID_ARG); 64 is best. It must stay alive while weights adopt
@@ -317,12 +335,15 @@ QMM_API qmm_status qmm_weights_from_blob(qmm_context *ctx, const void *blob, siz
 /* -------------------------------------------------------------- operations */
 
 /* y = W x, ggml MUL_MAT: x F32 [k, m, b2, b3] (nb[0] == 4), y F32 [n, m, b2,
- * b3] (nb[0] == 4), y[..][j][i] = sum_l W[i][l] * x[..][j][l]. */
+ * b3] (nb[0] == 4), y[..][j][i] = sum_l W[i][l] * x[..][j][l]. Experts
+ * weights (n_expert > 1) are QMM_ERR_INVALID_ARG: see qmm_mul_mat_id. */
 QMM_API qmm_status qmm_mul_mat(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y);
 
 /* GET_ROWS: ids I32 [r] or [r, b1, b2]; out F32 [k, r, b1, b2]; each row the
  * dequantized weight row ids[..]. An id out of range is QMM_ERR_INVALID_ARG,
- * and so is an out whose memory overlaps that of ids. */
+ * and so is an out whose memory overlaps that of ids. Experts weights (ggml's
+ * GET_ROWS of a 3-D tensor): ids I32 [r, n_expert, b2], out[:, i0, i1, i2] =
+ * row ids[i0, i1, i2] of expert i1 (ids ne[1] must be n_expert). */
 QMM_API qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out);
 
 /* y = W x for F16 weights that change every call (e.g. the KV cache): w F16
@@ -330,6 +351,20 @@ QMM_API qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qm
  * b3] with b2 % bw2 == 0 and b3 % bw3 == 0 (ggml broadcast), y F32 [n, m, b2, b3].
  * The weights are packed inside the call. */
 QMM_API qmm_status qmm_mul_mat_f16(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y);
+
+/* Expert-routed y = W[ids] x, ggml_mul_mat_id: w experts weights
+ * (qmm_experts_pack; a matrix counts as one expert), x F32 [k, 1 or U, T]
+ * (one row per token shared by its chosen experts, as gate/up, or one per
+ * chosen expert, as down), ids I32 [U, T] (expert index per slot u and token
+ * t; one out of [0, n_expert) is QMM_ERR_INVALID_ARG), y F32 [n, U, T];
+ * ggml byte strides, x and y nb[0] == 4, y not overlapping ids.
+ * y[:, u, t] = W[ids[u, t]] x[:, (x ne[1] == 1 ? 0 : u), t], every row
+ * bit-identical to qmm_mul_mat of qmm_weights_expert(w, ids[u, t]) on that
+ * row of x, at every thread count. The rows are grouped by expert: each
+ * chosen expert's weights stream once per call, its rows run as one GEMM,
+ * and unchosen experts are never read. */
+QMM_API qmm_status qmm_mul_mat_id(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                  const qmm_tensor *y);
 
 /* ------------------------------------------------- bring your own threads */
 
@@ -352,6 +387,14 @@ QMM_API qmm_status qmm_mul_mat_work_size(qmm_context *ctx, const qmm_weights *w,
  * the same status; on an argument error no thread touches y. */
 QMM_API qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
                                        int nth, void *work, size_t work_size, const qmm_sync *sync);
+
+/* The same for qmm_mul_mat_id: the work size depends on the shapes only (not
+ * on the routing in ids), so one buffer serves every call of those shapes. */
+QMM_API qmm_status qmm_mul_mat_id_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                            const qmm_tensor *y, int n_threads, size_t *size);
+QMM_API qmm_status qmm_mul_mat_id_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                          const qmm_tensor *y, int ith, int nth, void *work, size_t work_size,
+                                          const qmm_sync *sync);
 
 QMM_API qmm_status qmm_get_rows_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out,
                                           int n_threads, size_t *size);

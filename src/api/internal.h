@@ -27,4 +27,8 @@ struct qmm_context {
     size_t scratch_size;
 };
 
+/* Packs a planned blob (qmm_blob_plan_make*) into dst on ctx's pool (the
+ * cache writer's packer); src holds n x n_expert rows of GGUF blocks. */
+qmm_status qmm_pack_plan_into(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst);
+
 #endif

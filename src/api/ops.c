@@ -3,16 +3,17 @@
 #include <string.h>
 
 #include "api/internal.h"
+#include "api/ops_internal.h"
 #include "base/error.h"
 #include "exec/exec.h"
 #include "exec/fpenv.h"
 
-#define MAX_NTH   4096
+#define MAX_NTH   QMM_MAX_NTH
 #define MAX_ELEMS ((int64_t)1 << 40)
 
 /* A tensor view: positive dims, byte strides aligned to the element, and
  * every address it spans representable. */
-static qmm_status check_view(const qmm_tensor *t, const char *what, qmm_type type, size_t elem) {
+qmm_status qmm_check_view(const qmm_tensor *t, const char *what, qmm_type type, size_t elem) {
     if (!t)
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s is NULL", what);
     if (t->type != type)
@@ -44,7 +45,7 @@ static qmm_status check_view(const qmm_tensor *t, const char *what, qmm_type typ
 
 /* An output view must not alias itself: each dim's stride spans the ones
  * inside it, so every element has its own address. */
-static qmm_status check_output(const qmm_tensor *t, const char *what) {
+qmm_status qmm_check_output(const qmm_tensor *t, const char *what) {
     for (int i = 1; i < 4; i++)
         if (t->ne[i] > 1 && t->nb[i] < t->nb[i - 1] * (size_t)t->ne[i - 1])
             return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[%d] = %zu overlaps dim %d (needs >= %zu)", what, i, t->nb[i], i - 1,
@@ -63,7 +64,7 @@ static uint64_t view_span(const qmm_tensor *t, size_t elem) {
 
 /* Whether the memory two views span intersects (a view interleaved with
  * another counts as overlapping: cheap and conservative). */
-static int views_overlap(const qmm_tensor *a, size_t ea, const qmm_tensor *b, size_t eb) {
+int qmm_views_overlap(const qmm_tensor *a, size_t ea, const qmm_tensor *b, size_t eb) {
     const uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
     return a0 < b0 + view_span(b, eb) && b0 < a0 + view_span(a, ea);
 }
@@ -72,7 +73,8 @@ static qmm_status check_mul_mat(const qmm_context *ctx, const qmm_weights *w, co
     if (!ctx || !w)
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat: context or weights is NULL");
     qmm_status st;
-    if ((st = check_view(x, "x", QMM_TYPE_F32, 4)) || (st = check_view(y, "y", QMM_TYPE_F32, 4)) || (st = check_output(y, "y")))
+    if ((st = qmm_check_view(x, "x", QMM_TYPE_F32, 4)) || (st = qmm_check_view(y, "y", QMM_TYPE_F32, 4)) ||
+        (st = qmm_check_output(y, "y")))
         return st;
     if (x->ne[0] != w->k)
         return qmm_fail(QMM_ERR_INVALID_ARG, "x ne[0] = %lld, the weights have k = %lld", (long long)x->ne[0], (long long)w->k);
@@ -82,13 +84,18 @@ static qmm_status check_mul_mat(const qmm_context *ctx, const qmm_weights *w, co
         if (y->ne[i] != x->ne[i])
             return qmm_fail(QMM_ERR_INVALID_ARG, "y ne[%d] = %lld, x ne[%d] = %lld", i, (long long)y->ne[i], i,
                             (long long)x->ne[i]);
+    if (w->n_expert > 1)
+        return qmm_fail(QMM_ERR_INVALID_ARG,
+                        "mul_mat: the weights hold %lld experts: multiply them with qmm_mul_mat_id (or one expert's "
+                        "qmm_weights_expert view)",
+                        (long long)w->n_expert);
     for (int s = 0; s < w->nslots; s++)
         if (w->kf[s]->required & ~ctx->dispatch.features)
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "weights packed for '%s', which this context cannot run", w->kf[s]->name);
     return QMM_OK;
 }
 
-static qmm_status check_threads(int ith, int nth, const void *work, size_t work_size, size_t need, const qmm_sync *sync) {
+qmm_status qmm_check_threads(int ith, int nth, const void *work, size_t work_size, size_t need, const qmm_sync *sync) {
     if (nth < 1 || nth > MAX_NTH || ith < 0 || ith >= nth)
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread %d of %d", ith, nth);
     if (!sync || !sync->barrier || !sync->counter_store || !sync->counter_fetch_add)
@@ -102,14 +109,6 @@ static qmm_status check_threads(int ith, int nth, const void *work, size_t work_
 
 /* ----------------------------------------------------------- pooled runs */
 
-typedef struct op_job {
-    int op; /* 0 mul_mat, 1 get_rows, 2 mul_mat_f16 */
-    const qmm_context *ctx;
-    const qmm_weights *w;
-    const qmm_tensor *a, *b, *c; /* x, y | ids, out | w16, x, y */
-    void *work;
-} op_job;
-
 static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     const op_job *j = arg;
     qmm_fpenv fe; /* the caller's thread and every worker */
@@ -117,13 +116,14 @@ static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     switch (j->op) {
     case 0: qmm_exec_mul_mat(&j->ctx->exec, j->w, j->a, j->b, ith, nth, j->work, sync); break;
     case 1: qmm_exec_get_rows(j->w, j->a, j->b, ith, nth); break;
+    case 3: qmm_exec_mul_mat_id(&j->ctx->exec, j->w, j->a, j->b, j->c, ith, nth, j->work, sync); break;
     default: qmm_exec_mul_mat_f16(&j->ctx->exec, j->a, j->b, j->c, ith, nth, j->work, sync); break;
     }
     qmm_fpenv_leave(&fe);
 }
 
 /* Grows the context scratch (under ctx->lock) and runs the job on the pool. */
-static qmm_status run_pooled(qmm_context *ctx, op_job *j, size_t need) {
+qmm_status qmm_run_pooled(qmm_context *ctx, op_job *j, size_t need) {
     pthread_mutex_lock(&ctx->lock);
     if (need > ctx->scratch_size) {
         qmm_free_big(ctx->scratch, ctx->scratch_size);
@@ -161,7 +161,7 @@ qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm
         return st;
     if (nth < 1 || nth > MAX_NTH)
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
-    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, nth), sync)))
+    if ((st = qmm_check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, nth), sync)))
         return st;
     qmm_fpenv fe; /* a thread of the caller's pool */
     qmm_fpenv_enter(&fe);
@@ -175,7 +175,7 @@ qmm_status qmm_mul_mat(qmm_context *ctx, const qmm_weights *w, const qmm_tensor 
     if (st)
         return st;
     op_job j = {0, ctx, w, x, y, NULL, NULL};
-    return run_pooled(ctx, &j, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, ctx->n_threads));
+    return qmm_run_pooled(ctx, &j, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, ctx->n_threads));
 }
 
 /* ------------------------------------------------------------ GET_ROWS */
@@ -184,15 +184,20 @@ static qmm_status check_get_rows(const qmm_context *ctx, const qmm_weights *w, c
     if (!ctx || !w)
         return qmm_fail(QMM_ERR_INVALID_ARG, "get_rows: context or weights is NULL");
     qmm_status st;
-    if ((st = check_view(ids, "ids", QMM_TYPE_I32, 4)) || (st = check_view(out, "out", QMM_TYPE_F32, 4)) ||
-        (st = check_output(out, "out")))
+    if ((st = qmm_check_view(ids, "ids", QMM_TYPE_I32, 4)) || (st = qmm_check_view(out, "out", QMM_TYPE_F32, 4)) ||
+        (st = qmm_check_output(out, "out")))
         return st;
     /* the ids are validated here, then read again while rows are written:
      * rows written over them would turn into unchecked ids */
-    if (views_overlap(ids, 4, out, 4))
+    if (qmm_views_overlap(ids, 4, out, 4))
         return qmm_fail(QMM_ERR_INVALID_ARG, "get_rows: out overlaps ids");
     if (ids->ne[3] != 1)
         return qmm_fail(QMM_ERR_INVALID_ARG, "ids has 4 dims; [r], [r, b1] or [r, b1, b2] expected");
+    if (w->n_expert > 1 && ids->ne[1] != w->n_expert)
+        return qmm_fail(QMM_ERR_INVALID_ARG,
+                        "get_rows of %lld experts: ids ne[1] = %lld, expected [r, n_expert = %lld, b2] (ids[i0, i1, i2] is a "
+                        "row of expert i1)",
+                        (long long)w->n_expert, (long long)ids->ne[1], (long long)w->n_expert);
     if (out->ne[0] != w->k)
         return qmm_fail(QMM_ERR_INVALID_ARG, "out ne[0] = %lld, the weights have k = %lld", (long long)out->ne[0],
                         (long long)w->k);
@@ -228,7 +233,7 @@ qmm_status qmm_get_rows_compute(qmm_context *ctx, const qmm_weights *w, const qm
     qmm_status st = check_get_rows(ctx, w, ids, out);
     if (st)
         return st;
-    if ((st = check_threads(ith, nth, work, work_size, 0, sync)))
+    if ((st = qmm_check_threads(ith, nth, work, work_size, 0, sync)))
         return st;
     qmm_fpenv fe; /* a thread of the caller's pool */
     qmm_fpenv_enter(&fe);
@@ -242,7 +247,7 @@ qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qmm_tensor
     if (st)
         return st;
     op_job j = {1, ctx, w, ids, out, NULL, NULL};
-    return run_pooled(ctx, &j, 0);
+    return qmm_run_pooled(ctx, &j, 0);
 }
 
 /* ------------------------------------------------- F16, packed per call */
@@ -251,8 +256,8 @@ static qmm_status check_f16(const qmm_context *ctx, const qmm_tensor *w, const q
     if (!ctx)
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_f16: context is NULL");
     qmm_status st;
-    if ((st = check_view(w, "w", QMM_TYPE_F16, 2)) || (st = check_view(x, "x", QMM_TYPE_F32, 4)) ||
-        (st = check_view(y, "y", QMM_TYPE_F32, 4)) || (st = check_output(y, "y")))
+    if ((st = qmm_check_view(w, "w", QMM_TYPE_F16, 2)) || (st = qmm_check_view(x, "x", QMM_TYPE_F32, 4)) ||
+        (st = qmm_check_view(y, "y", QMM_TYPE_F32, 4)) || (st = qmm_check_output(y, "y")))
         return st;
     if (x->ne[0] != w->ne[0])
         return qmm_fail(QMM_ERR_INVALID_ARG, "x ne[0] = %lld, w ne[0] = %lld", (long long)x->ne[0], (long long)w->ne[0]);
@@ -286,7 +291,7 @@ qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const 
         return st;
     if (nth < 1 || nth > MAX_NTH)
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
-    if ((st = check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, nth), sync)))
+    if ((st = qmm_check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, nth), sync)))
         return st;
     qmm_fpenv fe; /* a thread of the caller's pool */
     qmm_fpenv_enter(&fe);
@@ -300,5 +305,5 @@ qmm_status qmm_mul_mat_f16(qmm_context *ctx, const qmm_tensor *w, const qmm_tens
     if (st)
         return st;
     op_job j = {2, ctx, NULL, w, x, y, NULL};
-    return run_pooled(ctx, &j, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, ctx->n_threads));
+    return qmm_run_pooled(ctx, &j, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, ctx->n_threads));
 }

@@ -12,33 +12,43 @@
 
 typedef struct pack_job {
     const qmm_blob_plan *plan;
-    const void *src;
+    const uint8_t *src;
     size_t stride;
     uint8_t *dst;
 } pack_job;
 
-/* Each thread packs an n_step-aligned row range of every slot. */
+/* Each thread packs an n_step-aligned row range of every slot (of every
+ * expert: the panels of all experts are split as one range). */
 static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     (void)sync;
     const pack_job *j = arg;
+    const qmm_blob_plan *pl = j->plan;
     qmm_fpenv fe; /* packers may convert (F16 panels) */
     qmm_fpenv_enter(&fe);
-    for (int s = 0; s < j->plan->nslots; s++) {
-        const qmm_family *kf = j->plan->kf[s];
-        const int64_t panels = (j->plan->n + kf->n_step - 1) / kf->n_step;
-        const int64_t p0 = panels * ith / nth, p1 = panels * (ith + 1) / nth;
-        const int64_t r0 = p0 * kf->n_step, r1 = p1 * kf->n_step < j->plan->n ? p1 * kf->n_step : j->plan->n;
-        if (r0 < r1)
-            kf->w_pack(j->plan->k, j->plan->n, r0, r1, j->src, j->stride, j->dst + j->plan->offset[s]);
+    for (int s = 0; s < pl->nslots; s++) {
+        const qmm_family *kf = pl->kf[s];
+        const int64_t panels = (pl->n + kf->n_step - 1) / kf->n_step;
+        const int64_t all = panels * pl->n_expert;
+        const int64_t p0 = all * ith / nth, p1 = all * (ith + 1) / nth;
+        for (int64_t p = p0; p < p1;) {
+            const int64_t e = p / panels, q0 = p % panels;
+            const int64_t q1 = (e + 1) * panels < p1 ? panels : p1 - e * panels;
+            const int64_t r0 = q0 * kf->n_step, r1 = q1 * kf->n_step < pl->n ? q1 * kf->n_step : pl->n;
+            kf->w_pack(pl->k, pl->n, r0, r1, j->src + (size_t)e * (size_t)pl->n * j->stride, j->stride,
+                       j->dst + pl->offset[s] + (size_t)e * pl->expert_stride[s]);
+            p = e * panels + q1;
+        }
     }
     qmm_fpenv_leave(&fe);
 }
 
-static qmm_status pack_to(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst) {
+qmm_status qmm_pack_plan_into(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst) {
     const size_t rb = qmm_row_size(plan->type, plan->k);
-    if ((uint64_t)src_size / rb < (uint64_t)plan->n)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "source of %zu bytes is smaller than %lld rows of %zu bytes", src_size,
-                        (long long)plan->n, rb);
+    /* rows <= 2^44 (the plan checked the shape): no overflow */
+    const uint64_t rows = (uint64_t)plan->n * (uint64_t)plan->n_expert;
+    if ((uint64_t)src_size / rb < rows)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "source of %zu bytes is smaller than %llu rows of %zu bytes", src_size,
+                        (unsigned long long)rows, rb);
     /* zero the gaps, pack the slots in parallel, then write the header: it
      * names slots that are complete */
     memset(dst, 0, plan->total);
@@ -74,18 +84,18 @@ qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, 
         return st;
     if (dst_size < plan.total)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination of %zu bytes, %zu needed", dst_size, plan.total);
-    return pack_to(ctx, &plan, src, src_size, dst);
+    return qmm_pack_plan_into(ctx, &plan, src, src_size, dst);
 }
 
-qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
-                            qmm_weights **out) {
+static qmm_status weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, const void *src,
+                               size_t src_size, qmm_weights **out, const char *fn) {
     if (!out)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_pack: out is NULL");
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: out is NULL", fn);
     *out = NULL;
     if (!ctx || !src)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_pack: NULL argument");
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: NULL argument", fn);
     qmm_blob_plan plan;
-    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
+    qmm_status st = qmm_blob_plan_make_experts(&ctx->dispatch, ctx->pack_threads, type, k, n, n_expert, &plan);
     if (st)
         return st;
     qmm_weights *w = calloc(1, sizeof *w);
@@ -95,7 +105,7 @@ qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t 
         qmm_free_big(mem, plan.total);
         return qmm_fail(QMM_ERR_NO_MEMORY, "packed weights of %zu bytes", plan.total);
     }
-    st = pack_to(ctx, &plan, src, src_size, mem);
+    st = qmm_pack_plan_into(ctx, &plan, src, src_size, mem);
     if (st == QMM_OK)
         st = qmm_blob_validate(&ctx->dispatch, mem, plan.total, w);
     if (st != QMM_OK) {
@@ -106,8 +116,46 @@ qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t 
     w->owned = mem;
     w->owned_size = plan.total;
     *out = w;
-    qmm_log(QMM_LOG_DEBUG, "packed %s %lld x %lld: %s%s%s", qmm_type_name(type), (long long)n, (long long)k, w->kf[0]->name,
-            w->nslots > 1 ? " + " : "", w->nslots > 1 ? w->kf[1]->name : "");
+    qmm_log(QMM_LOG_DEBUG, "packed %s %lld x %lld x %lld: %s%s%s", qmm_type_name(type), (long long)n, (long long)k,
+            (long long)n_expert, w->kf[0]->name, w->nslots > 1 ? " + " : "", w->nslots > 1 ? w->kf[1]->name : "");
+    return QMM_OK;
+}
+
+qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
+                            qmm_weights **out) {
+    return weights_pack(ctx, type, k, n, 1, src, src_size, out, "qmm_weights_pack");
+}
+
+qmm_status qmm_experts_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, const void *src,
+                            size_t src_size, qmm_weights **out) {
+    return weights_pack(ctx, type, k, n, n_expert, src, src_size, out, "qmm_experts_pack");
+}
+
+int64_t qmm_weights_n_expert(const qmm_weights *w) { return w ? w->n_expert : 0; }
+
+qmm_status qmm_weights_expert(const qmm_weights *w, int64_t e, qmm_weights **out) {
+    if (!out)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_expert: out is NULL");
+    *out = NULL;
+    if (!w)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_expert: weights is NULL");
+    if (e < 0 || e >= w->n_expert)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_expert: expert %lld is out of range [0, %lld)", (long long)e,
+                        (long long)w->n_expert);
+    qmm_weights *v = malloc(sizeof *v);
+    if (!v)
+        return qmm_fail(QMM_ERR_NO_MEMORY, "weights view");
+    *v = *w;
+    /* borrows w's memory: nothing to free or release */
+    v->owned = NULL;
+    v->owned_size = 0;
+    v->release = NULL;
+    v->owner = NULL;
+    v->is_view = 1;
+    v->n_expert = 1;
+    for (int s = 0; s < w->nslots; s++)
+        v->data[s] = w->data[s] + (size_t)e * w->expert_stride[s];
+    *out = v;
     return QMM_OK;
 }
 
@@ -149,7 +197,9 @@ qmm_type qmm_weights_type(const qmm_weights *w) { return w ? w->type : QMM_TYPE_
 int64_t qmm_weights_k(const qmm_weights *w) { return w ? w->k : 0; }
 int64_t qmm_weights_n(const qmm_weights *w) { return w ? w->n : 0; }
 const void *qmm_weights_blob(const qmm_weights *w, size_t *size) {
+    /* a view of one expert has no blob of its own */
+    const int has = w && !w->is_view;
     if (size)
-        *size = w ? w->size : 0;
-    return w ? w->blob : NULL;
+        *size = has ? w->size : 0;
+    return has ? w->blob : NULL;
 }

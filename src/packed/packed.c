@@ -8,7 +8,19 @@
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type type, int64_t k, int64_t n, qmm_blob_plan *plan) {
+size_t qmm_blob_expert_stride(const qmm_family *kf, int64_t k, int64_t n) {
+    return align_up(kf->w_packed_size(k, n), QMM_BLOB_ALIGN);
+}
+
+/* Shapes a blob may have: positive, k a whole number of blocks, at most 2^44
+ * weights in all (so every size below fits 64 bits with room). */
+static int shape_ok(int64_t blk, int64_t k, int64_t n, int64_t n_expert) {
+    return k > 0 && n > 0 && n_expert > 0 && k % blk == 0 && k <= ((int64_t)1 << 40) && n <= ((int64_t)1 << 40) &&
+           n_expert <= QMM_BLOB_MAX_EXPERTS && k <= ((int64_t)1 << 44) / n && k * n <= ((int64_t)1 << 44) / n_expert;
+}
+
+qmm_status qmm_blob_plan_make_experts(const qmm_dispatch *d, int pack_threads, qmm_type type, int64_t k, int64_t n,
+                                      int64_t n_expert, qmm_blob_plan *plan) {
     memset(plan, 0, sizeof *plan);
     const int ti = qmm_wtype_index(type);
     if (ti < 0)
@@ -17,15 +29,20 @@ qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type 
                         "IQ4_NL, IQ4_XS and MXFP4 can",
                         qmm_type_name(type) ? qmm_type_name(type) : "?", (int)type);
     const int64_t blk = qmm_type_block_elems(type);
+    if (n_expert <= 0 || n_expert > QMM_BLOB_MAX_EXPERTS)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "experts weights: n_expert = %lld (1 to %lld)", (long long)n_expert,
+                        (long long)QMM_BLOB_MAX_EXPERTS);
     if (k <= 0 || n <= 0 || k % blk != 0)
         return qmm_fail(QMM_ERR_INVALID_ARG, "weights of %lld x %lld: k and n must be positive and k a multiple of %lld",
                         (long long)n, (long long)k, (long long)blk);
-    if (k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) || k > ((int64_t)1 << 44) / n)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "weights of %lld x %lld are too large", (long long)n, (long long)k);
+    if (!shape_ok(blk, k, n, n_expert))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "weights of %lld x %lld x %lld experts are too large (2^44 weights at most)",
+                        (long long)n, (long long)k, (long long)n_expert);
     const qmm_chain *ch = &d->chains[ti];
     plan->type = type;
     plan->k = k;
     plan->n = n;
+    plan->n_expert = n_expert;
     plan->kf[0] = ch->primary;
     plan->nslots = 1;
     /* A fallback slot only when the threads can exceed the primary's cap. */
@@ -38,18 +55,24 @@ qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type 
     for (int i = 0; i < plan->nslots; i++) {
         off = align_up(off, QMM_BLOB_ALIGN);
         plan->offset[i] = off;
-        plan->size[i] = plan->kf[i]->w_packed_size(k, n);
+        /* one matrix: its packed size, as before experts existed */
+        plan->expert_stride[i] = qmm_blob_expert_stride(plan->kf[i], k, n);
+        plan->size[i] = n_expert == 1 ? plan->kf[i]->w_packed_size(k, n) : plan->expert_stride[i] * (size_t)n_expert;
         off += plan->size[i];
     }
     plan->total = align_up(off, QMM_BLOB_ALIGN);
     return QMM_OK;
 }
 
+qmm_status qmm_blob_plan_make(const qmm_dispatch *d, int pack_threads, qmm_type type, int64_t k, int64_t n, qmm_blob_plan *plan) {
+    return qmm_blob_plan_make_experts(d, pack_threads, type, k, n, 1, plan);
+}
+
 void qmm_blob_write_header(const qmm_blob_plan *plan, void *dst) {
     uint8_t *h = dst;
     memset(h, 0, QMM_BLOB_HEADER);
     memcpy(h, QMM_BLOB_MAGIC, 4);
-    qmm_put16(h + 4, QMM_BLOB_VERSION);
+    qmm_put16(h + 4, plan->n_expert > 1 ? QMM_BLOB_VERSION_EXPERTS : QMM_BLOB_VERSION);
     qmm_put16(h + 6, QMM_BLOB_HEADER);
     qmm_put32(h + 8, (uint32_t)plan->type);
     qmm_put32(h + 12, (uint32_t)plan->nslots);
@@ -62,6 +85,8 @@ void qmm_blob_write_header(const qmm_blob_plan *plan, void *dst) {
         qmm_put64(s + 32, plan->offset[i]);
         qmm_put64(s + 40, plan->size[i]);
     }
+    if (plan->n_expert > 1)
+        qmm_put64(h + 136, (uint64_t)plan->n_expert);
     qmm_put32(h + 128, qmm_crc32(0, h, QMM_BLOB_HEADER));
 }
 
@@ -69,7 +94,9 @@ void qmm_blob_write(const qmm_blob_plan *plan, const void *src, size_t src_row_s
     uint8_t *h = dst;
     memset(h, 0, plan->total);
     for (int i = 0; i < plan->nslots; i++)
-        plan->kf[i]->w_pack(plan->k, plan->n, 0, plan->n, src, src_row_stride, h + plan->offset[i]);
+        for (int64_t e = 0; e < plan->n_expert; e++)
+            plan->kf[i]->w_pack(plan->k, plan->n, 0, plan->n, (const uint8_t *)src + (size_t)e * (size_t)plan->n * src_row_stride,
+                                src_row_stride, h + plan->offset[i] + (size_t)e * plan->expert_stride[i]);
     qmm_blob_write_header(plan, dst);
 }
 
@@ -82,8 +109,10 @@ qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t siz
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob of %zu bytes is shorter than its %d-byte header", size, QMM_BLOB_HEADER);
     if (memcmp(h, QMM_BLOB_MAGIC, 4) != 0)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob magic is not \"%s\"", QMM_BLOB_MAGIC);
-    if (qmm_get16(h + 4) != QMM_BLOB_VERSION)
-        return qmm_fail(QMM_ERR_INCOMPATIBLE, "blob format version %u, this build reads %d", qmm_get16(h + 4), QMM_BLOB_VERSION);
+    const unsigned version = qmm_get16(h + 4);
+    if (version != QMM_BLOB_VERSION && version != QMM_BLOB_VERSION_EXPERTS)
+        return qmm_fail(QMM_ERR_INCOMPATIBLE, "blob format version %u, this build reads %d and %d", version, QMM_BLOB_VERSION,
+                        QMM_BLOB_VERSION_EXPERTS);
     if (qmm_get16(h + 6) != QMM_BLOB_HEADER)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob header size %u, expected %d", qmm_get16(h + 6), QMM_BLOB_HEADER);
     uint8_t tmp[QMM_BLOB_HEADER];
@@ -92,8 +121,13 @@ qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t siz
     if (qmm_crc32(0, tmp, QMM_BLOB_HEADER) != qmm_get32(h + 128))
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob header checksum mismatch (corrupted header)");
     for (int i = 132; i < QMM_BLOB_HEADER; i++)
-        if (h[i])
+        if (h[i] && !(version == QMM_BLOB_VERSION_EXPERTS && i >= 136 && i < 144))
             return qmm_fail(QMM_ERR_BAD_BLOB, "blob header reserved byte %d is not zero", i);
+    /* version 1 is one matrix; version 2 says how many experts it holds */
+    const int64_t n_expert = version == QMM_BLOB_VERSION ? 1 : (int64_t)qmm_get64(h + 136);
+    if (version == QMM_BLOB_VERSION_EXPERTS && (n_expert < 2 || n_expert > QMM_BLOB_MAX_EXPERTS))
+        return qmm_fail(QMM_ERR_BAD_BLOB, "blob of experts claims %lld experts (2 to %lld)", (long long)n_expert,
+                        (long long)QMM_BLOB_MAX_EXPERTS);
     const uint32_t type = qmm_get32(h + 8);
     if (type >= QMM_TYPE_COUNT || qmm_wtype_index((qmm_type)type) < 0)
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob weight type %u is not a packable type", type);
@@ -102,12 +136,13 @@ qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t siz
         return qmm_fail(QMM_ERR_BAD_BLOB, "blob slot count %u, expected 1 or 2", nslots);
     const int64_t k = (int64_t)qmm_get64(h + 16), n = (int64_t)qmm_get64(h + 24);
     const int64_t blk = qmm_type_block_elems((qmm_type)type);
-    if (k <= 0 || n <= 0 || k % blk != 0 || k > ((int64_t)1 << 40) || n > ((int64_t)1 << 40) || k > ((int64_t)1 << 44) / n)
-        return qmm_fail(QMM_ERR_BAD_BLOB, "blob shape %lld x %lld is invalid for %s", (long long)n, (long long)k,
-                        qmm_type_name((qmm_type)type));
+    if (!shape_ok(blk, k, n, n_expert))
+        return qmm_fail(QMM_ERR_BAD_BLOB, "blob shape %lld x %lld x %lld experts is invalid for %s", (long long)n, (long long)k,
+                        (long long)n_expert, qmm_type_name((qmm_type)type));
     w->type = (qmm_type)type;
     w->k = k;
     w->n = n;
+    w->n_expert = n_expert;
     w->blob = blob;
     w->size = size;
     w->nslots = (int)nslots;
@@ -142,10 +177,14 @@ qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t siz
         if (d && (kf->required & ~d->features))
             return qmm_fail(QMM_ERR_INCOMPATIBLE, "slot %u kernel '%s' needs CPU features this CPU lacks", i, name);
         const uint64_t off = qmm_get64(s + 32), sz = qmm_get64(s + 40);
-        const uint64_t expect = kf->w_packed_size(k, n);
+        /* no overflow: shape_ok bounds the weights, and a packed image is
+         * within a small factor of them */
+        const uint64_t stride = qmm_blob_expert_stride(kf, k, n);
+        const uint64_t expect = n_expert == 1 ? kf->w_packed_size(k, n) : stride * (uint64_t)n_expert;
         if (sz != expect)
-            return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u size %llu, '%s' packs %llu bytes for %lld x %lld", i,
-                            (unsigned long long)sz, name, (unsigned long long)expect, (long long)n, (long long)k);
+            return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u size %llu, '%s' packs %llu bytes for %lld x %lld x %lld experts", i,
+                            (unsigned long long)sz, name, (unsigned long long)expect, (long long)n, (long long)k,
+                            (long long)n_expert);
         if (off % QMM_BLOB_ALIGN != 0 || off < QMM_BLOB_HEADER)
             return qmm_fail(QMM_ERR_BAD_BLOB, "slot %u offset %llu is not a 64-byte aligned offset past the header", i,
                             (unsigned long long)off);
@@ -161,6 +200,7 @@ qmm_status qmm_blob_validate(const qmm_dispatch *d, const void *blob, size_t siz
         }
         w->kf[i] = kf;
         w->data[i] = h + off;
+        w->expert_stride[i] = (size_t)stride;
     }
     return QMM_OK;
 }

@@ -1,0 +1,96 @@
+/* MUL_MAT_ID's public entry points: argument checks, the work size, and the
+ * pooled and bring-your-own-threads runs of qmm_exec_mul_mat_id. */
+#include "api/ops_internal.h"
+#include "base/error.h"
+#include "exec/exec.h"
+#include "exec/fpenv.h"
+
+/* Pairs (u, t) per call: their indices are int32 in the work buffer. */
+#define MAX_PAIRS ((int64_t)1 << 30)
+
+static qmm_status check_mul_mat_id(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                   const qmm_tensor *y) {
+    if (!ctx || !w)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: context or weights is NULL");
+    qmm_status st;
+    if ((st = qmm_check_view(x, "x", QMM_TYPE_F32, 4)) || (st = qmm_check_view(ids, "ids", QMM_TYPE_I32, 4)) ||
+        (st = qmm_check_view(y, "y", QMM_TYPE_F32, 4)) || (st = qmm_check_output(y, "y")))
+        return st;
+    if (ids->ne[2] != 1 || ids->ne[3] != 1)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: ids is [%lld, %lld, %lld, %lld], expected [U, T]",
+                        (long long)ids->ne[0], (long long)ids->ne[1], (long long)ids->ne[2], (long long)ids->ne[3]);
+    const int64_t nu = ids->ne[0], nt = ids->ne[1];
+    if (x->ne[3] != 1 || y->ne[3] != 1)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: x and y have 3 dims at most (x ne[3] = %lld, y ne[3] = %lld)",
+                        (long long)x->ne[3], (long long)y->ne[3]);
+    if (x->ne[0] != w->k)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: x ne[0] = %lld, the weights have k = %lld", (long long)x->ne[0],
+                        (long long)w->k);
+    if (y->ne[0] != w->n)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: y ne[0] = %lld, the weights have n = %lld", (long long)y->ne[0],
+                        (long long)w->n);
+    if (y->ne[1] != nu || y->ne[2] != nt)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: y is [n, %lld, %lld], ids [U, T] = [%lld, %lld]: y must be [n, U, T]",
+                        (long long)y->ne[1], (long long)y->ne[2], (long long)nu, (long long)nt);
+    if (x->ne[2] != nt)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: x has %lld tokens (ne[2]), ids %lld (ne[1])", (long long)x->ne[2],
+                        (long long)nt);
+    if (x->ne[1] != 1 && x->ne[1] != nu)
+        return qmm_fail(QMM_ERR_INVALID_ARG,
+                        "mul_mat_id: x has %lld rows per token (ne[1]): 1 (shared by the chosen experts) or U = %lld (one "
+                        "per chosen expert) expected",
+                        (long long)x->ne[1], (long long)nu);
+    if (nu * nt > MAX_PAIRS)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: %lld x %lld expert slots, at most %lld", (long long)nu, (long long)nt,
+                        (long long)MAX_PAIRS);
+    /* ids are read again when the rows are grouped */
+    if (qmm_views_overlap(ids, 4, y, 4))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: y overlaps ids");
+    for (int64_t t = 0; t < nt; t++)
+        for (int64_t u = 0; u < nu; u++) {
+            const int32_t id = *(const int32_t *)((const char *)ids->data + (size_t)u * ids->nb[0] + (size_t)t * ids->nb[1]);
+            if (id < 0 || id >= w->n_expert)
+                return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: ids[%lld, %lld] = %d is not an expert: out of range [0, %lld)",
+                                (long long)u, (long long)t, id, (long long)w->n_expert);
+        }
+    for (int s = 0; s < w->nslots; s++)
+        if (w->kf[s]->required & ~ctx->dispatch.features)
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "weights packed for '%s', which this context cannot run", w->kf[s]->name);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat_id_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                    const qmm_tensor *y, int n_threads, size_t *size) {
+    qmm_status st = check_mul_mat_id(ctx, w, x, ids, y);
+    if (st)
+        return st;
+    if (!size || n_threads < 1 || n_threads > QMM_MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
+    *size = qmm_exec_mul_mat_id_work_size(&ctx->exec, w, x, ids, n_threads);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat_id_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                  const qmm_tensor *y, int ith, int nth, void *work, size_t work_size, const qmm_sync *sync) {
+    qmm_status st = check_mul_mat_id(ctx, w, x, ids, y);
+    if (st)
+        return st;
+    if (nth < 1 || nth > QMM_MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
+    if ((st = qmm_check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_id_work_size(&ctx->exec, w, x, ids, nth), sync)))
+        return st;
+    qmm_fpenv fe; /* a thread of the caller's pool */
+    qmm_fpenv_enter(&fe);
+    qmm_exec_mul_mat_id(&ctx->exec, w, x, ids, y, ith, nth, work, sync);
+    qmm_fpenv_leave(&fe);
+    return QMM_OK;
+}
+
+qmm_status qmm_mul_mat_id(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                          const qmm_tensor *y) {
+    qmm_status st = check_mul_mat_id(ctx, w, x, ids, y);
+    if (st)
+        return st;
+    op_job j = {3, ctx, w, x, ids, y, NULL};
+    return qmm_run_pooled(ctx, &j, qmm_exec_mul_mat_id_work_size(&ctx->exec, w, x, ids, ctx->n_threads));
+}
