@@ -7,10 +7,8 @@
 #include "fuzz_common.h"
 #include "packed/packed.h"
 
-static void exercise(qmm_context *ctx, const qmm_weights *w) {
+static void exercise_matrix(qmm_context *ctx, const qmm_weights *w) {
     const int64_t k = qmm_weights_k(w), n = qmm_weights_n(w);
-    if (k * n > ((int64_t)1 << 22))
-        return; /* a huge but valid blob: validation is what is fuzzed */
     for (int64_t m = 1; m <= 3; m += 2) {
         float *x = malloc(sizeof(float) * (size_t)(k * m)), *y = malloc(sizeof(float) * (size_t)(n * m));
         if (!x || !y)
@@ -35,6 +33,37 @@ static void exercise(qmm_context *ctx, const qmm_weights *w) {
     FUZZ_ASSERT(qmm_tensor_init(&to, QMM_TYPE_F32, 2, neo, out) == QMM_OK);
     FUZZ_ASSERT(qmm_get_rows(ctx, w, &ti, &to) == QMM_OK);
     free(out);
+}
+
+/* A matrix; of experts weights the first and last expert's views, and
+ * MUL_MAT_ID routing a token to both. */
+static void exercise(qmm_context *ctx, const qmm_weights *w) {
+    const int64_t k = qmm_weights_k(w), n = qmm_weights_n(w), ne = qmm_weights_n_expert(w);
+    if (k * n > ((int64_t)1 << 22) || ne > 64)
+        return; /* a huge but valid blob: validation is what is fuzzed */
+    if (ne == 1) {
+        exercise_matrix(ctx, w);
+        return;
+    }
+    for (int64_t e = 0; e < ne; e += ne - 1) {
+        qmm_weights *v = NULL;
+        FUZZ_ASSERT(qmm_weights_expert(w, e, &v) == QMM_OK);
+        exercise_matrix(ctx, v);
+        qmm_weights_free(v);
+    }
+    float *x = malloc(sizeof(float) * (size_t)k), *y = malloc(sizeof(float) * (size_t)(2 * n));
+    if (!x || !y)
+        abort();
+    for (int64_t i = 0; i < k; i++)
+        x[i] = (float)((i * 5) % 11) - 5.0f;
+    int32_t ids[2] = {(int32_t)(ne - 1), 0};
+    qmm_tensor tx, ti, ty;
+    FUZZ_ASSERT(qmm_tensor_init(&tx, QMM_TYPE_F32, 3, (const int64_t[]){k, 1, 1}, x) == QMM_OK);
+    FUZZ_ASSERT(qmm_tensor_init(&ti, QMM_TYPE_I32, 2, (const int64_t[]){2, 1}, ids) == QMM_OK);
+    FUZZ_ASSERT(qmm_tensor_init(&ty, QMM_TYPE_F32, 3, (const int64_t[]){n, 2, 1}, y) == QMM_OK);
+    FUZZ_ASSERT(qmm_mul_mat_id(ctx, w, &tx, &ti, &ty) == QMM_OK);
+    free(x);
+    free(y);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

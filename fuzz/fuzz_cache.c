@@ -50,7 +50,14 @@ static void exercise(qmm_context *ctx, qmm_cache *c, int close_first) {
             const int64_t nex[1] = {k}, ney[1] = {rows};
             FUZZ_ASSERT(qmm_tensor_init(&tx, QMM_TYPE_F32, 1, nex, x) == QMM_OK);
             FUZZ_ASSERT(qmm_tensor_init(&ty, QMM_TYPE_F32, 1, ney, y) == QMM_OK);
-            FUZZ_ASSERT(qmm_mul_mat(ctx, w, &tx, &ty) == QMM_OK);
+            if (qmm_weights_n_expert(w) == 1) {
+                FUZZ_ASSERT(qmm_mul_mat(ctx, w, &tx, &ty) == QMM_OK);
+            } else { /* experts weights: the last expert */
+                int32_t id = (int32_t)(qmm_weights_n_expert(w) - 1);
+                qmm_tensor ti;
+                FUZZ_ASSERT(qmm_tensor_init(&ti, QMM_TYPE_I32, 1, (const int64_t[]){1}, &id) == QMM_OK);
+                FUZZ_ASSERT(qmm_mul_mat_id(ctx, w, &tx, &ti, &ty) == QMM_OK);
+            }
             free(x);
             free(y);
         }

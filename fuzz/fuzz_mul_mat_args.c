@@ -1,5 +1,6 @@
 /* libFuzzer target: argument validation of qmm_mul_mat, qmm_get_rows,
- * qmm_mul_mat_f16 and their work-size / bring-your-own-threads forms.
+ * qmm_mul_mat_f16, qmm_mul_mat_id (on experts weights, ids in and out of
+ * range) and their work-size / bring-your-own-threads forms.
  *
  * The input chooses weights (packed once), tensor types, dims, byte strides,
  * misaligned data pointers, thread ids and work buffers. The harness computes
@@ -21,9 +22,10 @@
 static const qmm_type wtypes[4] = {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0};
 static const int64_t wk[3] = {32, 64, 96}, wn[3] = {1, 3, 17};
 static qmm_weights *weights[4][3];
-static uint8_t *bufs[4];   /* x / ids / w16, y / out, spare, work */
-static uint8_t *shadow[4]; /* copies to compare with */
-static uint8_t *mask;      /* 1 where an output element may be written */
+static qmm_weights *experts[4][3]; /* 3 experts of the same shapes */
+static uint8_t *bufs[4];           /* x / ids / w16, y / out, spare, work */
+static uint8_t *shadow[4];         /* copies to compare with */
+static uint8_t *mask;              /* 1 where an output element may be written */
 
 static void init(void) {
     qmm_context *ctx = fuzz_ctx(2);
@@ -42,6 +44,14 @@ static void init(void) {
                 abort();
             if (qmm_weights_pack(ctx, wtypes[t], wk[s], wn[s], src, rb * (size_t)wn[s], &weights[t][s]) != QMM_OK)
                 abort();
+            uint8_t *src3 = malloc(rb * (size_t)wn[s] * 3);
+            if (!src3)
+                abort();
+            for (int e = 0; e < 3; e++)
+                memcpy(src3 + rb * (size_t)wn[s] * (size_t)e, src, rb * (size_t)wn[s]);
+            if (qmm_experts_pack(ctx, wtypes[t], wk[s], wn[s], 3, src3, rb * (size_t)wn[s] * 3, &experts[t][s]) != QMM_OK)
+                abort();
+            free(src3);
             free(src);
             free(f);
         }
@@ -169,14 +179,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     qmm_context *ctx = fuzz_ctx(2);
     fuzz_in in = {data, size};
-    const unsigned op = fuzz_u8(&in) % 3;
+    const unsigned op = fuzz_u8(&in) % 4;   /* mul_mat, get_rows, f16, mul_mat_id */
     const unsigned form = fuzz_u8(&in) % 3; /* pooled, work size, compute */
     const unsigned wsel = fuzz_u8(&in);
-    const qmm_weights *w = weights[wsel % 4][(wsel / 4) % 3];
+    const qmm_weights *w = (op == 3 ? experts : weights)[wsel % 4][(wsel / 4) % 3];
     const int64_t k = qmm_weights_k(w), n = qmm_weights_n(w);
     const int64_t m = 1 + fuzz_u8(&in) % 4, b2 = 1 + fuzz_u8(&in) % 3, b3 = 1 + fuzz_u8(&in) % 2;
 
-    view a, b, c; /* mul_mat: x, y; get_rows: ids, out; f16: w16, x, y */
+    view a, b, c; /* mul_mat: x, y; get_rows: ids, out; f16: w16, x, y; mul_mat_id: x, y, ids */
     for (int i = 0; i < 3; i++) {
         memset(bufs[i], CANARY, BUF);
     }
@@ -201,6 +211,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 id = bad & 1 ? (int32_t)n : -1;
             memcpy(bufs[0] + i, &id, 4);
         }
+    } else if (op == 3) {
+        /* m slots per token, b2 tokens; x rows per token 1, m, or another count */
+        const unsigned xs = fuzz_u8(&in) % 8;
+        const int64_t xr = xs < 3 ? 1 : xs < 6 ? m : 1 + xs % 5;
+        const int64_t wx[4] = {k, xr, b2, 1}, wy[4] = {n, m, b2, 1}, wi[4] = {m, b2, 1, 1};
+        pick_view(&in, &a, QMM_TYPE_F32, 4, wx, bufs[0]);
+        pick_view(&in, &b, QMM_TYPE_F32, 4, wy, bufs[1]);
+        pick_view(&in, &c, QMM_TYPE_I32, 4, wi, bufs[2]);
+        for (size_t i = 0; i + 4 <= BUF; i += 4) {
+            const float f = (float)((i / 4) % 7) - 3.0f;
+            memcpy(bufs[0] + i, &f, 4);
+        }
+        /* expert ids: in range mostly, some out of range */
+        const unsigned bad = fuzz_u8(&in);
+        for (size_t i = 0; i + 4 <= BUF; i += 4) {
+            int32_t id = (int32_t)((i / 4 + bad) % 3);
+            if (bad < 40 && (i / 4) % 13 == bad % 13)
+                id = bad & 1 ? 3 : -1;
+            memcpy(bufs[2] + i, &id, 4);
+        }
     } else {
         const int64_t kb = 32 * (1 + fuzz_u8(&in) % 3), nb = 1 + fuzz_u8(&in) % 9;
         const int64_t ww[4] = {kb, nb, 1 + (b2 > 1 && fuzz_u8(&in) % 2 ? b2 - 1 : 0), 1};
@@ -217,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             memcpy(bufs[0] + i, &f, 4);
         }
     }
-    const int three = op == 2;
+    const int three = op >= 2;
     const int must_refuse = a.verdict == 1 || b.verdict == 1 || (three && c.verdict == 1);
     const int passable = a.verdict == 0 && b.verdict == 0 && (!three || c.verdict == 0);
     if (!must_refuse && !passable)
@@ -235,13 +265,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (form == 0) {
         st = op == 0   ? qmm_mul_mat(ctx, w, &a.t, &b.t)
              : op == 1 ? qmm_get_rows(ctx, w, &a.t, &b.t)
-                       : qmm_mul_mat_f16(ctx, &c.t, &a.t, &b.t);
+             : op == 2 ? qmm_mul_mat_f16(ctx, &c.t, &a.t, &b.t)
+                       : qmm_mul_mat_id(ctx, w, &a.t, &c.t, &b.t);
     } else {
         size_t need = 0;
         const int nt = form == 1 ? nth : 1;
         st = op == 0   ? qmm_mul_mat_work_size(ctx, w, &a.t, &b.t, nt, &need)
              : op == 1 ? qmm_get_rows_work_size(ctx, w, &a.t, &b.t, nt, &need)
-                       : qmm_mul_mat_f16_work_size(ctx, &c.t, &a.t, &b.t, nt, &need);
+             : op == 2 ? qmm_mul_mat_f16_work_size(ctx, &c.t, &a.t, &b.t, nt, &need)
+                       : qmm_mul_mat_id_work_size(ctx, w, &a.t, &c.t, &b.t, nt, &need);
         if (form == 1) {
             if (nt < 1)
                 FUZZ_ASSERT(st != QMM_OK);
@@ -261,7 +293,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             memset(bufs[3], 0, BUF);
             st = op == 0   ? qmm_mul_mat_compute(ctx, w, &a.t, &b.t, ith, nth, bufs[3], wsize, &sync)
                  : op == 1 ? qmm_get_rows_compute(ctx, w, &a.t, &b.t, ith, nth, bufs[3], wsize, &sync)
-                           : qmm_mul_mat_f16_compute(ctx, &c.t, &a.t, &b.t, ith, nth, bufs[3], wsize, &sync);
+                 : op == 2 ? qmm_mul_mat_f16_compute(ctx, &c.t, &a.t, &b.t, ith, nth, bufs[3], wsize, &sync)
+                           : qmm_mul_mat_id_compute(ctx, w, &a.t, &c.t, &b.t, ith, nth, bufs[3], wsize, &sync);
             if (!run || wsize < need)
                 FUZZ_ASSERT(st != QMM_OK);
         }

@@ -1,4 +1,4 @@
-/* Writes the seed corpora of fuzz_blob, fuzz_cache and fuzz_mul_mat_args
+/* Writes the seed corpora of fuzz_blob, fuzz_cache and fuzz_mul_mat_args (MUL_MAT_ID too)
  * into DIR/<target>/ (fuzz/corpus in the repo; fuzz_gguf's seeds come from
  * gen_gguf_corpus.py). usage: fuzz_gen_corpus DIR */
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/cache.h"
 #include "qmatmul.h"
 
 static char root[1024];
@@ -70,6 +71,28 @@ int main(int argc, char **argv) {
             free(src);
         }
 
+    /* experts weights: a blob of 3 experts, and a cache holding it with a matrix */
+    {
+        size_t ssize;
+        void *src = weights_src(QMM_TYPE_Q4_0, 64, 9, &ssize); /* 9 rows: 3 experts of 3 */
+        qmm_weights *w = NULL;
+        if (qmm_experts_pack(ctx, QMM_TYPE_Q4_0, 64, 3, 3, src, ssize, &w) != QMM_OK)
+            return 1;
+        size_t bsize;
+        const void *blob = qmm_weights_blob(w, &bsize);
+        save("fuzz_blob", "q4_0_3x3x64_experts.blob", blob, bsize);
+        qmm_weights_free(w);
+        const qmm_cache_item items[2] = {{{"blk.0.attn_q.weight", QMM_TYPE_Q4_0, 64, 3, src, ssize}, 1},
+                                         {{"blk.0.ffn_up_exps.weight", QMM_TYPE_Q4_0, 64, 3, src, ssize}, 3}};
+        char path[1400];
+        snprintf(path, sizeof path, "%s/fuzz_cache/experts.qmp", root);
+        if (qmm_cache_write_file(ctx, items, 2, 0x5eed, path, NULL, NULL, NULL) != QMM_OK) {
+            fprintf(stderr, "%s\n", qmm_last_error());
+            return 1;
+        }
+        free(src);
+    }
+
     /* caches: one tensor, all four types, empty */
     {
         void *srcs[4];
@@ -96,7 +119,7 @@ int main(int argc, char **argv) {
 
     /* mul_mat args: the parse order of fuzz_mul_mat_args.c with valid
      * choices (type as wanted, dims as wanted, natural strides, aligned data) */
-    for (int op = 0; op < 3; op++)
+    for (int op = 0; op < 4; op++)
         for (int form = 0; form < 3; form++)
             for (int ws = 0; ws < 12; ws += 5) {
                 uint8_t b[128];
@@ -112,7 +135,9 @@ int main(int argc, char **argv) {
                     b[n++] = 4; /* nb = 5 */
                     b[n++] = 1; /* w batches = b2 */
                 }
-                const int views = op == 2 ? 3 : 2;
+                if (op == 3)
+                    b[n++] = ws == 5 ? 0 : 3; /* x rows per token: 1 (shared), or m */
+                const int views = op >= 2 ? 3 : 2;
                 for (int v = 0; v < views; v++) {
                     b[n++] = 0; /* type as wanted */
                     for (int d = 0; d < 4; d++)
@@ -121,7 +146,7 @@ int main(int argc, char **argv) {
                         b[n++] = (uint8_t)(v == 1 && d == 1 ? 1 : 6); /* natural strides; y rows padded */
                     b[n++] = 64;                                      /* data at offset 0 */
                 }
-                if (op == 1)
+                if (op == 1 || op == 3)
                     b[n++] = 200; /* ids all in range */
                 b[n++] = 2;       /* nth = 1 */
                 b[n++] = 1;       /* ith = 0 */

@@ -52,9 +52,11 @@ extern "C" {
 typedef struct qmm_cache qmm_cache;
 
 typedef struct qmm_cache_write_options {
-    /* NULL: every 2-D tensor of a packable type (F32, F16, Q4_0, Q8_0). Else
+    /* NULL: every 2-D tensor of a packable type (F32, F16, Q4_0, Q8_0...),
+     * and every 3-D one with "_exps" in its name (experts weights). Else
      * called for every tensor of the GGUF; nonzero packs it (it must still be
-     * 2-D and of a packable type, else the write fails). */
+     * 2-D, or 3-D: packed as experts, and of a packable type, else the write
+     * fails). */
     int (*filter)(void *user, const char *name, qmm_type type, int n_dims, const int64_t ne[4]);
     /* Called after each tensor is packed and written (done of total). */
     void (*progress)(void *user, int64_t done, int64_t total, const char *name);
@@ -165,8 +167,9 @@ QMM_API const char *qmm_cache_writer_version(const qmm_cache *cache);
 QMM_API int qmm_cache_family_count(const qmm_cache *cache);
 QMM_API qmm_status qmm_cache_family_info(const qmm_cache *cache, int i, qmm_family_desc *out);
 
-/* Whether qmm_cache_write would cache this GGUF tensor (2-D, a packable type,
- * non-empty, a name of at most 1023 bytes): 1, or 0 with the reason in why
+/* Whether qmm_cache_write would cache this GGUF tensor (2-D, or 3-D with
+ * "_exps" in its name: experts weights, as qmm_experts_pack packs them; a
+ * packable type, non-empty, a name of at most 1023 bytes): 1, or 0 with the reason in why
  * (NUL-terminated, cut to why_size). For tools that list what they skip. */
 QMM_API int qmm_cache_tensor_cacheable(const struct qmm_gguf_tensor *t, char *why, size_t why_size);
 

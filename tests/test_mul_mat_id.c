@@ -11,7 +11,10 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "base/crc32.h"
+#include "kernels/family.h"
 #include "qmatmul.h"
+#include "registry/registry.h"
 #include "test_util.h"
 #include "test_weights.h"
 
@@ -60,17 +63,35 @@ static void make_experts(experts *x, qmm_type t, int64_t k, int64_t n, int64_t n
     }
 }
 
-static qmm_context *make_ctx(int nth, int mult, int cap) {
+/* kernel: a family to force (the type's reference); hide: features to hide
+ * (AVX-512: the AVX2 families, whose GEMM layout is the row layout). */
+static qmm_context *make_ctx_with(int nth, int mult, int cap, const char *kernel, const char *hide) {
     qmm_options o;
     memset(&o, 0, sizeof o);
     o.n_threads = nth;
     o.chunk_multiplier = mult;
     o.thread_cap = cap;
+    o.kernel = kernel;
+    o.hide_features = hide;
     o.flags = QMM_IGNORE_ENV | (cap ? QMM_CAP_ALL_PRIMARIES : 0);
     qmm_context *ctx = NULL;
     qmm_status st = qmm_context_create(&o, &ctx);
-    CHECK(st == QMM_OK, "context(nth=%d mult=%d cap=%d): %s", nth, mult, cap, qmm_last_error());
+    CHECK(st == QMM_OK, "context(nth=%d mult=%d cap=%d kernel=%s hide=%s): %s", nth, mult, cap, kernel ? kernel : "auto",
+          hide ? hide : "none", qmm_last_error());
     return ctx;
+}
+
+static qmm_context *make_ctx(int nth, int mult, int cap) { return make_ctx_with(nth, mult, cap, NULL, NULL); }
+
+/* The reference family's name of a type: "ref_" and the lower-case type. */
+static const char *ref_name(qmm_type t, char *buf, size_t size) {
+    const char *tn = qmm_type_name(t);
+    size_t i = 0;
+    i += (size_t)snprintf(buf, size, "ref_");
+    for (; *tn && i + 1 < size; tn++)
+        buf[i++] = (char)(*tn >= 'A' && *tn <= 'Z' ? *tn - 'A' + 'a' : *tn);
+    buf[i] = 0;
+    return buf;
 }
 
 /* A routing problem: ids [U, T], x [k, xr, T], y [n, U, T], all strided. */
@@ -191,16 +212,29 @@ static void sweep_type(qmm_type t) {
             routing r;
             make_routing(&r, &e, shapes[si][0], shapes[si][1], shared, kind);
             float *expect = oracle(base, w0, &e, &r);
-            for (int ti = 0; ti < (quick ? 2 : 4); ti++) {
-                qmm_context *ctx = make_ctx(thr[ti], mults[(ti + si) % 4], 0);
+            /* the native families at 1..5 threads, then the reference and
+             * (x86) the AVX2 families: every kind of activation layout */
+            for (int ti = 0; ti < (quick ? 2 : 4) + 2; ti++) {
+                const int extra = ti - (quick ? 2 : 4);
+                char rn[32];
+                const char *kernel = extra == 0 ? ref_name(t, rn, sizeof rn) : NULL;
+#if defined(__x86_64__)
+                const char *hide = extra == 1 ? "avx512f" : NULL;
+#else
+                const char *hide = NULL;
+#endif
+                if (extra == 1 && !hide)
+                    continue;
+                const int nthr = extra < 0 ? thr[ti] : 2 + extra;
+                qmm_context *ctx = make_ctx_with(nthr, mults[(ti + si) % 4], 0, kernel, hide);
                 qmm_weights *w = NULL;
                 CHECK_OK(qmm_experts_pack(ctx, t, e.k, e.n, e.ne, e.src, e.size, &w));
                 if (w) {
                     float *got = run_id(ctx, w, &e, &r);
                     bad += memcmp(got, expect, r.ybytes) != 0;
                     runs++;
-                    CHECK(memcmp(got, expect, r.ybytes) == 0, "%s: U=%lld T=%lld shared=%d routing %d threads %d differs",
-                          qmm_type_name(t), (long long)r.nu, (long long)r.nt, shared, kind, thr[ti]);
+                    CHECK(memcmp(got, expect, r.ybytes) == 0, "%s: U=%lld T=%lld shared=%d routing %d threads %d (%s) differs",
+                          qmm_type_name(t), (long long)r.nu, (long long)r.nt, shared, kind, nthr, qmm_weights_kernel(w));
                     free(got);
                 }
                 qmm_weights_free(w);
@@ -332,6 +366,422 @@ static void byo_pool(void) {
     free(e.src);
 }
 
+/* ---------------------------------------------------- GET_ROWS per expert */
+
+static void get_rows(void) {
+    static const qmm_type gt[] = {QMM_TYPE_Q4_0, QMM_TYPE_Q6_K, QMM_TYPE_F16, QMM_TYPE_MXFP4, QMM_TYPE_BF16};
+    qmm_context *ctx = make_ctx(3, 2, 0);
+    for (size_t i = 0; i < sizeof gt / sizeof gt[0]; i++) {
+        experts e;
+        make_experts(&e, gt[i], type_k(gt[i], 0), 21, 4);
+        qmm_weights *w = NULL;
+        CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &w));
+        if (!w) {
+            free(e.src);
+            continue;
+        }
+        CHECK(qmm_weights_n_expert(w) == 4, "n_expert %lld", (long long)qmm_weights_n_expert(w));
+        const int64_t r = 5, b2 = 2;
+        int32_t ids[5 * 4 * 2];
+        for (int j = 0; j < (int)(r * e.ne * b2); j++)
+            ids[j] = (int32_t)(qmm_test_rand_u64(&seed) % (uint64_t)e.n);
+        ids[0] = 0, ids[1] = (int32_t)e.n - 1;
+        qmm_tensor ti, to;
+        qmm_tensor_init(&ti, QMM_TYPE_I32, 3, (int64_t[]){r, e.ne, b2}, ids);
+        float *out = malloc((size_t)(e.k * r * e.ne * b2) * 4), *row = malloc((size_t)e.k * 4);
+        qmm_tensor_init(&to, QMM_TYPE_F32, 4, (int64_t[]){e.k, r, e.ne, b2}, out);
+        CHECK_OK(qmm_get_rows(ctx, w, &ti, &to));
+        long bad = 0;
+        const size_t rb = qmm_row_size(e.type, e.k);
+        for (int64_t i2 = 0; i2 < b2; i2++)
+            for (int64_t i1 = 0; i1 < e.ne; i1++)
+                for (int64_t i0 = 0; i0 < r; i0++) {
+                    const int32_t id = ids[(i2 * e.ne + i1) * r + i0];
+                    qmm_dequantize(e.type, (const char *)e.src + (size_t)(i1 * e.n + id) * rb, row, 1, e.k);
+                    bad += memcmp(row, out + ((i2 * e.ne + i1) * r + i0) * e.k, (size_t)e.k * 4) != 0;
+                }
+        CHECK(bad == 0, "%s: %ld GET_ROWS rows of experts differ from qmm_dequantize", qmm_type_name(e.type), bad);
+        /* ids must say the expert in ne[1] */
+        qmm_tensor_init(&ti, QMM_TYPE_I32, 3, (int64_t[]){r * e.ne, 1, b2}, ids);
+        qmm_tensor_init(&to, QMM_TYPE_F32, 4, (int64_t[]){e.k, r * e.ne, 1, b2}, out);
+        CHECK(qmm_get_rows(ctx, w, &ti, &to) == QMM_ERR_INVALID_ARG && strstr(qmm_last_error(), "expert"),
+              "get_rows of experts with ids [r, 1, b2]: %s", qmm_last_error());
+        free(out);
+        free(row);
+        qmm_weights_free(w);
+        free(e.src);
+    }
+    qmm_context_free(ctx);
+}
+
+/* ------------------------------------------------ blob and cache round trips */
+
+static void reseal(uint8_t *h) {
+    memset(h + 128, 0, 4);
+    const uint32_t c = qmm_crc32(0, h, 192);
+    memcpy(h + 128, &c, 4); /* little-endian hosts */
+}
+
+static void blob_round_trip(void) {
+    qmm_context *ctx = make_ctx(2, 2, 0);
+    experts e;
+    make_experts(&e, QMM_TYPE_Q8_0, 64, 30, 3);
+    qmm_weights *w = NULL;
+    CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &w));
+    routing r;
+    make_routing(&r, &e, 2, 9, 0, R_UNIFORM);
+    size_t size = 0;
+    const void *blob = w ? qmm_weights_blob(w, &size) : NULL;
+    CHECK(blob && size > 192, "experts blob");
+    if (blob) {
+        uint8_t *copy = qmm_test_alloc(size);
+        memcpy(copy, blob, size);
+        qmm_weights *w2 = NULL;
+        CHECK_OK(qmm_weights_from_blob(ctx, copy, size, &w2));
+        if (w2) {
+            CHECK(qmm_weights_n_expert(w2) == 3 && qmm_weights_n(w2) == 30, "blob round trip: %lld experts",
+                  (long long)qmm_weights_n_expert(w2));
+            float *a = run_id(ctx, w, &e, &r), *b = run_id(ctx, w2, &e, &r);
+            CHECK(memcmp(a, b, r.ybytes) == 0, "blob round trip: mul_mat_id differs");
+            free(a);
+            free(b);
+            qmm_weights_free(w2);
+        }
+        /* a view has no blob of its own */
+        qmm_weights *v = NULL;
+        CHECK_OK(qmm_weights_expert(w, 2, &v));
+        size_t vs = 1;
+        CHECK(v && qmm_weights_blob(v, &vs) == NULL && vs == 0, "a view's blob");
+        CHECK(v && qmm_weights_n_expert(v) == 1, "a view is one matrix");
+        qmm_weights_free(v);
+        CHECK(qmm_weights_expert(w, 3, &v) == QMM_ERR_INVALID_ARG && !v, "expert 3 of 3");
+        CHECK(qmm_weights_expert(w, -1, &v) == QMM_ERR_INVALID_ARG && !v, "expert -1");
+        /* an experts count that disagrees with the slot sizes, resealed */
+        static const uint64_t lies[] = {2, 4, 1, 0, (uint64_t)1 << 40};
+        for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+            memcpy(copy, blob, size);
+            memcpy(copy + 136, &lies[i], 8);
+            reseal(copy);
+            qmm_weights *bad = NULL;
+            const qmm_status st = qmm_weights_from_blob(ctx, copy, size, &bad);
+            CHECK(st == QMM_ERR_BAD_BLOB && !bad, "blob claiming %llu experts: %s", (unsigned long long)lies[i],
+                  qmm_status_str(st));
+        }
+        /* version 1 (a matrix) with the experts' slots: sizes disagree */
+        memcpy(copy, blob, size);
+        copy[4] = 1, copy[5] = 0;
+        memset(copy + 136, 0, 8);
+        reseal(copy);
+        qmm_weights *bad = NULL;
+        CHECK(qmm_weights_from_blob(ctx, copy, size, &bad) == QMM_ERR_BAD_BLOB, "experts blob as version 1");
+        /* truncated: every length short of the whole refused, none crashes */
+        memcpy(copy, blob, size);
+        for (size_t cut = 0; cut < size; cut += cut < 256 ? 1 : 97) {
+            CHECK(qmm_weights_from_blob(ctx, copy, cut, &bad) == QMM_ERR_BAD_BLOB && !bad, "blob cut to %zu accepted", cut);
+        }
+        free(copy);
+    }
+    free_routing(&r);
+    qmm_weights_free(w);
+    free(e.src);
+    qmm_context_free(ctx);
+}
+
+/* A GGUF v3 file written here: tensors of one type, 2-D or 3-D. */
+typedef struct gtensor {
+    const char *name;
+    int n_dims;
+    int64_t ne[3];
+    const void *data;
+    size_t size;
+} gtensor;
+
+static void put(FILE *f, const void *p, size_t n) { fwrite(p, 1, n, f); }
+static void put64(FILE *f, uint64_t v) { put(f, &v, 8); }
+static void put32(FILE *f, uint32_t v) { put(f, &v, 4); }
+
+static int write_gguf(const char *path, qmm_type type, const gtensor *ts, int nt) {
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    put(f, "GGUF", 4);
+    put32(f, 3);
+    put64(f, (uint64_t)nt);
+    put64(f, 0); /* no metadata: alignment 32 */
+    uint64_t off = 0;
+    for (int i = 0; i < nt; i++) {
+        put64(f, strlen(ts[i].name));
+        put(f, ts[i].name, strlen(ts[i].name));
+        put32(f, (uint32_t)ts[i].n_dims);
+        for (int d = 0; d < ts[i].n_dims; d++)
+            put64(f, (uint64_t)ts[i].ne[d]);
+        put32(f, (uint32_t)type);
+        put64(f, off);
+        off = (off + ts[i].size + 31) / 32 * 32;
+    }
+    long pos = ftell(f);
+    for (; pos % 32; pos++)
+        fputc(0, f);
+    for (int i = 0; i < nt; i++) {
+        put(f, ts[i].data, ts[i].size);
+        for (size_t j = ts[i].size; j % 32; j++)
+            fputc(0, f);
+    }
+    return fclose(f) == 0;
+}
+
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void set32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* A cache whose index gives the experts tensor another count than its blob
+ * (both checksums resealed: a consistent file that lies) is refused. */
+static void cache_lies(qmm_context *ctx, const char *cpath) {
+    FILE *f = fopen(cpath, "rb");
+    CHECK(f != NULL, "reopen %s", cpath);
+    if (!f)
+        return;
+    static uint8_t img[1 << 16];
+    const size_t len = fread(img, 1, sizeof img, f);
+    fclose(f);
+    CHECK(len > 256 && len < sizeof img, "cache of %zu bytes", len);
+    const uint32_t nfam = get32(img + 64), ntens = get32(img + 68);
+    uint8_t *entry = img + 256 + 64 * (size_t)nfam + 64; /* sorted: attn_q, then ffn_up_exps */
+    CHECK(ntens == 2 && entry[56] == 5, "experts entry holds %u", entry[56]);
+    static const uint8_t lies[] = {4, 6, 1, 0};
+    char lpath[600];
+    snprintf(lpath, sizeof lpath, "%s.lie", cpath);
+    for (size_t i = 0; i < sizeof lies; i++) {
+        entry[56] = lies[i];
+        const uint64_t names = (uint64_t)get32(img + 72) | (uint64_t)get32(img + 76) << 32;
+        set32(img + 92, qmm_crc32(0, img + 256, (size_t)(64 * (nfam + ntens) + names)));
+        set32(img + 252, 0);
+        set32(img + 252, qmm_crc32(0, img, 256));
+        FILE *o = fopen(lpath, "wb");
+        fwrite(img, 1, len, o);
+        fclose(o);
+        qmm_cache *c = NULL;
+        qmm_status st = qmm_cache_open(ctx, lpath, NULL, &c);
+        qmm_weights *w = NULL;
+        if (st == QMM_OK)
+            st = qmm_cache_get(c, "blk.0.ffn_up_exps.weight", &w);
+        CHECK(st == QMM_ERR_BAD_FILE && !w, "index claiming %u experts (blob: 5): %s (%s)", lies[i], qmm_status_str(st),
+              qmm_last_error());
+        qmm_weights_free(w);
+        qmm_cache_close(c);
+    }
+    entry[56] = 5;
+    unlink(lpath);
+}
+
+static void cache_round_trip(void) {
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char gpath[512], cpath[512];
+    snprintf(gpath, sizeof gpath, "%s/qmm_moe_%d.gguf", tmp, (int)getpid());
+    snprintf(cpath, sizeof cpath, "%s/qmm_moe_%d.qmp", tmp, (int)getpid());
+    experts e, m;
+    make_experts(&e, QMM_TYPE_Q4_0, 96, 24, 5);
+    make_experts(&m, QMM_TYPE_Q4_0, 96, 16, 1);
+    const gtensor ts[] = {{"blk.0.ffn_up_exps.weight", 3, {96, 24, 5}, e.src, e.size},
+                          {"blk.0.attn_q.weight", 2, {96, 16, 1}, m.src, m.size},
+                          {"blk.0.other3d.weight", 3, {96, 8, 2}, e.src, qmm_row_size(e.type, 96) * 16}};
+    CHECK(write_gguf(gpath, QMM_TYPE_Q4_0, ts, 3), "writing %s", gpath);
+    qmm_context *ctx = make_ctx(2, 2, 0);
+    CHECK_OK(qmm_cache_write(ctx, gpath, cpath, NULL));
+    qmm_cache *c = NULL;
+    qmm_cache_open_options o = {gpath, 0, QMM_CACHE_VERIFY};
+    CHECK_OK(qmm_cache_open(ctx, cpath, &o, &c));
+    CHECK(c && qmm_cache_count(c) == 2, "cache holds %lld tensors (the 3-D tensor without _exps is not cached)",
+          (long long)qmm_cache_count(c));
+    qmm_weights *w = NULL, *w2 = NULL;
+    if (c) {
+        CHECK_OK(qmm_cache_get(c, "blk.0.ffn_up_exps.weight", &w));
+        CHECK_OK(qmm_cache_get(c, "blk.0.attn_q.weight", &w2));
+    }
+    CHECK(w && qmm_weights_n_expert(w) == 5 && qmm_weights_n(w) == 24, "cached experts weights");
+    CHECK(w2 && qmm_weights_n_expert(w2) == 1, "cached matrix");
+    if (w) {
+        qmm_weights *fresh = NULL;
+        CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &fresh));
+        size_t s1 = 0, s2 = 0;
+        const void *b1 = qmm_weights_blob(w, &s1), *b2 = fresh ? qmm_weights_blob(fresh, &s2) : NULL;
+        CHECK(b2 && s1 == s2 && memcmp(b1, b2, s1) == 0, "cached experts blob differs from a fresh pack");
+        routing r;
+        make_routing(&r, &e, 4, 7, 1, R_SKEWED);
+        float *a = run_id(ctx, w, &e, &r), *b = oracle(ctx, w, &e, &r);
+        CHECK(memcmp(a, b, r.ybytes) == 0, "mul_mat_id on cached experts differs from the per-expert oracle");
+        free(a);
+        free(b);
+        free_routing(&r);
+        qmm_weights_free(fresh);
+    }
+    qmm_weights_free(w);
+    qmm_weights_free(w2);
+    qmm_cache_close(c);
+    cache_lies(ctx, cpath);
+    qmm_context_free(ctx);
+    unlink(gpath);
+    unlink(cpath);
+    free(e.src);
+    free(m.src);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+/* st must be want, with a last-error text naming what (y untouched). */
+#define EXPECT_ERR(expr, want, what)                                                                                             \
+    do {                                                                                                                         \
+        const qmm_status st_ = (expr);                                                                                           \
+        CHECK(st_ == (want) && strstr(qmm_last_error(), (what)) != NULL, "%s -> %s (%s), expected %s with \"%s\"", #expr,        \
+              qmm_status_str(st_), qmm_last_error(), qmm_status_str(want), (what));                                              \
+    } while (0)
+
+static void errors(void) {
+    qmm_context *ctx = make_ctx(2, 1, 0);
+    experts e;
+    make_experts(&e, QMM_TYPE_Q4_0, 64, 20, 4);
+    qmm_weights *w = NULL;
+    CHECK_OK(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, &w));
+    /* packing */
+    qmm_weights *o = NULL;
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, 0, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "n_expert");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, -3, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "n_expert");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size - 1, &o), QMM_ERR_INVALID_ARG, "smaller");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, 48, e.n, e.ne, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "multiple of 32");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, (int64_t)1 << 20, (int64_t)1 << 20, 1 << 10, e.src, e.size, &o), QMM_ERR_INVALID_ARG,
+               "too large");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, 64, (int64_t)1 << 30, (int64_t)1 << 20, e.src, e.size, &o), QMM_ERR_INVALID_ARG,
+               "too large");
+    EXPECT_ERR(qmm_experts_pack(ctx, QMM_TYPE_I32, e.k, e.n, e.ne, e.src, e.size, &o), QMM_ERR_UNSUPPORTED, "cannot be packed");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, NULL, e.size, &o), QMM_ERR_INVALID_ARG, "NULL");
+    EXPECT_ERR(qmm_experts_pack(NULL, e.type, e.k, e.n, e.ne, e.src, e.size, &o), QMM_ERR_INVALID_ARG, "NULL");
+    EXPECT_ERR(qmm_experts_pack(ctx, e.type, e.k, e.n, e.ne, e.src, e.size, NULL), QMM_ERR_INVALID_ARG, "out is NULL");
+    CHECK(o == NULL, "failed pack left weights");
+    CHECK(qmm_weights_n_expert(NULL) == 0, "n_expert of NULL");
+    routing r;
+    make_routing(&r, &e, 3, 4, 0, R_UNIFORM);
+    float *buf = qmm_test_alloc(r.ybytes);
+    memset(buf, 0x5a, r.ybytes);
+    float *canary = qmm_test_alloc(r.ybytes);
+    memcpy(canary, buf, r.ybytes);
+    qmm_tensor y;
+    y_view(&e, &r, buf, &y);
+    /* qmm_mul_mat on experts names the right call */
+    qmm_tensor x2 = r.x, y2 = y;
+    x2.ne[1] = 1, x2.ne[2] = 1, y2.ne[1] = 1, y2.ne[2] = 1;
+    EXPECT_ERR(qmm_mul_mat(ctx, w, &x2, &y2), QMM_ERR_INVALID_ARG, "qmm_mul_mat_id");
+    /* ids out of range */
+    const int32_t keep = r.idbuf[1];
+    r.idbuf[1] = -1;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "out of range");
+    r.idbuf[1] = (int32_t)e.ne;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "out of range");
+    r.idbuf[1] = keep;
+    /* shapes */
+    qmm_tensor t = r.x;
+    t.ne[1] = 2; /* neither 1 nor U = 3 */
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "rows per token");
+    t = r.x;
+    t.ne[0] = 32;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "k = 64");
+    t = r.x;
+    t.ne[2] = 3;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "tokens");
+    t = y;
+    t.ne[1] = 2;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &t), QMM_ERR_INVALID_ARG, "[n, U, T]");
+    t = y;
+    t.ne[0] = 19;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &t), QMM_ERR_INVALID_ARG, "n = 20");
+    t = r.ids;
+    t.ne[2] = 2;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &t, &y), QMM_ERR_INVALID_ARG, "[U, T]");
+    /* types, NULLs, strides */
+    t = r.ids;
+    t.type = QMM_TYPE_F32;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &t, &y), QMM_ERR_INVALID_ARG, "expected I32");
+    t = r.x;
+    t.type = QMM_TYPE_F16;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "expected F32");
+    t = r.x;
+    t.nb[0] = 8;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &t, &r.ids, &y), QMM_ERR_INVALID_ARG, "nb[0]");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, NULL, &r.ids, &y), QMM_ERR_INVALID_ARG, "x is NULL");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, NULL, &y), QMM_ERR_INVALID_ARG, "ids is NULL");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, NULL), QMM_ERR_INVALID_ARG, "y is NULL");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, NULL, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "NULL");
+    EXPECT_ERR(qmm_mul_mat_id(NULL, w, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "NULL");
+    /* y over ids */
+    t = y;
+    t.data = r.idbuf;
+    EXPECT_ERR(qmm_mul_mat_id(ctx, w, &r.x, &r.ids, &t), QMM_ERR_INVALID_ARG, "overlaps ids");
+    /* bring-your-own-pool entries check the same, and their own */
+    size_t ws = 0;
+    EXPECT_ERR(qmm_mul_mat_id_work_size(ctx, w, &r.x, &r.ids, &y, 0, &ws), QMM_ERR_INVALID_ARG, "thread count");
+    EXPECT_ERR(qmm_mul_mat_id_work_size(ctx, w, &r.x, &r.ids, &y, 2, NULL), QMM_ERR_INVALID_ARG, "NULL size");
+    r.idbuf[0] = 99;
+    EXPECT_ERR(qmm_mul_mat_id_work_size(ctx, w, &r.x, &r.ids, &y, 2, &ws), QMM_ERR_INVALID_ARG, "out of range");
+    EXPECT_ERR(qmm_mul_mat_id_compute(ctx, w, &r.x, &r.ids, &y, 0, 1, NULL, 0, NULL), QMM_ERR_INVALID_ARG, "out of range");
+    r.idbuf[0] = 0;
+    EXPECT_ERR(qmm_mul_mat_id_compute(ctx, w, &r.x, &r.ids, &y, 0, 1, NULL, 0, NULL), QMM_ERR_INVALID_ARG, "sync");
+    CHECK(memcmp(buf, canary, r.ybytes) == 0, "a refused call wrote y");
+    /* a matrix is one expert: ids all 0 */
+    qmm_weights *m = NULL;
+    CHECK_OK(qmm_weights_pack(ctx, e.type, e.k, e.n, e.src, e.size, &m));
+    CHECK(m && qmm_weights_n_expert(m) == 1, "a matrix has one expert");
+    EXPECT_ERR(qmm_mul_mat_id(ctx, m, &r.x, &r.ids, &y), QMM_ERR_INVALID_ARG, "out of range");
+    memset(r.idbuf, 0, (size_t)(r.nu + 1) * (size_t)r.nt * 4);
+    CHECK_OK(qmm_mul_mat_id(ctx, m, &r.x, &r.ids, &y));
+    qmm_weights_free(m);
+    free(buf);
+    free(canary);
+    free_routing(&r);
+    qmm_weights_free(w);
+    free(e.src);
+    qmm_context_free(ctx);
+}
+
+/* The work size bounds the GEMM activations of the experts with several rows,
+ * whatever the routing, by the packed size of all the pairs plus a row group
+ * (and 64 bytes of alignment) per expert (exec.c: plan_mul_mat_id). Checked
+ * for every activation layout this CPU runs, on random splits of the pairs. */
+static void layout_bounds(void) {
+    qmm_cpu_desc cpu;
+    CHECK_OK(qmm_cpu_describe(NULL, &cpu));
+    long checked = 0, over = 0;
+    for (int i = 0; i < qmm_registry_count(); i++) {
+        const qmm_family *kf = qmm_registry_at(i);
+        if (kf->required & ~cpu.features)
+            continue;
+        const qmm_act_layout *al = &kf->act;
+        const int64_t k = 768; /* a whole number of blocks of every type */
+        const size_t group = (al->packed_size(al->m_step, k) + 63) / 64 * 64;
+        for (int64_t pairs = 2; pairs <= 70; pairs += 1 + pairs / 8) {
+            for (int trial = 0; trial < 8; trial++) {
+                int64_t left = pairs, parts = 0;
+                size_t sum = 0;
+                while (left >= 2) {
+                    int64_t c = 2 + (int64_t)(qmm_test_rand_u64(&seed) % (uint64_t)(left - 1));
+                    if (left - c == 1)
+                        c = left;
+                    sum += (al->packed_size(c, k) + 63) / 64 * 64;
+                    parts++;
+                    left -= c;
+                }
+                const size_t bound = (al->packed_size(pairs, k) + 63) / 64 * 64 + (size_t)parts * (group + 64);
+                over += sum > bound;
+                checked++;
+            }
+        }
+    }
+    CHECK(over == 0, "%ld of %ld splits need more activation bytes than the work size holds", over, checked);
+    printf("layout bounds: %ld splits checked\n", checked);
+}
+
 int main(void) {
     quick = getenv("QMM_TEST_QUICK") != NULL;
 #ifdef __aarch64__
@@ -339,7 +789,12 @@ int main(void) {
 #endif
     for (int i = 0; i < NTYPES; i++)
         sweep_type(types[i]);
+    layout_bounds();
     hybrid();
     byo_pool();
+    get_rows();
+    blob_round_trip();
+    cache_round_trip();
+    errors();
     return qmm_test_summary();
 }

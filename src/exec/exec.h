@@ -22,8 +22,8 @@ void qmm_exec_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const qm
 
 /* MUL_MAT_ID (x [k, 1 or U, T], ids [U, T], y [n, U, T]): the work size
  * depends on the shapes only. */
-size_t qmm_exec_mul_mat_id_work_size(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x,
-                                     const qmm_tensor *ids, int nth);
+size_t qmm_exec_mul_mat_id_work_size(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                     int nth);
 void qmm_exec_mul_mat_id(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
                          const qmm_tensor *y, int ith, int nth, void *work, const qmm_sync *sync);
 

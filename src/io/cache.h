@@ -2,7 +2,8 @@
  *
  * Layout (little-endian; every offset from the start of the file):
  *   0    char[8]   magic "QMMCACHE"
- *   8    u32       format version (2; version 1 files are read too)
+ *   8    u32       format version (3; versions 1 and 2, matrices only, are
+ *                  read too)
  *   12   u32       header size (256)
  *   16   u64       file size
  *   24   u64       source hash (qmm_cache_gguf_hash of the source, or the caller's)
@@ -22,12 +23,14 @@
  *          u64 name offset (in the string table), u32 name length, u32 type,
  *          i64 k, i64 n, u64 blob offset (>= D, aligned: see below), u64 blob size,
  *          u32 CRC-32 of the blob, u8 family of slot 0, u8 family of slot 1 (255:
- *          none; indices into the family table), u16 reserved (0), u64 reserved (0)
+ *          none; indices into the family table), u16 reserved (0), u64 n_expert
+ *          (version 3: 0 for a matrix, else the experts count >= 2, the
+ *          blob's own; versions 1 and 2: reserved, 0)
  *   ..   string table: the names, each followed by a NUL
  *   ..   zero padding to D
  *   D    the packed blobs (src/packed/packed.h format), zero padding between
  *        them; the file ends with the last blob.
- * Blob alignment: version 2 requires 64 bytes (what the blob's slots and
+ * Blob alignment: versions 2 and 3 require 64 bytes (what the blob's slots and
  * qmm_weights_from_blob need); the writer page-aligns blobs of 64 KiB and
  * more (QMM_CACHE_LARGE_BLOB) and packs smaller ones at 64 bytes, so a model
  * of many tiny tensors is not inflated to a page each. Version 1 required
@@ -52,7 +55,7 @@
 #include "qmatmul.h"
 
 #define QMM_CACHE_MAGIC        "QMMCACHE"
-#define QMM_CACHE_VERSION      2 /* written */
+#define QMM_CACHE_VERSION      3 /* written: 3 added the experts count */
 #define QMM_CACHE_VERSION_MIN  1 /* oldest read */
 #define QMM_CACHE_HEADER       256
 #define QMM_CACHE_ENTRY        64
@@ -76,7 +79,7 @@ typedef struct qmm_cache_entry {
     const char *name; /* NUL-terminated, in the mapping */
     uint32_t name_len;
     qmm_type type;
-    int64_t k, n;
+    int64_t k, n, n_expert;
     uint64_t offset, size;
     uint32_t crc;
     int fam[2]; /* family table indices of slots 0 and 1 (-1: none) */
@@ -102,10 +105,10 @@ struct qmm_cache {
 
 /* The types a cache holds (the packable ones), and shapes it accepts. */
 static inline int qmm_cache_packable(uint32_t type) { return type < QMM_TYPE_COUNT && qmm_wtype_index((qmm_type)type) >= 0; }
-static inline int qmm_cache_shape_ok(qmm_type type, int64_t k, int64_t n) {
+static inline int qmm_cache_shape_ok(qmm_type type, int64_t k, int64_t n, int64_t n_expert) {
     const int64_t blk = qmm_type_block_elems(type);
-    return blk > 0 && k > 0 && n > 0 && k % blk == 0 && k <= ((int64_t)1 << 40) && n <= ((int64_t)1 << 40) &&
-           (uint64_t)k * (uint64_t)n <= ((uint64_t)1 << 44);
+    return blk > 0 && k > 0 && n > 0 && k % blk == 0 && k <= ((int64_t)1 << 40) && n <= ((int64_t)1 << 40) && n_expert > 0 &&
+           n_expert <= QMM_BLOB_MAX_EXPERTS && (uint64_t)k * (uint64_t)n <= ((uint64_t)1 << 44) / (uint64_t)n_expert;
 }
 
 /* Opening modes for the internal open (the public flags, plus these). */
@@ -131,9 +134,16 @@ const qmm_cache_family *qmm_cache_family_at(const qmm_cache *c, int i);
 const char *qmm_cache_writer_version(const qmm_cache *c);
 uint64_t qmm_cache_file_size(const qmm_cache *c);
 
+/* A tensor to cache: a matrix (n_expert 1) or experts weights (n_expert
+ * matrices one after the other, as qmm_experts_pack takes them). */
+typedef struct qmm_cache_item {
+    qmm_cache_tensor t;
+    int64_t n_expert;
+} qmm_cache_item;
+
 /* qmm_cache_write_tensors, with the source file (never replaced) when the
  * tensors come from one (src, src_path may be NULL). */
-qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
+qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_item *items, int64_t count, uint64_t source_hash,
                                 const char *out_path, const qmm_cache_write_options *opts, const struct stat *src,
                                 const char *src_path);
 

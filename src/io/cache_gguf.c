@@ -27,8 +27,11 @@ static uint64_t fnv_u64(uint64_t h, uint64_t v) {
 
 int qmm_cache_tensor_cacheable(const struct qmm_gguf_tensor *t, char *why, size_t why_size) {
     const char *tn = t->known_type && t->type < QMM_TYPE_COUNT ? qmm_type_name((qmm_type)t->type) : NULL;
-    if (!t->known_type || !qmm_cache_packable(t->type) || t->n_dims != 2) {
-        snprintf(why, why_size, "%s, %u dims", tn ? tn : "unknown type", t->n_dims);
+    /* 3-D: experts weights by ggml's name (blk.N.ffn_{gate,up,down}_exps) */
+    const int experts = t->n_dims == 3 && strstr(t->name, "_exps") != NULL;
+    if (!t->known_type || !qmm_cache_packable(t->type) || (t->n_dims != 2 && !experts)) {
+        snprintf(why, why_size, "%s, %u dims%s", tn ? tn : "unknown type", t->n_dims,
+                 t->n_dims == 3 ? " (3-D: cached as experts when its name has _exps)" : "");
         return 0;
     }
     const size_t nl = strlen(t->name);
@@ -36,9 +39,9 @@ int qmm_cache_tensor_cacheable(const struct qmm_gguf_tensor *t, char *why, size_
         snprintf(why, why_size, "a name of %zu bytes, longer than the cache's %d", nl, QMM_CACHE_MAX_NAME);
         return 0;
     }
-    if (!qmm_cache_shape_ok((qmm_type)t->type, t->ne[0], t->ne[1])) {
-        snprintf(why, why_size, "%s [%lld, %lld]: %s", tn, (long long)t->ne[0], (long long)t->ne[1],
-                 t->ne[0] == 0 || t->ne[1] == 0 ? "zero-size" : "a shape that cannot be packed");
+    if (!qmm_cache_shape_ok((qmm_type)t->type, t->ne[0], t->ne[1], t->ne[2])) {
+        snprintf(why, why_size, "%s [%lld, %lld, %lld]: %s", tn, (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2],
+                 t->ne[0] == 0 || t->ne[1] == 0 || t->ne[2] == 0 ? "zero-size" : "a shape that cannot be packed");
         return 0;
     }
     return 1;
@@ -109,7 +112,7 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
     if (st)
         return st;
     const int64_t nt = qmm_gguf_tensor_count(g);
-    qmm_cache_tensor *list = calloc((size_t)(nt ? nt : 1), sizeof *list);
+    qmm_cache_item *list = calloc((size_t)(nt ? nt : 1), sizeof *list);
     if (!list) {
         qmm_gguf_close(g);
         return qmm_fail(QMM_ERR_NO_MEMORY, "tensor list");
@@ -121,7 +124,7 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
         if (opts && opts->filter) {
             take = opts->filter(opts->user, t->name, t->type < QMM_TYPE_COUNT ? (qmm_type)t->type : QMM_TYPE_COUNT,
                                 (int)t->n_dims, t->ne);
-            if (take && (!t->known_type || !qmm_cache_packable(t->type) || t->ne[2] != 1 || t->ne[3] != 1)) {
+            if (take && (!t->known_type || !qmm_cache_packable(t->type) || t->ne[3] != 1)) {
                 st = qmm_fail(QMM_ERR_UNSUPPORTED, "tensor '%s' (%s, %u dims) was selected but cannot be packed", t->name,
                               t->known_type && qmm_type_name((qmm_type)t->type) ? qmm_type_name((qmm_type)t->type) : "?",
                               t->n_dims);
@@ -135,12 +138,13 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
         }
         if (!take)
             continue;
-        list[n].name = t->name;
-        list[n].type = (qmm_type)t->type;
-        list[n].k = t->ne[0];
-        list[n].n = t->ne[1];
-        list[n].data = t->data;
-        list[n].size = (size_t)t->size;
+        list[n].t.name = t->name;
+        list[n].t.type = (qmm_type)t->type;
+        list[n].t.k = t->ne[0];
+        list[n].t.n = t->ne[1];
+        list[n].t.data = t->data;
+        list[n].t.size = (size_t)t->size;
+        list[n].n_expert = t->ne[2]; /* 1: a matrix */
         n++;
     }
     if (st == QMM_OK)

@@ -153,14 +153,21 @@ static qmm_status parse(qmm_cache *c, uint64_t want_source) {
         e->type = (qmm_type)type;
         e->k = (int64_t)qmm_get64(t + 16);
         e->n = (int64_t)qmm_get64(t + 24);
-        if (!qmm_cache_shape_ok(e->type, e->k, e->n))
-            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' shape %lld x %lld is invalid for %s", e->name, (long long)e->n,
-                            (long long)e->k, qmm_type_name(e->type));
+        /* version 3 records the experts count (0: a matrix); before, the field was reserved */
+        const uint64_t ne = qmm_get64(t + 56);
+        if (ne == 1 || (c->format < 3 && ne != 0))
+            return qmm_fail(QMM_ERR_BAD_FILE,
+                            "tensor '%s' entry: experts field %llu in a version %u file (0 or 2 and more in version 3)", e->name,
+                            (unsigned long long)ne, c->format);
+        e->n_expert = ne == 0 ? 1 : (ne > (uint64_t)QMM_BLOB_MAX_EXPERTS ? -1 : (int64_t)ne);
+        if (!qmm_cache_shape_ok(e->type, e->k, e->n, e->n_expert))
+            return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' shape %lld x %lld x %lld experts is invalid for %s", e->name,
+                            (long long)e->n, (long long)e->k, (long long)e->n_expert, qmm_type_name(e->type));
         e->offset = qmm_get64(t + 32);
         e->size = qmm_get64(t + 40);
         e->crc = qmm_get32(t + 48);
         const uint32_t fams = qmm_get32(t + 52);
-        if ((fams >> 16) || qmm_get64(t + 56))
+        if (fams >> 16)
             return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s' entry reserved fields are not zero", e->name);
         e->fam[0] = (int)(fams & 0xff);
         e->fam[1] = (fams >> 8 & 0xff) == 0xff ? -1 : (int)(fams >> 8 & 0xff);
@@ -372,10 +379,12 @@ qmm_status qmm_cache_get(qmm_cache *cache, const char *name, qmm_weights **out) 
     qmm_status st = qmm_blob_validate(NULL, cache->base + e->offset, e->size, &tmp);
     if (st)
         return qmm_fail_prefixed(st, "tensor '%s': %s", name);
-    if (tmp.type != e->type || tmp.k != e->k || tmp.n != e->n || tmp.nslots != (e->fam[1] >= 0 ? 2 : 1) ||
-        tmp.kf[0] != cache->fam[e->fam[0]].kf || (e->fam[1] >= 0 && tmp.kf[1] != cache->fam[e->fam[1]].kf))
-        return qmm_fail(QMM_ERR_BAD_FILE, "tensor '%s': its blob (%s %lld x %lld, '%s') does not match the cache index", name,
-                        qmm_type_name(tmp.type), (long long)tmp.n, (long long)tmp.k, tmp.kf[0]->name);
+    if (tmp.type != e->type || tmp.k != e->k || tmp.n != e->n || tmp.n_expert != e->n_expert ||
+        tmp.nslots != (e->fam[1] >= 0 ? 2 : 1) || tmp.kf[0] != cache->fam[e->fam[0]].kf ||
+        (e->fam[1] >= 0 && tmp.kf[1] != cache->fam[e->fam[1]].kf))
+        return qmm_fail(QMM_ERR_BAD_FILE,
+                        "tensor '%s': its blob (%s %lld x %lld x %lld experts, '%s') does not match the cache index", name,
+                        qmm_type_name(tmp.type), (long long)tmp.n, (long long)tmp.k, (long long)tmp.n_expert, tmp.kf[0]->name);
     qmm_weights *w = malloc(sizeof *w);
     if (!w)
         return qmm_fail(QMM_ERR_NO_MEMORY, "weights");

@@ -17,6 +17,7 @@
 
 typedef struct wtensor {
     const qmm_cache_tensor *t;
+    int64_t n_expert;
     qmm_blob_plan plan;
     uint64_t offset;
     uint32_t crc;
@@ -46,7 +47,8 @@ static void add_family(cache_plan *p, const qmm_family *kf) {
         p->fams[p->nfam++] = kf;
 }
 
-static qmm_status plan_tensor(const qmm_context *ctx, const qmm_cache_tensor *t, int64_t i, wtensor *w, cache_plan *p) {
+static qmm_status plan_tensor(const qmm_context *ctx, const qmm_cache_item *item, int64_t i, wtensor *w, cache_plan *p) {
+    const qmm_cache_tensor *t = &item->t;
     w->t = t;
     const size_t nl = t->name ? strlen(t->name) : 0;
     if (nl == 0 || nl > QMM_CACHE_MAX_NAME)
@@ -54,13 +56,15 @@ static qmm_status plan_tensor(const qmm_context *ctx, const qmm_cache_tensor *t,
                         QMM_CACHE_MAX_NAME);
     if (!t->data)
         return qmm_fail(QMM_ERR_INVALID_ARG, "tensor '%s': data is NULL", t->name);
-    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, t->type, t->k, t->n, &w->plan);
+    const int64_t ne = item->n_expert;
+    qmm_status st = qmm_blob_plan_make_experts(&ctx->dispatch, ctx->pack_threads, t->type, t->k, t->n, ne, &w->plan);
     if (st)
         return qmm_fail_prefixed(st, "tensor '%s': %s", t->name);
     const size_t rb = qmm_row_size(t->type, t->k);
-    if ((uint64_t)t->size / rb < (uint64_t)t->n)
+    if ((uint64_t)t->size / rb < (uint64_t)t->n * (uint64_t)ne)
         return qmm_fail(QMM_ERR_INVALID_ARG, "tensor '%s': %zu bytes of data, %lld rows of %zu bytes needed", t->name, t->size,
-                        (long long)t->n, rb);
+                        (long long)(t->n * ne), rb);
+
     p->names += nl + 1;
     if (w->plan.total > p->maxblob)
         p->maxblob = w->plan.total;
@@ -71,14 +75,14 @@ static qmm_status plan_tensor(const qmm_context *ctx, const qmm_cache_tensor *t,
 
 /* Plans every tensor, sorts them by name, refuses duplicates, and places
  * the metadata and the blobs. */
-static qmm_status plan_cache(const qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, cache_plan *p) {
+static qmm_status plan_cache(const qmm_context *ctx, const qmm_cache_item *items, int64_t count, cache_plan *p) {
     memset(p, 0, sizeof *p);
     p->count = count;
     p->wt = calloc((size_t)(count ? count : 1), sizeof *p->wt);
     if (!p->wt)
         return qmm_fail(QMM_ERR_NO_MEMORY, "cache writer");
     for (int64_t i = 0; i < count; i++) {
-        qmm_status st = plan_tensor(ctx, &tensors[i], i, &p->wt[i], p);
+        qmm_status st = plan_tensor(ctx, &items[i], i, &p->wt[i], p);
         if (st)
             return st;
     }
@@ -116,6 +120,8 @@ static void put_entry(const cache_plan *p, int64_t i, uint64_t name_off, uint8_t
             if (p->fams[f] == w->plan.kf[sl])
                 fi[sl] = (uint32_t)f;
     qmm_put32(e + 52, fi[0] | fi[1] << 8);
+    /* 0 for a matrix: a file of matrices is a version 2 file but for its number */
+    qmm_put64(e + 56, w->plan.n_expert > 1 ? (uint64_t)w->plan.n_expert : 0);
     memcpy(meta + p->str_off + name_off, w->t->name, nl + 1);
 }
 
@@ -160,7 +166,7 @@ static qmm_status write_body(qmm_context *ctx, cache_plan *p, uint8_t *meta, voi
     uint64_t name_off = 0;
     for (int64_t i = 0; i < p->count; i++) {
         wtensor *w = &p->wt[i];
-        qmm_status st = qmm_pack_into(ctx, w->t->type, w->t->k, w->t->n, w->t->data, w->t->size, buf, p->maxblob);
+        qmm_status st = qmm_pack_plan_into(ctx, &w->plan, w->t->data, w->t->size, buf);
         if (st)
             return st;
         w->crc = qmm_crc32(0, buf, w->plan.total);
@@ -175,10 +181,10 @@ static qmm_status write_body(qmm_context *ctx, cache_plan *p, uint8_t *meta, voi
     return qmm_atomic_file_write(f, meta + QMM_CACHE_HEADER, (size_t)(p->meta_end - QMM_CACHE_HEADER), QMM_CACHE_HEADER);
 }
 
-qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
+qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_item *items, int64_t count, uint64_t source_hash,
                                 const char *out_path, const qmm_cache_write_options *opts, const struct stat *src,
                                 const char *src_path) {
-    if (!ctx || !out_path || (count > 0 && !tensors))
+    if (!ctx || !out_path || (count > 0 && !items))
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: NULL argument");
     if (count < 0 || count > QMM_CACHE_MAX_TENSORS)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: %lld tensors (0 to %d)", (long long)count,
@@ -190,7 +196,7 @@ qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_tensor *tensor
     if (st)
         return st;
     cache_plan p;
-    st = plan_cache(ctx, tensors, count, &p);
+    st = plan_cache(ctx, items, count, &p);
     if (st) {
         free(p.wt);
         return st;
@@ -220,5 +226,20 @@ qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_tensor *tensor
 
 qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *tensors, int64_t count, uint64_t source_hash,
                                    const char *out_path, const qmm_cache_write_options *opts) {
-    return qmm_cache_write_file(ctx, tensors, count, source_hash, out_path, opts, NULL, NULL);
+    if (count < 0 || count > QMM_CACHE_MAX_TENSORS)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: %lld tensors (0 to %d)", (long long)count,
+                        QMM_CACHE_MAX_TENSORS);
+    if (count > 0 && !tensors)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: NULL argument");
+    /* matrices: the public form has no experts count */
+    qmm_cache_item *items = calloc((size_t)(count ? count : 1), sizeof *items);
+    if (!items)
+        return qmm_fail(QMM_ERR_NO_MEMORY, "cache writer");
+    for (int64_t i = 0; i < count; i++) {
+        items[i].t = tensors[i];
+        items[i].n_expert = 1;
+    }
+    qmm_status st = qmm_cache_write_file(ctx, items, count, source_hash, out_path, opts, NULL, NULL);
+    free(items);
+    return st;
 }

@@ -168,7 +168,7 @@ int cmd_pack(int argc, char **argv) {
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
                    "Packs every 2-D F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS and MXFP4\n"
-                   "tensor of MODEL.gguf "
+                   "tensor of MODEL.gguf, and every 3-D one named *_exps* as experts weights (qmm_mul_mat_id), "
                    "for this CPU's kernel chains (qmatmul info) and writes them to a cache file that engines open with "
                    "qmm_cache_open.\n"
                    "Other tensors are listed as skipped (a matrix that cannot be cached, zero-size or with a\n"
@@ -214,7 +214,8 @@ int cmd_pack(int argc, char **argv) {
         nskip++;
         /* a matrix of a packable type that still cannot be cached is worth a
          * warning even with --quiet; norms and other types are expected */
-        const int matrix = t->known_type && t->n_dims == 2 && t->type < QMM_TYPE_COUNT && qmm_type_packable((qmm_type)t->type);
+        const int matrix = t->known_type && (t->n_dims == 2 || (t->n_dims == 3 && strstr(t->name, "_exps"))) &&
+                           t->type < QMM_TYPE_COUNT && qmm_type_packable((qmm_type)t->type);
         if (matrix)
             fprintf(stderr, "qmatmul pack: warning: skipped %.200s%s (%s)\n", t->name, strlen(t->name) > 200 ? "..." : "", why);
         else if (!quiet)
@@ -223,7 +224,8 @@ int cmd_pack(int argc, char **argv) {
     qmm_gguf_close(g);
     if (npack == 0) {
         fprintf(stderr,
-                "qmatmul pack: %s has no tensor to pack (2-D F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, "
+                "qmatmul pack: %s has no tensor to pack (2-D, or 3-D *_exps, F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, "
+                "Q2_K..Q6_K, IQ4_NL, "
                 "IQ4_XS or MXFP4): nothing "
                 "written\n",
                 in);

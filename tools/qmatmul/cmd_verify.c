@@ -55,6 +55,18 @@ int cmd_verify(int argc, char **argv) {
                 printf("  family %-24s %-4s layout %u, tile %dx%d, n_step %d\n", f.name, qmm_type_name(f.type), f.layout_id, f.mr,
                        f.nr, f.n_step);
         }
+        /* experts weights (3-D *_exps tensors, for qmm_mul_mat_id): their blobs say how many experts */
+        int64_t nexp = 0, most = 0;
+        for (int64_t i = 0; i < qmm_cache_count(c); i++) {
+            qmm_weights *w = NULL;
+            if (qmm_cache_get(c, qmm_cache_name(c, i), &w) == QMM_OK && qmm_weights_n_expert(w) > 1) {
+                nexp++;
+                most = qmm_weights_n_expert(w) > most ? qmm_weights_n_expert(w) : most;
+            }
+            qmm_weights_free(w);
+        }
+        if (nexp)
+            printf("  %lld experts tensors (up to %lld experts each)\n", (long long)nexp, (long long)most);
     }
     int rc = 0;
     qmm_context *ctx;
