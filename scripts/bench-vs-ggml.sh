@@ -9,6 +9,8 @@
 #   scripts/bench-vs-ggml.sh [ROUNDS]     (default 3; each round runs every type on both, alternating which first)
 #   QMM_PEER_TYPES="Q4_K Q6_K ..."        the types (default Q4_K Q6_K Q5_0 Q4_1 Q4_0 Q8_0 F16)
 #   QMM_PEER_TIME=X                       the --time of both (default 0.5)
+#   QMM_PEER_K=K QMM_PEER_N=N             the matrix (default 4096 x 4096; gpt-oss's rows: QMM_PEER_K=2880 for
+#                                         the 32-element block types, not IQ4_XS or the K-quants, which need k % 256 == 0)
 #
 # Prints a markdown table: per type the best over the rounds of each side's median time per call, GB/s of the
 # GGUF weight bytes (decode) or GOP/s of 2 m n k (prefill), and ggml time / qmatmul time against the target.
@@ -20,6 +22,8 @@ PY="$PWD/.venv/bin/python"
 rounds=${1:-3}
 types=${QMM_PEER_TYPES:-Q4_K Q6_K Q5_0 Q4_1 Q4_0 Q8_0 F16}
 tscale=${QMM_PEER_TIME:-0.5}
+K=${QMM_PEER_K:-4096}
+N=${QMM_PEER_N:-4096}
 out="$PWD/build-peer"
 t0=$(date +%s)
 bash bench/peer/build.sh "$out"
@@ -29,7 +33,7 @@ mkdir -p "$res"
 QMM="$out/qmm/tools/qmatmul/qmatmul"
 
 for t in $types; do
-  "$PY" bench/peer/one_matrix_gguf.py "$res/$t.gguf" "$t"
+  "$PY" bench/peer/one_matrix_gguf.py "$res/$t.gguf" "$t" "$K" "$N"
 done
 
 run_qmm() { # type round
@@ -39,7 +43,7 @@ run_qmm() { # type round
 llc=
 run_ggml() { # type round
   echo "bench-vs-ggml: round $2: ggml $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-  bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat" bench "$1" --threads 2 --time "$tscale" \
+  bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat" bench "$1" --k "$K" --n "$N" --threads 2 --time "$tscale" \
     ${llc:+--llc "$llc"} >"$res/ggml-$1-$2.jsonl"
 }
 loads=$(cut -d' ' -f1 /proc/loadavg)
@@ -59,10 +63,11 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 
-"$PY" - "$res" "$rounds" "$types" "$loads" "$(($(date +%s) - t0))" <<'PY'
+"$PY" - "$res" "$rounds" "$types" "$loads" "$(($(date +%s) - t0))" "$K" "$N" <<'PY'
 import glob, json, os, sys, time
 
 res, rounds, types, loads, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), [float(x) for x in sys.argv[4].split()], sys.argv[5]
+K, N = int(sys.argv[6]), int(sys.argv[7])
 first = json.load(open(glob.glob(os.path.join(res, "qmm-*.json"))[0]))
 ggml_rows = [json.loads(l) for f in glob.glob(os.path.join(res, "ggml-*.jsonl")) for l in open(f) if l.startswith("{")]
 g0 = ggml_rows[0]
@@ -70,7 +75,7 @@ print(f"Machine: {first['machine']['cpu']}, features {first['machine']['features
       f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; 1-minute load average {min(loads):.1f} to {max(loads):.1f} "
       f"during the run ({secs} s){' -- LOADED: the figures are noisy' if max(loads) > 2.5 else ''}.")
 print(f"ggml {g0['ggml_version']} ({g0['cpu_variant']}), 2 threads both; best of {rounds} rounds of each side's median "
-      f"time per call; n = k = 4096; GB/s of the GGUF weight bytes; speed-up = ggml time / qmatmul time.")
+      f"time per call; k = {K}, n = {N}; GB/s of the GGUF weight bytes; speed-up = ggml time / qmatmul time.")
 print()
 print("| type | qmatmul kernel | ggml weights | decode qmatmul ms (GB/s) | decode ggml ms (GB/s) | decode speed-up (>= 1.15) "
       "| prefill m=512 qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) | prefill speed-up (>= 1.5) |")
@@ -93,7 +98,7 @@ for t in types:
     cells = []
     for ph, target in (("decode", 1.15), ("prefill", 1.5)):
         tq, tg = min(q[ph]), min(g[ph])
-        rate = (lambda s: wbytes / s * 1e-9) if ph == "decode" else (lambda s: 2.0 * 512 * 4096 * 4096 / s * 1e-9)
+        rate = (lambda s: wbytes / s * 1e-9) if ph == "decode" else (lambda s: 2.0 * 512 * N * K / s * 1e-9)
         sp = tg / tq
         cells += [f"{tq * 1e3:.3f} ({rate(tq):.1f})", f"{tg * 1e3:.3f} ({rate(tg):.1f})",
                   f"{sp:.2f} {'met' if sp >= target else 'not met'}"]

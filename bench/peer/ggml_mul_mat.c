@@ -8,11 +8,9 @@
  *   ggml_mul_mat accuracy TYPE K N M W.bin X.bin Y.bin [--threads T] [--no-repack]
  *   ggml_mul_mat accuracy-batch LIST [--threads T] [--no-repack]   (LIST: one "TYPE K N M W X Y" a line)
  *
- * The CPU back end is loaded as llama.cpp loads it: ggml_backend_load_all()
- * (Debian builds ggml with GGML_BACKEND_DL: it picks the best libggml-cpu-*.so
- * variant for this CPU), a persistent thread pool, and weights in the CPU's
- * extra buffer type (the repacked layouts, "CPU_REPACK") when it supports the
- * MUL_MAT, else in the plain CPU buffer; --no-repack: always the plain one.
+ * The CPU back end is started as ggml users get it (bench/peer/ggml_peer.h):
+ * weights in ggml's CPU_REPACK buffer where it takes the MUL_MAT, else the plain
+ * CPU buffer; --no-repack: always the plain one.
  *
  * bench: y = W x, W n x k of TYPE (values: ggml's own quantization of uniform
  * random floats), the method of `qmatmul bench` (tools/qmatmul/bench_measure.c):
@@ -25,213 +23,42 @@
  *
  * accuracy: W.bin holds n rows of k in GGUF block layout, X.bin m x k f32, and
  * Y.bin gets ggml's MUL_MAT result, m x n f32 (row i = output of activation row i). */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (peer_io.h) */
+#define PEER_PROG       "ggml_mul_mat"
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <time.h>
 
-#include <ggml-alloc.h>
-#include <ggml-backend.h>
-#include <ggml-cpu.h>
-#include <ggml.h>
-
-typedef struct peer {
-    ggml_backend_dev_t dev;
-    ggml_backend_t backend;
-    ggml_threadpool_t pool;
-    void (*pool_free)(ggml_threadpool_t);
-    ggml_backend_buffer_type_t repack; /* the first extra buffer type, NULL if none */
-    int threads, no_repack;
-} peer;
-
-static char loaded_from[512] = "";
-static int verbose = 0;
-
-/* ggml logs through here: keep the path of the CPU variant it loaded, show
- * warnings and errors (and everything with PEER_VERBOSE=1). */
-static void on_log(enum ggml_log_level level, const char *text, void *user) {
-    (void)user;
-    const char *p = strstr(text, "loaded CPU backend from ");
-    if (p) {
-        snprintf(loaded_from, sizeof loaded_from, "%s", p + strlen("loaded CPU backend from "));
-        loaded_from[strcspn(loaded_from, "\n")] = 0;
-    }
-    if (verbose || level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR)
-        fputs(text, stderr);
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int parse_type(const char *s, enum ggml_type *t) {
-    for (int i = 0; i < GGML_TYPE_COUNT; i++) {
-        const struct ggml_type_traits *tr = ggml_get_type_traits((enum ggml_type)i);
-        if (tr && tr->type_name && tr->blck_size > 0 && strcasecmp(s, tr->type_name) == 0) {
-            *t = (enum ggml_type)i;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static const char *variant_name(void) {
-    const char *base = strrchr(loaded_from, '/');
-    return base ? base + 1 : loaded_from[0] ? loaded_from : "unknown";
-}
-
-static int peer_init(peer *P, int threads, int no_repack) {
-    memset(P, 0, sizeof *P);
-    P->threads = threads;
-    P->no_repack = no_repack;
-    ggml_log_set(on_log, NULL);
-    ggml_backend_load_all();
-    P->dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
-    if (!P->dev) {
-        fprintf(stderr, "ggml_mul_mat: ggml has no CPU device (no libggml-cpu variant loaded)\n");
-        return 1;
-    }
-    P->backend = ggml_backend_dev_init(P->dev, NULL);
-    if (!P->backend) {
-        fprintf(stderr, "ggml_mul_mat: cannot start the CPU back end\n");
-        return 1;
-    }
-    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(P->dev);
-    /* the entry points of the loaded variant, as a GGML_BACKEND_DL user reaches them */
-    ggml_threadpool_t (*pool_new)(struct ggml_threadpool_params *) =
-        (ggml_threadpool_t(*)(struct ggml_threadpool_params *))ggml_backend_reg_get_proc_address(reg, "ggml_threadpool_new");
-    void (*set_pool)(ggml_backend_t, ggml_threadpool_t) =
-        (void (*)(ggml_backend_t, ggml_threadpool_t))ggml_backend_reg_get_proc_address(reg, "ggml_backend_cpu_set_threadpool");
-    ggml_backend_set_n_threads_t set_n =
-        (ggml_backend_set_n_threads_t)ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_n_threads");
-    P->pool_free = (void (*)(ggml_threadpool_t))ggml_backend_reg_get_proc_address(reg, "ggml_threadpool_free");
-    if (set_n)
-        set_n(P->backend, threads);
-    if (pool_new && set_pool) {
-        struct ggml_threadpool_params tp = ggml_threadpool_params_default(threads);
-        P->pool = pool_new(&tp);
-        if (P->pool)
-            set_pool(P->backend, P->pool);
-    }
-    ggml_backend_dev_get_extra_bufts_t extra =
-        (ggml_backend_dev_get_extra_bufts_t)ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts");
-    if (extra && !no_repack) {
-        ggml_backend_buffer_type_t *b = extra(P->dev);
-        if (b && b[0])
-            P->repack = b[0];
-    }
-    return 0;
-}
-
-static void peer_free(peer *P) {
-    if (P->backend)
-        ggml_backend_free(P->backend);
-    if (P->pool && P->pool_free)
-        P->pool_free(P->pool);
-}
+#include "ggml_peer.h"
 
 /* The buffer type W of (type, k, n) goes in: the extra (repack) one when the
  * device runs MUL_MAT with W in it (llama.cpp's test), else the CPU's own. */
 static ggml_backend_buffer_type_t weight_buft(peer *P, enum ggml_type type, int64_t k, int64_t n, int64_t m) {
-    ggml_backend_buffer_type_t plain = ggml_backend_dev_buffer_type(P->dev);
-    if (!P->repack)
-        return plain;
     struct ggml_init_params ip = {ggml_tensor_overhead() * 4, NULL, true};
     struct ggml_context *c = ggml_init(ip);
     struct ggml_tensor *w = ggml_new_tensor_2d(c, type, k, n);
     struct ggml_tensor *x = ggml_new_tensor_2d(c, GGML_TYPE_F32, k, m);
-    struct ggml_tensor *op = ggml_mul_mat(c, w, x);
-    ggml_backend_buffer_t dummy = ggml_backend_buft_alloc_buffer(P->repack, 0);
-    w->buffer = dummy;
-    const int ok = dummy && ggml_backend_dev_supports_op(P->dev, op);
-    if (dummy)
-        ggml_backend_buffer_free(dummy);
+    ggml_backend_buffer_type_t b = peer_weight_buft_for(P, ggml_mul_mat(c, w, x));
     ggml_free(c);
-    return ok ? P->repack : plain;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return b;
 }
 
 static void print_row(const peer *P, enum ggml_type type, const char *phase, int64_t m, int64_t n, int64_t k, const char *buft,
                       int copies, double rotation, double wbytes, double *s, int ns) {
-    qsort(s, (size_t)ns, sizeof *s, cmp_double);
-    const double med = ns % 2 ? s[ns / 2] : 0.5 * (s[ns / 2 - 1] + s[ns / 2]);
+    const double med = peer_median(s, ns);
     const int dec = m == 1;
     const double rate = dec ? wbytes / med * 1e-9 : 2.0 * (double)m * (double)n * (double)k / med * 1e-9;
-    printf("{\"peer\": \"ggml\", \"ggml_version\": \"%s\", \"cpu_variant\": \"%s\", \"type\": \"%s\", \"phase\": \"%s\", "
-           "\"m\": %lld, \"n\": %lld, \"k\": %lld, \"threads\": %d, \"weight_buffer\": \"%s\", \"copies\": %d, "
+    peer_json_head(P, type);
+    printf("\"phase\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"weight_buffer\": \"%s\", \"copies\": %d, "
            "\"rotation_bytes\": %.0f, \"weight_bytes\": %.0f, \"seconds\": {\"median\": %.9f, \"min\": %.9f, \"max\": %.9f, "
            "\"n\": %d}, \"rate\": %.4f, \"rate_unit\": \"%s\"}\n",
-           ggml_version(), variant_name(), ggml_type_name(type), phase, (long long)m, (long long)n, (long long)k, P->threads,
-           buft, copies, rotation, wbytes, med, s[0], s[ns - 1], ns, rate, dec ? "GB/s" : "GOP/s");
+           phase, (long long)m, (long long)n, (long long)k, buft, copies, rotation, wbytes, med, s[0], s[ns - 1], ns, rate,
+           dec ? "GB/s" : "GOP/s");
     fflush(stdout);
-}
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static float rngf(void) { /* uniform in [-1, 1) */
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (float)((double)(rng_state >> 40) * 0x1p-24 * 2.0 - 1.0);
-}
-
-/* W's bytes: ggml's quantization of random floats for the first rows, tiled
- * over all n rows (the kernels' time does not depend on the values). */
-static void *make_weights(enum ggml_type type, int64_t k, int64_t n, size_t *size) {
-    const size_t rb = ggml_row_size(type, k);
-    const int64_t rows = n < 64 ? n : 64;
-    float *f = malloc(sizeof(float) * (size_t)(k * rows));
-    uint8_t *q = malloc(rb * (size_t)n);
-    if (!f || !q) {
-        free(f);
-        free(q);
-        return NULL;
-    }
-    for (int64_t i = 0; i < k * rows; i++)
-        f[i] = rngf();
-    ggml_quantize_chunk(type, f, q, 0, rows, k, NULL);
-    for (int64_t r = rows; r < n; r++)
-        memcpy(q + rb * (size_t)r, q + rb * (size_t)(r % rows), rb);
-    free(f);
-    *size = rb * (size_t)n;
-    return q;
-}
-
-static size_t detect_llc(void) {
-    size_t best = 0;
-    for (int i = 0; i < 8; i++) {
-        char path[96], buf[64];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        FILE *fp = fopen(path, "r");
-        if (!fp)
-            continue;
-        if (fgets(buf, sizeof buf, fp)) {
-            char *end;
-            size_t v = strtoull(buf, &end, 10);
-            if (*end == 'K')
-                v <<= 10;
-            else if (*end == 'M')
-                v <<= 20;
-            if (v > best)
-                best = v;
-        }
-        fclose(fp);
-    }
-    return best ? best : (size_t)32 << 20;
 }
 
 static int cmd_bench(peer *P, enum ggml_type type, int64_t k, int64_t n, int64_t m_pre, size_t llc, double tscale) {
     size_t wsize;
-    void *src = make_weights(type, k, n, &wsize);
+    uint64_t rng = 0x2545F4914F6CDD1Dull;
+    void *src = peer_make_weights(type, k, n, &rng, &wsize);
     if (!src) {
         fprintf(stderr, "ggml_mul_mat: out of memory\n");
         return 1;
@@ -280,16 +107,16 @@ static int cmd_bench(peer *P, enum ggml_type type, int64_t k, int64_t n, int64_t
     }
     float *xv = malloc(sizeof(float) * (size_t)(k * m_pre));
     for (int64_t i = 0; i < k * m_pre; i++)
-        xv[i] = rngf();
+        xv[i] = peer_rngf(&rng);
     ggml_backend_tensor_set(x1, xv, 0, sizeof(float) * (size_t)k);
     ggml_backend_tensor_set(xp, xv, 0, sizeof(float) * (size_t)(k * m_pre));
     free(xv);
 
     /* decode: a warm-up pass timed to choose the passes, then every call a sample */
-    double t0 = now();
+    double t0 = peer_now();
     for (int c = 0; c < copies; c++)
         ggml_backend_graph_compute(P->backend, G[c]);
-    const double pass = now() - t0;
+    const double pass = peer_now() - t0;
     int reps = pass > 0 ? (int)(8.0 * tscale / pass) : 10;
     if (reps * copies > 400)
         reps = 400 / copies;
@@ -299,27 +126,27 @@ static int cmd_bench(peer *P, enum ggml_type type, int64_t k, int64_t n, int64_t
     int ns = 0;
     for (int r = 0; r < reps; r++)
         for (int c = 0; c < copies; c++) {
-            t0 = now();
+            t0 = peer_now();
             if (ggml_backend_graph_compute(P->backend, G[c]) != GGML_STATUS_SUCCESS) {
                 fprintf(stderr, "ggml_mul_mat: graph compute failed\n");
                 return 1;
             }
-            s[ns++] = now() - t0;
+            s[ns++] = peer_now() - t0;
         }
     const double wbytes = (double)ggml_nbytes(W[0]);
     print_row(P, type, "decode", 1, n, k, ggml_backend_buft_name(buft), copies, wbytes * copies, wbytes, s, ns);
 
     /* prefill: a warm-up call, then up to 15 calls within the budget */
-    t0 = now();
+    t0 = peer_now();
     ggml_backend_graph_compute(P->backend, G[copies]);
-    const double call = now() - t0;
+    const double call = peer_now() - t0;
     int preps = call > 0 ? (int)(3.0 * tscale / call) : 15;
     preps = preps > 15 ? 15 : preps < 3 ? 3 : preps;
     ns = 0;
     for (int r = 0; r < preps; r++) {
-        t0 = now();
+        t0 = peer_now();
         ggml_backend_graph_compute(P->backend, G[copies]);
-        s[ns++] = now() - t0;
+        s[ns++] = peer_now() - t0;
     }
     print_row(P, type, "prefill", m_pre, n, k, ggml_backend_buft_name(buft_pre), 1, wbytes, wbytes, s, ns);
     free(s);
@@ -334,24 +161,6 @@ static int cmd_bench(peer *P, enum ggml_type type, int64_t k, int64_t n, int64_t
     return 0;
 }
 
-static void *read_file(const char *path, size_t want) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "ggml_mul_mat: cannot open %s\n", path);
-        return NULL;
-    }
-    void *p = malloc(want ? want : 1);
-    const size_t got = p ? fread(p, 1, want, f) : 0;
-    const int extra = fgetc(f) != EOF;
-    fclose(f);
-    if (got != want || extra) {
-        fprintf(stderr, "ggml_mul_mat: %s: expected exactly %zu bytes\n", path, want);
-        free(p);
-        return NULL;
-    }
-    return p;
-}
-
 static int cmd_accuracy(peer *P, enum ggml_type type, int64_t k, int64_t n, int64_t m, const char *wpath, const char *xpath,
                         const char *ypath) {
     if (k % ggml_blck_size(type)) {
@@ -360,8 +169,8 @@ static int cmd_accuracy(peer *P, enum ggml_type type, int64_t k, int64_t n, int6
         return 1;
     }
     const size_t wsize = ggml_row_size(type, k) * (size_t)n;
-    void *wv = read_file(wpath, wsize);
-    float *xv = read_file(xpath, sizeof(float) * (size_t)(k * m));
+    void *wv = peer_read_exact(wpath, wsize);
+    float *xv = peer_read_exact(xpath, sizeof(float) * (size_t)(k * m));
     if (!wv || !xv)
         return 1;
     ggml_backend_buffer_type_t buft = weight_buft(P, type, k, n, m);
@@ -388,18 +197,12 @@ static int cmd_accuracy(peer *P, enum ggml_type type, int64_t k, int64_t n, int6
     }
     float *yv = malloc(sizeof(float) * (size_t)(n * m));
     ggml_backend_tensor_get(y, yv, 0, sizeof(float) * (size_t)(n * m));
-    FILE *f = fopen(ypath, "wb");
-    const int ok = f && fwrite(yv, sizeof(float), (size_t)(n * m), f) == (size_t)(n * m);
-    if (f)
-        fclose(f);
-    if (!ok)
-        fprintf(stderr, "ggml_mul_mat: cannot write %s\n", ypath);
-    else
-        printf(
-            "{\"peer\": \"ggml\", \"ggml_version\": \"%s\", \"cpu_variant\": \"%s\", \"type\": \"%s\", \"k\": %lld, \"n\": %lld, "
-            "\"m\": %lld, \"threads\": %d, \"weight_buffer\": \"%s\"}\n",
-            ggml_version(), variant_name(), ggml_type_name(type), (long long)k, (long long)n, (long long)m, P->threads,
-            ggml_backend_buft_name(buft));
+    const int ok = peer_write_exact(ypath, yv, sizeof(float) * (size_t)(n * m)) == 0;
+    if (ok) {
+        peer_json_head(P, type);
+        printf("\"k\": %lld, \"n\": %lld, \"m\": %lld, \"weight_buffer\": \"%s\"}\n", (long long)k, (long long)n, (long long)m,
+               ggml_backend_buft_name(buft));
+    }
     free(yv);
     free(wv);
     free(xv);
@@ -420,12 +223,10 @@ static int cmd_accuracy_batch(peer *P, const char *list) {
     char line[4096], tname[32], wp[1024], xp[1024], yp[1024];
     long long k, n, m;
     int rc = 0, cases = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
-            continue;
+    while (rc == 0 && peer_list_next(f, line, sizeof line)) {
         enum ggml_type type;
         if (sscanf(line, "%31s %lld %lld %lld %1023s %1023s %1023s", tname, &k, &n, &m, wp, xp, yp) != 7 ||
-            !parse_type(tname, &type) || k < 1 || n < 1 || m < 1) {
+            !peer_parse_type(tname, &type) || k < 1 || n < 1 || m < 1) {
             fprintf(stderr, "ggml_mul_mat: %s: bad line: %s", list, line);
             rc = 1;
             break;
@@ -451,7 +252,6 @@ static int usage(void) {
 }
 
 int main(int argc, char **argv) {
-    verbose = getenv("PEER_VERBOSE") && atoi(getenv("PEER_VERBOSE"));
     if (argc < 2)
         return usage();
     const char *cmd = argv[1];
@@ -494,7 +294,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "info")) {
         printf("{\"ggml_version\": \"%s\", \"cpu_variant\": \"%s\", \"loaded_from\": \"%s\", \"device\": \"%s\", "
                "\"extra_buffer\": \"%s\", \"types\": [",
-               ggml_version(), variant_name(), loaded_from, ggml_backend_dev_description(P.dev),
+               ggml_version(), peer_variant_name(), peer_loaded_from, ggml_backend_dev_description(P.dev),
                P.repack ? ggml_backend_buft_name(P.repack) : "");
         const char *sep = "";
         for (int i = 0; i < GGML_TYPE_COUNT; i++) {
@@ -508,11 +308,11 @@ int main(int argc, char **argv) {
         rc = 0;
     } else if (!strcmp(cmd, "accuracy-batch") && npos == 1) {
         rc = cmd_accuracy_batch(&P, pos[0]);
-    } else if (npos >= 1 && !parse_type(pos[0], &type)) {
+    } else if (npos >= 1 && !peer_parse_type(pos[0], &type)) {
         fprintf(stderr, "ggml_mul_mat: ggml %s has no type '%s'\n", ggml_version(), pos[0]);
         rc = 1;
     } else if (!strcmp(cmd, "bench") && npos == 1) {
-        rc = cmd_bench(&P, type, k, n, m, llc ? llc : detect_llc(), tscale);
+        rc = cmd_bench(&P, type, k, n, m, llc ? llc : peer_detect_llc(), tscale);
     } else if (!strcmp(cmd, "accuracy") && npos == 7) {
         rc = cmd_accuracy(&P, type, atoll(pos[1]), atoll(pos[2]), atoll(pos[3]), pos[4], pos[5], pos[6]);
     } else {

@@ -5,6 +5,7 @@
  * the public API only (include/qmatmul.h), on the kernels this CPU selects.
  *
  *   qmm_mul_mat LIST [THREADS]   (THREADS default 2) */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime (peer_io.h) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,23 +13,8 @@
 
 #include "qmatmul.h"
 
-static void *read_exact(const char *path, size_t want) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "qmm_mul_mat: cannot open %s\n", path);
-        return NULL;
-    }
-    void *p = malloc(want ? want : 1);
-    const size_t got = p ? fread(p, 1, want, f) : 0;
-    const int extra = fgetc(f) != EOF;
-    fclose(f);
-    if (got != want || extra) {
-        fprintf(stderr, "qmm_mul_mat: %s: expected exactly %zu bytes\n", path, want);
-        free(p);
-        return NULL;
-    }
-    return p;
-}
+#define PEER_PROG "qmm_mul_mat"
+#include "peer_io.h"
 
 static int parse_type(const char *s, qmm_type *t) {
     for (int i = 0; i < QMM_TYPE_COUNT; i++) {
@@ -48,8 +34,8 @@ static int run_case(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64
         fprintf(stderr, "qmm_mul_mat: k = %lld does not fit %s's blocks\n", (long long)k, qmm_type_name(type));
         return 1;
     }
-    void *wv = read_exact(wp, rb * (size_t)n);
-    float *xv = read_exact(xp, sizeof(float) * (size_t)(k * m));
+    void *wv = peer_read_exact(wp, rb * (size_t)n);
+    float *xv = peer_read_exact(xp, sizeof(float) * (size_t)(k * m));
     float *yv = malloc(sizeof(float) * (size_t)(n * m));
     qmm_weights *w = NULL;
     qmm_tensor x, y;
@@ -69,13 +55,8 @@ static int run_case(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64
                     (long long)m, qmm_status_str(st), qmm_last_error());
         rc = 1;
     } else {
-        FILE *f = fopen(yp, "wb");
-        rc = !(f && fwrite(yv, sizeof(float), (size_t)(n * m), f) == (size_t)(n * m));
-        if (f)
-            fclose(f);
-        if (rc)
-            fprintf(stderr, "qmm_mul_mat: cannot write %s\n", yp);
-        else
+        rc = peer_write_exact(yp, yv, sizeof(float) * (size_t)(n * m));
+        if (!rc)
             printf("{\"type\": \"%s\", \"k\": %lld, \"n\": %lld, \"m\": %lld, \"kernel\": \"%s\"}\n", qmm_type_name(type),
                    (long long)k, (long long)n, (long long)m, qmm_weights_kernel(w));
     }
@@ -108,9 +89,7 @@ int main(int argc, char **argv) {
     char line[4096], tname[32], wp[1024], xp[1024], yp[1024];
     long long k, n, m;
     int rc = 0, cases = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
-            continue;
+    while (rc == 0 && peer_list_next(f, line, sizeof line)) {
         qmm_type type;
         if (sscanf(line, "%31s %lld %lld %lld %1023s %1023s %1023s", tname, &k, &n, &m, wp, xp, yp) != 7 ||
             !parse_type(tname, &type) || k < 1 || n < 1 || m < 1) {

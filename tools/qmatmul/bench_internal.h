@@ -94,6 +94,15 @@ qmm_status bench_model_pack_all(bench *b, bench_matrix *mats, int nm);
 int bench_attn(bench *b, const bench_preset *pr, const int64_t *rows, int n_rows, uint64_t features, const char *json);
 int bench_attn_parse_rows(const char *s, int64_t *rows, int max); /* count, or -1 */
 
+/* bench_moe.c: mixture-of-experts rows through qmm_mul_mat_id (the MoE
+ * presets, and the experts tensors of --model). */
+typedef struct bench_moe_preset bench_moe_preset;
+const bench_moe_preset *bench_moe_preset_find(const char *name); /* NULL: not a MoE preset */
+qmm_status bench_moe_preset_run(bench *b, const bench_moe_preset *p, int type_given, qmm_type type);
+int bench_moe_is_experts(const qmm_gguf_tensor *t); /* a 3-D *_exps tensor: run by bench_moe_model_run */
+int bench_moe_model_count(qmm_gguf *g);             /* its experts tensors of a packable type */
+qmm_status bench_moe_model_run(bench *b, qmm_gguf *g);
+
 /* bench_help.c */
 void bench_usage(FILE *f);
 

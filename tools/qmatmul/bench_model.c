@@ -25,6 +25,8 @@ static void skip(bench_report *r, const char *fmt, const char *name, const char 
 /* Whether a tensor is a weight matrix the bench can run; else it is listed
  * as skipped (1-D tensors only counted: n_1d). */
 static int usable(bench_report *r, const qmm_gguf_tensor *t, int *n_1d) {
+    if (bench_moe_is_experts(t) && is_packable(t->type) && t->known_type)
+        return 0; /* an experts tensor: bench_moe.c runs it */
     const int two_d = t->n_dims >= 2 && t->ne[2] == 1 && t->ne[3] == 1;
     if (!two_d) {
         if (t->n_dims <= 1)

@@ -17,7 +17,9 @@
 
 typedef struct bench_opts {
     const bench_preset *preset;
+    const bench_moe_preset *moe; /* a MoE preset instead (bench_moe.c) */
     qmm_type type;
+    int type_given;
     int64_t m_pre;
     int threads, run_ref, quiet, probes_only;
     int attn; /* --attn: the qmm_mul_mat_f16 attention table (bench_attn.c) */
@@ -52,8 +54,12 @@ static int parse_options(int argc, char **argv, bench_opts *o) {
             o->attn = 1;
             i++;
         } else if (v && !strcmp(a, "--preset")) {
-            if (!(o->preset = bench_preset_find(v))) {
-                fprintf(stderr, "qmatmul bench: unknown preset '%s' (llama-3.2-1b, llama-3-8b, qwen2.5-7b)\n", v);
+            o->moe = bench_moe_preset_find(v);
+            if (!(o->preset = bench_preset_find(v)) && !o->moe) {
+                fprintf(stderr,
+                        "qmatmul bench: unknown preset '%s' (llama-3.2-1b, llama-3-8b, qwen2.5-7b, gpt-oss-20b-moe, "
+                        "qwen3-30b-a3b-moe)\n",
+                        v);
                 return 2;
             }
             i++;
@@ -63,6 +69,7 @@ static int parse_options(int argc, char **argv, bench_opts *o) {
                                 "BF16, F16 or F32\n");
                 return 2;
             }
+            o->type_given = 1;
             i++;
         } else if (v && !strcmp(a, "--m")) {
             if (qmm_arg_int("bench", a, v, 2, 65536, &iv))
@@ -269,7 +276,7 @@ static int load_matrices(bench *b, const bench_opts *o, qmm_gguf **g, bench_matr
     if (!*mats)
         return die_status(QMM_ERR_NO_MEMORY, "matrices");
     bench_model_title(b, *g, o->model);
-    if (*nm == 0) {
+    if (*nm == 0 && bench_moe_model_count(*g) == 0) {
         bench_print_table(stdout, rep);
         fprintf(stderr, "qmatmul bench: %s has no 2-D weights of a packable type\n", o->model);
         return 1;
@@ -287,10 +294,17 @@ static int run_bench(bench *b, const bench_opts *o, const qmm_options *opts, qmm
         return bench_print_probes(b, ci.features, stdout);
     if (o->attn)
         return bench_attn(b, o->preset, o->attn_rows, o->n_attn_rows, ci.features, o->json);
+    qmm_status st;
+    if (o->moe && !o->model) { /* a MoE preset: bench_moe.c */
+        bench_measure_machine_limits(b, ci.features);
+        if ((st = bench_moe_preset_run(b, o->moe, o->type_given, o->type)))
+            return die_status(st, "MoE benchmark");
+        add_notes(b, &ci, NULL);
+        return write_outputs(o, b->rep);
+    }
     int rc = load_matrices(b, o, g, mats, nm);
     if (rc >= 0)
         return rc;
-    qmm_status st;
     if (o->run_ref && (st = make_ref_context(opts, &b->ref_ctx)))
         return die_status(st, "reference context");
     if ((st = make_activations(b, *mats, *nm)))
@@ -302,8 +316,10 @@ static int run_bench(bench *b, const bench_opts *o, const qmm_options *opts, qmm
         return die_status(st, "weights");
     if (o->model && (st = bench_model_pack_all(b, *mats, *nm)))
         return die_status(st, "packing");
-    if ((st = run_rows(b, *mats, *nm, *srcs, *g)))
+    if (*nm > 0 && (st = run_rows(b, *mats, *nm, *srcs, *g)))
         return die_status(st, "benchmark");
+    if (o->model && (st = bench_moe_model_run(b, *g))) /* the experts tensors */
+        return die_status(st, "MoE benchmark");
     add_notes(b, &ci, *g);
     return write_outputs(o, b->rep);
 }
