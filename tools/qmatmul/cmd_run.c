@@ -259,6 +259,7 @@ int cmd_run(int argc, char **argv) {
     if (do_bench && !tokens && !text) {
         double p, d;
         rc = bench(ctx, &m, (int)reps, &p, &d) ? 1 : 0;
+        run_model_profile_print(stderr);
         if (!rc && json && write_json(json, model, qmm_context_threads(ctx), NULL, 0, NULL, 0, p, d, NULL, 0))
             rc = 1;
         run_model_free(&m);
@@ -302,6 +303,7 @@ int cmd_run(int argc, char **argv) {
              ? 1
              : 0;
     free(prompt_logits);
+    run_model_profile_print(stderr);
     run_model_free(&m);
     goto out;
 eval_failed:

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "qmatmul.h"
 #include "qmatmul_gguf.h"
@@ -49,5 +50,8 @@ void run_model_reset(run_model *m);
  * leaves the logits of the last one in m->logits. 0 on success, else -1
  * with a message in err. */
 int run_model_eval(qmm_context *ctx, run_model *m, const int32_t *ids, int n, char *err, size_t err_size);
+/* With QMM_RUN_PROFILE=1 (or cpu) in the environment, every eval is timed
+ * step by step; this prints the table (prefill and decode) to f. */
+void run_model_profile_print(FILE *f);
 
 #endif
