@@ -326,8 +326,9 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     m->up = alloc_floats(b * m->n_ff);
     m->fused = alloc_floats(b * (size_t)(dq + 2 * dkv > 2 * m->n_ff ? dq + 2 * dkv : 2 * m->n_ff));
     m->logits = alloc_floats((size_t)m->n_vocab);
+    m->rope_cs = alloc_floats(b * (size_t)m->head_dim);
     if (!m->k_cache || !m->v_cache || !m->x || !m->xn || !m->q || !m->k || !m->v || !m->att || !m->att_heads || !m->scores ||
-        !m->gate || !m->up || !m->fused || !m->logits)
+        !m->gate || !m->up || !m->fused || !m->logits || !m->rope_cs)
         return fail(err, es, "out of memory for a context of %d tokens", n_ctx);
     /* Positions past n_past are never read unmasked, but they are multiplied
      * (by zero probabilities): keep them finite. */
@@ -351,7 +352,8 @@ void run_model_free(run_model *m) {
     qmm_weights_free(m->tok_embd);
     qmm_cache_close(m->cache);
     qmm_gguf_close(m->gguf);
-    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->att_heads, m->scores, m->gate, m->up, m->fused, m->logits};
+    float *bufs[] = {m->x,      m->xn,   m->q,  m->k,     m->v,      m->att,    m->att_heads,
+                     m->scores, m->gate, m->up, m->fused, m->logits, m->rope_cs};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     free(m->k_cache);
@@ -375,19 +377,28 @@ static void rms_norm(float *y, const float *x, const float *w, int n, float eps)
 
 /* Rotary embedding as llama.cpp applies it to the llama architecture: adjacent
  * pairs (x[2i], x[2i+1]) rotated by pos * base^(-2i/d), the angle stepped by
- * one float multiplication per pair. */
-static void rope(float *x, int n_heads, int head_dim, int pos, float base) {
+ * one float multiplication per pair. The cosines and sines of one position
+ * (cs: head_dim floats, pairs) serve q and k of every layer: computed once
+ * per eval, not 2 x layers times. */
+static void rope_angles(float *cs, int head_dim, int pos, float base) {
     const float theta_scale = powf(base, -2.0f / (float)head_dim);
     float theta = (float)pos;
     for (int i = 0; i < head_dim; i += 2) {
-        const float c = cosf(theta), s = sinf(theta);
+        cs[i] = cosf(theta);
+        cs[i + 1] = sinf(theta);
+        theta *= theta_scale;
+    }
+}
+
+static void rope(float *x, int n_heads, int head_dim, const float *cs) {
+    for (int i = 0; i < head_dim; i += 2) {
+        const float c = cs[i], s = cs[i + 1];
         for (int h = 0; h < n_heads; h++) {
             float *p = x + (size_t)h * head_dim + i;
             const float x0 = p[0], x1 = p[1];
             p[0] = x0 * c - x1 * s;
             p[1] = x0 * s + x1 * c;
         }
-        theta *= theta_scale;
     }
 }
 
@@ -482,6 +493,10 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
     qmm_tensor_init(&tid, QMM_TYPE_I32, 1, (int64_t[]){n}, (void *)ids);
     view2(&temb, m->x, d, n);
     double t0 = prof_start();
+    for (int i = 0; i < n; i++)
+        rope_angles(m->rope_cs + (size_t)i * hd, hd, m->n_past + i, m->rope_base);
+    prof_stop(P_ROPE_KV, t0);
+    t0 = prof_start();
     if (qmm_get_rows(ctx, m->tok_embd, &tid, &temb) != QMM_OK)
         return fail(err, es, "get_rows: %s", qmm_last_error());
     prof_stop(P_EMBD, t0);
@@ -510,8 +525,8 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
         t0 = prof_start();
         for (int i = 0; i < n; i++) {
             const int pos = m->n_past + i;
-            rope(m->q + (size_t)i * dq, nh, hd, pos, m->rope_base);
-            rope(m->k + (size_t)i * dkv, nkv, hd, pos, m->rope_base);
+            rope(m->q + (size_t)i * dq, nh, hd, m->rope_cs + (size_t)i * hd);
+            rope(m->k + (size_t)i * dkv, nkv, hd, m->rope_cs + (size_t)i * hd);
             for (int h = 0; h < nkv; h++)
                 for (int e = 0; e < hd; e++) {
                     kc[((size_t)h * n_ctx + pos) * hd + e] = qmm_fp32_to_fp16(m->k[(size_t)i * dkv + h * hd + e]);

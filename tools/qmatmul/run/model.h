@@ -35,6 +35,7 @@ typedef struct run_model {
     uint16_t *k_cache; /* [layer][kv head][n_ctx][head_dim] */
     uint16_t *v_cache; /* [layer][kv head][head_dim][n_ctx]: transposed, rows over positions */
     float *x, *xn, *q, *k, *v, *att, *att_heads, *scores, *gate, *up, *fused, *logits;
+    float *rope_cs; /* [token of the batch][head_dim]: cos, sin of each pair's angle */
 } run_model;
 
 /* Opens a GGUF file and prepares the model for n_ctx tokens: checks the
