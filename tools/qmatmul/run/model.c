@@ -17,6 +17,7 @@
  * time instead (with -t 1: the work, without the waits). */
 enum {
     P_EMBD,
+    P_ANGLES,
     P_NORM,
     P_QKV,
     P_ROPE_KV,
@@ -32,19 +33,13 @@ enum {
     P_EVAL,
     P_COUNT
 };
-static const char *const prof_names[P_COUNT] = {"get_rows (embd)",
-                                                "rms_norm",
-                                                "mul_mat q/k/v",
-                                                "rope + kv write",
-                                                "f16 scores",
-                                                "softmax",
-                                                "f16 values",
-                                                "mul_mat o",
-                                                "residual + split",
-                                                "mul_mat gate/up",
-                                                "swiglu",
-                                                "mul_mat down",
-                                                "output (norm + mul_mat)",
+static const char *const prof_names[P_COUNT] = {"get_rows (embd)", "rope angles",
+                                                "rms_norm",        "mul_mat q/k/v",
+                                                "rope + kv write", "f16 scores",
+                                                "softmax",         "f16 values",
+                                                "mul_mat o",       "residual + split",
+                                                "mul_mat gate/up", "swiglu",
+                                                "mul_mat down",    "output (norm + mul_mat)",
                                                 "whole eval"};
 typedef struct prof_stat {
     double sum, min;
@@ -495,7 +490,7 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
     double t0 = prof_start();
     for (int i = 0; i < n; i++)
         rope_angles(m->rope_cs + (size_t)i * hd, hd, m->n_past + i, m->rope_base);
-    prof_stop(P_ROPE_KV, t0);
+    prof_stop(P_ANGLES, t0);
     t0 = prof_start();
     if (qmm_get_rows(ctx, m->tok_embd, &tid, &temb) != QMM_OK)
         return fail(err, es, "get_rows: %s", qmm_last_error());
