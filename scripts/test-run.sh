@@ -4,8 +4,11 @@
 # the gguf package to Q8_0 and Q4_0 (tests/requantize_gguf.py, cached beside
 # the model); llama-cpp-python built once into a wheel for this CPU
 # (scripts/llama-wheel.sh, cached) and installed in .venv; the comparison is
-# tests/check_run_llama.py. QMM_RUN_BENCH=1 also prints the speed table rows
-# (docs/performance.md). Uses build-ci-gcc (configured here if missing).
+# tests/check_run_llama.py; the tokenizers (gpt2: SmolLM2, SentencePiece:
+# gemma-3-270m's vocabulary) against llama.cpp's: tests/check_run_tokenizer.py.
+# QMM_RUN_BENCH=1 also prints the speed table rows (docs/performance.md),
+# QMM_RUN_BENCH_REPEAT=N times (default 1), each after the load average: on a
+# shared machine report the range. Uses build-ci-gcc (configured here if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="$PWD/.venv/bin/python"
@@ -23,7 +26,12 @@ if ! "$PY" -c 'import llama_cpp, sys; sys.exit(llama_cpp.__version__ != "0.3.36"
   "$PY" -m pip install -q --disable-pip-version-check "$wheel"
 fi
 
-src=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh | head -1)
+# Read the whole list, then pick lines: `| head -1` would close the pipe
+# while fetch-models.sh still prints, a SIGPIPE that pipefail turns into a
+# failure of the stage (seen under load).
+fetched=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh)
+src=$(sed -n 1p <<<"$fetched")
+gemma=$(sed -n 2p <<<"$fetched")
 # Requantized files are named by the source and the script that made them.
 key=$(sha256sum "$src" | cut -c1-64)
 key=$(printf '%s %s' "$key" "$(sha256sum tests/requantize_gguf.py | cut -c1-64)" | sha256sum | cut -c1-12)
@@ -49,12 +57,15 @@ refuses() { # expected-message command...
   fi
   grep -q "$want" <<<"$out" || { echo "test-run: '$*' said '$out', expected '$want'" >&2; return 1; }
 }
-gemma=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh | sed -n 2p)
 refuses "architecture 'gemma3' is not supported" "$bin" run "$gemma" --tokens 1,2,3
 refuses "do not fit a context of 8" "$bin" run "$src" --tokens 1,2,3,4,5 -n 8 --ctx 8
 echo "test-run: refusals ok"
 
+"$PY" tests/check_run_tokenizer.py "$bin" "$gemma" "$src"
 "$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads"
 if [ "${QMM_RUN_BENCH:-0}" = 1 ]; then
-  "$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads" --bench
+  for _ in $(seq "${QMM_RUN_BENCH_REPEAT:-1}"); do
+    echo "test-run: $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads" --bench
+  done
 fi

@@ -33,6 +33,7 @@ static void usage(FILE *f) {
             "  --cache FILE    take the packed weights from this .qmp file (written if missing or unusable)\n"
             "  --json FILE     write prompt and generated ids, tokens per second, last prompt logits\n"
             "  --ignore-eos    keep generating after the end-of-sequence token\n"
+            "  --tokenize      with -p: print the prompt's token ids and stop (any architecture)\n"
             "  --bench         time prefill of %d tokens and decode of %d tokens (best of --reps, default 3)\n",
             BENCH_PROMPT, BENCH_DECODE);
 }
@@ -151,7 +152,7 @@ failed:
 int cmd_run(int argc, char **argv) {
     const char *model = NULL, *tokens = NULL, *text = NULL, *cache = NULL, *json = NULL;
     long long n_gen = 32, threads = 0, n_ctx = 0, reps = 3;
-    int do_bench = 0, ignore_eos = 0;
+    int do_bench = 0, ignore_eos = 0, tokenize_only = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const int has = i + 1 < argc;
@@ -162,6 +163,8 @@ int cmd_run(int argc, char **argv) {
             do_bench = 1;
         } else if (!strcmp(a, "--ignore-eos")) {
             ignore_eos = 1;
+        } else if (!strcmp(a, "--tokenize")) {
+            tokenize_only = 1;
         } else if (has && !strcmp(a, "--tokens")) {
             tokens = argv[++i];
         } else if (has && !strcmp(a, "-p")) {
@@ -189,6 +192,10 @@ int cmd_run(int argc, char **argv) {
         } else {
             model = a;
         }
+    }
+    if (tokenize_only && (!model || !text)) {
+        fprintf(stderr, "qmatmul run: --tokenize needs MODEL.gguf and -p TEXT\n");
+        return 2;
     }
     if (!model || (!tokens && !text && !do_bench) || (tokens && text)) {
         fprintf(stderr, "qmatmul run: needs MODEL.gguf and one of --tokens, -p or --bench\n");
@@ -234,6 +241,13 @@ int cmd_run(int argc, char **argv) {
             fprintf(stderr, "qmatmul run: %s\n", err);
             goto out;
         }
+        if (tokenize_only) {
+            for (int i = 0; i < n_prompt; i++)
+                printf("%d%s", prompt[i], i + 1 < n_prompt ? "," : "");
+            printf("\n");
+            rc = 0;
+            goto out;
+        }
         if (n_prompt == 0) {
             fprintf(stderr, "qmatmul run: the prompt has no tokens\n");
             goto out;
@@ -259,6 +273,7 @@ int cmd_run(int argc, char **argv) {
     if (do_bench && !tokens && !text) {
         double p, d;
         rc = bench(ctx, &m, (int)reps, &p, &d) ? 1 : 0;
+        run_model_profile_print(stderr);
         if (!rc && json && write_json(json, model, qmm_context_threads(ctx), NULL, 0, NULL, 0, p, d, NULL, 0))
             rc = 1;
         run_model_free(&m);
@@ -302,6 +317,7 @@ int cmd_run(int argc, char **argv) {
              ? 1
              : 0;
     free(prompt_logits);
+    run_model_profile_print(stderr);
     run_model_free(&m);
     goto out;
 eval_failed:

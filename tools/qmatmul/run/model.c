@@ -6,6 +6,93 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* ------------------------------------------- profile (QMM_RUN_PROFILE=1) */
+
+/* Per phase (prefill: evals of several tokens; decode: of one), per step of
+ * the forward pass: calls, total and shortest time. On a loaded machine the
+ * shortest call is the one that ran undisturbed: calls per eval x shortest
+ * estimates a quiet eval. QMM_RUN_PROFILE=cpu times the calling thread's CPU
+ * time instead (with -t 1: the work, without the waits). */
+enum {
+    P_EMBD,
+    P_ANGLES,
+    P_NORM,
+    P_QKV,
+    P_ROPE_KV,
+    P_ATT_K,
+    P_SOFTMAX,
+    P_ATT_V,
+    P_O,
+    P_RESID,
+    P_GATE_UP,
+    P_SWIGLU,
+    P_DOWN,
+    P_OUT,
+    P_EVAL,
+    P_COUNT
+};
+static const char *const prof_names[P_COUNT] = {"get_rows (embd)", "rope angles",
+                                                "rms_norm",        "mul_mat q/k/v",
+                                                "rope + kv write", "f16 scores",
+                                                "softmax",         "f16 values",
+                                                "mul_mat o",       "residual + split",
+                                                "mul_mat gate/up", "swiglu",
+                                                "mul_mat down",    "output (norm + mul_mat)",
+                                                "whole eval"};
+typedef struct prof_stat {
+    double sum, min;
+    long long count;
+} prof_stat;
+static prof_stat prof[2][P_COUNT];
+static int prof_mode = -1; /* -1 unread, 0 off, 1 wall clock, 2 thread CPU time */
+static int prof_phase;
+
+static double prof_now(void) {
+    struct timespec ts;
+    clock_gettime(prof_mode == 2 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double prof_start(void) { return prof_mode > 0 ? prof_now() : 0; }
+
+static void prof_stop(int step, double t0) {
+    if (prof_mode <= 0 || step < 0)
+        return;
+    const double dt = prof_now() - t0;
+    prof_stat *s = &prof[prof_phase][step];
+    if (!s->count || dt < s->min)
+        s->min = dt;
+    s->sum += dt;
+    s->count++;
+}
+
+void run_model_profile_print(FILE *f) {
+    static const char *const phase[2] = {"prefill", "decode"};
+    for (int ph = 0; ph < 2 && prof_mode > 0; ph++) {
+        const prof_stat *e = &prof[ph][P_EVAL];
+        if (!e->count)
+            continue;
+        double quiet = 0;
+        for (int i = 0; i < P_EVAL; i++)
+            quiet += prof[ph][i].count ? prof[ph][i].min * (double)prof[ph][i].count / (double)e->count : 0;
+        fprintf(f, "profile %s (%s): %lld evals, mean %.1f us, shortest %.1f us, sum of shortest steps %.1f us\n", phase[ph],
+                prof_mode == 2 ? "thread CPU time" : "wall clock", e->count, e->sum / (double)e->count * 1e6, e->min * 1e6,
+                quiet * 1e6);
+        fprintf(f, "  %-24s %8s %10s %10s %7s %10s %7s\n", "step", "per eval", "mean us", "per eval", "share", "shortest",
+                "share");
+        for (int i = 0; i < P_EVAL; i++) {
+            const prof_stat *s = &prof[ph][i];
+            if (!s->count)
+                continue;
+            const double per = (double)s->count / (double)e->count, mean_eval = s->sum / (double)e->count;
+            fprintf(f, "  %-24s %8.1f %10.2f %10.1f %6.1f%% %10.2f %6.1f%%\n", prof_names[i], per,
+                    s->sum / (double)s->count * 1e6, mean_eval * 1e6, 100 * mean_eval / (e->sum / (double)e->count), s->min * 1e6,
+                    100 * s->min * per / quiet);
+        }
+    }
+}
 
 static int fail(char *err, size_t err_size, const char *fmt, ...) {
     va_list ap;
@@ -234,8 +321,9 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     m->up = alloc_floats(b * m->n_ff);
     m->fused = alloc_floats(b * (size_t)(dq + 2 * dkv > 2 * m->n_ff ? dq + 2 * dkv : 2 * m->n_ff));
     m->logits = alloc_floats((size_t)m->n_vocab);
+    m->rope_cs = alloc_floats(b * (size_t)m->head_dim);
     if (!m->k_cache || !m->v_cache || !m->x || !m->xn || !m->q || !m->k || !m->v || !m->att || !m->att_heads || !m->scores ||
-        !m->gate || !m->up || !m->fused || !m->logits)
+        !m->gate || !m->up || !m->fused || !m->logits || !m->rope_cs)
         return fail(err, es, "out of memory for a context of %d tokens", n_ctx);
     /* Positions past n_past are never read unmasked, but they are multiplied
      * (by zero probabilities): keep them finite. */
@@ -259,7 +347,8 @@ void run_model_free(run_model *m) {
     qmm_weights_free(m->tok_embd);
     qmm_cache_close(m->cache);
     qmm_gguf_close(m->gguf);
-    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->att_heads, m->scores, m->gate, m->up, m->fused, m->logits};
+    float *bufs[] = {m->x,      m->xn,   m->q,  m->k,     m->v,      m->att,    m->att_heads,
+                     m->scores, m->gate, m->up, m->fused, m->logits, m->rope_cs};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     free(m->k_cache);
@@ -283,19 +372,28 @@ static void rms_norm(float *y, const float *x, const float *w, int n, float eps)
 
 /* Rotary embedding as llama.cpp applies it to the llama architecture: adjacent
  * pairs (x[2i], x[2i+1]) rotated by pos * base^(-2i/d), the angle stepped by
- * one float multiplication per pair. */
-static void rope(float *x, int n_heads, int head_dim, int pos, float base) {
+ * one float multiplication per pair. The cosines and sines of one position
+ * (cs: head_dim floats, pairs) serve q and k of every layer: computed once
+ * per eval, not 2 x layers times. */
+static void rope_angles(float *cs, int head_dim, int pos, float base) {
     const float theta_scale = powf(base, -2.0f / (float)head_dim);
     float theta = (float)pos;
     for (int i = 0; i < head_dim; i += 2) {
-        const float c = cosf(theta), s = sinf(theta);
+        cs[i] = cosf(theta);
+        cs[i + 1] = sinf(theta);
+        theta *= theta_scale;
+    }
+}
+
+static void rope(float *x, int n_heads, int head_dim, const float *cs) {
+    for (int i = 0; i < head_dim; i += 2) {
+        const float c = cs[i], s = cs[i + 1];
         for (int h = 0; h < n_heads; h++) {
             float *p = x + (size_t)h * head_dim + i;
             const float x0 = p[0], x1 = p[1];
             p[0] = x0 * c - x1 * s;
             p[1] = x0 * s + x1 * c;
         }
-        theta *= theta_scale;
     }
 }
 
@@ -323,11 +421,14 @@ static void view2(qmm_tensor *t, float *data, int64_t ne0, int64_t ne1) {
     qmm_tensor_init(t, QMM_TYPE_F32, 2, (int64_t[]){ne0, ne1}, data);
 }
 
-static int mul(qmm_context *ctx, const qmm_weights *w, float *x, float *y, int n, char *err, size_t es) {
+static int mul(qmm_context *ctx, const qmm_weights *w, float *x, float *y, int n, int step, char *err, size_t es) {
     qmm_tensor tx, ty;
     view2(&tx, x, qmm_weights_k(w), n);
     view2(&ty, y, qmm_weights_n(w), n);
-    if (qmm_mul_mat(ctx, w, &tx, &ty) != QMM_OK)
+    const double t0 = prof_start();
+    const qmm_status st = qmm_mul_mat(ctx, w, &tx, &ty);
+    prof_stop(step, t0);
+    if (st != QMM_OK)
         return fail(err, es, "mul_mat: %s", qmm_last_error());
     return 0;
 }
@@ -347,19 +448,27 @@ static int attention(qmm_context *ctx, run_model *m, int l, int n, char *err, si
     xq.nb[3] = xq.nb[1] * n;
     qmm_tensor ys;
     qmm_tensor_init(&ys, QMM_TYPE_F32, 3, (int64_t[]){total, n, nh}, m->scores);
-    if (qmm_mul_mat_f16(ctx, &wk, &xq, &ys) != QMM_OK)
+    double t0 = prof_start();
+    qmm_status st = qmm_mul_mat_f16(ctx, &wk, &xq, &ys);
+    prof_stop(P_ATT_K, t0);
+    if (st != QMM_OK)
         return fail(err, es, "attention scores: %s", qmm_last_error());
     const float scale = 1.0f / sqrtf((float)hd);
+    t0 = prof_start();
     for (int h = 0; h < nh; h++)
         for (int i = 0; i < n; i++)
             softmax_masked(m->scores + ((size_t)h * n + i) * total, m->n_past + i + 1, total, scale);
+    prof_stop(P_SOFTMAX, t0);
     /* att[h][i][d] = sum_t V[t][d] p[h][i][t]: the transposed V cache as the weights. */
     qmm_tensor wv = {
         .type = QMM_TYPE_F16, .ne = {total, hd, nkv, 1}, .nb = {2, (size_t)n_ctx * 2, (size_t)n_ctx * hd * 2, 0}, .data = vc};
     wv.nb[3] = wv.nb[2] * nkv;
     qmm_tensor ya;
     qmm_tensor_init(&ya, QMM_TYPE_F32, 3, (int64_t[]){hd, n, nh}, m->att_heads);
-    if (qmm_mul_mat_f16(ctx, &wv, &ys, &ya) != QMM_OK)
+    t0 = prof_start();
+    st = qmm_mul_mat_f16(ctx, &wv, &ys, &ya);
+    prof_stop(P_ATT_V, t0);
+    if (st != QMM_OK)
         return fail(err, es, "attention values: %s", qmm_last_error());
     for (int h = 0; h < nh; h++)
         for (int i = 0; i < n; i++)
@@ -373,76 +482,108 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= m->n_vocab)
             return fail(err, es, "token id %d is out of the vocabulary (0..%d)", ids[i], m->n_vocab - 1);
+    prof_phase = n == 1;
+    const double t_eval = prof_start();
     qmm_tensor tid, temb;
     qmm_tensor_init(&tid, QMM_TYPE_I32, 1, (int64_t[]){n}, (void *)ids);
     view2(&temb, m->x, d, n);
+    double t0 = prof_start();
+    for (int i = 0; i < n; i++)
+        rope_angles(m->rope_cs + (size_t)i * hd, hd, m->n_past + i, m->rope_base);
+    prof_stop(P_ANGLES, t0);
+    t0 = prof_start();
     if (qmm_get_rows(ctx, m->tok_embd, &tid, &temb) != QMM_OK)
         return fail(err, es, "get_rows: %s", qmm_last_error());
+    prof_stop(P_EMBD, t0);
     for (int l = 0; l < m->n_layer; l++) {
         const run_layer *L = &m->layers[l];
+        t0 = prof_start();
         for (int i = 0; i < n; i++)
             rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->attn_norm, d, m->norm_eps);
+        prof_stop(P_NORM, t0);
         if (L->w_qkv) {
-            if (mul(ctx, L->w_qkv, m->xn, m->fused, n, err, es))
+            if (mul(ctx, L->w_qkv, m->xn, m->fused, n, P_QKV, err, es))
                 return -1;
+            t0 = prof_start();
             for (int i = 0; i < n; i++) {
                 const float *row = m->fused + (size_t)i * (dq + 2 * dkv);
                 memcpy(m->q + (size_t)i * dq, row, (size_t)dq * 4);
                 memcpy(m->k + (size_t)i * dkv, row + dq, (size_t)dkv * 4);
                 memcpy(m->v + (size_t)i * dkv, row + dq + dkv, (size_t)dkv * 4);
             }
-        } else if (mul(ctx, L->wq, m->xn, m->q, n, err, es) || mul(ctx, L->wk, m->xn, m->k, n, err, es) ||
-                   mul(ctx, L->wv, m->xn, m->v, n, err, es))
+            prof_stop(P_RESID, t0);
+        } else if (mul(ctx, L->wq, m->xn, m->q, n, P_QKV, err, es) || mul(ctx, L->wk, m->xn, m->k, n, P_QKV, err, es) ||
+                   mul(ctx, L->wv, m->xn, m->v, n, P_QKV, err, es))
             return -1;
         const size_t layer_kv = (size_t)dkv * n_ctx;
         uint16_t *kc = m->k_cache + (size_t)l * layer_kv, *vc = m->v_cache + (size_t)l * layer_kv;
+        t0 = prof_start();
         for (int i = 0; i < n; i++) {
             const int pos = m->n_past + i;
-            rope(m->q + (size_t)i * dq, nh, hd, pos, m->rope_base);
-            rope(m->k + (size_t)i * dkv, nkv, hd, pos, m->rope_base);
+            rope(m->q + (size_t)i * dq, nh, hd, m->rope_cs + (size_t)i * hd);
+            rope(m->k + (size_t)i * dkv, nkv, hd, m->rope_cs + (size_t)i * hd);
             for (int h = 0; h < nkv; h++)
                 for (int e = 0; e < hd; e++) {
                     kc[((size_t)h * n_ctx + pos) * hd + e] = qmm_fp32_to_fp16(m->k[(size_t)i * dkv + h * hd + e]);
                     vc[((size_t)h * hd + e) * n_ctx + pos] = qmm_fp32_to_fp16(m->v[(size_t)i * dkv + h * hd + e]);
                 }
         }
-        if (attention(ctx, m, l, n, err, es) || mul(ctx, L->wo, m->att, m->xn, n, err, es))
+        prof_stop(P_ROPE_KV, t0);
+        if (attention(ctx, m, l, n, err, es) || mul(ctx, L->wo, m->att, m->xn, n, P_O, err, es))
             return -1;
+        t0 = prof_start();
         for (size_t i = 0; i < (size_t)n * d; i++)
             m->x[i] += m->xn[i];
+        prof_stop(P_RESID, t0);
+        t0 = prof_start();
         for (int i = 0; i < n; i++)
             rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->ffn_norm, d, m->norm_eps);
+        prof_stop(P_NORM, t0);
         const int ff = m->n_ff;
         if (L->w_gate_up) {
-            if (mul(ctx, L->w_gate_up, m->xn, m->fused, n, err, es))
+            if (mul(ctx, L->w_gate_up, m->xn, m->fused, n, P_GATE_UP, err, es))
                 return -1;
+            t0 = prof_start();
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < ff; j++) {
                     const float g = m->fused[(size_t)i * 2 * ff + j], u = m->fused[(size_t)i * 2 * ff + ff + j];
                     m->gate[(size_t)i * ff + j] = g / (1.0f + expf(-g)) * u;
                 }
+            prof_stop(P_SWIGLU, t0);
         } else {
-            if (mul(ctx, L->w_gate, m->xn, m->gate, n, err, es) || mul(ctx, L->w_up, m->xn, m->up, n, err, es))
+            if (mul(ctx, L->w_gate, m->xn, m->gate, n, P_GATE_UP, err, es) ||
+                mul(ctx, L->w_up, m->xn, m->up, n, P_GATE_UP, err, es))
                 return -1;
+            t0 = prof_start();
             for (size_t i = 0; i < (size_t)n * ff; i++) {
                 const float g = m->gate[i];
                 m->gate[i] = g / (1.0f + expf(-g)) * m->up[i];
             }
+            prof_stop(P_SWIGLU, t0);
         }
-        if (mul(ctx, L->w_down, m->gate, m->xn, n, err, es))
+        if (mul(ctx, L->w_down, m->gate, m->xn, n, P_DOWN, err, es))
             return -1;
+        t0 = prof_start();
         for (size_t i = 0; i < (size_t)n * d; i++)
             m->x[i] += m->xn[i];
+        prof_stop(P_RESID, t0);
     }
     /* Only the last position's logits are needed (greedy decoding). */
+    t0 = prof_start();
     rms_norm(m->xn, m->x + (size_t)(n - 1) * d, m->output_norm, d, m->norm_eps);
-    if (mul(ctx, m->output, m->xn, m->logits, 1, err, es))
+    if (mul(ctx, m->output, m->xn, m->logits, 1, -1, err, es))
         return -1;
+    prof_stop(P_OUT, t0);
     m->n_past += n;
+    prof_stop(P_EVAL, t_eval);
     return 0;
 }
 
 int run_model_eval(qmm_context *ctx, run_model *m, const int32_t *ids, int n, char *err, size_t es) {
+    if (prof_mode < 0) {
+        const char *e = getenv("QMM_RUN_PROFILE");
+        prof_mode = !e || !*e || !strcmp(e, "0") ? 0 : !strcmp(e, "cpu") ? 2 : 1;
+    }
     if (n < 1)
         return fail(err, es, "nothing to evaluate");
     if (n > m->n_ctx - m->n_past)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "qmatmul.h"
 #include "qmatmul_gguf.h"
@@ -34,6 +35,7 @@ typedef struct run_model {
     uint16_t *k_cache; /* [layer][kv head][n_ctx][head_dim] */
     uint16_t *v_cache; /* [layer][kv head][head_dim][n_ctx]: transposed, rows over positions */
     float *x, *xn, *q, *k, *v, *att, *att_heads, *scores, *gate, *up, *fused, *logits;
+    float *rope_cs; /* [token of the batch][head_dim]: cos, sin of each pair's angle */
 } run_model;
 
 /* Opens a GGUF file and prepares the model for n_ctx tokens: checks the
@@ -49,5 +51,8 @@ void run_model_reset(run_model *m);
  * leaves the logits of the last one in m->logits. 0 on success, else -1
  * with a message in err. */
 int run_model_eval(qmm_context *ctx, run_model *m, const int32_t *ids, int n, char *err, size_t err_size);
+/* With QMM_RUN_PROFILE=1 (or cpu) in the environment, every eval is timed
+ * step by step; this prints the table (prefill and decode) to f. */
+void run_model_profile_print(FILE *f);
 
 #endif

@@ -29,6 +29,8 @@ struct run_vocab {
     int n_merges;
     int bos, eos, add_bos, add_space_prefix, isolate_digits;
     int byte_token[256]; /* SentencePiece byte fallback ids, -1 if missing */
+    int *user;           /* user-defined tokens, longest text first */
+    int n_user;
 };
 
 static int fail(char *err, size_t es, const char *fmt, ...) {
@@ -106,6 +108,7 @@ void run_vocab_free(run_vocab *v) {
     free(v->type);
     free(v->score);
     free(v->merge_text);
+    free(v->user);
     map_free(&v->ids);
     map_free(&v->merges);
     free(v);
@@ -208,6 +211,21 @@ run_vocab *run_vocab_load(const qmm_gguf *g, char *err, size_t es) {
         char name[8];
         snprintf(name, sizeof name, "<0x%02X>", b);
         v->byte_token[b] = map_get(&v->ids, name, strlen(name));
+    }
+    /* User-defined tokens, longest first (equal lengths by id: deterministic). */
+    for (int i = 0; i < v->n; i++)
+        v->n_user += v->type[i] == TOKEN_USER && v->len[i] > 0;
+    if (v->n_user) {
+        if (!(v->user = malloc((size_t)v->n_user * sizeof *v->user)))
+            goto oom;
+        int u = 0;
+        for (int i = 0; i < v->n; i++)
+            if (v->type[i] == TOKEN_USER && v->len[i] > 0) {
+                int j = u++;
+                for (; j > 0 && v->len[v->user[j - 1]] < v->len[i]; j--)
+                    v->user[j] = v->user[j - 1];
+                v->user[j] = i;
+            }
     }
     v->bos = get_id(g, "tokenizer.ggml.bos_token_id", v->n);
     v->eos = get_id(g, "tokenizer.ggml.eos_token_id", v->n);
@@ -458,11 +476,12 @@ static int tokenize_gpt2(const run_vocab *v, const char *text, id_list *out) {
 
 /* --------------------------------------------------------- SentencePiece */
 
-/* Spaces become U+2581 (and one leads if add_space_prefix); then the adjacent
+/* Spaces become U+2581 (and one leads the first piece of the text, or one
+ * after a user-defined token, if add_space_prefix); then the adjacent
  * pair whose concatenation is a token of the highest score merges (the
  * leftmost on ties) until none does; what is left out of the vocabulary
  * falls back to byte tokens. */
-static int tokenize_spm(const run_vocab *v, const char *text, id_list *out) {
+static int tokenize_spm(const run_vocab *v, const char *text, int first, id_list *out) {
     const size_t len = strlen(text);
     char *buf = malloc(len * 3 + 4);
     sym *s = malloc((len * 3 + 4) * sizeof *s);
@@ -472,7 +491,7 @@ static int tokenize_spm(const run_vocab *v, const char *text, id_list *out) {
         return -1;
     }
     size_t pos = 0;
-    if (v->add_space_prefix && len > 0 && text[0] != ' ')
+    if (first && v->add_space_prefix && len > 0 && text[0] != ' ')
         pos += (size_t)utf8_encode(0x2581, buf);
     for (size_t i = 0; i < len; i++)
         if (text[i] == ' ')
@@ -520,11 +539,87 @@ static int tokenize_spm(const run_vocab *v, const char *text, id_list *out) {
     return ok ? 0 : -1;
 }
 
+/* ------------------------------------------------- user-defined tokens */
+
+/* A piece of the text: raw (id < 0) or one user-defined token. */
+typedef struct fragment {
+    size_t start, len;
+    int id;
+} fragment;
+
+static const char *find(const char *s, size_t n, const char *t, size_t tn) {
+    for (size_t i = 0; tn <= n && i <= n - tn; i++)
+        if (s[i] == t[0] && !memcmp(s + i, t, tn))
+            return s + i;
+    return NULL;
+}
+
+/* User-defined tokens (type 4: gemma's runs of spaces and of newlines, for
+ * one) are split off the raw text before the tokenizer runs, as llama.cpp
+ * (and Hugging Face tokenizers) do: longest token first, each at its leftmost
+ * non-overlapping occurrences in what is still raw; the raw pieces between
+ * are tokenized one by one. Control tokens are not (no special-token
+ * parsing, as llama.cpp's tokenize with special = false). */
+static int tokenize_pieces(const run_vocab *v, const char *text, id_list *out) {
+    const size_t len = strlen(text);
+    fragment *cur = malloc((2 * len + 2) * sizeof *cur), *next = malloc((2 * len + 2) * sizeof *next);
+    char *piece = malloc(len + 1);
+    int rc = -1;
+    if (!cur || !next || !piece)
+        goto done;
+    int n = 0;
+    if (len)
+        cur[n++] = (fragment){0, len, -1};
+    for (int u = 0; u < v->n_user; u++) {
+        const int id = v->user[u];
+        const char *t = v->text[id];
+        const size_t tn = v->len[id];
+        int m = 0;
+        for (int f = 0; f < n; f++) {
+            if (cur[f].id >= 0) {
+                next[m++] = cur[f];
+                continue;
+            }
+            size_t pos = cur[f].start;
+            const size_t end = cur[f].start + cur[f].len;
+            const char *hit;
+            while ((hit = find(text + pos, end - pos, t, tn))) {
+                const size_t at = (size_t)(hit - text);
+                if (at > pos)
+                    next[m++] = (fragment){pos, at - pos, -1};
+                next[m++] = (fragment){at, tn, id};
+                pos = at + tn;
+            }
+            if (pos < end)
+                next[m++] = (fragment){pos, end - pos, -1};
+        }
+        fragment *swap = cur;
+        cur = next;
+        next = swap;
+        n = m;
+    }
+    rc = 0;
+    for (int f = 0; !rc && f < n; f++) {
+        if (cur[f].id >= 0) {
+            rc = push(out, cur[f].id);
+            continue;
+        }
+        memcpy(piece, text + cur[f].start, cur[f].len);
+        piece[cur[f].len] = 0;
+        rc = v->kind == KIND_GPT2 ? tokenize_gpt2(v, piece, out) : tokenize_spm(v, piece, f == 0 || cur[f - 1].id >= 0, out);
+    }
+done:
+    free(cur);
+    free(next);
+    free(piece);
+    return rc;
+}
+
 int run_tokenize(const run_vocab *v, const char *text, int32_t **ids, int *n, char *err, size_t es) {
     id_list l = {0};
     int rc = (v->add_bos && v->bos >= 0) ? push(&l, v->bos) : 0;
     if (!rc)
-        rc = v->kind == KIND_GPT2 ? tokenize_gpt2(v, text, &l) : tokenize_spm(v, text, &l);
+        rc = tokenize_pieces(v, text, &l);
     if (rc) {
         free(l.v);
         return fail(err, es, "out of memory tokenizing");
