@@ -521,7 +521,11 @@ static void test_new_types_error(void) {
                 norm += exact * exact;
             }
         static const char *kname[] = {"Q8_K", "Q8_0", "BF16"};
-        CHECK(norm > 0 && e_ours <= e_ggml && e_diff <= 5e-4 * norm,
+        /* Where ggml quantizes activations as we do (Q8_0 per 32), g is the
+         * double-precision sum of the very products we sum in fp32: ours can
+         * only add fp32 rounding, so it gets the peer stage's 2% slack. */
+        const double slack = kind == GGML_Q8_0 ? 1.02 : 1.0;
+        CHECK(norm > 0 && e_ours <= e_ggml * slack && e_diff <= 5e-4 * norm,
               "%s: normalised squared error %.3g, ggml's (%s activations) %.3g, ours vs ggml's %.3g", qmm_type_name(t),
               e_ours / norm, kname[kind], e_ggml / norm, e_diff / norm);
         printf("%s: normalised squared error %.3g (ggml with %s activations: %.3g; ours vs ggml's %.3g)\n", qmm_type_name(t),
@@ -533,6 +537,35 @@ static void test_new_types_error(void) {
     qmm_context_free(ctx);
 }
 
+/* qmm_k_scale_min_put is the inverse of qmm_k_scale_min: every (j, sc, m)
+ * reads back, and 12 random bytes rebuilt from their 8 (sc, m) pairs come
+ * back byte for byte (the 96 bits are exactly the 8 x 12 of the pairs). */
+static void test_k_scale_min_put(void) {
+    long bad = 0;
+    for (int j = 0; j < 8; j++)
+        for (int sc = 0; sc < 64; sc++)
+            for (int m = 0; m < 64; m++) {
+                uint8_t s[12] = {0};
+                qmm_k_scale_min_put(s, j, sc, m);
+                int gsc, gm;
+                qmm_k_scale_min(s, j, &gsc, &gm);
+                bad += gsc != sc || gm != m;
+            }
+    uint64_t rs = 7; /* its own stream: the other tests' data stay as they were */
+    for (int it = 0; it < 10000; it++) {
+        uint8_t s[12], r[12] = {0};
+        for (int i = 0; i < 12; i++)
+            s[i] = (uint8_t)(qmm_test_rand_u64(&rs) >> 56);
+        for (int j = 0; j < 8; j++) {
+            int sc, m;
+            qmm_k_scale_min(s, j, &sc, &m);
+            qmm_k_scale_min_put(r, j, sc, m);
+        }
+        bad += memcmp(s, r, 12) != 0;
+    }
+    CHECK(bad == 0, "qmm_k_scale_min_put: %ld cases not the inverse of qmm_k_scale_min", bad);
+}
+
 int main(int argc, char **argv) {
     test_fp16();
     if (argc > 1)
@@ -540,6 +573,7 @@ int main(int argc, char **argv) {
     else
         CHECK(0, "usage: test_formats VECTORS_FILE");
     test_bf16();
+    test_k_scale_min_put();
     test_act_quantizer();
     test_ground_truth();
     test_new_types_error();

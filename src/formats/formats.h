@@ -148,6 +148,9 @@ uint16_t qmm_fp32_to_bf16(float f);
  * common ground of dequantization and the reference dot products. */
 /* Q4_K / Q5_K: 6-bit scale and min of 32-block j (0..7). */
 void qmm_k_scale_min(const uint8_t scales[12], int j, int *sc, int *m);
+/* Its inverse: ORs sc and m (0..63) of 32-block j into scales, which must
+ * start zeroed (packers that rebuild a GGUF block from a repacked one). */
+void qmm_k_scale_min_put(uint8_t scales[12], int j, int sc, int m);
 /* Q3_K: signed scale (-32..31) of 16-block i (0..15). */
 int qmm_q3_k_scale(const uint8_t scales[12], int i);
 /* q of element l of a block, in the value formula's terms: Q4_1 / Q5_1 /

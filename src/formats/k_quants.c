@@ -18,6 +18,18 @@ void qmm_k_scale_min(const uint8_t s[12], int j, int *sc, int *m) {
     }
 }
 
+void qmm_k_scale_min_put(uint8_t s[12], int j, int sc, int m) {
+    /* the bit placement of qmm_k_scale_min, ORed into zeroed bytes */
+    if (j < 4) {
+        s[j] |= (uint8_t)(sc & 0x3f);
+        s[j + 4] |= (uint8_t)(m & 0x3f);
+    } else {
+        s[j + 4] |= (uint8_t)((sc & 0x0f) | (m & 0x0f) << 4);
+        s[j - 4] |= (uint8_t)(((sc >> 4) & 3) << 6);
+        s[j] |= (uint8_t)(((m >> 4) & 3) << 6);
+    }
+}
+
 int qmm_q3_k_scale(const uint8_t s[12], int i) {
     /* low 4 bits: nibble i / 8 of byte i % 8; high 2 bits: bits 2 (i / 4) of
      * byte 8 + i % 4; stored with a +32 offset. */

@@ -34,14 +34,7 @@ static void get_unit(const uint8_t *chunk, int r, float *dst) {
     memcpy(&blk.dmin, chunk + 32 + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
         const int sc = chunk[64 + 16 * j + r], m = chunk[192 + 16 * j + r];
-        if (j < 4) { /* the inverse of qmm_k_scale_min */
-            blk.scales[j] |= (uint8_t)sc;
-            blk.scales[j + 4] |= (uint8_t)m;
-        } else {
-            blk.scales[j + 4] = (uint8_t)((sc & 0x0f) | (m & 0x0f) << 4);
-            blk.scales[j - 4] |= (uint8_t)((sc >> 4) << 6);
-            blk.scales[j] |= (uint8_t)((m >> 4) << 6);
-        }
+        qmm_k_scale_min_put(blk.scales, j, sc, m);
         uint8_t q[QMM_QK];
         qmm_avx512x_get_q(KIND, chunk + QMM_AVX512X_HDR(KIND) + j * QMM_AVX512X_QB(KIND), r, q);
         for (int l = 0; l < QMM_QK; l++)
