@@ -33,9 +33,9 @@ static qmm_type type_of(const char *s) {
     static const struct {
         const char *name;
         qmm_type t;
-    } types[] = {{"Q4_0", QMM_TYPE_Q4_0}, {"Q8_0", QMM_TYPE_Q8_0}, {"Q4_K", QMM_TYPE_Q4_K},
-                 {"Q6_K", QMM_TYPE_Q6_K}, {"Q5_K", QMM_TYPE_Q5_K}, {"Q4_1", QMM_TYPE_Q4_1},
-                 {"Q5_0", QMM_TYPE_Q5_0}, {"Q2_K", QMM_TYPE_Q2_K}, {"Q3_K", QMM_TYPE_Q3_K}};
+    } types[] = {{"Q4_0", QMM_TYPE_Q4_0}, {"Q8_0", QMM_TYPE_Q8_0},     {"Q4_K", QMM_TYPE_Q4_K},  {"Q6_K", QMM_TYPE_Q6_K},
+                 {"Q5_K", QMM_TYPE_Q5_K}, {"Q4_1", QMM_TYPE_Q4_1},     {"Q5_0", QMM_TYPE_Q5_0},  {"Q2_K", QMM_TYPE_Q2_K},
+                 {"Q3_K", QMM_TYPE_Q3_K}, {"IQ4_NL", QMM_TYPE_IQ4_NL}, {"MXFP4", QMM_TYPE_MXFP4}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (!strcmp(s, types[i].name))
             return types[i].t;

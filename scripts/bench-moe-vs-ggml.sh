@@ -15,10 +15,14 @@
 #   QMM_MOE_PRESETS="..."                   the presets (default both)
 #   QMM_MOE_TYPE=T                          one weight type for every preset instead of its own (k % block must be 0)
 #   QMM_PEER_TIME=X                         the --time of both (default 0.5)
+#   QMM_PEER_PROBE_TIME=X                   the --time of the read probes (default 0.1)
 #
 # Prints a markdown table: per preset and matrix the best over the rounds of each side's median time per call,
 # GB/s of the chosen experts' GGUF bytes (decode) or GOP/s of 2 k n u t (prefill), and ggml time / qmatmul time
-# against the target; the 1-minute load average during the run, flagged when the figures are noisy. Raw JSON
+# against the target; the 1-minute load average during the run, flagged when the figures are noisy. Right after
+# each case's pair of runs, `qmatmul bench --probes` measures the read limit on 2 threads (streaming read probes,
+# buffers > LLC); per case the table shows the best of them, each side's decode GB/s as % of it, and the largest
+# decode speed-up possible over ggml (limit / ggml's GB/s), saying so where the target is above that bound. Raw JSON
 # lines stay in build-peer/bench-moe/. Needs root (the chroot of scripts/setup-ggml-peer.sh); about 1 GiB of
 # memory per side at a time, ~0.6 GiB of files.
 set -euo pipefail
@@ -28,6 +32,7 @@ PY="$PWD/.venv/bin/python"
 rounds=${1:-3}
 presets=${QMM_MOE_PRESETS:-gpt-oss-20b-moe qwen3-30b-a3b-moe}
 tscale=${QMM_PEER_TIME:-0.5}
+ptime=${QMM_PEER_PROBE_TIME:-0.1}
 out="$PWD/build-peer"
 t0=$(date +%s)
 bash bench/peer/build.sh "$out"
@@ -63,6 +68,11 @@ run_ggml() { # case round
   bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat_id" bench "$res/$1.spec" --threads 2 --time "$tscale" \
     --llc "$llc" >"$res/ggml-$1-$2.jsonl"
 }
+run_probe() { # case round: the read limit, measured right after the case's decode pair
+  echo "bench-moe-vs-ggml: round $2: read probes after $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+  "$out/qmm/tools/qmatmul/qmatmul" bench --probes --threads 2 --time "$ptime" -q | grep -E '^ *read ' \
+    >"$res/probe-$1-$2.txt" || true
+}
 loads=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq 1 "$rounds"); do
   for c in $cases; do
@@ -73,6 +83,7 @@ for r in $(seq 1 "$rounds"); do
       run_ggml "$c" "$r"
       run_qmm "$c" "$r"
     fi
+    run_probe "$c" "$r"
     loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
   done
 done
@@ -100,11 +111,31 @@ print(f"Machine: {cpu}, {os.cpu_count()} CPUs visible, LLC {llc >> 20} MiB; {tim
 print(f"ggml {g0['ggml_version']} ({g0['cpu_variant']}) ggml_mul_mat_id against qmatmul qmm_mul_mat_id, 2 threads both; best of "
       f"{rounds} rounds of each side's median time per call; uniform routing; decode: 1 token, the chosen experts cold "
       f"(GB/s of their GGUF bytes); prefill: 512 tokens (GOP/s of 2 k n u t); speed-up = ggml time / qmatmul time.")
+print("Read limit: the best run of `qmatmul bench --probes`' streaming read probes (2 threads, buffers > LLC), measured "
+      "right after each decode pair, best over the rounds (that probe's median of the same round beside it: a best far above "
+      "its median is a lucky run, not the sustained roof); % = decode GB/s / limit; bound = limit / ggml's decode GB/s, the "
+      "largest decode speed-up possible on this machine (a target above it cannot be met here).")
 print()
 print("| preset | matrix | type | experts (used) | k | n | x rows / token | qmatmul kernel | ggml weights | decode qmatmul ms (GB/s) "
-      "| decode ggml ms (GB/s) | decode speed-up (>= 1.15) | prefill qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) "
-      "| prefill speed-up (>= 1.5) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+      "| decode ggml ms (GB/s) | decode speed-up (>= 1.15) | read limit GB/s (probe, its median) | decode % of limit: qmatmul / ggml "
+      "| decode speed-up bound (limit / ggml) | prefill qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) | prefill speed-up (>= 1.5) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+
+def read_limit(case):
+    best, name = 0.0, "?"
+    for r in range(1, rounds + 1):
+        try:
+            lines = open(os.path.join(res, f"probe-{case}-{r}.txt")).read().split("\n")
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()  # read NAME best X GB/s median Y
+            if len(f) >= 7 and f[0] == "read" and f[2] == "best" and float(f[3]) > best:
+                best, name = float(f[3]), f"{f[1]}, median {f[6]}"
+    return best, name
+
+
 for case in cases:
     preset, matrix = case.rsplit("-", 1)
     q, g = rows("qmm", case), rows("ggml", case)
@@ -116,6 +147,14 @@ for case in cases:
         sp = tg / tq
         cells += [f"{tq * 1e3:.3f} ({bq['rate']:.1f})", f"{tg * 1e3:.3f} ({bg['rate']:.1f})",
                   f"{sp:.2f} {'met' if sp >= target else 'not met'}"]
+        if ph == "decode":
+            lim, pname = read_limit(case)
+            if lim > 0:
+                bound = lim / bg["rate"]
+                cells += [f"{lim:.1f} ({pname})", f"{100 * bq['rate'] / lim:.0f}% / {100 * bg['rate'] / lim:.0f}%",
+                          f"{bound:.2f}" + (f": {target} cannot be met here" if bound < target else "")]
+            else:
+                cells += ["? (no probe)", "?", "?"]
     bufs = "/".join(sorted({x["weight_buffer"] for x in g}))
     r0 = q[0]
     print(f"| {preset} | {matrix} | {r0['type']} | {r0['n_expert']} ({r0['n_used']}) | {r0['k']} | {r0['n']} | {r0['x_rows']} | "

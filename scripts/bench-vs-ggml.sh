@@ -11,9 +11,15 @@
 #   QMM_PEER_TIME=X                       the --time of both (default 0.5)
 #   QMM_PEER_K=K QMM_PEER_N=N             the matrix (default 4096 x 4096; gpt-oss's rows: QMM_PEER_K=2880 for
 #                                         the 32-element block types, not IQ4_XS or the K-quants, which need k % 256 == 0)
+#   QMM_PEER_PROBE_TIME=X                 the --time of the read probes (default 0.1)
 #
 # Prints a markdown table: per type the best over the rounds of each side's median time per call, GB/s of the
 # GGUF weight bytes (decode) or GOP/s of 2 m n k (prefill), and ggml time / qmatmul time against the target.
+# Right after each type's pair of runs, `qmatmul bench --probes` measures this machine's read limit on 2 threads
+# (its streaming read probes, buffers of max(8 x LLC, 256 MiB): the weights' access pattern, from memory); the
+# table shows the best of those probes per type, each side's decode GB/s as % of it, and the largest decode
+# speed-up physically possible over ggml (limit / ggml's GB/s): a target above that bound cannot be met on this
+# machine whatever qmatmul does, and the row says so.
 # Raw results stay in build-peer/bench/. Needs root (the chroot of scripts/setup-ggml-peer.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +28,7 @@ PY="$PWD/.venv/bin/python"
 rounds=${1:-3}
 types=${QMM_PEER_TYPES:-Q4_K Q6_K Q5_0 Q4_1 Q4_0 Q8_0 F16}
 tscale=${QMM_PEER_TIME:-0.5}
+ptime=${QMM_PEER_PROBE_TIME:-0.1}
 K=${QMM_PEER_K:-4096}
 N=${QMM_PEER_N:-4096}
 out="$PWD/build-peer"
@@ -46,6 +53,10 @@ run_ggml() { # type round
   bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat" bench "$1" --k "$K" --n "$N" --threads 2 --time "$tscale" \
     ${llc:+--llc "$llc"} >"$res/ggml-$1-$2.jsonl"
 }
+run_probe() { # type round: the read limit, measured right after the type's decode pair
+  echo "bench-vs-ggml: round $2: read probes after $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+  "$QMM" bench --probes --threads 2 --time "$ptime" -q | grep -E '^ *read ' >"$res/probe-$1-$2.txt" || true
+}
 loads=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq 1 "$rounds"); do
   for t in $types; do
@@ -59,6 +70,7 @@ for r in $(seq 1 "$rounds"); do
       run_ggml "$t" "$r"
       run_qmm "$t" "$r"
     fi
+    run_probe "$t" "$r"
     loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
   done
 done
@@ -77,9 +89,31 @@ print(f"Machine: {first['machine']['cpu']}, features {first['machine']['features
 print(f"ggml {g0['ggml_version']} ({g0['cpu_variant']}), 2 threads both; best of {rounds} rounds of each side's median "
       f"time per call; k = {K}, n = {N}; GB/s of the GGUF weight bytes; speed-up = ggml time / qmatmul time.")
 print()
+print("Read limit: the best run of `qmatmul bench --probes`' streaming read probes (2 threads, buffers > LLC), measured "
+      "right after each decode pair, best over the rounds (that probe's median of the same round beside it: a best far above "
+      "its median is a lucky run, not the sustained roof); % = decode GB/s / limit; bound = limit / ggml's decode GB/s, the "
+      "largest decode speed-up possible on this machine (a target above it cannot be met here).")
+print()
 print("| type | qmatmul kernel | ggml weights | decode qmatmul ms (GB/s) | decode ggml ms (GB/s) | decode speed-up (>= 1.15) "
+      "| read limit GB/s (probe, its median) | decode % of limit: qmatmul / ggml | decode speed-up bound (limit / ggml) "
       "| prefill m=512 qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) | prefill speed-up (>= 1.5) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+
+def read_limit(t):
+    best, name = 0.0, "?"
+    for r in range(1, rounds + 1):
+        try:
+            lines = open(os.path.join(res, f"probe-{t}-{r}.txt")).read().split("\n")
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()  # read NAME best X GB/s median Y
+            if len(f) >= 7 and f[0] == "read" and f[2] == "best" and float(f[3]) > best:
+                best, name = float(f[3]), f"{f[1]}, median {f[6]}"
+    return best, name
+
+
 for t in types:
     q = {"decode": [], "prefill": []}
     kern = "?"
@@ -102,6 +136,14 @@ for t in types:
         sp = tg / tq
         cells += [f"{tq * 1e3:.3f} ({rate(tq):.1f})", f"{tg * 1e3:.3f} ({rate(tg):.1f})",
                   f"{sp:.2f} {'met' if sp >= target else 'not met'}"]
+        if ph == "decode":
+            lim, pname = read_limit(t)
+            if lim > 0:
+                bound = lim / rate(tg)
+                cells += [f"{lim:.1f} ({pname})", f"{100 * rate(tq) / lim:.0f}% / {100 * rate(tg) / lim:.0f}%",
+                          f"{bound:.2f}" + (f": {target} cannot be met here" if bound < target else "")]
+            else:
+                cells += ["? (no probe)", "?", "?"]
     bufs = "/".join(sorted(set(gbuf.values())))
     print(f"| {t} | `{kern}` | {bufs} | " + " | ".join(cells) + " |")
 PY

@@ -165,6 +165,40 @@ static void test_truncation(const uint8_t *blob, size_t size) {
     free(big);
 }
 
+/* The AVX-512 VNNI IQ4_NL and MXFP4 families moved from two streams per panel
+ * (header, then quants: layout 1) to Q4_0's one-stream groups (layout 2): a
+ * blob or cache of layout 1 must be refused, not read as the new panels. */
+static void test_old_table_layouts(void) {
+    static const qmm_type types[] = {QMM_TYPE_IQ4_NL, QMM_TYPE_MXFP4};
+    const int64_t k = 160, n = 19; /* a partial group of 5 blocks, a partial panel */
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const size_t srcsz = qmm_row_size(types[t], k) * (size_t)n;
+        uint8_t *src = malloc(srcsz);
+        for (size_t i = 0; i < srcsz; i++)
+            src[i] = (uint8_t)qmm_test_rand_u64(&seed);
+        qmm_weights *w = NULL;
+        CHECK_OK(qmm_weights_pack(ctx, types[t], k, n, src, srcsz, &w));
+        const char *kern = w ? qmm_weights_kernel(w) : NULL;
+        if (!kern || strncmp(kern, "avx512vnni_", 11) != 0) {
+            printf("skip old-layout check of %s (kernel %s)\n", qmm_type_name(types[t]), kern ? kern : "none");
+        } else {
+            size_t bsz = 0;
+            const uint8_t *b = qmm_weights_blob(w, &bsz);
+            uint8_t *old = malloc(bsz);
+            memcpy(old, b, bsz);
+            CHECK(adopt(old, bsz) == QMM_OK, "%s: its own blob is refused: %s", kern, qmm_last_error());
+            put32(old + 32 + 24, 1); /* slot 0 as the two-stream layout wrote it */
+            reseal(old);
+            const qmm_status st = adopt(old, bsz);
+            CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "layout"), "%s: a layout-1 blob: got %s (%s)", kern,
+                  qmm_status_str(st), qmm_last_error());
+            free(old);
+        }
+        qmm_weights_free(w);
+        free(src);
+    }
+}
+
 int main(void) {
     qmm_options o;
     memset(&o, 0, sizeof o);
@@ -200,6 +234,7 @@ int main(void) {
 
     test_fields(blob, psz);
     test_truncation(blob, psz);
+    test_old_table_layouts();
 
     /* unsupported types and shapes */
     size_t dummy;

@@ -1,5 +1,6 @@
-/* Shared pieces of the AVX-512 VNNI int8 families (Q4_0, Q8_0): the
- * activation quantize-and-pack, and the register tile. Included by exactly
+/* Shared pieces of the AVX-512 VNNI int8 families (Q4_0, Q8_0, and the
+ * 32-block table types IQ4_NL, MXFP4 on the same panels): the activation
+ * quantize-and-pack, and the register tile. Included by exactly
  * the translation units that are compiled with AVX-512 VNNI flags.
  *
  * Activation layout (ours, not the reference one): rows in groups of G (8
@@ -122,40 +123,84 @@ static inline void qmm_avx512_act_pack(int64_t m, int64_t k, const float *x, siz
  *                                covered by one vpdpbusd, 16 rows x 4 bytes
  * The scales stay fp16 (converted exactly by vcvtph2ps once per block and
  * panel) so the panel streams exactly the GGUF bytes: a bandwidth-bound GEMV
- * reads 18 (Q4_0) / 34 (Q8_0) bytes per 32 weights, not 20 / 36. */
+ * reads 18 (Q4_0, IQ4_NL) / 34 (Q8_0) bytes per 32 weights, not 20 / 36.
+ * MXFP4 keeps its E8M0 bytes (sb = 16 scale bytes per block, uint8_t
+ * scale[gn][16]; 17 bytes per 32 weights, the GGUF size); the others have
+ * sb = 32. A full group's scales are 8 sb bytes, a multiple of 64. */
 
 #define QMM_AVX512_GRP 8 /* k blocks per group */
 
-static inline size_t qmm_avx512_scale_bytes(int64_t nb) { return ((size_t)nb * 32 + 63) & ~(size_t)63; }
+static inline size_t qmm_avx512_scale_bytes(int64_t nb, int sb) { return ((size_t)nb * (size_t)sb + 63) & ~(size_t)63; }
 
-static inline size_t qmm_avx512_panel_bytes(int64_t k, int qb) {
+static inline size_t qmm_avx512_panel_bytes(int64_t k, int sb, int qb) {
     const int64_t nb = k / QMM_QK;
-    return qmm_avx512_scale_bytes(nb) + (size_t)nb * (size_t)qb;
+    return qmm_avx512_scale_bytes(nb, sb) + (size_t)nb * (size_t)qb;
 }
 
 /* The group starting at block g0: its offset in the panel, its block count. */
-static inline size_t qmm_avx512_grp_offset(int64_t g0, int qb) { return (size_t)g0 * (32 + (size_t)qb); }
+static inline size_t qmm_avx512_grp_offset(int64_t g0, int sb, int qb) { return (size_t)g0 * ((size_t)sb + (size_t)qb); }
 static inline int qmm_avx512_grp_blocks(int64_t nb, int64_t g0) {
     return (int)(nb - g0 < QMM_AVX512_GRP ? nb - g0 : QMM_AVX512_GRP);
 }
 
 /* Offsets of block b's scales and quants in a panel (packing, GET_ROWS). */
-static inline size_t qmm_avx512_blk_scales(int64_t b, int qb) {
+static inline size_t qmm_avx512_blk_scales(int64_t b, int sb, int qb) {
     const int64_t g0 = b / QMM_AVX512_GRP * QMM_AVX512_GRP;
-    return qmm_avx512_grp_offset(g0, qb) + (size_t)(b - g0) * 32;
+    return qmm_avx512_grp_offset(g0, sb, qb) + (size_t)(b - g0) * (size_t)sb;
 }
-static inline size_t qmm_avx512_blk_quants(int64_t nb, int64_t b, int qb) {
+static inline size_t qmm_avx512_blk_quants(int64_t nb, int64_t b, int sb, int qb) {
     const int64_t g0 = b / QMM_AVX512_GRP * QMM_AVX512_GRP;
-    return qmm_avx512_grp_offset(g0, qb) + qmm_avx512_scale_bytes(qmm_avx512_grp_blocks(nb, g0)) + (size_t)(b - g0) * (size_t)qb;
+    return qmm_avx512_grp_offset(g0, sb, qb) + qmm_avx512_scale_bytes(qmm_avx512_grp_blocks(nb, g0), sb) +
+           (size_t)(b - g0) * (size_t)qb;
 }
 
 /* ------------------------------------------------------------------ tiles */
 
 /* Loads the block's unsigned weight bytes: 8 zmm, vector c covering k-values
- * kidx[c]..kidx[c]+3 of every row (see the family files for the layouts). */
-typedef enum { QMM_AVX512_W_Q4 = 0, QMM_AVX512_W_Q8 = 1 } qmm_avx512_wkind;
+ * kidx[c]..kidx[c]+3 of every row (see the family files for the layouts).
+ * The table kinds (IQ4_NL with fp16 d, MXFP4 with an E8M0 byte) store Q4_0's
+ * nibbles; one vpshufb per vector turns a nibble into its int8 level + 128
+ * as an unsigned byte (the table in every 128-bit lane), so vpdpbusd runs
+ * from the bias -128 * sum(q_x) as Q8_0's and the int32 sum is exactly
+ * sum kv[q] * q_x. */
+typedef enum { QMM_AVX512_W_Q4 = 0, QMM_AVX512_W_Q8 = 1, QMM_AVX512_W_IQ4_NL = 2, QMM_AVX512_W_MXFP4 = 3 } qmm_avx512_wkind;
 
 #define QMM_AVX512_INLINE static inline __attribute__((always_inline))
+
+#define QMM_AVX512_IS_TABLE(kind) ((kind) == QMM_AVX512_W_IQ4_NL || (kind) == QMM_AVX512_W_MXFP4)
+/* scale bytes per block and panel */
+#define QMM_AVX512_SB(kind) ((kind) == QMM_AVX512_W_MXFP4 ? 16 : 32)
+
+/* The table of level + 128 of kv (16 int8 levels), as unsigned bytes, in every 128-bit lane. */
+QMM_AVX512_INLINE __m512i qmm_avx512_table(const int8_t *kv) {
+    uint8_t t[16];
+    for (int i = 0; i < 16; i++)
+        t[i] = (uint8_t)(kv[i] + 128);
+    return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)t));
+}
+
+QMM_AVX512_INLINE __m512i qmm_avx512_kind_table(qmm_avx512_wkind kind) {
+    return kind == QMM_AVX512_W_MXFP4    ? qmm_avx512_table(qmm_kvalues_mxfp4)
+           : kind == QMM_AVX512_W_IQ4_NL ? qmm_avx512_table(qmm_kvalues_iq4nl)
+                                         : _mm512_setzero_si512();
+}
+
+/* MXFP4's 16 scales 2^(e - 128) from 16 E8M0 bytes, bit for bit qmm_e8m0_half_to_fp32:
+ * max((e - 1) << 23, 0x200000 << min(e, 2)) as int32 (e >= 2: the normal
+ * 2^(e - 128); e = 1, 0: the subnormals 2^-127, 2^-128). */
+QMM_AVX512_INLINE __m512 qmm_avx512_e8m0(const uint8_t *e16) {
+    /* u8 -> u32 in two steps (vpmovzxbw, vpmovzxwd): what SIMDe's emulation provides */
+    const __m512i e = _mm512_cvtepu16_epi32(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)e16)));
+    const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23); /* e = 0: negative */
+    const __m512i low = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), _mm512_min_epu32(e, _mm512_set1_epi32(2)));
+    return _mm512_castsi512_ps(_mm512_max_epi32(normal, low));
+}
+
+/* The 16 weight scales of a block from its scale bytes. */
+QMM_AVX512_INLINE __m512 qmm_avx512_wscale(qmm_avx512_wkind kind, const uint8_t *sb) {
+    return kind == QMM_AVX512_W_MXFP4 ? qmm_avx512_e8m0(sb)
+                                      : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sb));
+}
 
 /* The descriptor every AVX-512 VNNI int8 family macro ends with: the family
  * macro defines the functions it names (w_size, w_offset, w_pack, w_read_row,
@@ -184,8 +229,8 @@ typedef enum { QMM_AVX512_W_Q4 = 0, QMM_AVX512_W_Q8 = 1 } qmm_avx512_wkind;
         .gemv = gemv,                                                                                                            \
     };
 
-QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *qb, __m512i w[8]) {
-    if (kind == QMM_AVX512_W_Q4) {
+QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *qb, __m512i w[8], __m512i table) {
+    if (kind != QMM_AVX512_W_Q8) {
         /* 4 zmm of packed nibbles: byte t of row r in vector j is GGUF qs[4j+t],
          * whose low nibble is element 4j+t and high nibble element 16+4j+t. */
         const __m512i m4 = _mm512_set1_epi8(0x0f);
@@ -194,6 +239,9 @@ QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *q
             w[j] = _mm512_and_si512(p, m4);
             w[j + 4] = _mm512_and_si512(_mm512_srli_epi16(p, 4), m4);
         }
+        if (QMM_AVX512_IS_TABLE(kind))
+            for (int c = 0; c < 8; c++)
+                w[c] = _mm512_shuffle_epi8(table, w[c]);
     } else {
         for (int c = 0; c < 8; c++)
             w[c] = _mm512_loadu_si512((const void *)(qb + 64 * c));
@@ -202,7 +250,7 @@ QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *q
 
 /* k offset within the block of weight vector c (matches qmm_avx512_load_w). */
 QMM_AVX512_INLINE int qmm_avx512_kofs(qmm_avx512_wkind kind, int c) {
-    return kind == QMM_AVX512_W_Q4 ? (c < 4 ? 4 * c : 16 + 4 * (c - 4)) : 4 * c;
+    return kind != QMM_AVX512_W_Q8 ? (c < 4 ? 4 * c : 16 + 4 * (c - 4)) : 4 * c;
 }
 
 QMM_AVX512_INLINE int32_t qmm_avx512_ld32(const uint8_t *p) {
@@ -219,14 +267,17 @@ QMM_AVX512_INLINE int32_t qmm_avx512_ld32(const uint8_t *p) {
 QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int64_t nb, const uint8_t *act, const uint8_t *panel,
                                        int qbytes, float *y, size_t ys, int ncols) {
     const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
+    const int sbytes = QMM_AVX512_SB(kind);
+    const __m512i table = qmm_avx512_kind_table(kind);
     __m512 acc[QMM_AVX512_MR];
     for (int i = 0; i < MR; i++)
         acc[i] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const int64_t g0 = b / QMM_AVX512_GRP * QMM_AVX512_GRP;
-        const uint8_t *grp = panel + qmm_avx512_grp_offset(g0, qbytes);
-        const uint8_t *sb = grp + (b - g0) * 32;
-        const uint8_t *qb = grp + qmm_avx512_scale_bytes(qmm_avx512_grp_blocks(nb, g0)) + (size_t)(b - g0) * (size_t)qbytes;
+        const uint8_t *grp = panel + qmm_avx512_grp_offset(g0, sbytes, qbytes);
+        const uint8_t *sb = grp + (b - g0) * sbytes;
+        const uint8_t *qb =
+            grp + qmm_avx512_scale_bytes(qmm_avx512_grp_blocks(nb, g0), sbytes) + (size_t)(b - g0) * (size_t)qbytes;
         const uint8_t *ab = act + (size_t)b * ablk;
         _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes), _MM_HINT_T0);
         _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes + 64), _MM_HINT_T0);
@@ -238,9 +289,9 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
             _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes + 384), _MM_HINT_T0);
             _mm_prefetch((const char *)(qb + 8 * (size_t)qbytes + 448), _MM_HINT_T0);
         }
-        const __m512 wsc = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sb));
+        const __m512 wsc = qmm_avx512_wscale(kind, sb);
         __m512i w[8];
-        qmm_avx512_load_w(kind, qb, w);
+        qmm_avx512_load_w(kind, qb, w, table);
         for (int i = 0; i < MR; i++) {
             const uint8_t *aq = ab + 8 * G + QMM_QK * i;
             __m512i s0 = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
@@ -278,13 +329,24 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
 /* One block of qmm_avx512_gemv_panel: ab the activation block, sb its 16
  * fp16 scales, qb its quants. */
 QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint8_t *ab, const uint8_t *sb, const uint8_t *qb,
-                                               int qbytes, __m512 acc) {
+                                               int qbytes, __m512i table, __m512 acc) {
     const uint8_t *aq = ab + 8;
     for (int l = 0; QMM_AVX512_GEMV_PF >= 0 && l < qbytes; l += 64)
         _mm_prefetch((const char *)(qb + QMM_AVX512_GEMV_PF + l), _MM_HINT_T0);
-    const __m512 wsc = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sb));
+    const __m512 wsc = qmm_avx512_wscale(kind, sb);
     __m512i s0 = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4)), s1 = _mm512_setzero_si512();
-    if (kind == QMM_AVX512_W_Q4) {
+    if (QMM_AVX512_IS_TABLE(kind)) {
+        /* the levels are not a mask away from the stored bytes: both nibbles looked up */
+        const __m512i m4 = _mm512_set1_epi8(0x0f);
+        for (int j = 0; j < 4; j++) {
+            const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * j));
+            const __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(p, m4));
+            const __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(p, 4), m4));
+            s0 = _mm512_dpbusd_epi32(s0, lo, _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * j)));
+            s1 = _mm512_dpbusd_epi32(s1, hi, _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * j)));
+        }
+        s0 = _mm512_add_epi32(s0, s1);
+    } else if (kind == QMM_AVX512_W_Q4) {
         const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
         for (int j = 0; j < 4; j++) {
             const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * j));
@@ -314,14 +376,16 @@ QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint
  * The int32 block sum and the float step are the tile's, bit for bit. */
 QMM_AVX512_INLINE void qmm_avx512_gemv_panel(qmm_avx512_wkind kind, int64_t nb, const uint8_t *act, const uint8_t *panel,
                                              int qbytes, float *y, int ncols) {
+    const int sbytes = QMM_AVX512_SB(kind);
+    const __m512i table = qmm_avx512_kind_table(kind);
     __m512 acc = _mm512_setzero_ps();
     for (int64_t g0 = 0; g0 < nb; g0 += QMM_AVX512_GRP) {
-        const uint8_t *grp = panel + qmm_avx512_grp_offset(g0, qbytes);
+        const uint8_t *grp = panel + qmm_avx512_grp_offset(g0, sbytes, qbytes);
         const int gn = qmm_avx512_grp_blocks(nb, g0);
-        const uint8_t *qw = grp + qmm_avx512_scale_bytes(gn);
+        const uint8_t *qw = grp + qmm_avx512_scale_bytes(gn, sbytes);
         for (int r = 0; r < gn; r++)
-            acc = qmm_avx512_gemv_block(kind, act + (size_t)(g0 + r) * QMM_AVX512_ACT_BLK, grp + 32 * r,
-                                        qw + (size_t)r * (size_t)qbytes, qbytes, acc);
+            acc = qmm_avx512_gemv_block(kind, act + (size_t)(g0 + r) * QMM_AVX512_ACT_BLK, grp + sbytes * r,
+                                        qw + (size_t)r * (size_t)qbytes, qbytes, table, acc);
     }
     _mm512_mask_storeu_ps(y, (__mmask16)((1u << ncols) - 1u), acc);
 }
@@ -361,7 +425,7 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panel(qmm_avx512_wkind kind, int64_t nb, 
      * the activation groups stream past it; the weights are read once. */                                                       \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
         const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512_panel_bytes(k, qbytes);                                                                     \
+        const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);                                                \
         const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;                                                       \
         for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
             const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
@@ -375,7 +439,7 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panel(qmm_avx512_wkind kind, int64_t nb, 
     }                                                                                                                            \
     static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
         const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512_panel_bytes(k, qbytes);                                                                     \
+        const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);                                                \
         for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
             const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
             gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
@@ -386,51 +450,55 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panel(qmm_avx512_wkind kind, int64_t nb, 
  *
  * The panel walkers: a family supplies, for its weight type, how one source
  * block b of row r goes into (put) and comes back from (get: ggml's values
- * exactly) the block's scale bytes (16 fp16, row r at 2r) and its quant
+ * exactly) the block's scale bytes (16 fp16, row r at 2r; MXFP4: 16 E8M0 bytes, row r at r) and its quant
  * bytes (qbytes, 16 rows per 4-k group). Packing is not on the hot path, so
  * plain function pointers do. */
 typedef void (*qmm_avx512_put_block)(const void *src_row, int64_t b, int r, uint8_t *scales, uint8_t *quants);
 typedef void (*qmm_avx512_get_block)(const uint8_t *scales, const uint8_t *quants, int r, float *dst);
 
 static inline void qmm_avx512_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
-                                     int qbytes, qmm_avx512_put_block put) {
+                                     int sbytes, int qbytes, qmm_avx512_put_block put) {
     const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512_panel_bytes(k, sbytes, qbytes);
     for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512_NR) {
-        uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, qbytes);
-        memset(panel, 0, qmm_avx512_panel_bytes(k, qbytes)); /* padding rows and the scale tail */
+        uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_AVX512_NR) * pb;
+        memset(panel, 0, pb); /* padding rows and the scale tail */
         for (int r = 0; r < QMM_AVX512_NR && p0 + r < n; r++) {
             const void *row = (const char *)src + (size_t)(p0 + r) * stride;
             for (int64_t b = 0; b < nb; b++)
-                put(row, b, r, panel + qmm_avx512_blk_scales(b, qbytes), panel + qmm_avx512_blk_quants(nb, b, qbytes));
+                put(row, b, r, panel + qmm_avx512_blk_scales(b, sbytes, qbytes),
+                    panel + qmm_avx512_blk_quants(nb, b, sbytes, qbytes));
         }
     }
 }
 
-static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int qbytes,
+static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int sbytes, int qbytes,
                                          qmm_avx512_get_block get) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, qbytes);
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, sbytes, qbytes);
     for (int64_t b = 0; b < nb; b++)
-        get(panel + qmm_avx512_blk_scales(b, qbytes), panel + qmm_avx512_blk_quants(nb, b, qbytes), (int)(row % QMM_AVX512_NR),
-            dst + b * QMM_QK);
+        get(panel + qmm_avx512_blk_scales(b, sbytes, qbytes), panel + qmm_avx512_blk_quants(nb, b, sbytes, qbytes),
+            (int)(row % QMM_AVX512_NR), dst + b * QMM_QK);
 }
 
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>"): weights of type
  * wtype in panels of qbytes quant bytes per block, loaded as `kind`
  * (qmm_avx512_load_w), packed by put / read by get; activations biased by the
- * zero point zp (8 for Q4_0's nibbles, 128 for Q8_0's q + 128). */
+ * zero point zp (8 for Q4_0's nibbles, 128 for Q8_0's q + 128 and the table
+ * kinds' level + 128). Layout 2: the one-stream groups (layout 1 of IQ4_NL
+ * and MXFP4 was two streams per panel, avx512_table.h's). */
 #define QMM_AVX512_INT8_FAMILY(id, wtype_, kind, qbytes, zp, put, get)                                                           \
     static size_t w_size(int64_t k, int64_t n) {                                                                                 \
-        return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, qbytes);                            \
+        return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);       \
     }                                                                                                                            \
     static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
-        return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, qbytes);                                              \
+        return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);                         \
     }                                                                                                                            \
     static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
-        qmm_avx512_w_pack(k, n, n0, n1, src, stride, dst, qbytes, put);                                                          \
+        qmm_avx512_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512_SB(kind), qbytes, put);                                     \
     }                                                                                                                            \
     static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        qmm_avx512_w_read_row(packed, k, row, dst, qbytes, get);                                                                 \
+        qmm_avx512_w_read_row(packed, k, row, dst, QMM_AVX512_SB(kind), qbytes, get);                                            \
     }                                                                                                                            \
     static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
     static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
@@ -604,7 +672,7 @@ static inline void qmm_avx512x_get_q(qmm_avx512x_kind kind, const uint8_t *qb, i
 /* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3). */
 QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8]) {
     if (kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K)
-        qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w);
+        qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w, _mm512_setzero_si512());
     if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K) {
         const __m512i h = _mm512_loadu_si512((const void *)(qb + 256));
         const __m512i b4 = _mm512_set1_epi8(0x10);

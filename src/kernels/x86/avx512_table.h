@@ -1,39 +1,35 @@
-/* The AVX-512 VNNI families of the 4-bit table types: IQ4_NL, MXFP4 (per 32)
- * and IQ4_XS (per 256). A nibble indexes 16 int8 levels; one vpshufb per
- * weight vector turns the nibbles into the level + 128 as unsigned bytes (the
- * table broadcast to every 128-bit lane), then vpdpbusd runs from the
- * activation's bias -128 * sum(q_x) exactly as Q8_0's (avx512_int8.h), so
- * the int32 sum is exactly sum kv[q] * q_x.
+/* The AVX-512 VNNI family of IQ4_XS (per 256). A nibble indexes 16 int8
+ * levels; one vpshufb per weight vector turns the nibbles into the level +
+ * 128 as unsigned bytes (the table broadcast to every 128-bit lane), then
+ * vpdpbusd runs from the activation's bias -128 * sum(q_x) exactly as Q8_0's
+ * (avx512_int8.h), so the int32 sum is exactly sum kv[q] * q_x. The 32-block
+ * table types IQ4_NL and MXFP4 run the same lookup on avx512_int8.h's
+ * one-stream group panels (layout 2, matmul_{iq4_nl,mxfp4}_avx512vnni.c).
  *
  * Panel of 16 weight rows (n_step 16; a partial last panel padded with zero
  * rows), two streams, the second 64-byte aligned:
- *     header[k / UE][HDR]   per unit (UE = 32, IQ4_XS 256), lane r:
- *                           IQ4_NL: fp16 d at 2r (32 B); MXFP4: the E8M0 byte
- *                           at r (16 B); IQ4_XS: fp16 d at 2r, then int8
- *                           ls_j (-32..31) at 32 + 16j + r (160 B);
+ *     header[k / 256][160]  per super-block, lane r: fp16 d at 2r, then int8
+ *                           ls_j (-32..31) at 32 + 16j + r;
  *                           padded to 64 bytes at the end of the stream
  *     quants[k / 32][256]   per 32-block, vector v < 4, lane r (bytes 4r..):
  *                           the GGUF bytes qs[4v..4v+3] of the block (low
  *                           nibbles: elements 4v.., high: 16+4v..; Q4_0's form)
- * Packed size: IQ4_NL and MXFP4 the GGUF bytes (+ < 64 B of padding per
- * panel), IQ4_XS 2208 B per 2176 of GGUF (+1.5%).
+ * Packed size: 2208 B per 2176 of GGUF (+1.5%).
  *
  * Per output lane and 32-block, the reference's order (family.h):
- *   isum = [ls_j *] sum kv[q] q_x                (exact int32)
- *   acc  = fma((float)isum, s * x_d, acc)
- * with s the fp16 d widened by vcvtph2ps, or MXFP4's 2^(e - 128) built from
- * the exponent bits: max((e - 1) << 23, 0x200000 << min(e, 2)) as int32
- * (e >= 2: the normal 2^(e - 128); e = 1, 0: the subnormals 2^-127, 2^-128).
+ *   isum = ls_j * sum kv[q] q_x                  (exact int32)
+ *   acc  = fma((float)isum, d * x_d, acc)
+ * with d the fp16 d widened by vcvtph2ps.
  * Included by the translation units compiled with AVX-512 VNNI flags. */
 #ifndef QMM_X86_AVX512_TABLE_H
 #define QMM_X86_AVX512_TABLE_H
 
 #include "kernels/x86/avx512_int8.h"
 
-typedef enum { QMM_AVX512T_IQ4_NL, QMM_AVX512T_MXFP4, QMM_AVX512T_IQ4_XS } qmm_avx512t_kind;
+typedef enum { QMM_AVX512T_IQ4_XS } qmm_avx512t_kind; /* the one kind left on these panels */
 
 #define QMM_AVX512T_UE(kind)  ((kind) == QMM_AVX512T_IQ4_XS ? QMM_QK_K : QMM_QK)
-#define QMM_AVX512T_HDR(kind) ((kind) == QMM_AVX512T_MXFP4 ? 16 : (kind) == QMM_AVX512T_IQ4_XS ? 160 : 32)
+#define QMM_AVX512T_HDR(kind) ((kind) == QMM_AVX512T_IQ4_XS ? 160 : 0)
 
 static inline size_t qmm_avx512t_hdr_bytes(int64_t k, qmm_avx512t_kind kind) {
     return ((size_t)(k / QMM_AVX512T_UE(kind)) * (size_t)QMM_AVX512T_HDR(kind) + 63) & ~(size_t)63;
@@ -43,30 +39,12 @@ static inline size_t qmm_avx512t_panel_bytes(int64_t k, qmm_avx512t_kind kind) {
     return qmm_avx512t_hdr_bytes(k, kind) + (size_t)(k / QMM_QK) * 256;
 }
 
-/* The table of level + 128, as unsigned bytes, in every 128-bit lane. */
-QMM_AVX512_INLINE __m512i qmm_avx512t_table(qmm_avx512t_kind kind) {
-    const int8_t *kv = kind == QMM_AVX512T_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl;
-    uint8_t t[16];
-    for (int i = 0; i < 16; i++)
-        t[i] = (uint8_t)(kv[i] + 128);
-    return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)t));
-}
-
-/* MXFP4's 16 scales 2^(e - 128) from 16 E8M0 bytes, bit for bit qmm_e8m0_half_to_fp32. */
-QMM_AVX512_INLINE __m512 qmm_avx512t_e8m0(const uint8_t *e16) {
-    /* u8 -> u32 in two steps (vpmovzxbw, vpmovzxwd): what SIMDe's emulation provides */
-    const __m512i e = _mm512_cvtepu16_epi32(_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)e16)));
-    const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23); /* e = 0: negative */
-    const __m512i low = _mm512_sllv_epi32(_mm512_set1_epi32(0x00200000), _mm512_min_epu32(e, _mm512_set1_epi32(2)));
-    return _mm512_castsi512_ps(_mm512_max_epi32(normal, low));
-}
-
 QMM_AVX512_INLINE void qmm_avx512t_tile(qmm_avx512t_kind kind, int MR, int G, int64_t nb, const uint8_t *act,
                                         const uint8_t *panel, size_t hdr_bytes, float *y, size_t ys, int ncols) {
     const int per = QMM_AVX512T_UE(kind) / QMM_QK, hdr = QMM_AVX512T_HDR(kind);
     const uint8_t *qw = panel + hdr_bytes;
     const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
-    const __m512i table = qmm_avx512t_table(kind);
+    const __m512i table = qmm_avx512_table(qmm_kvalues_iq4nl);
     __m512 acc[QMM_AVX512_MR];
     for (int i = 0; i < MR; i++)
         acc[i] = _mm512_setzero_ps();
@@ -77,15 +55,10 @@ QMM_AVX512_INLINE void qmm_avx512t_tile(qmm_avx512t_kind kind, int MR, int G, in
         const uint8_t *qb = qw + (size_t)b * 256;
         for (int l = 0; l < 256; l += 64)
             _mm_prefetch((const char *)(qb + 8 * 256 + l), _MM_HINT_T0);
-        const __m512 s = kind == QMM_AVX512T_MXFP4 ? qmm_avx512t_e8m0(h)
-                                                   : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)h));
-        const __m512i ls = kind == QMM_AVX512T_IQ4_XS
-                               ? qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(h + 32 + 16 * j)))
-                               : _mm512_setzero_si512();
+        const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)h));
+        const __m512i ls = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(h + 32 + 16 * j)));
         __m512i w[8];
-        qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w);
-        for (int c = 0; c < 8; c++)
-            w[c] = _mm512_shuffle_epi8(table, w[c]);
+        qmm_avx512_load_w(QMM_AVX512_W_IQ4_NL, qb, w, table);
         for (int i = 0; i < MR; i++) {
             const uint8_t *aq = ab + 8 * G + QMM_QK * i;
             __m512i s0 = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
@@ -93,18 +66,17 @@ QMM_AVX512_INLINE void qmm_avx512t_tile(qmm_avx512t_kind kind, int MR, int G, in
                 __m512i s1 = _mm512_setzero_si512();
                 for (int c = 0; c < 8; c += 2) {
                     s0 = _mm512_dpbusd_epi32(s0, w[c],
-                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_Q4, c))));
-                    s1 = _mm512_dpbusd_epi32(s1, w[c + 1],
-                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_Q4, c + 1))));
+                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_IQ4_NL, c))));
+                    s1 = _mm512_dpbusd_epi32(
+                        s1, w[c + 1], _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_IQ4_NL, c + 1))));
                 }
                 s0 = _mm512_add_epi32(s0, s1);
             } else {
                 for (int c = 0; c < 8; c++)
                     s0 = _mm512_dpbusd_epi32(s0, w[c],
-                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_Q4, c))));
+                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_IQ4_NL, c))));
             }
-            if (kind == QMM_AVX512T_IQ4_XS)
-                s0 = _mm512_mullo_epi32(ls, s0); /* |.| <= 32 * 516128 < 2^24 */
+            s0 = _mm512_mullo_epi32(ls, s0); /* |.| <= 32 * 516128 < 2^24 */
             float xd;
             memcpy(&xd, ab + 4 * i, 4);
             acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0), _mm512_mul_ps(s, _mm512_set1_ps(xd)), acc[i]);
@@ -118,57 +90,30 @@ QMM_AVX512_INLINE void qmm_avx512t_tile(qmm_avx512t_kind kind, int MR, int G, in
 /* Packing: GGUF unit u of a row into lane r (header h of the unit, quants q of
  * its first 32-block), and back to ggml's values. Not on the hot path. */
 static inline void qmm_avx512t_put(qmm_avx512t_kind kind, const void *row, int64_t u, int r, uint8_t *h, uint8_t *q) {
-    const uint8_t *qs;
-    int nblk = 1;
-    if (kind == QMM_AVX512T_IQ4_NL) {
-        const qmm_block_iq4_nl *blk = (const qmm_block_iq4_nl *)row + u;
-        memcpy(h + 2 * r, &blk->d, 2);
-        qs = blk->qs;
-    } else if (kind == QMM_AVX512T_MXFP4) {
-        const qmm_block_mxfp4 *blk = (const qmm_block_mxfp4 *)row + u;
-        h[r] = blk->e;
-        qs = blk->qs;
-    } else {
-        const qmm_block_iq4_xs *blk = (const qmm_block_iq4_xs *)row + u;
-        memcpy(h + 2 * r, &blk->d, 2);
-        for (int j = 0; j < 8; j++)
-            h[32 + 16 * j + r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(blk, j);
-        qs = blk->qs;
-        nblk = 8;
-    }
-    for (int j = 0; j < nblk; j++)
+    (void)kind;
+    const qmm_block_iq4_xs *blk = (const qmm_block_iq4_xs *)row + u;
+    memcpy(h + 2 * r, &blk->d, 2);
+    for (int j = 0; j < 8; j++)
+        h[32 + 16 * j + r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(blk, j);
+    for (int j = 0; j < 8; j++)
         for (int v = 0; v < 4; v++)
-            memcpy(q + 256 * j + 64 * v + 4 * r, qs + 16 * j + 4 * v, 4);
+            memcpy(q + 256 * j + 64 * v + 4 * r, blk->qs + 16 * j + 4 * v, 4);
 }
 
 static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, const uint8_t *q, int r, float *dst) {
-    uint8_t qs[128];
-    const int nblk = kind == QMM_AVX512T_IQ4_XS ? 8 : 1;
-    for (int j = 0; j < nblk; j++)
-        for (int v = 0; v < 4; v++)
-            memcpy(qs + 16 * j + 4 * v, q + 256 * j + 64 * v + 4 * r, 4);
-    if (kind == QMM_AVX512T_IQ4_NL) { /* rebuild the GGUF block: ggml's values exactly */
-        qmm_block_iq4_nl blk;
-        memcpy(&blk.d, h + 2 * r, 2);
-        memcpy(blk.qs, qs, 16);
-        qmm_dequantize_row_iq4_nl(&blk, dst, QMM_QK);
-    } else if (kind == QMM_AVX512T_MXFP4) {
-        qmm_block_mxfp4 blk;
-        blk.e = h[r];
-        memcpy(blk.qs, qs, 16);
-        qmm_dequantize_row_mxfp4(&blk, dst, QMM_QK);
-    } else {
-        qmm_block_iq4_xs blk;
-        memset(&blk, 0, sizeof blk);
-        memcpy(&blk.d, h + 2 * r, 2);
-        for (int j = 0; j < 8; j++) {
-            const int st = (int8_t)h[32 + 16 * j + r] + 32; /* the stored 6 bits */
-            blk.scales_l[j / 2] |= (uint8_t)((st & 0x0f) << (4 * (j % 2)));
-            blk.scales_h |= (uint16_t)(((st >> 4) & 3) << (2 * j));
-        }
-        memcpy(blk.qs, qs, 128);
-        qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
+    (void)kind;
+    qmm_block_iq4_xs blk; /* rebuild the GGUF block: ggml's values exactly */
+    memset(&blk, 0, sizeof blk);
+    memcpy(&blk.d, h + 2 * r, 2);
+    for (int j = 0; j < 8; j++) {
+        const int st = (int8_t)h[32 + 16 * j + r] + 32; /* the stored 6 bits */
+        blk.scales_l[j / 2] |= (uint8_t)((st & 0x0f) << (4 * (j % 2)));
+        blk.scales_h |= (uint16_t)(((st >> 4) & 3) << (2 * j));
     }
+    for (int j = 0; j < 8; j++)
+        for (int v = 0; v < 4; v++)
+            memcpy(blk.qs + 16 * j + 4 * v, q + 256 * j + 64 * v + 4 * r, 4);
+    qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
 }
 
 /* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as `kind`. */

@@ -1,6 +1,27 @@
-/* MXFP4 weights x int8 activations with AVX-512 VNNI: the table lookup of
- * avx512_table.h (vpshufb of the nibbles into level + 128, vpdpbusd from the
- * -128 sum(q_x) bias). */
-#include "kernels/x86/avx512_table.h"
+/* MXFP4 weights x int8 activations with AVX-512 VNNI: Q4_0's one-stream
+ * group panels (avx512_int8.h, layout 2) with 16 bytes of scales per block
+ * (the E8M0 byte of row r at r, widened to 2^(e - 128) exactly in the
+ * kernel), then the nibbles as Q4_0's, looked up by vpshufb into level + 128
+ * and vpdpbusd from the -128 sum(q_x) bias. Packed = the GGUF bytes (+ < 64 B
+ * of padding per panel when k / 32 is not a multiple of 4). */
+#include "kernels/x86/avx512_int8.h"
 
-QMM_AVX512T_FAMILY(avx512vnni_mxfp4, QMM_TYPE_MXFP4, QMM_AVX512T_MXFP4)
+#define QBYTES 256 /* quant bytes per block and panel */
+
+/* Block b of a GGUF row into lane r: the E8M0 byte as is, the 16 qs bytes as 4 dwords, one per vector j. */
+static void put_block(const void *src_row, int64_t b, int r, uint8_t *scales, uint8_t *quants) {
+    const qmm_block_mxfp4 *blk = (const qmm_block_mxfp4 *)src_row + b;
+    scales[r] = blk->e;
+    for (int j = 0; j < 4; j++)
+        memcpy(quants + 64 * j + 4 * r, blk->qs + 4 * j, 4);
+}
+
+static void get_block(const uint8_t *scales, const uint8_t *quants, int r, float *dst) {
+    qmm_block_mxfp4 blk; /* rebuild the GGUF block: ggml's values exactly */
+    blk.e = scales[r];
+    for (int j = 0; j < 4; j++)
+        memcpy(blk.qs + 4 * j, quants + 64 * j + 4 * r, 4);
+    qmm_dequantize_row_mxfp4(&blk, dst, QMM_QK);
+}
+
+QMM_AVX512_INT8_FAMILY(avx512vnni_mxfp4, QMM_TYPE_MXFP4, QMM_AVX512_W_MXFP4, QBYTES, 128, put_block, get_block)
