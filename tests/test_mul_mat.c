@@ -417,13 +417,54 @@ static void f16_path(void) {
     qmm_context_free(ref);
 }
 
+typedef struct f16_thread {
+    qmm_context *ctx;
+    const qmm_tensor *w, *x, *y;
+    int ith, nth;
+    void *work;
+    size_t wsize;
+    qmm_sync sync;
+    qmm_status st;
+} f16_thread;
+
+static void *f16_thread_main(void *v) {
+    f16_thread *t = v;
+    t->st = qmm_mul_mat_f16_compute(t->ctx, t->w, t->x, t->y, t->ith, t->nth, t->work, t->wsize, &t->sync);
+    return NULL;
+}
+
+/* qmm_mul_mat_f16_compute on a pool of this file's (3 threads): the local
+ * way (no barrier) and the shared one alike. */
+static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y) {
+    enum { NTH = 3 };
+    size_t ws = 0;
+    CHECK_OK(qmm_mul_mat_f16_work_size(ctx, w, x, y, NTH, &ws));
+    void *work = qmm_test_alloc(ws);
+    my_pool pool;
+    pthread_barrier_init(&pool.bar, NULL, NTH);
+    atomic_init(&pool.counter, 0);
+    f16_thread th[NTH];
+    pthread_t tid[NTH];
+    for (int t = 0; t < NTH; t++) {
+        th[t] = (f16_thread){ctx, w, x, y, t, NTH, work, ws, {&pool, my_barrier, my_store, my_add}, QMM_OK};
+        pthread_create(&tid[t], NULL, f16_thread_main, &th[t]);
+    }
+    for (int t = 0; t < NTH; t++) {
+        pthread_join(tid[t], NULL);
+        CHECK(th[t].st == QMM_OK, "f16 byo thread %d: %s", t, qmm_status_str(th[t].st));
+    }
+    pthread_barrier_destroy(&pool.bar);
+    free(work);
+}
+
 /* GQA grouping: the r2 r3 query heads of a KV head run as one GEMM of
  * m r2 r3 rows (decode: each thread packing its own slices; prefill: shared
  * packing), their rows gathered from strided x views and scattered back to
  * strided y views. Every y row bit for bit as the reference family's
  * qmm_mul_mat of that head alone, for m = 1..17 (groups of 1 to 136 rows:
  * both ways, one and two m blocks), every thread count 1..5 and chunk
- * multipliers 1 and 3; y padding untouched. */
+ * multipliers 1 and 3, and a caller's pool of 3 threads; y padding
+ * untouched. */
 static void f16_grouping(void) {
     static const int64_t cases[][7] = {
         /* k, n, bw2, bw3, r2, r3, max m */
@@ -491,6 +532,13 @@ static void f16_grouping(void) {
                         CHECK(0, "f16 grouping k=%lld n=%lld r2=%lld r3=%lld m=%lld nth=%d mult=%d differs", (long long)k,
                               (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, t + 1, mults[u]);
                 }
+            if (m == 1 || m == cases[c][6]) { /* one local group and one shared (or local) */
+                memset(got, 0x7f, ybytes);
+                f16_byo(ctxs[0][0], &w, &x, &y);
+                calls++;
+                if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
+                    CHECK(0, "f16 grouping k=%lld n=%lld m=%lld: the BYO pool differs", (long long)k, (long long)n, (long long)m);
+            }
             free(expect);
             free(got);
             free(xb);
