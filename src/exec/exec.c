@@ -251,8 +251,10 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
 #ifndef QMM_F16_LOCAL_ROWS
 #define QMM_F16_LOCAL_ROWS 16
 #endif
-#define F16_SLICE_BYTES (128 * 1024) /* local: packed weights per slice */
-#define F16_TMP_COLS    256          /* columns of a thread's block when y rows are unevenly spaced */
+#ifndef QMM_F16_SLICE_BYTES
+#define QMM_F16_SLICE_BYTES (128 * 1024) /* local: packed weights per slice */
+#endif
+#define F16_TMP_COLS 256 /* columns of a thread's block when y rows are unevenly spaced */
 
 typedef struct f16_plan {
     const qmm_family *kf;
@@ -309,7 +311,7 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     const size_t out_block = fp->gemv ? 0 : (size_t)m_block(fp->al) * (size_t)fp->tmp_cols * 4;
     size_t thr = 0;
     if (fp->local) {
-        int64_t panels = (int64_t)(F16_SLICE_BYTES / kf->w_packed_size(fp->k, step));
+        int64_t panels = (int64_t)(QMM_F16_SLICE_BYTES / kf->w_packed_size(fp->k, step));
         fp->slice_cols = (panels < 1 ? 1 : panels) * step;
         fp->thr_act = f16_take(&thr, fp->act_group);
         fp->thr_slice = f16_take(&thr, kf->w_packed_size(fp->k, fp->slice_cols));
