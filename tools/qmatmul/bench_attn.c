@@ -65,8 +65,8 @@ static qmm_status attn_row(bench *b, const attn_shape *pr, int pv, int64_t m, in
     for (int r = 0; r < reps && st == QMM_OK; r++)
         st = run_attn(b, &tw, &tx, &ty, &samples[r]);
     if (st == QMM_OK) {
-        snprintf(w->name, sizeof w->name, "attn %s hd%lld m=%lld kv=%lld", pv ? "PV" : "QK", (long long)hd, (long long)m,
-                 (long long)kv);
+        snprintf(w->name, sizeof w->name, "attn %s hd%lld %lld/%lld m=%lld kv=%lld", pv ? "PV" : "QK", (long long)hd,
+                 (long long)pr->heads, (long long)pr->kv_heads, (long long)m, (long long)kv);
         row_kv_heads[b->rep->n_rows] = pr->kv_heads;
         w->count = (int)pr->heads;
         w->phase = m == 1 ? PHASE_DECODE : PHASE_PREFILL;
@@ -92,13 +92,13 @@ static void print_attn(FILE *f, const bench_report *r, const bench_preset *pr) {
     fprintf(f, "CPU: %s; %d threads\n", r->machine, r->n_threads);
     fprintf(f, "limits: memory read %.1f GB/s, fp32 FMA %.1f GFLOP/s (%s; best of runs)\n", r->read.max, r->fma.max,
             r->fma.probe ? r->fma.probe->name : "-");
-    fprintf(f, "\n%-28s %5s %5s %5s %6s %-16s %10s %12s %s\n", "qmm_mul_mat_f16", "m", "n", "k", "heads", "kernel", "time/call",
+    fprintf(f, "\n%-34s %5s %5s %5s %6s %-16s %10s %12s %s\n", "qmm_mul_mat_f16", "m", "n", "k", "heads", "kernel", "time/call",
             "rate", "% of limit");
     for (int i = 0; i < r->n_rows; i++) {
         const bench_row *w = &r->rows[i];
         char rate[32];
         snprintf(rate, sizeof rate, "%.1f %s", w->rate, w->phase == PHASE_DECODE ? "GB/s" : "GFLOP/s");
-        fprintf(f, "%-28s %5lld %5lld %5lld %3lld/%-2lld %-16s %8.3f ms %12s %3.0f%% %s\n", w->name, (long long)w->m,
+        fprintf(f, "%-34s %5lld %5lld %5lld %3lld/%-2lld %-16s %8.3f ms %12s %3.0f%% %s\n", w->name, (long long)w->m,
                 (long long)w->n, (long long)w->k, (long long)w->count, (long long)row_kv_heads[i], w->kernel, w->t.median * 1e3,
                 rate, w->pct, w->limit_name ? w->limit_name : "");
     }
