@@ -311,7 +311,8 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     const size_t out_block = fp->gemv ? 0 : (size_t)m_block(fp->al) * (size_t)fp->tmp_cols * 4;
     size_t thr = 0;
     if (fp->local) {
-        int64_t panels = (int64_t)(QMM_F16_SLICE_BYTES / kf->w_packed_size(fp->k, step));
+        const size_t panel = kf->w_packed_size(fp->k, step);
+        const int64_t panels = panel ? (int64_t)(QMM_F16_SLICE_BYTES / panel) : 1;
         fp->slice_cols = (panels < 1 ? 1 : panels) * step;
         fp->thr_act = f16_take(&thr, fp->act_group);
         fp->thr_slice = f16_take(&thr, kf->w_packed_size(fp->k, fp->slice_cols));
