@@ -417,6 +417,144 @@ static void f16_path(void) {
     qmm_context_free(ref);
 }
 
+typedef struct f16_thread {
+    qmm_context *ctx;
+    const qmm_tensor *w, *x, *y;
+    int ith, nth;
+    void *work;
+    size_t wsize;
+    qmm_sync sync;
+    qmm_status st;
+} f16_thread;
+
+static void *f16_thread_main(void *v) {
+    f16_thread *t = v;
+    t->st = qmm_mul_mat_f16_compute(t->ctx, t->w, t->x, t->y, t->ith, t->nth, t->work, t->wsize, &t->sync);
+    return NULL;
+}
+
+/* qmm_mul_mat_f16_compute on a pool of this file's (3 threads): the local
+ * way (no barrier) and the shared one alike. */
+static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y) {
+    enum { NTH = 3 };
+    size_t ws = 0;
+    CHECK_OK(qmm_mul_mat_f16_work_size(ctx, w, x, y, NTH, &ws));
+    void *work = qmm_test_alloc(ws);
+    my_pool pool;
+    pthread_barrier_init(&pool.bar, NULL, NTH);
+    atomic_init(&pool.counter, 0);
+    f16_thread th[NTH];
+    pthread_t tid[NTH];
+    for (int t = 0; t < NTH; t++) {
+        th[t] = (f16_thread){ctx, w, x, y, t, NTH, work, ws, {&pool, my_barrier, my_store, my_add}, QMM_OK};
+        pthread_create(&tid[t], NULL, f16_thread_main, &th[t]);
+    }
+    for (int t = 0; t < NTH; t++) {
+        pthread_join(tid[t], NULL);
+        CHECK(th[t].st == QMM_OK, "f16 byo thread %d: %s", t, qmm_status_str(th[t].st));
+    }
+    pthread_barrier_destroy(&pool.bar);
+    free(work);
+}
+
+/* GQA grouping: the r2 r3 query heads of a KV head run as one GEMM of
+ * m r2 r3 rows (decode: each thread packing its own slices; prefill: shared
+ * packing), their rows gathered from strided x views and scattered back to
+ * strided y views. Every y row bit for bit as the reference family's
+ * qmm_mul_mat of that head alone, for m = 1..17 (groups of 1 to 136 rows:
+ * both ways, one and two m blocks), every thread count 1..5 and chunk
+ * multipliers 1 and 3, and a caller's pool of 3 threads; y padding
+ * untouched. */
+static void f16_grouping(void) {
+    static const int64_t cases[][7] = {
+        /* k, n, bw2, bw3, r2, r3, max m */
+        {64, 33, 2, 1, 1, 1, 17},                           /* no broadcast */
+        {37, 50, 3, 1, 3, 1, 17},                           /* SmolLM2's 9 / 3; k and n off the panel */
+        {128, 70, 2, 1, 4, 1, 17},                          /* Llama-3's 32 / 8 */
+        {72, 45, 1, 1, 8, 1, 17},  {40, 29, 2, 2, 2, 3, 9}, /* r3 > 1 */
+        {200, 700, 1, 1, 4, 1, 3},                          /* decode slices: several per chunk */
+    };
+    static const int mults[] = {1, 3};
+    qmm_context *ref = make_ctx(1, 1, 0, "ref_f16");
+    qmm_context *ctxs[5][2];
+    for (int t = 0; t < 5; t++)
+        for (int u = 0; u < 2; u++)
+            ctxs[t][u] = make_ctx(t + 1, mults[u], 0, NULL);
+    long bad = 0, calls = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t k = cases[c][0], n = cases[c][1], bw2 = cases[c][2], bw3 = cases[c][3];
+        const int64_t b2 = bw2 * cases[c][4], b3 = bw3 * cases[c][5], nwb = bw2 * bw3;
+        /* w: padded rows, batches apart */
+        const int64_t wrow = k + 5;
+        const size_t wbatch = (size_t)(wrow * n) * 2 + 128;
+        uint16_t *wb = malloc(wbatch * (size_t)nwb);
+        for (size_t i = 0; i < wbatch * (size_t)nwb / 2; i++)
+            wb[i] = qmm_fp32_to_fp16(qmm_test_rand_f(&seed));
+        qmm_tensor w = {QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, wbatch, wbatch * (size_t)bw2}, wb};
+        qmm_weights *pw[8];
+        for (int64_t b = 0; b < nwb; b++) {
+            uint16_t *dense = malloc((size_t)(k * n) * 2);
+            for (int64_t r = 0; r < n; r++)
+                memcpy(dense + r * k, (const char *)wb + wbatch * (size_t)b + (size_t)r * w.nb[1], (size_t)k * 2);
+            CHECK_OK(qmm_weights_pack(ref, QMM_TYPE_F16, k, n, dense, (size_t)(k * n) * 2, &pw[b]));
+            free(dense);
+        }
+        for (int64_t m = 1; m <= cases[c][6]; m++) {
+            /* x: padded rows, the batch layout permuted (b3 inner); y: padded rows, uneven batch gaps */
+            const int64_t xrow = k + 3;
+            float *xb = malloc((size_t)(xrow * m * b2 * b3) * 4);
+            for (int64_t i = 0; i < xrow * m * b2 * b3; i++)
+                xb[i] = qmm_test_rand_f(&seed);
+            qmm_tensor x = {QMM_TYPE_F32, {k, m, b2, b3}, {4, (size_t)xrow * 4, 0, 0}, xb};
+            x.nb[3] = x.nb[1] * (size_t)m;
+            x.nb[2] = x.nb[3] * (size_t)b3;
+            qmm_tensor y = {QMM_TYPE_F32, {n, m, b2, b3}, {4, (size_t)(n + 2) * 4, 0, 0}, NULL};
+            y.nb[2] = y.nb[1] * (size_t)m + 32;
+            y.nb[3] = y.nb[2] * (size_t)b2 + 16;
+            const size_t ybytes = y.nb[3] * (size_t)b3;
+            float *expect = malloc(ybytes), *got = malloc(ybytes);
+            memset(expect, 0x7f, ybytes);
+            for (int64_t i3 = 0; i3 < b3; i3++)
+                for (int64_t i2 = 0; i2 < b2; i2++) {
+                    qmm_tensor xv = {QMM_TYPE_F32, {k, m, 1, 1}, {4, x.nb[1], x.nb[1] * (size_t)m, x.nb[1] * (size_t)m}, NULL};
+                    qmm_tensor yv = {QMM_TYPE_F32, {n, m, 1, 1}, {4, y.nb[1], y.nb[1] * (size_t)m, y.nb[1] * (size_t)m}, NULL};
+                    xv.data = (char *)xb + (size_t)i2 * x.nb[2] + (size_t)i3 * x.nb[3];
+                    yv.data = (char *)expect + (size_t)i2 * y.nb[2] + (size_t)i3 * y.nb[3];
+                    CHECK_OK(qmm_mul_mat(ref, pw[i2 / cases[c][4] + (i3 / cases[c][5]) * bw2], &xv, &yv));
+                }
+            for (int t = 0; t < 5; t++)
+                for (int u = 0; u < 2; u++) {
+                    memset(got, 0x7f, ybytes);
+                    y.data = got;
+                    CHECK_OK(qmm_mul_mat_f16(ctxs[t][u], &w, &x, &y));
+                    calls++;
+                    if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
+                        CHECK(0, "f16 grouping k=%lld n=%lld r2=%lld r3=%lld m=%lld nth=%d mult=%d differs", (long long)k,
+                              (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, t + 1, mults[u]);
+                }
+            if (m == 1 || m == cases[c][6]) { /* one local group and one shared (or local) */
+                memset(got, 0x7f, ybytes);
+                f16_byo(ctxs[0][0], &w, &x, &y);
+                calls++;
+                if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
+                    CHECK(0, "f16 grouping k=%lld n=%lld m=%lld: the BYO pool differs", (long long)k, (long long)n, (long long)m);
+            }
+            free(expect);
+            free(got);
+            free(xb);
+        }
+        for (int64_t b = 0; b < nwb; b++)
+            qmm_weights_free(pw[b]);
+        free(wb);
+    }
+    CHECK(bad == 0, "f16 grouping: %ld of %ld calls differ", bad, calls);
+    printf("f16 grouping: %ld calls, %ld differ\n", calls, bad);
+    for (int t = 0; t < 5; t++)
+        for (int u = 0; u < 2; u++)
+            qmm_context_free(ctxs[t][u]);
+    qmm_context_free(ref);
+}
+
 /* ------------------------------------------------------------ GET_ROWS */
 
 static void get_rows(void) {
@@ -491,6 +629,7 @@ int main(void) {
     byo_pool();
     stress();
     f16_path();
+    f16_grouping();
     get_rows();
     for (int i = 0; i < nprob; i++)
         free_problem(&probs[i]);

@@ -233,87 +233,247 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
 
 /* ---------------------------------------------------- F16, packed per call */
 
+/* ggml's broadcast runs x batch (i2, i3) against weight batch (i2 / r2,
+ * i3 / r3): the r2 r3 query heads that share a KV head multiply the same
+ * weights, so they run as one group of g = m r2 r3 rows per weight batch
+ * (group row ((j3 r2 + j2) m + r) is row r of x batch (w2 r2 + j2, w3 r3 +
+ * j3)), and the items are (weight batch, column chunk): each panel streams
+ * once per KV head, not once per query head. Two ways to run the items:
+ *  - local (g <= QMM_F16_LOCAL_ROWS: decode): a thread packs its group's rows,
+ *    then each slice of its chunk's weights into its own buffer right before
+ *    using it (a slice stays in L2); items split statically: no shared copy,
+ *    no barrier, no second read of a packed K or V;
+ *  - shared (prefill, where the product dwarfs the packing): all threads
+ *    pack every weight batch and every group's rows, barrier, then take the
+ *    items from the queue.
+ * Every output is one gemm/gemv sum of one family (the same bits by
+ * contract), whatever the grouping, slicing, mode or schedule. */
+#ifndef QMM_F16_LOCAL_ROWS
+#define QMM_F16_LOCAL_ROWS 16
+#endif
+#ifndef QMM_F16_SLICE_BYTES
+#define QMM_F16_SLICE_BYTES (128 * 1024) /* local: packed weights per slice */
+#endif
+#define F16_TMP_COLS 256 /* columns of a thread's block when y rows are unevenly spaced */
+
 typedef struct f16_plan {
-    mm_plan mm;
-    int64_t nwb, bw2, r2, r3; /* weight batches, broadcast ratios */
-    size_t w_off, w_batch;    /* packed weights in the work buffer */
-    int64_t panels_per_unit;
+    const qmm_family *kf;
+    const qmm_act_layout *al;
+    int64_t k, n, m, g; /* g: rows per group, m r2 r3 */
+    int64_t bw2, nwb, r2, r3;
+    int gemv, local;
+    int64_t chunk_cols, cpw, nitems; /* items: nwb x cpw column chunks */
+    int64_t slice_cols, tmp_cols;
+    size_t act_group;               /* packed bytes of one group's rows */
+    size_t w_off, w_batch, act_off; /* shared mode */
+    size_t thr_off, thr_stride;     /* per thread: */
+    size_t thr_act, thr_slice;      /* local mode: the group's rows, a weight slice */
+    size_t thr_tmp;                 /* staging rows or an output block */
+    size_t work;
 } f16_plan;
+
+static size_t f16_take(size_t *off, size_t bytes) {
+    const size_t at = *off;
+    *off = align_up(at + bytes, ALIGN);
+    return at;
+}
 
 static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, int nth, f16_plan *fp) {
     memset(fp, 0, sizeof *fp);
-    mm_plan *p = &fp->mm;
     const qmm_chain *ch = qmm_dispatch_chain(cfg->dispatch, QMM_TYPE_F16);
     /* one family: weights packed per call are not worth two layouts */
     const qmm_family *kf = ch->primary;
     const int cap = qmm_dispatch_cap(cfg->dispatch, kf);
     if (cap > 0 && nth > cap && ch->fallback)
         kf = ch->fallback;
-    p->k = w->ne[0];
-    p->n = w->ne[1];
-    p->m = x->ne[1];
-    p->b2 = x->ne[2];
-    p->nbatch = x->ne[2] * x->ne[3];
-    p->gemv = (p->m == 1);
-    p->nslots = 1;
-    p->s[0].kf = kf;
-    p->s[0].t0 = 0;
-    p->s[0].t1 = nth;
+    fp->kf = kf;
+    fp->k = w->ne[0];
+    fp->n = w->ne[1];
+    fp->m = x->ne[1];
     fp->bw2 = w->ne[2];
     fp->nwb = w->ne[2] * w->ne[3];
     fp->r2 = x->ne[2] / w->ne[2];
     fp->r3 = x->ne[3] / w->ne[3];
-    fp->w_batch = align_up(kf->w_packed_size(p->k, p->n), ALIGN);
-    fp->w_off = 0;
-    plan_acts(p, nth, cfg->chunk_multiplier, fp->w_batch * (size_t)fp->nwb);
-    /* chunks run over (x batch, columns): size them by the whole work */
+    fp->g = fp->m * fp->r2 * fp->r3;
+    fp->gemv = fp->g == 1;
+    fp->local = fp->g <= QMM_F16_LOCAL_ROWS;
+    fp->al = qmm_family_act_layout(kf, fp->gemv);
+    /* about mult items per thread over the whole call */
     const int64_t step = kf->n_step;
-    const int64_t per_batch = ceil_div((int64_t)nth * (nth == 1 ? 1 : cfg->chunk_multiplier), p->nbatch);
-    p->chunk_cols = qmm_chunk_cols(p->n, (int)(per_batch < 1 ? 1 : per_batch), 1, step);
-    p->nchunk = ceil_div(p->n, p->chunk_cols) * p->nbatch;
-    fp->panels_per_unit = ceil_div(256, step) > 0 ? ceil_div(256, step) : 1; /* ~256 rows per packing unit */
+    const int mult = nth == 1 ? 1 : (cfg->chunk_multiplier < 1 ? 1 : cfg->chunk_multiplier);
+    const int64_t per_wb = ceil_div((int64_t)nth * mult, fp->nwb);
+    fp->chunk_cols = qmm_chunk_cols(fp->n, (int)per_wb, 1, step);
+    fp->cpw = ceil_div(fp->n, fp->chunk_cols);
+    fp->nitems = fp->cpw * fp->nwb;
+    fp->act_group = align_up(fp->al->packed_size(fp->g, fp->k), ALIGN);
+    fp->tmp_cols = ceil_div(F16_TMP_COLS, step) * step;
+    const size_t staging = (size_t)fp->al->m_step * (size_t)fp->k * 4;
+    const size_t out_block = fp->gemv ? 0 : (size_t)m_block(fp->al) * (size_t)fp->tmp_cols * 4;
+    size_t thr = 0;
+    if (fp->local) {
+        const size_t panel = kf->w_packed_size(fp->k, step);
+        const int64_t panels = panel ? (int64_t)(QMM_F16_SLICE_BYTES / panel) : 1;
+        fp->slice_cols = (panels < 1 ? 1 : panels) * step;
+        fp->thr_act = f16_take(&thr, fp->act_group);
+        fp->thr_slice = f16_take(&thr, kf->w_packed_size(fp->k, fp->slice_cols));
+    }
+    fp->thr_tmp = f16_take(&thr, staging > out_block ? staging : out_block);
+    fp->thr_stride = align_up(thr, ALIGN);
+    size_t off = 0;
+    if (!fp->local) {
+        fp->w_batch = align_up(kf->w_packed_size(fp->k, fp->n), ALIGN);
+        fp->w_off = f16_take(&off, fp->w_batch * (size_t)fp->nwb);
+        fp->act_off = f16_take(&off, fp->act_group * (size_t)fp->nwb);
+    }
+    fp->thr_off = f16_take(&off, fp->thr_stride * (size_t)nth);
+    fp->work = off;
 }
 
 size_t qmm_exec_mul_mat_f16_work_size(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, int nth) {
     f16_plan fp;
     plan_f16(cfg, w, x, nth, &fp);
-    return fp.mm.work;
+    return fp.work;
+}
+
+/* Byte offset of group row gr of weight batch wbi in x or y (same ne[1..3]). */
+static size_t f16_row_off(const f16_plan *fp, const qmm_tensor *t, int64_t wbi, int64_t gr) {
+    const int64_t w2 = wbi % fp->bw2, w3 = wbi / fp->bw2, r = gr % fp->m, j = gr / fp->m;
+    const int64_t i2 = w2 * fp->r2 + j % fp->r2, i3 = w3 * fp->r3 + j / fp->r2;
+    return (size_t)i2 * t->nb[2] + (size_t)i3 * t->nb[3] + (size_t)r * t->nb[1];
+}
+
+/* 1 and the stride when group rows [g0, g0 + cnt) of t are evenly spaced in
+ * ascending order (a kernel then reads or writes them in place), else 0. */
+static int f16_even_rows(const f16_plan *fp, const qmm_tensor *t, int64_t wbi, int64_t g0, int64_t cnt, size_t *stride) {
+    *stride = t->nb[1];
+    if (g0 % fp->m + cnt <= fp->m) /* within one head */
+        return 1;
+    size_t prev = f16_row_off(fp, t, wbi, g0), s = 0;
+    for (int64_t j = 1; j < cnt; j++) {
+        const size_t o = f16_row_off(fp, t, wbi, g0 + j);
+        if (o < prev || (j > 1 && o - prev != s))
+            return 0;
+        s = o - prev;
+        prev = o;
+    }
+    *stride = s;
+    return 1;
+}
+
+/* Packs group rows [g0, g0 + cnt) (g0 on a group of the layout, cnt at most
+ * its m_step) into act, the group's packed rows; unevenly spaced rows are
+ * gathered in staging first. */
+static void f16_pack_rows(const f16_plan *fp, const qmm_tensor *x, int64_t wbi, int64_t g0, int64_t cnt, uint8_t *act,
+                          float *staging) {
+    uint8_t *dst = act + fp->al->packed_offset(g0, fp->k);
+    size_t xs;
+    if (f16_even_rows(fp, x, wbi, g0, cnt, &xs)) {
+        fp->al->pack(cnt, fp->k, (const float *)((const char *)x->data + f16_row_off(fp, x, wbi, g0)), xs, dst);
+        return;
+    }
+    for (int64_t j = 0; j < cnt; j++)
+        memcpy(staging + j * fp->k, (const char *)x->data + f16_row_off(fp, x, wbi, g0 + j), (size_t)fp->k * 4);
+    fp->al->pack(cnt, fp->k, staging, (size_t)fp->k * 4, dst);
+}
+
+/* Group rows [g0, g0 + rows) (at most an m block) of the packed rows act
+ * times the columns [0, cols) of the panels wp, into y columns [n0, n0 +
+ * cols); y rows spread unevenly over the heads go through the thread's
+ * block tmp. */
+static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, int64_t g0, int64_t rows, const uint8_t *act,
+                          const uint8_t *wp, int64_t n0, int64_t cols, float *tmp) {
+    const qmm_family *kf = fp->kf;
+    const uint8_t *a = act + fp->al->packed_offset(g0, fp->k);
+    size_t ys;
+    if (f16_even_rows(fp, y, wbi, g0, rows, &ys)) {
+        float *yp = (float *)((char *)y->data + f16_row_off(fp, y, wbi, g0)) + n0;
+        run_rows(kf, fp->al, fp->gemv, rows, fp->k, a, wp, cols, yp, ys);
+        return;
+    }
+    for (int64_t c0 = 0; c0 < cols; c0 += fp->tmp_cols) {
+        const int64_t cc = cols - c0 < fp->tmp_cols ? cols - c0 : fp->tmp_cols;
+        kf->gemm(rows, cc, fp->k, a, wp + kf->w_packed_offset(c0, fp->k), tmp, (size_t)cc * 4);
+        for (int64_t j = 0; j < rows; j++)
+            memcpy((float *)((char *)y->data + f16_row_off(fp, y, wbi, g0 + j)) + n0 + c0, tmp + j * cc, (size_t)cc * 4);
+    }
+}
+
+static const char *f16_batch(const f16_plan *fp, const qmm_tensor *w, int64_t wbi) {
+    return (const char *)w->data + (size_t)(wbi % fp->bw2) * w->nb[2] + (size_t)(wbi / fp->bw2) * w->nb[3];
+}
+
+static void f16_run_local(const f16_plan *fp, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
+                          uint8_t *wb) {
+    uint8_t *mine = wb + fp->thr_off + fp->thr_stride * (size_t)ith;
+    uint8_t *act = mine + fp->thr_act, *slice = mine + fp->thr_slice;
+    float *tmp = (float *)(void *)(mine + fp->thr_tmp);
+    const int64_t ms = fp->al->m_step, mb = m_block(fp->al);
+    int64_t packed = -1; /* the weight batch whose group act holds */
+    for (int64_t it = fp->nitems * ith / nth; it < fp->nitems * (ith + 1) / nth; it++) {
+        const int64_t wbi = it / fp->cpw, n0 = (it % fp->cpw) * fp->chunk_cols;
+        const int64_t n1 = fp->n - n0 < fp->chunk_cols ? fp->n : n0 + fp->chunk_cols;
+        if (wbi != packed) {
+            for (int64_t g0 = 0; g0 < fp->g; g0 += ms)
+                f16_pack_rows(fp, x, wbi, g0, fp->g - g0 < ms ? fp->g - g0 : ms, act, tmp);
+            packed = wbi;
+        }
+        const char *src = f16_batch(fp, w, wbi);
+        for (int64_t s0 = n0; s0 < n1; s0 += fp->slice_cols) {
+            /* the slice packed as a matrix of its own rows: the same panels */
+            const int64_t sc = n1 - s0 < fp->slice_cols ? n1 - s0 : fp->slice_cols;
+            fp->kf->w_pack(fp->k, sc, 0, sc, src + (size_t)s0 * w->nb[1], w->nb[1], slice);
+            for (int64_t r0 = 0; r0 < fp->g; r0 += mb)
+                f16_run_block(fp, y, wbi, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act, slice, s0, sc, tmp);
+        }
+    }
+}
+
+static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
+                           uint8_t *wb, const qmm_sync *sync) {
+    const qmm_family *kf = fp->kf;
+    float *tmp = (float *)(void *)(wb + fp->thr_off + fp->thr_stride * (size_t)ith + fp->thr_tmp);
+    /* every weight batch, in row ranges of ~256, in parallel */
+    const int64_t rows_per_unit = ceil_div(256, kf->n_step) * kf->n_step;
+    const int64_t wunits_per_wb = ceil_div(fp->n, rows_per_unit), wunits = wunits_per_wb * fp->nwb;
+    for (int64_t u = wunits * ith / nth; u < wunits * (ith + 1) / nth; u++) {
+        const int64_t b = u / wunits_per_wb, r0 = (u % wunits_per_wb) * rows_per_unit;
+        const int64_t r1 = r0 + rows_per_unit < fp->n ? r0 + rows_per_unit : fp->n;
+        kf->w_pack(fp->k, fp->n, r0, r1, f16_batch(fp, w, b), w->nb[1], wb + fp->w_off + fp->w_batch * (size_t)b);
+    }
+    /* every group's rows, in the layout's row groups, in parallel */
+    const int64_t ms = fp->al->m_step, gpw = ceil_div(fp->g, ms), aunits = gpw * fp->nwb;
+    for (int64_t u = aunits * ith / nth; u < aunits * (ith + 1) / nth; u++) {
+        const int64_t b = u / gpw, g0 = (u % gpw) * ms;
+        f16_pack_rows(fp, x, b, g0, fp->g - g0 < ms ? fp->g - g0 : ms, wb + fp->act_off + fp->act_group * (size_t)b, tmp);
+    }
+    if (ith == 0)
+        sync->counter_store(sync->user, nth);
+    sync->barrier(sync->user); /* publishes the packed weights, rows and the queue */
+    const int64_t mb = m_block(fp->al);
+    for (int64_t c = ith; c < fp->nitems; c = sync->counter_fetch_add(sync->user, 1)) {
+        const int64_t b = c / fp->cpw, n0 = (c % fp->cpw) * fp->chunk_cols;
+        const int64_t cols = fp->n - n0 < fp->chunk_cols ? fp->n - n0 : fp->chunk_cols;
+        const uint8_t *wp = wb + fp->w_off + fp->w_batch * (size_t)b + kf->w_packed_offset(n0, fp->k);
+        const uint8_t *act = wb + fp->act_off + fp->act_group * (size_t)b;
+        for (int64_t r0 = 0; r0 < fp->g; r0 += mb)
+            f16_run_block(fp, y, b, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act, wp, n0, cols, tmp);
+    }
 }
 
 void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
                           int nth, void *work, const qmm_sync *sync) {
     f16_plan fp;
     plan_f16(cfg, w, x, nth, &fp);
-    mm_plan *p = &fp.mm;
-    const qmm_family *kf = p->s[0].kf;
-    uint8_t *wb = work;
-    /* pack the weights of every weight batch, in row ranges, in parallel */
-    const int64_t rows_per_unit = fp.panels_per_unit * kf->n_step;
-    const int64_t units_per_wb = ceil_div(p->n, rows_per_unit);
-    const int64_t units = units_per_wb * fp.nwb;
-    for (int64_t u = units * ith / nth; u < units * (ith + 1) / nth; u++) {
-        const int64_t b = u / units_per_wb, r0 = (u % units_per_wb) * rows_per_unit;
-        const int64_t r1 = r0 + rows_per_unit < p->n ? r0 + rows_per_unit : p->n;
-        const int64_t i2 = b % fp.bw2, i3 = b / fp.bw2;
-        const char *src = (const char *)w->data + (size_t)i2 * w->nb[2] + (size_t)i3 * w->nb[3];
-        kf->w_pack(p->k, p->n, r0, r1, src, w->nb[1], wb + fp.w_off + fp.w_batch * (size_t)b);
-    }
-    pack_acts(p, x, wb, ith, nth);
-    if (ith == 0)
-        sync->counter_store(sync->user, nth);
-    sync->barrier(sync->user);
-    const slot_plan *s = &p->s[0];
-    const int64_t cpb = ceil_div(p->n, p->chunk_cols); /* chunks per x batch */
-    for (int64_t c = ith; c < p->nchunk; c = sync->counter_fetch_add(sync->user, 1)) {
-        const int64_t b = c / cpb, n0 = (c % cpb) * p->chunk_cols;
-        const int64_t cols = p->n - n0 < p->chunk_cols ? p->n - n0 : p->chunk_cols;
-        const int64_t i2 = b % p->b2, i3 = b / p->b2;
-        const int64_t wbi = (i2 / fp.r2) + (i3 / fp.r3) * fp.bw2;
-        slot_plan sw = *s;
-        sw.w = wb + fp.w_off + fp.w_batch * (size_t)wbi;
-        float *yb = (float *)((char *)y->data + (size_t)i2 * y->nb[2] + (size_t)i3 * y->nb[3]);
-        run_chunk(p, &sw, wb + s->act_off + s->act_batch * (size_t)b, n0, cols, yb, y->nb[1]);
-    }
+    if (ith == 0 && qmm_log_level() >= QMM_LOG_DEBUG)
+        qmm_log(QMM_LOG_DEBUG,
+                "mul_mat_f16 %lld x %lld x %lld, %lld weight batches of %lld rows (r2 %lld, r3 %lld): %s, %s, %lld items of %lld "
+                "columns",
+                (long long)fp.m, (long long)fp.n, (long long)fp.k, (long long)fp.nwb, (long long)fp.g, (long long)fp.r2,
+                (long long)fp.r3, fp.kf->name, fp.local ? "local" : "shared", (long long)fp.nitems, (long long)fp.chunk_cols);
+    if (fp.local)
+        f16_run_local(&fp, w, x, y, ith, nth, work);
+    else
+        f16_run_shared(&fp, w, x, y, ith, nth, work, sync);
 }
 
 /* ------------------------------------------------------------ MUL_MAT_ID */

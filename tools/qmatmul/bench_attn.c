@@ -6,7 +6,9 @@
  * 2048, 4096; at most 4096: PV at m = kv = 4096 already holds 2 GiB of P and
  * as much packed); kv = m (a prompt attending to itself, unmasked), except
  * at m = 1 (decode), where kv = 4096. Decode rows are read against the memory
- * limit (F16 K or V bytes per call), the others against the FMA limit. */
+ * limit (F16 K or V bytes per call), the others against the FMA limit.
+ * After the preset's heads, the head-dim-64 shapes below (short k for QK,
+ * short n for PV) unless the preset has them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,18 @@
 
 #define ATTN_DECODE_KV 4096
 
+typedef struct attn_shape {
+    const char *title;
+    int64_t heads, kv_heads, head_dim;
+} attn_shape;
+
+static const attn_shape extra_shapes[] = {
+    {"Llama-3.2-1B", 32, 8, 64},
+    {"SmolLM2-135M", 9, 3, 64},
+};
+
+static int64_t row_kv_heads[512]; /* per table row: rows hold the query heads only */
+
 static qmm_status run_attn(bench *b, const qmm_tensor *tw, const qmm_tensor *tx, const qmm_tensor *ty, double *secs) {
     const double t0 = qmm_bench_now();
     const qmm_status st = qmm_mul_mat_f16(b->ctx, tw, tx, ty);
@@ -25,7 +39,7 @@ static qmm_status run_attn(bench *b, const qmm_tensor *tw, const qmm_tensor *tx,
 }
 
 /* One row: pv 0 (QK) or 1 (PV) at m query rows over kv keys. */
-static qmm_status attn_row(bench *b, const bench_preset *pr, int pv, int64_t m, int64_t kv, bench_row *w) {
+static qmm_status attn_row(bench *b, const attn_shape *pr, int pv, int64_t m, int64_t kv, bench_row *w) {
     const int64_t hd = pr->head_dim, k = pv ? kv : hd, n = pv ? hd : kv;
     const size_t we = (size_t)(k * n * pr->kv_heads), xe = (size_t)(k * m * pr->heads), ye = (size_t)(n * m * pr->heads);
     uint16_t *wd = malloc(we * 2);
@@ -51,8 +65,9 @@ static qmm_status attn_row(bench *b, const bench_preset *pr, int pv, int64_t m, 
     for (int r = 0; r < reps && st == QMM_OK; r++)
         st = run_attn(b, &tw, &tx, &ty, &samples[r]);
     if (st == QMM_OK) {
-        snprintf(w->name, sizeof w->name, "attn %s hd%lld m=%lld kv=%lld", pv ? "PV" : "QK", (long long)hd, (long long)m,
-                 (long long)kv);
+        snprintf(w->name, sizeof w->name, "attn %s hd%lld %lld/%lld m=%lld kv=%lld", pv ? "PV" : "QK", (long long)hd,
+                 (long long)pr->heads, (long long)pr->kv_heads, (long long)m, (long long)kv);
+        row_kv_heads[b->rep->n_rows] = pr->kv_heads;
         w->count = (int)pr->heads;
         w->phase = m == 1 ? PHASE_DECODE : PHASE_PREFILL;
         w->type = QMM_TYPE_F16;
@@ -77,20 +92,26 @@ static void print_attn(FILE *f, const bench_report *r, const bench_preset *pr) {
     fprintf(f, "CPU: %s; %d threads\n", r->machine, r->n_threads);
     fprintf(f, "limits: memory read %.1f GB/s, fp32 FMA %.1f GFLOP/s (%s; best of runs)\n", r->read.max, r->fma.max,
             r->fma.probe ? r->fma.probe->name : "-");
-    fprintf(f, "\n%-28s %5s %5s %5s %6s %-16s %10s %12s %s\n", "qmm_mul_mat_f16", "m", "n", "k", "heads", "kernel", "time/call",
+    fprintf(f, "\n%-34s %5s %5s %5s %6s %-16s %10s %12s %s\n", "qmm_mul_mat_f16", "m", "n", "k", "heads", "kernel", "time/call",
             "rate", "% of limit");
     for (int i = 0; i < r->n_rows; i++) {
         const bench_row *w = &r->rows[i];
         char rate[32];
         snprintf(rate, sizeof rate, "%.1f %s", w->rate, w->phase == PHASE_DECODE ? "GB/s" : "GFLOP/s");
-        fprintf(f, "%-28s %5lld %5lld %5lld %3lld/%-2lld %-16s %8.3f ms %12s %3.0f%% %s\n", w->name, (long long)w->m,
-                (long long)w->n, (long long)w->k, (long long)pr->heads, (long long)pr->kv_heads, w->kernel, w->t.median * 1e3,
+        fprintf(f, "%-34s %5lld %5lld %5lld %3lld/%-2lld %-16s %8.3f ms %12s %3.0f%% %s\n", w->name, (long long)w->m,
+                (long long)w->n, (long long)w->k, (long long)w->count, (long long)row_kv_heads[i], w->kernel, w->t.median * 1e3,
                 rate, w->pct, w->limit_name ? w->limit_name : "");
     }
     fprintf(f,
-            "\nnotes:\n  - one call multiplies all %lld query heads by %lld KV heads (GQA broadcast), packing K or V^T inside "
-            "the call;\n    rate counts 2 m n k x heads (prefill) or the F16 bytes of K or V (decode: m = 1, kv = %d)\n",
-            (long long)pr->heads, (long long)pr->kv_heads, ATTN_DECODE_KV);
+            "\nnotes:\n  - one call multiplies all query heads by the KV heads (GQA broadcast: heads column), packing K or V^T "
+            "inside the call;\n    rate counts 2 m n k x heads (prefill) or the F16 bytes of K or V (decode: m = 1, kv = %d);\n"
+            "    rows after the preset's: ",
+            ATTN_DECODE_KV);
+    for (size_t i = 0; i < sizeof extra_shapes / sizeof extra_shapes[0]; i++)
+        fprintf(f, "%s%s (%lld / %lld heads, hd %lld)", i ? ", " : "", extra_shapes[i].title, (long long)extra_shapes[i].heads,
+                (long long)extra_shapes[i].kv_heads, (long long)extra_shapes[i].head_dim);
+    fprintf(f, " unless the preset has the shape\n");
+    (void)pr;
     for (int i = 0; i < r->n_notes; i++)
         fprintf(f, "  - %s\n", r->notes[i]);
 }
@@ -103,15 +124,25 @@ int bench_attn(bench *b, const bench_preset *pr, const int64_t *rows, int n_rows
     rep->n_layers = 1;
     bench_measure_machine_limits(b, features);
     qmm_status st = QMM_OK;
-    for (int i = 0; i < n_rows && st == QMM_OK && rep->n_rows < 510; i++)
-        for (int pv = 0; pv < 2 && st == QMM_OK; pv++) {
-            const int64_t m = rows[i], kv = m == 1 ? ATTN_DECODE_KV : m;
-            progress_line("attention %s m = %lld, kv = %lld", pv ? "PV" : "QK", (long long)m, (long long)kv);
-            bench_row *w = &rep->rows[rep->n_rows];
-            memset(w, 0, sizeof *w);
-            if ((st = attn_row(b, pr, pv, m, kv, w)) == QMM_OK)
-                rep->n_rows++;
-        }
+    attn_shape shapes[1 + sizeof extra_shapes / sizeof extra_shapes[0]] = {{pr->title, pr->heads, pr->kv_heads, pr->head_dim}};
+    int n_shapes = 1;
+    for (size_t e = 0; e < sizeof extra_shapes / sizeof extra_shapes[0]; e++) {
+        const attn_shape *x = &extra_shapes[e];
+        if (x->heads != pr->heads || x->kv_heads != pr->kv_heads || x->head_dim != pr->head_dim)
+            shapes[n_shapes++] = *x;
+    }
+    for (int sh = 0; sh < n_shapes && st == QMM_OK; sh++)
+        for (int i = 0; i < n_rows && st == QMM_OK && rep->n_rows < 510; i++)
+            for (int pv = 0; pv < 2 && st == QMM_OK; pv++) {
+                const int64_t m = rows[i], kv = m == 1 ? ATTN_DECODE_KV : m;
+                progress_line("attention %s hd %lld, %lld / %lld heads, m = %lld, kv = %lld", pv ? "PV" : "QK",
+                              (long long)shapes[sh].head_dim, (long long)shapes[sh].heads, (long long)shapes[sh].kv_heads,
+                              (long long)m, (long long)kv);
+                bench_row *w = &rep->rows[rep->n_rows];
+                memset(w, 0, sizeof *w);
+                if ((st = attn_row(b, &shapes[sh], pv, m, kv, w)) == QMM_OK)
+                    rep->n_rows++;
+            }
     progress_done();
     if (st != QMM_OK) {
         fprintf(stderr, "qmatmul bench: attention: %s (%s)\n", qmm_status_str(st), qmm_last_error());
