@@ -44,13 +44,11 @@ static inline float run_bits_f32(uint32_t u) {
  * [-87.33654, 88]: max relative error 8.0e-8 (at 5.199). */
 static inline float run_expf(float x) {
     const float lo = -87.33654f, hi = 88.0f;
-    float xc = x < lo ? lo : x;
-    xc = xc > hi ? hi : xc;
     const float shifter = 0x1.8p23f;
-    const float kf = xc * 0x1.715476p+0f + shifter;
+    const float kf = x * 0x1.715476p+0f + shifter;
     const float k = kf - shifter;
-    const int32_t ki = (int32_t)(run_f32_bits(kf) - run_f32_bits(shifter));
-    float r = xc - k * 0x1.62e4p-1f;
+    const uint32_t ki = run_f32_bits(kf) - run_f32_bits(shifter);
+    float r = x - k * 0x1.62e4p-1f;
     r = r - k * 0x1.7f7d1cp-20f;
     float p = 0x1.685950p-10f;
     p = p * r + 0x1.124790p-7f;
@@ -59,10 +57,43 @@ static inline float run_expf(float x) {
     p = p * r + 0x1.fffff8p-2f;
     p = (r * r) * p + r;
     p = p + 1.0f;
-    float y = p * run_bits_f32((uint32_t)(ki + 127) << 23);
-    y = x < lo ? 0.0f : y;
-    y = x > hi ? INFINITY : y;
-    return y;
+    /* Outside the domain the above is garbage (no undefined behaviour: all
+     * in floats and unsigned bits), replaced by 0 or inf; a NaN stays NaN.
+     * Selected by bit masks, not ?: on floats, which gcc (with its default
+     * -ftrapping-math) keeps as branches and does not vectorise without
+     * AVX-512's masks. */
+    const uint32_t y = run_f32_bits(p * run_bits_f32((ki + 127u) << 23));
+    const uint32_t under = 0u - (uint32_t)(x < lo), over = 0u - (uint32_t)(x > hi);
+    return run_bits_f32((y & ~(under | over)) | (over & 0x7f800000u));
+}
+
+/* The largest of x[0..n), n >= 1, compared as integers: the float's bits
+ * with the magnitude bits flipped when negative order like the floats (-0
+ * below +0, a NaN above everything). Float compares in a ?: are branches for
+ * gcc (-ftrapping-math), not vectorised (5-10x slower). */
+static inline int32_t run_order_key(float f) {
+    const int32_t b = (int32_t)run_f32_bits(f);
+    return b ^ ((b >> 31) & 0x7fffffff);
+}
+
+static inline float run_row_max(const float *restrict x, int n) {
+    int32_t mx[RUN_LANES];
+    for (int j = 0; j < RUN_LANES; j++)
+        mx[j] = INT32_MIN;
+    int i = 0;
+    for (; i + RUN_LANES <= n; i += RUN_LANES)
+        for (int j = 0; j < RUN_LANES; j++) {
+            const int32_t key = run_order_key(x[i + j]);
+            mx[j] = key > mx[j] ? key : mx[j];
+        }
+    for (; i < n; i++) {
+        const int32_t key = run_order_key(x[i]);
+        mx[0] = key > mx[0] ? key : mx[0];
+    }
+    int32_t m = mx[0];
+    for (int j = 1; j < RUN_LANES; j++)
+        m = mx[j] > m ? mx[j] : m;
+    return run_bits_f32((uint32_t)(m ^ ((m >> 31) & 0x7fffffff)));
 }
 
 /* y[i] = silu(g[i]) * u[i] = g / (1 + exp(-g)) * u. */
@@ -74,35 +105,20 @@ RUN_CLONES static void run_swiglu(float *restrict y, const float *restrict g, co
 /* softmax(x * scale) over the first n entries (n >= 1); the rest up to total
  * (masked) become 0. */
 RUN_CLONES static void run_softmax(float *restrict x, int n, int total, float scale) {
-    float mx[RUN_LANES];
-    for (int j = 0; j < RUN_LANES; j++)
-        mx[j] = -INFINITY;
-    int i = 0;
-    for (; i + RUN_LANES <= n; i += RUN_LANES)
-        for (int j = 0; j < RUN_LANES; j++) {
-            const float v = x[i + j] * scale;
-            x[i + j] = v;
-            mx[j] = v > mx[j] ? v : mx[j];
-        }
-    for (; i < n; i++) {
+    /* Plain passes over the row (in L1): each a loop the compiler vectorises
+     * whole, the reductions in RUN_LANES lanes. */
+    for (int i = 0; i < n; i++)
         x[i] *= scale;
-        mx[0] = x[i] > mx[0] ? x[i] : mx[0];
-    }
-    float max = mx[0];
-    for (int j = 1; j < RUN_LANES; j++)
-        max = mx[j] > max ? mx[j] : max;
-    float acc[RUN_LANES] = {0};
-    i = 0;
-    for (; i + RUN_LANES <= n; i += RUN_LANES)
-        for (int j = 0; j < RUN_LANES; j++) {
-            const float e = run_expf(x[i + j] - max);
-            x[i + j] = e;
-            acc[j] += e;
-        }
-    for (; i < n; i++) {
+    const float max = run_row_max(x, n);
+    int i;
+    for (i = 0; i < n; i++)
         x[i] = run_expf(x[i] - max);
+    float acc[RUN_LANES] = {0};
+    for (i = 0; i + RUN_LANES <= n; i += RUN_LANES)
+        for (int j = 0; j < RUN_LANES; j++)
+            acc[j] += x[i + j];
+    for (; i < n; i++)
         acc[0] += x[i];
-    }
     double sum = 0;
     for (int j = 0; j < RUN_LANES; j++)
         sum += acc[j];
@@ -144,9 +160,11 @@ static inline uint16_t run_f16(float f) {
     const uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
     const uint32_t normal = ((a + 0xfffu + ((a >> 13) & 1u)) >> 13) - (112u << 10);
     const uint32_t sub = run_f32_bits(run_bits_f32(a) + 0.5f) - 0x3f000000u;
-    uint32_t h = a < 0x38800000u ? sub : normal;
-    h = a >= 0x477ff000u ? 0x7c00u : h;
-    h = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : h;
+    const uint32_t is_sub = 0u - (uint32_t)(a < 0x38800000u), is_inf = 0u - (uint32_t)(a >= 0x477ff000u),
+                   is_nan = 0u - (uint32_t)(a > 0x7f800000u);
+    uint32_t h = (sub & is_sub) | (normal & ~is_sub); /* masks, as run_expf's */
+    h = (0x7c00u & is_inf) | (h & ~is_inf);
+    h = ((0x7e00u | ((a >> 13) & 0x3ffu)) & is_nan) | (h & ~is_nan);
     return (uint16_t)(sign | h);
 }
 
