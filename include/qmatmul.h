@@ -110,9 +110,10 @@ QMM_API qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, con
  *
  * One context, from several threads at once:
  * - qmm_mul_mat, qmm_mul_mat_id, qmm_get_rows, qmm_mul_mat_f16,
- *   qmm_weights_pack, qmm_experts_pack and qmm_pack_into are safe: a mutex in
- *   the context serialises them (each runs on the context's whole pool, one
- *   after the other; a call waits for the one before it).
+ *   qmm_weights_pack, qmm_experts_pack, qmm_pack_into and qmm_parallel_run
+ *   are safe: a mutex in the context serialises them (each runs on the
+ *   context's whole pool, one after the other; a call waits for the one
+ *   before it).
  * - qmm_*_work_size, qmm_*_compute, qmm_packed_size, qmm_weights_from_blob,
  *   qmm_context_threads, qmm_context_chain and qmm_context_describe only read
  *   the context and are safe alongside any of these. Concurrent
@@ -183,7 +184,8 @@ QMM_API qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *
  * pool's (ith 1..); ith identifies the thread (e.g. for per-thread scratch).
  * Returns when every task has run. Serialised with the context's other
  * pooled calls (its mutex), in the same floating-point environment (round to
- * nearest, no flushing). fn must not call qmm_mul_mat, qmm_get_rows,
+ * nearest, no flushing); one task, or a one-thread context, runs on the
+ * caller alone (no wake-up, no mutex). fn must not call qmm_mul_mat, qmm_get_rows,
  * qmm_mul_mat_f16, qmm_mul_mat_id, the packers or qmm_parallel_run of the
  * same context (they would wait for this call: a deadlock); the qmm_*_compute
  * entries, which only read the context, may be called. n_tasks 0 runs
