@@ -243,6 +243,8 @@ static int check_metadata(run_model *m, char *err, size_t es) {
     return 0;
 }
 
+#define RUN_MAX_BATCH 256 /* tokens per forward step at most (v_cache_rows' column) */
+
 static void *alloc_floats(size_t n) { return aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64); }
 
 int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, int n_ctx, run_model *m, char *err, size_t es) {
@@ -305,7 +307,7 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
 #undef NORM
     }
     m->n_ctx = n_ctx;
-    m->n_batch = n_ctx < 256 ? n_ctx : 256;
+    m->n_batch = n_ctx < RUN_MAX_BATCH ? n_ctx : RUN_MAX_BATCH;
     const size_t kv = (size_t)m->n_layer * (size_t)dkv * (size_t)n_ctx;
     m->k_cache = aligned_alloc(64, (kv * 2 + 63) / 64 * 64);
     m->v_cache = aligned_alloc(64, (kv * 2 + 63) / 64 * 64);
@@ -485,8 +487,6 @@ typedef struct rope_kv_job {
     int n, nh, nkv, hd, n_ctx, pos0;
     uint16_t *kc, *vc;
 } rope_kv_job;
-
-#define RUN_MAX_BATCH 256 /* run_model.n_batch's bound */
 
 static void rope_k_rows(const void *job, int64_t u0, int64_t u1) {
     const rope_kv_job *j = job;
