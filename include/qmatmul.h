@@ -110,9 +110,10 @@ QMM_API qmm_status qmm_tensor_init(qmm_tensor *t, qmm_type type, int n_dims, con
  *
  * One context, from several threads at once:
  * - qmm_mul_mat, qmm_mul_mat_id, qmm_get_rows, qmm_mul_mat_f16,
- *   qmm_weights_pack, qmm_experts_pack and qmm_pack_into are safe: a mutex in
- *   the context serialises them (each runs on the context's whole pool, one
- *   after the other; a call waits for the one before it).
+ *   qmm_weights_pack, qmm_experts_pack, qmm_pack_into and qmm_parallel_run
+ *   are safe: a mutex in the context serialises them (each runs on the
+ *   context's whole pool, one after the other; a call waits for the one
+ *   before it).
  * - qmm_*_work_size, qmm_*_compute, qmm_packed_size, qmm_weights_from_blob,
  *   qmm_context_threads, qmm_context_chain and qmm_context_describe only read
  *   the context and are safe alongside any of these. Concurrent
@@ -174,6 +175,23 @@ QMM_API int qmm_context_threads(const qmm_context *ctx);
 QMM_API int qmm_context_chain(const qmm_context *ctx, qmm_type type, const char **primary, const char **fallback);
 /* Writes a human-readable description (CPU, features, chains) into buf. */
 QMM_API qmm_status qmm_context_describe(const qmm_context *ctx, int json, char *buf, size_t buf_size);
+
+/* Runs the caller's own work on the context's thread pool (the one its
+ * products run on, so an engine's element-wise steps and qmatmul's calls
+ * share one pool instead of two competing for the cores): fn(user, task, ith)
+ * once for every task in [0, n_tasks), handed out dynamically, one at a time,
+ * to min(n_tasks, qmm_context_threads) threads: the caller's (ith 0) and the
+ * pool's (ith 1..); ith identifies the thread (e.g. for per-thread scratch).
+ * Returns when every task has run. Serialised with the context's other
+ * pooled calls (its mutex), in the same floating-point environment (round to
+ * nearest, no flushing); one task, or a one-thread context, runs on the
+ * caller alone (no wake-up, no mutex). fn must not call qmm_mul_mat, qmm_get_rows,
+ * qmm_mul_mat_f16, qmm_mul_mat_id, the packers or qmm_parallel_run of the
+ * same context (they would wait for this call: a deadlock); the qmm_*_compute
+ * entries, which only read the context, may be called. n_tasks 0 runs
+ * nothing; NULL ctx or fn, or n_tasks < 0, is QMM_ERR_INVALID_ARG. */
+typedef void (*qmm_task_fn)(void *user, int64_t task, int ith);
+QMM_API qmm_status qmm_parallel_run(qmm_context *ctx, int64_t n_tasks, qmm_task_fn fn, void *user);
 
 /* ------------------------------------------------------- CPU description */
 

@@ -1,6 +1,7 @@
 /* Contexts: options and environment, CPU features and hiding, kernel chains
  * and the cap policy (the dispatch description), the thread pool, and the
  * description `qmatmul info` prints. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "cpu/env.h"
+#include "exec/fpenv.h"
 
 #ifndef QMM_VERSION_STRING
 #define QMM_VERSION_STRING "0.0.0"
@@ -174,6 +176,47 @@ void qmm_context_free(qmm_context *ctx) {
 }
 
 int qmm_context_threads(const qmm_context *ctx) { return ctx ? ctx->n_threads : 0; }
+
+/* ------------------------------------------------------ the caller's tasks */
+
+typedef struct task_job {
+    qmm_task_fn fn;
+    void *user;
+    int64_t n_tasks;
+    _Alignas(64) atomic_llong next; /* the next task to hand out */
+} task_job;
+
+static void task_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
+    (void)nth;
+    (void)sync;
+    task_job *j = arg;
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
+    /* One task at a time from a shared counter: a thread slowed by another
+     * process on its core takes fewer, none is skipped or run twice. */
+    for (int64_t t; (t = (int64_t)atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->n_tasks;)
+        j->fn(j->user, t, ith);
+    qmm_fpenv_leave(&fe);
+}
+
+qmm_status qmm_parallel_run(qmm_context *ctx, int64_t n_tasks, qmm_task_fn fn, void *user) {
+    if (!ctx || !fn)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_parallel_run: %s is NULL", ctx ? "fn" : "context");
+    if (n_tasks < 0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_parallel_run: n_tasks = %lld is negative", (long long)n_tasks);
+    if (n_tasks == 0)
+        return QMM_OK;
+    task_job j = {.fn = fn, .user = user, .n_tasks = n_tasks};
+    atomic_init(&j.next, 0);
+    if (n_tasks == 1 || ctx->n_threads == 1) {
+        task_job_fn(&j, 0, 1, NULL); /* no thread to wake */
+        return QMM_OK;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    qmm_pool_run(ctx->pool, n_tasks < ctx->n_threads ? (int)n_tasks : ctx->n_threads, task_job_fn, &j);
+    pthread_mutex_unlock(&ctx->lock);
+    return QMM_OK;
+}
 
 int qmm_context_chain(const qmm_context *ctx, qmm_type type, const char **primary, const char **fallback) {
     const int ti = qmm_wtype_index(type);

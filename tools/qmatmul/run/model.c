@@ -1,5 +1,6 @@
 /* The llama forward pass: see model.h. */
 #include "model.h"
+#include "vecmath.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -34,10 +35,10 @@ enum {
     P_COUNT
 };
 static const char *const prof_names[P_COUNT] = {"get_rows (embd)", "rope angles",
-                                                "rms_norm",        "mul_mat q/k/v",
+                                                "residual + norm", "mul_mat q/k/v",
                                                 "rope + kv write", "f16 scores",
                                                 "softmax",         "f16 values",
-                                                "mul_mat o",       "residual + split",
+                                                "mul_mat o",       "heads side by side",
                                                 "mul_mat gate/up", "swiglu",
                                                 "mul_mat down",    "output (norm + mul_mat)",
                                                 "whole eval"};
@@ -242,6 +243,8 @@ static int check_metadata(run_model *m, char *err, size_t es) {
     return 0;
 }
 
+#define RUN_MAX_BATCH 256 /* tokens per forward step at most (v_cache_rows' column) */
+
 static void *alloc_floats(size_t n) { return aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64); }
 
 int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, int n_ctx, run_model *m, char *err, size_t es) {
@@ -304,7 +307,7 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
 #undef NORM
     }
     m->n_ctx = n_ctx;
-    m->n_batch = n_ctx < 256 ? n_ctx : 256;
+    m->n_batch = n_ctx < RUN_MAX_BATCH ? n_ctx : RUN_MAX_BATCH;
     const size_t kv = (size_t)m->n_layer * (size_t)dkv * (size_t)n_ctx;
     m->k_cache = aligned_alloc(64, (kv * 2 + 63) / 64 * 64);
     m->v_cache = aligned_alloc(64, (kv * 2 + 63) / 64 * 64);
@@ -360,16 +363,6 @@ void run_model_reset(run_model *m) { m->n_past = 0; }
 
 /* ------------------------------------------------------------ the layers */
 
-/* y = x / sqrt(mean(x^2) + eps) * w, the sum of squares in double. */
-static void rms_norm(float *y, const float *x, const float *w, int n, float eps) {
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += (double)(x[i] * x[i]);
-    const float scale = 1.0f / sqrtf((float)(sum / n) + eps);
-    for (int i = 0; i < n; i++)
-        y[i] = (x[i] * scale) * w[i];
-}
-
 /* Rotary embedding as llama.cpp applies it to the llama architecture: adjacent
  * pairs (x[2i], x[2i+1]) rotated by pos * base^(-2i/d), the angle stepped by
  * one float multiplication per pair. The cosines and sines of one position
@@ -385,36 +378,176 @@ static void rope_angles(float *cs, int head_dim, int pos, float base) {
     }
 }
 
-static void rope(float *x, int n_heads, int head_dim, const float *cs) {
-    for (int i = 0; i < head_dim; i += 2) {
-        const float c = cs[i], s = cs[i + 1];
-        for (int h = 0; h < n_heads; h++) {
-            float *p = x + (size_t)h * head_dim + i;
-            const float x0 = p[0], x1 = p[1];
-            p[0] = x0 * c - x1 * s;
-            p[1] = x0 * s + x1 * c;
+/* The element-wise steps run on the context's pool (qmm_parallel_run: one
+ * pool for them and the products), split in tasks of whole units (rows,
+ * tokens, heads' rows). A job has one or two parts, each a body over a range
+ * of its units; the tasks of part 0 come first. */
+typedef void (*par_body)(const void *job, int64_t u0, int64_t u1);
+typedef struct par_part {
+    par_body body;
+    int64_t n_units, per_task, n_tasks;
+} par_part;
+typedef struct par_job {
+    const void *job;
+    par_part part[2];
+    int single; /* one task runs both parts whole */
+} par_job;
+
+static void par_task(void *user, int64_t task, int ith) {
+    (void)ith;
+    const par_job *p = user;
+    for (int k = 0; k < 2; k++) {
+        const par_part *pt = &p->part[k];
+        if (p->single) {
+            if (pt->n_units)
+                pt->body(p->job, 0, pt->n_units);
+            continue;
         }
+        if (task < pt->n_tasks) {
+            const int64_t u0 = task * pt->per_task;
+            pt->body(p->job, u0, u0 + pt->per_task < pt->n_units ? u0 + pt->per_task : pt->n_units);
+            return;
+        }
+        task -= pt->n_tasks;
     }
 }
 
-/* softmax(x * scale) over the first n entries; the rest (masked) become 0. */
-static void softmax_masked(float *x, int n, int total, float scale) {
-    float max = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        x[i] *= scale;
-        if (x[i] > max)
-            max = x[i];
+/* A task computes at least this many elements: handing one out costs about
+ * a microsecond (the workers' cache lines), so decode's small steps (one
+ * token) stay on the calling thread, with no wake-up. */
+#define PAR_MIN_ELEMS        8192
+#define PAR_TASKS_PER_THREAD 4 /* dynamic balance against a core shared with other work */
+
+static void par_plan(par_part *pt, par_body body, int64_t n_units, int64_t unit_cost, int nth) {
+    const int64_t target = PAR_TASKS_PER_THREAD * (int64_t)nth;
+    int64_t per = (n_units + target - 1) / target;
+    const int64_t min_units = (PAR_MIN_ELEMS + unit_cost - 1) / (unit_cost > 0 ? unit_cost : 1);
+    if (per < min_units)
+        per = min_units;
+    if (per < 1)
+        per = 1;
+    *pt = (par_part){body, n_units, per, n_units ? (n_units + per - 1) / per : 0};
+}
+
+/* Runs body over n0 units of about cost0 elements each (and body1 over n1 of
+ * cost1, when body1 is not NULL). */
+static int par_run(qmm_context *ctx, int step, const void *job, par_body body0, int64_t n0, int64_t cost0, par_body body1,
+                   int64_t n1, int64_t cost1, char *err, size_t es) {
+    const int nth = qmm_context_threads(ctx);
+    par_job p = {.job = job};
+    par_plan(&p.part[0], body0, n0, cost0, nth);
+    par_plan(&p.part[1], body1, body1 ? n1 : 0, cost1, nth);
+    int64_t n_tasks = p.part[0].n_tasks + p.part[1].n_tasks;
+    if (n0 * cost0 + (body1 ? n1 * cost1 : 0) < 2 * PAR_MIN_ELEMS) {
+        p.single = 1;
+        n_tasks = 1;
     }
-    double sum = 0;
-    for (int i = 0; i < n; i++) {
-        x[i] = expf(x[i] - max);
-        sum += x[i];
+    const double t0 = prof_start();
+    const qmm_status st = qmm_parallel_run(ctx, n_tasks, par_task, &p);
+    prof_stop(step, t0);
+    if (st != QMM_OK)
+        return fail(err, es, "parallel_run: %s", qmm_last_error());
+    return 0;
+}
+
+/* rows of x (+= r first, if r) normalised into y */
+typedef struct norm_job {
+    float *y, *x;
+    const float *r, *w;
+    int d;
+    float eps;
+} norm_job;
+
+static void norm_rows(const void *job, int64_t u0, int64_t u1) {
+    const norm_job *j = job;
+    for (int64_t i = u0; i < u1; i++)
+        run_add_rms_norm(j->y + i * j->d, j->x + i * j->d, j->r ? j->r + i * j->d : NULL, j->w, j->d, j->eps);
+}
+
+typedef struct angles_job {
+    float *cs;
+    int hd, pos0;
+    float base;
+} angles_job;
+
+static void angles_rows(const void *job, int64_t u0, int64_t u1) {
+    const angles_job *j = job;
+    for (int64_t i = u0; i < u1; i++)
+        rope_angles(j->cs + i * j->hd, j->hd, j->pos0 + (int)i, j->base);
+}
+
+/* Rotary embedding of q and k in place (rows of their strides), k written to
+ * the F16 K cache (part 0: by token); v written transposed to the V cache
+ * (part 1: by V cache row, each of the n positions of one head dimension,
+ * so no two tasks write one cache line). */
+typedef struct rope_kv_job {
+    float *q, *k;
+    const float *v, *cs;
+    size_t q_stride, k_stride, v_stride;
+    int n, nh, nkv, hd, n_ctx, pos0;
+    uint16_t *kc, *vc;
+} rope_kv_job;
+
+static void rope_k_rows(const void *job, int64_t u0, int64_t u1) {
+    const rope_kv_job *j = job;
+    for (int64_t i = u0; i < u1; i++) {
+        const float *cs = j->cs + i * j->hd;
+        run_rope(j->q + (size_t)i * j->q_stride, j->nh, j->hd, cs);
+        float *k = j->k + (size_t)i * j->k_stride;
+        run_rope(k, j->nkv, j->hd, cs);
+        for (int h = 0; h < j->nkv; h++)
+            run_f16_row(j->kc + ((size_t)h * j->n_ctx + j->pos0 + (size_t)i) * j->hd, k + (size_t)h * j->hd, j->hd);
     }
-    const float inv = (float)(1.0 / sum);
-    for (int i = 0; i < n; i++)
-        x[i] *= inv;
-    for (int i = n; i < total; i++)
-        x[i] = 0.0f;
+}
+
+static void v_cache_rows(const void *job, int64_t u0, int64_t u1) {
+    const rope_kv_job *j = job;
+    float col[RUN_MAX_BATCH];
+    for (int64_t r = u0; r < u1; r++) {
+        for (int i = 0; i < j->n; i++)
+            col[i] = j->v[(size_t)i * j->v_stride + (size_t)r];
+        run_f16_row(j->vc + (size_t)r * j->n_ctx + j->pos0, col, j->n);
+    }
+}
+
+/* softmax of the score rows [head][token][position], causally masked */
+typedef struct softmax_job {
+    float *scores;
+    int n, total, n_past;
+    float scale;
+} softmax_job;
+
+static void softmax_rows(const void *job, int64_t u0, int64_t u1) {
+    const softmax_job *j = job;
+    for (int64_t u = u0; u < u1; u++)
+        run_softmax(j->scores + (size_t)u * j->total, j->n_past + (int)(u % j->n) + 1, j->total, j->scale);
+}
+
+/* att[i][h] = att_heads[h][i]: the heads of each token side by side */
+typedef struct heads_job {
+    float *att;
+    const float *att_heads;
+    int n, nh, hd;
+} heads_job;
+
+static void heads_rows(const void *job, int64_t u0, int64_t u1) {
+    const heads_job *j = job;
+    for (int64_t i = u0; i < u1; i++)
+        for (int h = 0; h < j->nh; h++)
+            memcpy(j->att + ((size_t)i * j->nh + h) * j->hd, j->att_heads + ((size_t)h * j->n + i) * j->hd, (size_t)j->hd * 4);
+}
+
+typedef struct swiglu_job {
+    float *y;
+    const float *g, *u;
+    size_t stride; /* of g and u rows */
+    int ff;
+} swiglu_job;
+
+static void swiglu_rows(const void *job, int64_t u0, int64_t u1) {
+    const swiglu_job *j = job;
+    for (int64_t i = u0; i < u1; i++)
+        run_swiglu(j->y + (size_t)i * j->ff, j->g + (size_t)i * j->stride, j->u + (size_t)i * j->stride, j->ff);
 }
 
 static void view2(qmm_tensor *t, float *data, int64_t ne0, int64_t ne1) {
@@ -433,9 +566,10 @@ static int mul(qmm_context *ctx, const qmm_weights *w, float *x, float *y, int n
     return 0;
 }
 
-/* Attention of the n new tokens (queries in m->q, rotated) over every cached
- * position, through qmm_mul_mat_f16 on the KV cache; the result in m->att. */
-static int attention(qmm_context *ctx, run_model *m, int l, int n, char *err, size_t es) {
+/* Attention of the n new tokens (queries q, rotated, rows q_stride floats
+ * apart) over every cached position, through qmm_mul_mat_f16 on the KV
+ * cache; the result in m->att. */
+static int attention(qmm_context *ctx, run_model *m, int l, int n, const float *q, size_t q_stride, char *err, size_t es) {
     const int hd = m->head_dim, nh = m->n_head, nkv = m->n_head_kv, n_ctx = m->n_ctx;
     const int total = m->n_past + n;
     const size_t layer_kv = (size_t)nkv * hd * n_ctx;
@@ -444,7 +578,7 @@ static int attention(qmm_context *ctx, run_model *m, int l, int n, char *err, si
     qmm_tensor wk = {
         .type = QMM_TYPE_F16, .ne = {hd, total, nkv, 1}, .nb = {2, (size_t)hd * 2, (size_t)n_ctx * hd * 2, 0}, .data = kc};
     wk.nb[3] = wk.nb[2] * nkv;
-    qmm_tensor xq = {.type = QMM_TYPE_F32, .ne = {hd, n, nh, 1}, .nb = {4, (size_t)nh * hd * 4, (size_t)hd * 4, 0}, .data = m->q};
+    qmm_tensor xq = {.type = QMM_TYPE_F32, .ne = {hd, n, nh, 1}, .nb = {4, q_stride * 4, (size_t)hd * 4, 0}, .data = (void *)q};
     xq.nb[3] = xq.nb[1] * n;
     qmm_tensor ys;
     qmm_tensor_init(&ys, QMM_TYPE_F32, 3, (int64_t[]){total, n, nh}, m->scores);
@@ -453,12 +587,9 @@ static int attention(qmm_context *ctx, run_model *m, int l, int n, char *err, si
     prof_stop(P_ATT_K, t0);
     if (st != QMM_OK)
         return fail(err, es, "attention scores: %s", qmm_last_error());
-    const float scale = 1.0f / sqrtf((float)hd);
-    t0 = prof_start();
-    for (int h = 0; h < nh; h++)
-        for (int i = 0; i < n; i++)
-            softmax_masked(m->scores + ((size_t)h * n + i) * total, m->n_past + i + 1, total, scale);
-    prof_stop(P_SOFTMAX, t0);
+    const softmax_job sj = {m->scores, n, total, m->n_past, 1.0f / sqrtf((float)hd)};
+    if (par_run(ctx, P_SOFTMAX, &sj, softmax_rows, (int64_t)nh * n, total, NULL, 0, 0, err, es))
+        return -1;
     /* att[h][i][d] = sum_t V[t][d] p[h][i][t]: the transposed V cache as the weights. */
     qmm_tensor wv = {
         .type = QMM_TYPE_F16, .ne = {total, hd, nkv, 1}, .nb = {2, (size_t)n_ctx * 2, (size_t)n_ctx * hd * 2, 0}, .data = vc};
@@ -470,15 +601,13 @@ static int attention(qmm_context *ctx, run_model *m, int l, int n, char *err, si
     prof_stop(P_ATT_V, t0);
     if (st != QMM_OK)
         return fail(err, es, "attention values: %s", qmm_last_error());
-    for (int h = 0; h < nh; h++)
-        for (int i = 0; i < n; i++)
-            memcpy(m->att + ((size_t)i * nh + h) * hd, m->att_heads + ((size_t)h * n + i) * hd, (size_t)hd * 4);
-    return 0;
+    const heads_job hj = {m->att, m->att_heads, n, nh, hd};
+    return par_run(ctx, P_RESID, &hj, heads_rows, n, (int64_t)nh * hd, NULL, 0, 0, err, es);
 }
 
 static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n, char *err, size_t es) {
     const int d = m->n_embd, hd = m->head_dim, nh = m->n_head, nkv = m->n_head_kv, n_ctx = m->n_ctx;
-    const int dq = nh * hd, dkv = nkv * hd;
+    const int dq = nh * hd, dkv = nkv * hd, ff = m->n_ff;
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= m->n_vocab)
             return fail(err, es, "token id %d is out of the vocabulary (0..%d)", ids[i], m->n_vocab - 1);
@@ -487,91 +616,86 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
     qmm_tensor tid, temb;
     qmm_tensor_init(&tid, QMM_TYPE_I32, 1, (int64_t[]){n}, (void *)ids);
     view2(&temb, m->x, d, n);
+    const angles_job aj = {m->rope_cs, hd, m->n_past, m->rope_base};
+    if (par_run(ctx, P_ANGLES, &aj, angles_rows, n, (int64_t)hd * 8, NULL, 0, 0, err, es))
+        return -1;
     double t0 = prof_start();
-    for (int i = 0; i < n; i++)
-        rope_angles(m->rope_cs + (size_t)i * hd, hd, m->n_past + i, m->rope_base);
-    prof_stop(P_ANGLES, t0);
-    t0 = prof_start();
     if (qmm_get_rows(ctx, m->tok_embd, &tid, &temb) != QMM_OK)
         return fail(err, es, "get_rows: %s", qmm_last_error());
     prof_stop(P_EMBD, t0);
+    /* The residual of each layer's feed-forward is added by the next layer's
+     * first norm (one pass over x), the last layer's by the output norm. */
+    const float *pending = NULL;
     for (int l = 0; l < m->n_layer; l++) {
         const run_layer *L = &m->layers[l];
-        t0 = prof_start();
-        for (int i = 0; i < n; i++)
-            rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->attn_norm, d, m->norm_eps);
-        prof_stop(P_NORM, t0);
+        const norm_job nj = {m->xn, m->x, pending, L->attn_norm, d, m->norm_eps};
+        if (par_run(ctx, P_NORM, &nj, norm_rows, n, d, NULL, 0, 0, err, es))
+            return -1;
+        float *q = m->q, *k = m->k, *v = m->v;
+        size_t q_stride = (size_t)dq, k_stride = (size_t)dkv, v_stride = (size_t)dkv;
         if (L->w_qkv) {
+            /* q, k, v stay where the stacked product put them: rows of dq + 2 dkv */
             if (mul(ctx, L->w_qkv, m->xn, m->fused, n, P_QKV, err, es))
                 return -1;
-            t0 = prof_start();
-            for (int i = 0; i < n; i++) {
-                const float *row = m->fused + (size_t)i * (dq + 2 * dkv);
-                memcpy(m->q + (size_t)i * dq, row, (size_t)dq * 4);
-                memcpy(m->k + (size_t)i * dkv, row + dq, (size_t)dkv * 4);
-                memcpy(m->v + (size_t)i * dkv, row + dq + dkv, (size_t)dkv * 4);
-            }
-            prof_stop(P_RESID, t0);
+            q = m->fused;
+            k = m->fused + dq;
+            v = m->fused + dq + dkv;
+            q_stride = k_stride = v_stride = (size_t)(dq + 2 * dkv);
         } else if (mul(ctx, L->wq, m->xn, m->q, n, P_QKV, err, es) || mul(ctx, L->wk, m->xn, m->k, n, P_QKV, err, es) ||
                    mul(ctx, L->wv, m->xn, m->v, n, P_QKV, err, es))
             return -1;
         const size_t layer_kv = (size_t)dkv * n_ctx;
-        uint16_t *kc = m->k_cache + (size_t)l * layer_kv, *vc = m->v_cache + (size_t)l * layer_kv;
-        t0 = prof_start();
-        for (int i = 0; i < n; i++) {
-            const int pos = m->n_past + i;
-            rope(m->q + (size_t)i * dq, nh, hd, m->rope_cs + (size_t)i * hd);
-            rope(m->k + (size_t)i * dkv, nkv, hd, m->rope_cs + (size_t)i * hd);
-            for (int h = 0; h < nkv; h++)
-                for (int e = 0; e < hd; e++) {
-                    kc[((size_t)h * n_ctx + pos) * hd + e] = qmm_fp32_to_fp16(m->k[(size_t)i * dkv + h * hd + e]);
-                    vc[((size_t)h * hd + e) * n_ctx + pos] = qmm_fp32_to_fp16(m->v[(size_t)i * dkv + h * hd + e]);
-                }
-        }
-        prof_stop(P_ROPE_KV, t0);
-        if (attention(ctx, m, l, n, err, es) || mul(ctx, L->wo, m->att, m->xn, n, P_O, err, es))
+        const rope_kv_job rj = {q,
+                                k,
+                                v,
+                                m->rope_cs,
+                                q_stride,
+                                k_stride,
+                                v_stride,
+                                n,
+                                nh,
+                                nkv,
+                                hd,
+                                n_ctx,
+                                m->n_past,
+                                m->k_cache + (size_t)l * layer_kv,
+                                m->v_cache + (size_t)l * layer_kv};
+        if (par_run(ctx, P_ROPE_KV, &rj, rope_k_rows, n, dq + 2 * (int64_t)dkv, v_cache_rows, dkv, n, err, es))
             return -1;
-        t0 = prof_start();
-        for (size_t i = 0; i < (size_t)n * d; i++)
-            m->x[i] += m->xn[i];
-        prof_stop(P_RESID, t0);
-        t0 = prof_start();
-        for (int i = 0; i < n; i++)
-            rms_norm(m->xn + (size_t)i * d, m->x + (size_t)i * d, L->ffn_norm, d, m->norm_eps);
-        prof_stop(P_NORM, t0);
-        const int ff = m->n_ff;
+        if (attention(ctx, m, l, n, q, q_stride, err, es) || mul(ctx, L->wo, m->att, m->xn, n, P_O, err, es))
+            return -1;
+        /* x += attention output; xn = ffn_norm(x), in one pass */
+        const norm_job fj = {m->xn, m->x, m->xn, L->ffn_norm, d, m->norm_eps};
+        if (par_run(ctx, P_NORM, &fj, norm_rows, n, 2 * (int64_t)d, NULL, 0, 0, err, es))
+            return -1;
+        float *act; /* silu(gate) * up, the input of down */
         if (L->w_gate_up) {
             if (mul(ctx, L->w_gate_up, m->xn, m->fused, n, P_GATE_UP, err, es))
                 return -1;
-            t0 = prof_start();
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < ff; j++) {
-                    const float g = m->fused[(size_t)i * 2 * ff + j], u = m->fused[(size_t)i * 2 * ff + ff + j];
-                    m->gate[(size_t)i * ff + j] = g / (1.0f + expf(-g)) * u;
-                }
-            prof_stop(P_SWIGLU, t0);
+            act = m->gate;
+            const swiglu_job sj = {act, m->fused, m->fused + ff, (size_t)2 * ff, ff};
+            if (par_run(ctx, P_SWIGLU, &sj, swiglu_rows, n, ff, NULL, 0, 0, err, es))
+                return -1;
         } else {
             if (mul(ctx, L->w_gate, m->xn, m->gate, n, P_GATE_UP, err, es) ||
                 mul(ctx, L->w_up, m->xn, m->up, n, P_GATE_UP, err, es))
                 return -1;
-            t0 = prof_start();
-            for (size_t i = 0; i < (size_t)n * ff; i++) {
-                const float g = m->gate[i];
-                m->gate[i] = g / (1.0f + expf(-g)) * m->up[i];
-            }
-            prof_stop(P_SWIGLU, t0);
+            act = m->fused;
+            const swiglu_job sj = {act, m->gate, m->up, (size_t)ff, ff};
+            if (par_run(ctx, P_SWIGLU, &sj, swiglu_rows, n, ff, NULL, 0, 0, err, es))
+                return -1;
         }
-        if (mul(ctx, L->w_down, m->gate, m->xn, n, P_DOWN, err, es))
+        /* down writes into xn, which the next norm adds to x (the residual) */
+        if (mul(ctx, L->w_down, act, m->xn, n, P_DOWN, err, es))
             return -1;
-        t0 = prof_start();
-        for (size_t i = 0; i < (size_t)n * d; i++)
-            m->x[i] += m->xn[i];
-        prof_stop(P_RESID, t0);
+        pending = m->xn;
     }
-    /* Only the last position's logits are needed (greedy decoding). */
+    /* Only the last position's logits are needed (greedy decoding): its
+     * residual and output norm. */
     t0 = prof_start();
-    rms_norm(m->xn, m->x + (size_t)(n - 1) * d, m->output_norm, d, m->norm_eps);
-    if (mul(ctx, m->output, m->xn, m->logits, 1, -1, err, es))
+    const size_t last = (size_t)(n - 1) * d;
+    const norm_job oj = {m->xn, m->x + last, m->xn + last, m->output_norm, d, m->norm_eps};
+    if (par_run(ctx, -1, &oj, norm_rows, 1, d, NULL, 0, 0, err, es) || mul(ctx, m->output, m->xn, m->logits, 1, -1, err, es))
         return -1;
     prof_stop(P_OUT, t0);
     m->n_past += n;
