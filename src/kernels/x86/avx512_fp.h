@@ -51,6 +51,16 @@
  * rounded up to groups per call (132 = 11 groups); the partial-sum buffer
  * holds MB x NC floats. */
 #define QMM_AVX512FP_MB ((128 + QMM_AVX512FP_MR - 1) / QMM_AVX512FP_MR * QMM_AVX512FP_MR)
+/* F16 / BF16: 1 = the column block's k slice widened into fp32 scratch once
+ * per row block, 0 = widened in the tile (vcvtph2ps / shift per weight vector
+ * and activation group). */
+#ifndef QMM_AVX512FP_WIDEN
+#define QMM_AVX512FP_WIDEN 0
+#endif
+/* Software prefetch distance in the tile's weight streams, bytes (0: none). */
+#ifndef QMM_AVX512FP_PF
+#define QMM_AVX512FP_PF 1024
+#endif
 /* Loop order inside a k slice of a column block: 1 = activation groups
  * outer, panel pairs inner (the group's slice stays in L1, the block's
  * weight slice is read from L2); 0 = pairs outer (a pair's slice is read by
@@ -220,6 +230,14 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
     }
     for (int64_t l = l0; l < l1; l++) {
         const float *xl = act + l * QMM_AVX512FP_MR;
+        if (QMM_AVX512FP_PF) { /* the slices come from L2 */
+            const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
+            if (esz == 4 || (l & 1) == 0) { /* one line per prefetch */
+                _mm_prefetch((const char *)(p0 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
+                if (NP == 2)
+                    _mm_prefetch((const char *)(p1 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
+            }
+        }
         const __m512 w0 = qmm_avx512fp_w(p0, l, esz);
         const __m512 w1 = NP == 2 ? qmm_avx512fp_w(p1, l, esz) : w0;
         for (int i = 0; i < MR; i++) {
@@ -282,7 +300,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                 const uint8_t *wp = wc;
                 size_t ps = pb;
                 int64_t t0 = l0, t1 = l1, aofs = 0;
-                if (esz != 4) {
+                if (esz != 4 && QMM_AVX512FP_WIDEN) {
                     for (int64_t j = 0; j < (c1 - c0 + NR - 1) / NR; j++)
                         qmm_avx512fp_widen(wc + (size_t)j * pb, l0, l1, wbuf + j * KC * NR, esz);
                     wp = (const uint8_t *)wbuf;
@@ -382,7 +400,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
 #define QMM_AVX512FP_TILE(esz, mr, np)                                                                                           \
     static void t##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0, const uint8_t *p1,  \
                              float *y, size_t ys, int nc0, int nc1, float *cb) {                                                 \
-        qmm_avx512fp_tile(4, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);                                       \
+        qmm_avx512fp_tile(QMM_AVX512FP_WIDEN ? 4 : esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);            \
     }
 #define QMM_AVX512FP_TILE_SET(esz, np)                                                                                           \
     QMM_AVX512FP_TILE(esz, 1, np)                                                                                                \
