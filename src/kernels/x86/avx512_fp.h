@@ -57,16 +57,15 @@
 #ifndef QMM_AVX512FP_WIDEN
 #define QMM_AVX512FP_WIDEN 0
 #endif
+/* Which element kinds run two groups x one panel (qmm_avx512fp_tile_duo)
+ * where two whole groups remain: F16 / BF16 widened in the tile. */
+#ifndef QMM_AVX512FP_DUO_F32
+#define QMM_AVX512FP_DUO_F32 0
+#endif
+#define QMM_AVX512FP_DUO_FOR(esz) ((esz) == 4 ? QMM_AVX512FP_DUO_F32 : !QMM_AVX512FP_WIDEN)
 /* Software prefetch distance in the tile's weight streams, bytes (0: none). */
 #ifndef QMM_AVX512FP_PF
 #define QMM_AVX512FP_PF 1024
-#endif
-/* Loop order inside a k slice of a column block: 1 = activation groups
- * outer, panel pairs inner (the group's slice stays in L1, the block's
- * weight slice is read from L2); 0 = pairs outer (a pair's slice is read by
- * every group). Overridable only to measure. */
-#ifndef QMM_AVX512FP_GROUP_OUTER
-#define QMM_AVX512FP_GROUP_OUTER 1
 #endif
 
 /* The partial sums of the block being computed (thread-local: 64 KiB is too
@@ -270,6 +269,40 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_widen(const uint8_t *p, int64_t l0, int64_
 typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t,
                                      int, int, float *);
 
+/* Two whole activation groups (2 MR rows) x one panel: each weight vector,
+ * loaded and widened once, feeds 2 MR FMAs (the 12 x 32 tile: 12), and each
+ * broadcast feeds one FMA, so it folds into the FMA's memory operand. For
+ * F16 / BF16, whose widening takes FP cycles per weight vector; rows i at
+ * cb + 32 i as the tiles'. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile_duo(int esz, int64_t l0, int64_t l1, int first, int last, const float *a0,
+                                               const float *a1, const uint8_t *p, float *y, size_t ys, int nc, float *cb) {
+    enum { MR = QMM_AVX512FP_MR };
+    const __mmask16 msk = (__mmask16)((1u << nc) - 1u);
+    __m512 acc[2 * MR];
+    for (int i = 0; i < 2 * MR; i++)
+        acc[i] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32);
+    for (int64_t l = l0; l < l1; l++) {
+        const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
+        if (QMM_AVX512FP_PF && (esz == 4 || (l & 1) == 0))
+            _mm_prefetch((const char *)(p + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
+        const __m512 w = qmm_avx512fp_w(p, l, esz);
+        const float *x0 = a0 + l * MR, *x1 = a1 + l * MR;
+        for (int i = 0; i < MR; i++)
+            acc[i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x0[i]), acc[i]);
+        for (int i = 0; i < MR; i++)
+            acc[MR + i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x1[i]), acc[MR + i]);
+    }
+    for (int i = 0; i < 2 * MR; i++) {
+        if (last)
+            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), msk, acc[i]);
+        else
+            _mm512_store_ps(cb + i * 32, acc[i]);
+    }
+}
+
+typedef void (*qmm_avx512fp_duo_fn)(int64_t, int64_t, int, int, const float *, const float *, const uint8_t *, float *, size_t,
+                                    int, float *);
+
 /* The GEMM of every element kind: BLIS-style blocking. Row blocks of MB
  * (exec hands at most that many rows per call anyway), column blocks of NC,
  * then k slices; inside a slice, activation groups x panel pairs (order:
@@ -280,7 +313,8 @@ typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, 
  * row block, not once per activation group. tiles1 / tiles2: the tiles of
  * 1 / 2 panels by row count (1..MR). */
 QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *tiles1, const qmm_avx512fp_tile_fn *tiles2,
-                                           int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+                                           qmm_avx512fp_duo_fn duo, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                           float *y, size_t ys) {
     enum { NR = QMM_AVX512FP_NR, MR = QMM_AVX512FP_MR, MB = QMM_AVX512FP_MB, NC = QMM_AVX512FP_NC };
     const int64_t KC = QMM_AVX512FP_KC_OF(esz);
     const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
@@ -307,23 +341,33 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                     ps = (size_t)KC * NR * sizeof(float);
                     t0 = 0, t1 = l1 - l0, aofs = l0 * MR;
                 }
-                const int64_t ngroups = (mb + MR - 1) / MR, npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
-                for (int64_t outer = 0; outer < (QMM_AVX512FP_GROUP_OUTER ? ngroups : npairs); outer++)
-                    for (int64_t inner = 0; inner < (QMM_AVX512FP_GROUP_OUTER ? npairs : ngroups); inner++) {
-                        const int64_t g = QMM_AVX512FP_GROUP_OUTER ? outer : inner;
-                        const int64_t pr = QMM_AVX512FP_GROUP_OUTER ? inner : outer;
-                        const int64_t r0 = g * MR, n0 = c0 + pr * 2 * NR;
-                        const int mr = (int)(mb - r0 < MR ? mb - r0 : MR);
-                        const int64_t rest = n - n0;
+                const int64_t npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
+                for (int64_t r0 = 0; r0 < mb;) {
+                    const int mr = (int)(mb - r0 < MR ? mb - r0 : MR);
+                    const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k)) + aofs;
+                    float *yg = (float *)((char *)ym + (size_t)r0 * ys);
+                    if (duo && r0 + 2 * MR <= mb) { /* two whole groups x one panel */
+                        const float *ag1 = (const float *)(am + qmm_avx512fp_act_offset(r0 + MR, k)) + aofs;
+                        for (int64_t j = 0; j < (c1 - c0 + NR - 1) / NR; j++) {
+                            const int64_t n0 = c0 + j * NR;
+                            const int nc = (int)(n - n0 < NR ? n - n0 : NR);
+                            float *cp = cbuf + (size_t)(j / 2) * MB * 2 * NR + (size_t)r0 * 2 * NR + (size_t)(j % 2) * NR;
+                            duo(t0, t1, first, last, ag, ag1, wp + (size_t)j * ps, yg + n0, ys, nc, cp);
+                        }
+                        r0 += 2 * MR;
+                        continue;
+                    }
+                    for (int64_t pr = 0; pr < npairs; pr++) {
+                        const int64_t n0 = c0 + pr * 2 * NR, rest = n - n0;
                         const int nc0 = (int)(rest < NR ? rest : NR);
                         const int nc1 = rest > NR ? (int)(rest - NR < NR ? rest - NR : NR) : 0;
                         const uint8_t *q0 = wp + (size_t)(2 * pr) * ps;
-                        const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k)) + aofs;
-                        float *yt = (float *)((char *)ym + (size_t)r0 * ys) + n0;
                         /* this tile's partial sums: pair pr's MB x 32 block, row r0 */
                         float *cp = cbuf + (size_t)pr * MB * 2 * NR + (size_t)r0 * 2 * NR;
-                        (nc1 ? tiles2 : tiles1)[mr](t0, t1, first, last, ag, q0, q0 + ps, yt, ys, nc0, nc1, cp);
+                        (nc1 ? tiles2 : tiles1)[mr](t0, t1, first, last, ag, q0, q0 + ps, yg + n0, ys, nc0, nc1, cp);
                     }
+                    r0 += MR;
+                }
                 if (k == 0)
                     break;
             }
@@ -378,8 +422,12 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
                                                        t7_1, t8_1, t9_1, t10_1, t11_1, t12_1};                                   \
     static const qmm_avx512fp_tile_fn tiles_np2[13] = {NULL, t1_2, t2_2, t3_2,  t4_2,  t5_2, t6_2,                               \
                                                        t7_2, t8_2, t9_2, t10_2, t11_2, t12_2};                                   \
+    static void tduo(int64_t l0, int64_t l1, int first, int last, const float *a0, const float *a1, const uint8_t *p, float *y,  \
+                     size_t ys, int nc, float *cb) {                                                                             \
+        qmm_avx512fp_tile_duo(QMM_AVX512FP_WIDEN ? 4 : esz, l0, l1, first, last, a0, a1, p, y, ys, nc, cb);                      \
+    }                                                                                                                            \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, m, n, k, a, w, y, ys);                                                      \
+        qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, QMM_AVX512FP_DUO_FOR(esz) ? tduo : NULL, m, n, k, a, w, y, ys);             \
     }                                                                                                                            \
     static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
         qmm_avx512fp_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                      \
