@@ -51,18 +51,13 @@
  * rounded up to groups per call (132 = 11 groups); the partial-sum buffer
  * holds MB x NC floats. */
 #define QMM_AVX512FP_MB ((128 + QMM_AVX512FP_MR - 1) / QMM_AVX512FP_MR * QMM_AVX512FP_MR)
-/* F16 / BF16: 1 = the column block's k slice widened into fp32 scratch once
- * per row block, 0 = widened in the tile (vcvtph2ps / shift per weight vector
- * and activation group). */
-#ifndef QMM_AVX512FP_WIDEN
-#define QMM_AVX512FP_WIDEN 0
-#endif
 /* Which element kinds run two groups x one panel (qmm_avx512fp_tile_duo)
- * where two whole groups remain: F16 / BF16 widened in the tile. */
+ * where two whole groups remain: F16 / BF16, whose weights are widened in
+ * the tile; F32 measured alike either way (docs/performance.md). */
 #ifndef QMM_AVX512FP_DUO_F32
 #define QMM_AVX512FP_DUO_F32 0
 #endif
-#define QMM_AVX512FP_DUO_FOR(esz) ((esz) == 4 ? QMM_AVX512FP_DUO_F32 : !QMM_AVX512FP_WIDEN)
+#define QMM_AVX512FP_DUO_FOR(esz) ((esz) == 4 ? QMM_AVX512FP_DUO_F32 : 1)
 /* Software prefetch distance in the tile's weight streams, bytes (0: none). */
 #ifndef QMM_AVX512FP_PF
 #define QMM_AVX512FP_PF 1024
@@ -71,9 +66,6 @@
 /* The partial sums of the block being computed (thread-local: 64 KiB is too
  * much for the stack of a host's thread). Each translation unit has its own. */
 static _Thread_local float qmm_avx512fp_cbuf[QMM_AVX512FP_MB * QMM_AVX512FP_NC] __attribute__((aligned(64)));
-/* F16 / BF16: the column block's k slice widened to fp32 (exact), once per
- * (row block, column block, k slice): NC / NR panels of KC x 16 floats. */
-static _Thread_local float qmm_avx512fp_wbuf[QMM_AVX512FP_NC * QMM_AVX512FP_KC16] __attribute__((aligned(64)));
 
 #define QMM_AVX512FP_INLINE static inline __attribute__((always_inline))
 
@@ -260,12 +252,6 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
     }
 }
 
-/* Widens l in [l0, l1) of an F16 / BF16 panel into dst (16 floats per l). */
-QMM_AVX512FP_INLINE void qmm_avx512fp_widen(const uint8_t *p, int64_t l0, int64_t l1, float *dst, int esz) {
-    for (int64_t l = l0; l < l1; l++)
-        _mm512_store_ps(dst + (l - l0) * QMM_AVX512FP_NR, qmm_avx512fp_w(p, l, esz));
-}
-
 typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t,
                                      int, int, float *);
 
@@ -305,13 +291,13 @@ typedef void (*qmm_avx512fp_duo_fn)(int64_t, int64_t, int, int, const float *, c
 
 /* The GEMM of every element kind: BLIS-style blocking. Row blocks of MB
  * (exec hands at most that many rows per call anyway), column blocks of NC,
- * then k slices; inside a slice, activation groups x panel pairs (order:
- * QMM_AVX512FP_GROUP_OUTER). The block's partial sums (MB x NC fp32, one
- * thread-local contiguous buffer) stay in L2 between slices. F16 / BF16
- * slices of the column block are widened once into an fp32 scratch (exact),
- * so the tiles are the F32 ones and the widening is paid once per weight and
- * row block, not once per activation group. tiles1 / tiles2: the tiles of
- * 1 / 2 panels by row count (1..MR). */
+ * then k slices; inside a slice, activation groups outer (a group's slice
+ * stays in L1) and the block's panels inner (their slices come from L2,
+ * prefetched in the tile). The block's partial sums (MB x NC fp32, one
+ * thread-local contiguous buffer) stay in L2 between slices. F16 / BF16 are
+ * widened in the tile (a widened fp32 scratch per block measured worse);
+ * duo (F16 / BF16): two whole groups x one panel at a time. tiles1 / tiles2:
+ * the tiles of 1 / 2 panels by row count (1..MR). */
 QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *tiles1, const qmm_avx512fp_tile_fn *tiles2,
                                            qmm_avx512fp_duo_fn duo, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
                                            float *y, size_t ys) {
@@ -319,7 +305,6 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
     const int64_t KC = QMM_AVX512FP_KC_OF(esz);
     const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
     float *const cbuf = qmm_avx512fp_cbuf;
-    float *const wbuf = qmm_avx512fp_wbuf;
     for (int64_t m0 = 0; m0 < m; m0 += MB) {
         const int64_t mb = m - m0 < MB ? m - m0 : MB;
         const uint8_t *am = (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);
@@ -330,24 +315,17 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
             for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += KC) {
                 const int64_t l1 = k - l0 < KC ? k : l0 + KC;
                 const int first = l0 == 0, last = l1 == k;
-                /* where the tiles read panel j of the block: its k range [t0, t1) at wp + j * ps */
+                /* the tiles read panel j of the block at wp + j * ps, k range [t0, t1) */
                 const uint8_t *wp = wc;
-                size_t ps = pb;
-                int64_t t0 = l0, t1 = l1, aofs = 0;
-                if (esz != 4 && QMM_AVX512FP_WIDEN) {
-                    for (int64_t j = 0; j < (c1 - c0 + NR - 1) / NR; j++)
-                        qmm_avx512fp_widen(wc + (size_t)j * pb, l0, l1, wbuf + j * KC * NR, esz);
-                    wp = (const uint8_t *)wbuf;
-                    ps = (size_t)KC * NR * sizeof(float);
-                    t0 = 0, t1 = l1 - l0, aofs = l0 * MR;
-                }
+                const size_t ps = pb;
+                const int64_t t0 = l0, t1 = l1;
                 const int64_t npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
                 for (int64_t r0 = 0; r0 < mb;) {
                     const int mr = (int)(mb - r0 < MR ? mb - r0 : MR);
-                    const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k)) + aofs;
+                    const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k));
                     float *yg = (float *)((char *)ym + (size_t)r0 * ys);
                     if (duo && r0 + 2 * MR <= mb) { /* two whole groups x one panel */
-                        const float *ag1 = (const float *)(am + qmm_avx512fp_act_offset(r0 + MR, k)) + aofs;
+                        const float *ag1 = (const float *)(am + qmm_avx512fp_act_offset(r0 + MR, k));
                         for (int64_t j = 0; j < (c1 - c0 + NR - 1) / NR; j++) {
                             const int64_t n0 = c0 + j * NR;
                             const int nc = (int)(n - n0 < NR ? n - n0 : NR);
@@ -424,7 +402,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
                                                        t7_2, t8_2, t9_2, t10_2, t11_2, t12_2};                                   \
     static void tduo(int64_t l0, int64_t l1, int first, int last, const float *a0, const float *a1, const uint8_t *p, float *y,  \
                      size_t ys, int nc, float *cb) {                                                                             \
-        qmm_avx512fp_tile_duo(QMM_AVX512FP_WIDEN ? 4 : esz, l0, l1, first, last, a0, a1, p, y, ys, nc, cb);                      \
+        qmm_avx512fp_tile_duo(esz, l0, l1, first, last, a0, a1, p, y, ys, nc, cb);                                               \
     }                                                                                                                            \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
         qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, QMM_AVX512FP_DUO_FOR(esz) ? tduo : NULL, m, n, k, a, w, y, ys);             \
@@ -448,7 +426,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
 #define QMM_AVX512FP_TILE(esz, mr, np)                                                                                           \
     static void t##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0, const uint8_t *p1,  \
                              float *y, size_t ys, int nc0, int nc1, float *cb) {                                                 \
-        qmm_avx512fp_tile(QMM_AVX512FP_WIDEN ? 4 : esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);            \
+        qmm_avx512fp_tile(esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);                                     \
     }
 #define QMM_AVX512FP_TILE_SET(esz, np)                                                                                           \
     QMM_AVX512FP_TILE(esz, 1, np)                                                                                                \
