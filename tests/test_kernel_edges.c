@@ -275,10 +275,12 @@ static int tested;
 
 /* F32 / F16 / BF16 families at the edges of their blocking (the AVX-512 GEMM
  * slices k by 256 and carries partial sums across slices, walks columns in
- * blocks of 128 and rows in blocks of 128; the activation and F16/BF16 weight
- * packers transpose 8 x 8 blocks with scalar tails; the AVX2 tile is 6 x 16):
- * k around the slice and the transpose width, n around panels and column
- * blocks, m from 1 to past a row block, bit for bit against the reference. */
+ * blocks of 128 and rows in blocks of 132; its tiles are 12 rows x 2 panels
+ * and, for F16 / BF16, 24 rows (two groups) x 1 panel; the activation packer
+ * transposes 8 and 4 rows x 8 l with scalar tails, the F16/BF16 weight packer
+ * 8 x 8; the AVX2 tile is 6 x 16): k around the slice and the transpose
+ * width, n around panels and column blocks, m from 1 to past a row block, bit
+ * for bit against the reference. */
 static void test_fp_blocking(const qmm_family *kf, const qmm_family *ref) {
     static const int64_t ks[] = {1, 7, 9, 255, 257, 520};
     static const int64_t ns[] = {1, 15, 17, 33, 129, 161};
@@ -290,6 +292,17 @@ static void test_fp_blocking(const qmm_family *kf, const qmm_family *ref) {
                     test_one(kf, ref, ms[mi], ns[ni], ks[ki], 0);
     test_one(kf, ref, 1, 161, 520, 0);
     test_one(kf, ref, 137, 40, 257, 0); /* two row blocks of the AVX-512 GEMM */
+    /* every row count of a 12-row group and its tiles (1..13), around two
+     * groups (23..25: the 24-row tile and what is left beside it), three and
+     * four groups; n off the panel pair, k off the slice and below 8 */
+    static const int64_t ks2[] = {5, 263};
+    static const int64_t ns2[] = {17, 47};
+    for (int64_t m = 1; m <= 49; m++) {
+        if (m > 13 && !(m >= 23 && m <= 25) && m != 36 && m != 37 && m != 48 && m != 49)
+            continue;
+        for (size_t i = 0; i < 2; i++)
+            test_one(kf, ref, m, ns2[((size_t)m % 2) ^ i], ks2[i], 0);
+    }
 }
 
 static void visit(const qmm_family *kf, void *user) {

@@ -9,8 +9,8 @@
  * lane is one output row, so acc = fma(w, x, acc) runs in ascending l per
  * output: the reference order.
  *
- * Activation layout: GEMM, groups of 8 rows interleaved by l (x[l][8], so a
- * tile's 8 broadcasts come from one 32-byte line); GEMV, the plain row. A
+ * Activation layout: GEMM, groups of MR = 12 rows interleaved by l (x[l][12],
+ * so a tile's 12 broadcasts come from one 48-byte run); GEMV, the plain row. A
  * partial last group is padded with zero rows. */
 #ifndef QMM_X86_AVX512_FP_H
 #define QMM_X86_AVX512_FP_H
@@ -25,12 +25,15 @@
 #include "kernels/x86/fp_pack16.h"
 
 #define QMM_AVX512FP_NR 16 /* weight rows per panel */
-#define QMM_AVX512FP_MR 8  /* activation rows per group and GEMM tile */
-/* k slice of the GEMM: a panel pair's slice (F32: 2 x 256 x 64 B = 32 KiB;
- * F16 / BF16 widened to as much fp32) stays in L1/L2 while every activation
- * group passes; the partial sums wait in a contiguous block between slices
- * (qmm_avx512fp_cbuf). 256 beat 128 and 64 on Zen 4, for F16 too
- * (docs/performance.md). Overridable (-D) only to measure other values. */
+/* Activation rows per group and GEMM tile: 12 rows x 2 panels = 24 zmm
+ * accumulators + 2 weights + 1 broadcast of the 32 registers; per l, 2 weight
+ * loads and 12 broadcasts feed 24 FMAs (8 x 32 needed 2 + 8 per 16). */
+#ifndef QMM_AVX512FP_MR
+#define QMM_AVX512FP_MR 12
+#endif
+/* k slice of the GEMM: the partial sums wait in a contiguous block between
+ * slices (qmm_avx512fp_cbuf). Overridable (-D) only to measure other values
+ * (docs/performance.md). */
 #ifndef QMM_AVX512FP_KC
 #define QMM_AVX512FP_KC 256
 #endif
@@ -40,13 +43,25 @@
 /* The k slice of element kind esz. */
 #define QMM_AVX512FP_KC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_KC : QMM_AVX512FP_KC16)
 /* Columns per block of the GEMM (a multiple of 2 x NR): the partial sums of
- * a block (MB x NC fp32, 64 KiB) stay in L2 while the k slices pass. */
+ * a block (MB x NC fp32, 66 KiB) stay in L2 while the k slices pass. */
 #ifndef QMM_AVX512FP_NC
 #define QMM_AVX512FP_NC 128
 #endif
-/* Rows per block of the GEMM (a multiple of MR): the partial-sum buffer
+/* Rows per block of the GEMM, whole groups: exec hands at most 128 rows
+ * rounded up to groups per call (132 = 11 groups); the partial-sum buffer
  * holds MB x NC floats. */
-#define QMM_AVX512FP_MB 128
+#define QMM_AVX512FP_MB ((128 + QMM_AVX512FP_MR - 1) / QMM_AVX512FP_MR * QMM_AVX512FP_MR)
+/* Which element kinds run two groups x one panel (qmm_avx512fp_tile_duo)
+ * where two whole groups remain: F16 / BF16, whose weights are widened in
+ * the tile; F32 measured alike either way (docs/performance.md). */
+#ifndef QMM_AVX512FP_DUO_F32
+#define QMM_AVX512FP_DUO_F32 0
+#endif
+#define QMM_AVX512FP_DUO_FOR(esz) ((esz) == 4 ? QMM_AVX512FP_DUO_F32 : 1)
+/* Software prefetch distance in the tile's weight streams, bytes (0: none). */
+#ifndef QMM_AVX512FP_PF
+#define QMM_AVX512FP_PF 1024
+#endif
 
 /* The partial sums of the block being computed (thread-local: 64 KiB is too
  * much for the stack of a host's thread). Each translation unit has its own. */
@@ -73,10 +88,10 @@ static inline size_t qmm_avx512fp_act_offset(int64_t m_idx, int64_t k) {
     return (size_t)(m_idx / QMM_AVX512FP_MR) * QMM_AVX512FP_MR * (size_t)k * sizeof(float);
 }
 
-/* 8 rows x 8 l of a group, transposed in registers: out[l][i] = row i at l
- * (a scalar transposing loop cost about as much as the GEMM at short n,
- * e.g. attention's PV with n = head dim). */
-QMM_AVX512FP_INLINE void qmm_avx512fp_transpose8(const __m256 r[8], float *out) {
+/* 8 rows x 8 l of a group, transposed in registers: out + l * stride gets
+ * rows 0-7 at l (a scalar transposing loop cost about as much as the GEMM at
+ * short n, e.g. attention's PV with n = head dim). */
+QMM_AVX512FP_INLINE void qmm_avx512fp_transpose8(const __m256 r[8], float *out, size_t stride) {
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
     const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
@@ -85,33 +100,52 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_transpose8(const __m256 r[8], float *out) 
     const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
     const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
     const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
-    _mm256_storeu_ps(out + 0 * 8, _mm256_permute2f128_ps(u0, u4, 0x20));
-    _mm256_storeu_ps(out + 1 * 8, _mm256_permute2f128_ps(u1, u5, 0x20));
-    _mm256_storeu_ps(out + 2 * 8, _mm256_permute2f128_ps(u2, u6, 0x20));
-    _mm256_storeu_ps(out + 3 * 8, _mm256_permute2f128_ps(u3, u7, 0x20));
-    _mm256_storeu_ps(out + 4 * 8, _mm256_permute2f128_ps(u0, u4, 0x31));
-    _mm256_storeu_ps(out + 5 * 8, _mm256_permute2f128_ps(u1, u5, 0x31));
-    _mm256_storeu_ps(out + 6 * 8, _mm256_permute2f128_ps(u2, u6, 0x31));
-    _mm256_storeu_ps(out + 7 * 8, _mm256_permute2f128_ps(u3, u7, 0x31));
+    _mm256_storeu_ps(out + 0 * stride, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(out + 1 * stride, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(out + 2 * stride, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(out + 3 * stride, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(out + 4 * stride, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(out + 5 * stride, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(out + 6 * stride, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(out + 7 * stride, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
 
+/* 4 rows x 8 l: out + l * stride gets rows 0-3 at l. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_transpose4(const __m256 r[4], float *out, size_t stride) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 u[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xee), _mm256_shuffle_ps(t1, t3, 0x44),
+                         _mm256_shuffle_ps(t1, t3, 0xee)}; /* l j in the low half, l j + 4 in the high one */
+    for (int j = 0; j < 4; j++) {
+        _mm_storeu_ps(out + (size_t)j * stride, _mm256_castps256_ps128(u[j]));
+        _mm_storeu_ps(out + (size_t)(j + 4) * stride, _mm256_extractf128_ps(u[j], 1));
+    }
+}
+
+_Static_assert(QMM_AVX512FP_MR % 4 == 0 && QMM_AVX512FP_MR <= 12, "the group transposes go by 8 and 4 rows");
+
 static inline void qmm_avx512fp_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    enum { MR = QMM_AVX512FP_MR };
     float *out = (float *)dst;
-    for (int64_t r0 = 0; r0 < m; r0 += QMM_AVX512FP_MR) {
-        float *grp = out + (size_t)(r0 / QMM_AVX512FP_MR) * QMM_AVX512FP_MR * (size_t)k;
-        const float *row[QMM_AVX512FP_MR];
-        for (int i = 0; i < QMM_AVX512FP_MR; i++)
+    for (int64_t r0 = 0; r0 < m; r0 += MR) {
+        float *grp = out + (size_t)(r0 / MR) * MR * (size_t)k;
+        const float *row[MR];
+        for (int i = 0; i < MR; i++)
             row[i] = r0 + i < m ? (const float *)((const char *)x + (size_t)(r0 + i) * xs) : NULL; /* NULL: a zero row */
         int64_t l = 0;
         for (; l + 8 <= k; l += 8) {
-            __m256 r[QMM_AVX512FP_MR];
-            for (int i = 0; i < QMM_AVX512FP_MR; i++)
+            __m256 r[MR];
+            for (int i = 0; i < MR; i++)
                 r[i] = row[i] ? _mm256_loadu_ps(row[i] + l) : _mm256_setzero_ps();
-            qmm_avx512fp_transpose8(r, grp + l * QMM_AVX512FP_MR);
+            int i = 0;
+            for (; i + 8 <= MR; i += 8)
+                qmm_avx512fp_transpose8(r + i, grp + l * MR + i, MR);
+            for (; i < MR; i += 4)
+                qmm_avx512fp_transpose4(r + i, grp + l * MR + i, MR);
         }
         for (; l < k; l++)
-            for (int i = 0; i < QMM_AVX512FP_MR; i++)
-                grp[l * QMM_AVX512FP_MR + i] = row[i] ? row[i][l] : 0.0f;
+            for (int i = 0; i < MR; i++)
+                grp[l * MR + i] = row[i] ? row[i][l] : 0.0f;
     }
 }
 
@@ -168,7 +202,7 @@ QMM_AVX512FP_INLINE __m512 qmm_avx512fp_w(const uint8_t *p, int64_t l, int esz) 
 
 /* MR rows of an activation group x NP panels (1 or 2), k range [l0, l1).
  * The accumulators start at 0 (first k slice) or at the partial sums of the
- * previous slice in cb (this tile's 8 x 32 floats, contiguous), and go to y
+ * previous slice in cb (row i at cb + 32 i), and go to y
  * (last slice; nc0 / nc1 valid columns) or back to cb. Partial sums are fp32
  * stored and reloaded: exact, the order of the fmaf chain is unchanged. They
  * live in cb, not in y: y rows are n floats apart, so for n = 2048 or 8192
@@ -187,6 +221,14 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
     }
     for (int64_t l = l0; l < l1; l++) {
         const float *xl = act + l * QMM_AVX512FP_MR;
+        if (QMM_AVX512FP_PF) { /* the slices come from L2 */
+            const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
+            if (esz == 4 || (l & 1) == 0) { /* one line per prefetch */
+                _mm_prefetch((const char *)(p0 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
+                if (NP == 2)
+                    _mm_prefetch((const char *)(p1 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
+            }
+        }
         const __m512 w0 = qmm_avx512fp_w(p0, l, esz);
         const __m512 w1 = NP == 2 ? qmm_avx512fp_w(p1, l, esz) : w0;
         for (int i = 0; i < MR; i++) {
@@ -210,10 +252,105 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
     }
 }
 
-/* Widens l in [l0, l1) of an F16 / BF16 panel into dst (16 floats per l). */
-QMM_AVX512FP_INLINE void qmm_avx512fp_widen(const uint8_t *p, int64_t l0, int64_t l1, float *dst, int esz) {
-    for (int64_t l = l0; l < l1; l++)
-        _mm512_store_ps(dst + (l - l0) * QMM_AVX512FP_NR, qmm_avx512fp_w(p, l, esz));
+typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t,
+                                     int, int, float *);
+
+/* Two whole activation groups (2 MR rows) x one panel: each weight vector,
+ * loaded and widened once, feeds 2 MR FMAs (the 12 x 32 tile: 12), and each
+ * broadcast feeds one FMA, so it folds into the FMA's memory operand. For
+ * F16 / BF16, whose widening takes FP cycles per weight vector; rows i at
+ * cb + 32 i as the tiles'. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile_duo(int esz, int64_t l0, int64_t l1, int first, int last, const float *a0,
+                                               const float *a1, const uint8_t *p, float *y, size_t ys, int nc, float *cb) {
+    enum { MR = QMM_AVX512FP_MR };
+    const __mmask16 msk = (__mmask16)((1u << nc) - 1u);
+    __m512 acc[2 * MR];
+    for (int i = 0; i < 2 * MR; i++)
+        acc[i] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32);
+    for (int64_t l = l0; l < l1; l++) {
+        const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
+        if (QMM_AVX512FP_PF && (esz == 4 || (l & 1) == 0))
+            _mm_prefetch((const char *)(p + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
+        const __m512 w = qmm_avx512fp_w(p, l, esz);
+        const float *x0 = a0 + l * MR, *x1 = a1 + l * MR;
+        for (int i = 0; i < MR; i++)
+            acc[i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x0[i]), acc[i]);
+        for (int i = 0; i < MR; i++)
+            acc[MR + i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x1[i]), acc[MR + i]);
+    }
+    for (int i = 0; i < 2 * MR; i++) {
+        if (last)
+            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), msk, acc[i]);
+        else
+            _mm512_store_ps(cb + i * 32, acc[i]);
+    }
+}
+
+typedef void (*qmm_avx512fp_duo_fn)(int64_t, int64_t, int, int, const float *, const float *, const uint8_t *, float *, size_t,
+                                    int, float *);
+
+/* The GEMM of every element kind: BLIS-style blocking. Row blocks of MB
+ * (exec hands at most that many rows per call anyway), column blocks of NC,
+ * then k slices; inside a slice, activation groups outer (a group's slice
+ * stays in L1) and the block's panels inner (their slices come from L2,
+ * prefetched in the tile). The block's partial sums (MB x NC fp32, one
+ * thread-local contiguous buffer) stay in L2 between slices. F16 / BF16 are
+ * widened in the tile (a widened fp32 scratch per block measured worse);
+ * duo (F16 / BF16): two whole groups x one panel at a time. tiles1 / tiles2:
+ * the tiles of 1 / 2 panels by row count (1..MR). */
+QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *tiles1, const qmm_avx512fp_tile_fn *tiles2,
+                                           qmm_avx512fp_duo_fn duo, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                           float *y, size_t ys) {
+    enum { NR = QMM_AVX512FP_NR, MR = QMM_AVX512FP_MR, MB = QMM_AVX512FP_MB, NC = QMM_AVX512FP_NC };
+    const int64_t KC = QMM_AVX512FP_KC_OF(esz);
+    const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
+    float *const cbuf = qmm_avx512fp_cbuf;
+    for (int64_t m0 = 0; m0 < m; m0 += MB) {
+        const int64_t mb = m - m0 < MB ? m - m0 : MB;
+        const uint8_t *am = (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);
+        float *ym = (float *)((char *)y + (size_t)m0 * ys);
+        for (int64_t c0 = 0; c0 < n; c0 += NC) {
+            const int64_t c1 = n - c0 < NC ? n : c0 + NC;
+            const uint8_t *wc = (const uint8_t *)w + (size_t)(c0 / NR) * pb;
+            for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += KC) {
+                const int64_t l1 = k - l0 < KC ? k : l0 + KC;
+                const int first = l0 == 0, last = l1 == k;
+                /* the tiles read panel j of the block at wp + j * ps, k range [t0, t1) */
+                const uint8_t *wp = wc;
+                const size_t ps = pb;
+                const int64_t t0 = l0, t1 = l1;
+                const int64_t npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
+                for (int64_t r0 = 0; r0 < mb;) {
+                    const int mr = (int)(mb - r0 < MR ? mb - r0 : MR);
+                    const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k));
+                    float *yg = (float *)((char *)ym + (size_t)r0 * ys);
+                    if (duo && r0 + 2 * MR <= mb) { /* two whole groups x one panel */
+                        const float *ag1 = (const float *)(am + qmm_avx512fp_act_offset(r0 + MR, k));
+                        for (int64_t j = 0; j < (c1 - c0 + NR - 1) / NR; j++) {
+                            const int64_t n0 = c0 + j * NR;
+                            const int nc = (int)(n - n0 < NR ? n - n0 : NR);
+                            float *cp = cbuf + (size_t)(j / 2) * MB * 2 * NR + (size_t)r0 * 2 * NR + (size_t)(j % 2) * NR;
+                            duo(t0, t1, first, last, ag, ag1, wp + (size_t)j * ps, yg + n0, ys, nc, cp);
+                        }
+                        r0 += 2 * MR;
+                        continue;
+                    }
+                    for (int64_t pr = 0; pr < npairs; pr++) {
+                        const int64_t n0 = c0 + pr * 2 * NR, rest = n - n0;
+                        const int nc0 = (int)(rest < NR ? rest : NR);
+                        const int nc1 = rest > NR ? (int)(rest - NR < NR ? rest - NR : NR) : 0;
+                        const uint8_t *q0 = wp + (size_t)(2 * pr) * ps;
+                        /* this tile's partial sums: pair pr's MB x 32 block, row r0 */
+                        float *cp = cbuf + (size_t)pr * MB * 2 * NR + (size_t)r0 * 2 * NR;
+                        (nc1 ? tiles2 : tiles1)[mr](t0, t1, first, last, ag, q0, q0 + ps, yg + n0, ys, nc0, nc1, cp);
+                    }
+                    r0 += MR;
+                }
+                if (k == 0)
+                    break;
+            }
+        }
+    }
 }
 
 /* GEMV: NP panels (1..4) at once, one accumulator chain each, whole k. */
@@ -257,67 +394,18 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
         qmm_avx512fp_act1_pack(m, k, x, xs, dst);                                                                                \
     }                                                                                                                            \
-    typedef void (*tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t, int,   \
-                            int, float *);                                                                                       \
     QMM_AVX512FP_TILE_SET(esz, 1)                                                                                                \
     QMM_AVX512FP_TILE_SET(esz, 2)                                                                                                \
-    static const tile_fn tiles_np1[9] = {NULL, t1_1, t2_1, t3_1, t4_1, t5_1, t6_1, t7_1, t8_1};                                  \
-    static const tile_fn tiles_np2[9] = {NULL, t1_2, t2_2, t3_2, t4_2, t5_2, t6_2, t7_2, t8_2};                                  \
-    /* BLIS-style blocking: row blocks of QMM_AVX512FP_MB (exec hands at most                                                    \
-     * 128 rows per call anyway), column blocks of QMM_AVX512FP_NC, then k                                                       \
-     * slices, panel pairs, activation groups: a pair's slice is reused from                                                     \
-     * L1 / L2 by every group, and the block's partial sums (MB x NC fp32,                                                       \
-     * 64 KiB, one thread-local contiguous buffer) stay in L2 between slices.                                                    \
-     * F16 / BF16 slices are widened once per pair into an fp32 scratch                                                          \
-     * (exact), so the tiles are the F32 ones and the widening is paid once                                                      \
-     * per weight, not once per activation group (measured better than                                                           \
-     * vcvtph2ps in the tile). */                                                                                                \
+    static const qmm_avx512fp_tile_fn tiles_np1[13] = {NULL, t1_1, t2_1, t3_1,  t4_1,  t5_1, t6_1,                               \
+                                                       t7_1, t8_1, t9_1, t10_1, t11_1, t12_1};                                   \
+    static const qmm_avx512fp_tile_fn tiles_np2[13] = {NULL, t1_2, t2_2, t3_2,  t4_2,  t5_2, t6_2,                               \
+                                                       t7_2, t8_2, t9_2, t10_2, t11_2, t12_2};                                   \
+    static void tduo(int64_t l0, int64_t l1, int first, int last, const float *a0, const float *a1, const uint8_t *p, float *y,  \
+                     size_t ys, int nc, float *cb) {                                                                             \
+        qmm_avx512fp_tile_duo(esz, l0, l1, first, last, a0, a1, p, y, ys, nc, cb);                                               \
+    }                                                                                                                            \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        const size_t pb = qmm_avx512fp_panel_bytes(k, esz);                                                                      \
-        enum { KC = QMM_AVX512FP_KC_OF(esz) };                                                                                   \
-        float scratch[2 * KC * QMM_AVX512FP_NR] __attribute__((aligned(64)));                                                    \
-        float *const cbuf = qmm_avx512fp_cbuf;                                                                                   \
-        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512FP_MB) {                                                                    \
-            const int64_t mb = m - m0 < QMM_AVX512FP_MB ? m - m0 : QMM_AVX512FP_MB;                                              \
-            const uint8_t *am = (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);                                             \
-            float *ym = (float *)((char *)y + (size_t)m0 * ys);                                                                  \
-            for (int64_t c0 = 0; c0 < n; c0 += QMM_AVX512FP_NC) {                                                                \
-                const int64_t c1 = n - c0 < QMM_AVX512FP_NC ? n : c0 + QMM_AVX512FP_NC;                                          \
-                for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += KC) {                                                              \
-                    const int64_t l1 = k - l0 < KC ? k : l0 + KC;                                                                \
-                    const int first = l0 == 0, last = l1 == k;                                                                   \
-                    for (int64_t n0 = c0; n0 < c1; n0 += 2 * QMM_AVX512FP_NR) {                                                  \
-                        const uint8_t *p0 = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb;                            \
-                        const int64_t rest = n - n0;                                                                             \
-                        const int np = rest > QMM_AVX512FP_NR ? 2 : 1;                                                           \
-                        const int nc0 = (int)(rest < QMM_AVX512FP_NR ? rest : QMM_AVX512FP_NR);                                  \
-                        const int nc1 =                                                                                          \
-                            np == 2 ? (int)(rest - QMM_AVX512FP_NR < QMM_AVX512FP_NR ? rest - QMM_AVX512FP_NR : QMM_AVX512FP_NR) \
-                                    : 0;                                                                                         \
-                        const uint8_t *q0 = p0, *q1 = p0 + pb;                                                                   \
-                        int64_t t0 = l0, t1 = l1, aofs = 0;                                                                      \
-                        if (esz != 4) {                                                                                          \
-                            for (int j = 0; j < np; j++)                                                                         \
-                                qmm_avx512fp_widen(p0 + (size_t)j * pb, l0, l1, scratch + j * KC * QMM_AVX512FP_NR, esz);        \
-                            q0 = (const uint8_t *)scratch;                                                                       \
-                            q1 = (const uint8_t *)(scratch + KC * QMM_AVX512FP_NR);                                              \
-                            t0 = 0, t1 = l1 - l0, aofs = l0 * QMM_AVX512FP_MR;                                                   \
-                        }                                                                                                        \
-                        /* this pair's tiles in cbuf: (n0 - c0) / 32 pairs of MB x 32 before it */                               \
-                        float *cp = cbuf + (size_t)((n0 - c0) / (2 * QMM_AVX512FP_NR)) * QMM_AVX512FP_MB * 32;                   \
-                        for (int64_t r0 = 0; r0 < mb; r0 += QMM_AVX512FP_MR) {                                                   \
-                            const int mr = (int)(mb - r0 < QMM_AVX512FP_MR ? mb - r0 : QMM_AVX512FP_MR);                         \
-                            const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k)) + aofs;                       \
-                            float *yt = (float *)((char *)ym + (size_t)r0 * ys) + n0;                                            \
-                            (np == 2 ? tiles_np2 : tiles_np1)[mr](t0, t1, first, last, ag, q0, q1, yt, ys, nc0, nc1,             \
-                                                                  cp + r0 * 32);                                                 \
-                        }                                                                                                        \
-                    }                                                                                                            \
-                    if (k == 0)                                                                                                  \
-                        break;                                                                                                   \
-                }                                                                                                                \
-            }                                                                                                                    \
-        }                                                                                                                        \
+        qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, QMM_AVX512FP_DUO_FOR(esz) ? tduo : NULL, m, n, k, a, w, y, ys);             \
     }                                                                                                                            \
     static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
         qmm_avx512fp_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                      \
@@ -338,7 +426,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
 #define QMM_AVX512FP_TILE(esz, mr, np)                                                                                           \
     static void t##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0, const uint8_t *p1,  \
                              float *y, size_t ys, int nc0, int nc1, float *cb) {                                                 \
-        qmm_avx512fp_tile(4, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);                                       \
+        qmm_avx512fp_tile(esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);                                     \
     }
 #define QMM_AVX512FP_TILE_SET(esz, np)                                                                                           \
     QMM_AVX512FP_TILE(esz, 1, np)                                                                                                \
@@ -348,11 +436,15 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     QMM_AVX512FP_TILE(esz, 5, np)                                                                                                \
     QMM_AVX512FP_TILE(esz, 6, np)                                                                                                \
     QMM_AVX512FP_TILE(esz, 7, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 8, np)
+    QMM_AVX512FP_TILE(esz, 8, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 9, np)                                                                                                \
+    QMM_AVX512FP_TILE(esz, 10, np)                                                                                               \
+    QMM_AVX512FP_TILE(esz, 11, np)                                                                                               \
+    QMM_AVX512FP_TILE(esz, 12, np)
 
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>") from what
  * QMM_AVX512FP_FAMILY defines and the family's own w_pack / w_read_row (invoke it
- * after them). GEMM tile: 8 activation rows x 2 panels (nr 32). */
+ * after them). GEMM tile: 12 activation rows x 2 panels (nr 32). */
 #define QMM_AVX512FP_KERNEL(id, wtype_)                                                                                          \
     const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \

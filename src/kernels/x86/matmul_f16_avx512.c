@@ -1,8 +1,7 @@
 /* F16 weights x fp32 activations with AVX-512 FMA. The panel keeps the fp16
  * bits (half the bytes of F32 to stream); vcvtph2ps widens 16 of them exactly
- * per l (GEMV), or once per k slice of a panel pair into an fp32 scratch that
- * every activation group then reuses (GEMM: the F32 8 x 32 tile). Layout and
- * tiles in avx512_fp.h. */
+ * per l in the tile (GEMM: 24 rows x 1 panel where two activation groups
+ * remain, else 12 x 2). Layout and tiles in avx512_fp.h. */
 #include "kernels/x86/avx512_fp.h"
 
 #define ESZ 2

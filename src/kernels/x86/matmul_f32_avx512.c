@@ -1,7 +1,7 @@
 /* F32 weights x fp32 activations with AVX-512 FMA, vectorised across 16
- * weight rows (panel layout and tiles in avx512_fp.h). GEMM tile: 8
- * activation rows x 32 weight rows (two panels: 16 accumulators, each
- * broadcast feeds 2 FMAs, each weight vector 8). */
+ * weight rows (panel layout and tiles in avx512_fp.h). GEMM tile: 12
+ * activation rows x 32 weight rows (two panels: 24 accumulators, each
+ * broadcast feeds 2 FMAs, each weight vector 12). */
 #include "kernels/x86/avx512_fp.h"
 
 #define ESZ 4
