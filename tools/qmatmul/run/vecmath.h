@@ -174,14 +174,19 @@ RUN_CLONES static void run_f16_row(uint16_t *restrict h, const float *restrict x
 }
 
 /* Rotary embedding of n_heads heads of head_dim in place: pairs (x[2i],
- * x[2i+1]) rotated by the angle whose cosine and sine are cs[2i], cs[2i+1]. */
+ * x[2i+1]) rotated by the angle whose cosine and sine are cs[2i], cs[2i+1].
+ * Each output is one product rounded, then one fused step (fmaf): written
+ * as x0 * c - x1 * s, GCC 12 -O3 turned the pair into a complex multiply with
+ * vfmaddsub231ps despite -ffp-contract=off, so x86 (gcc) and Arm (clang)
+ * runs of the same model differed; with the fused step stated, every
+ * compiler must give these bits. */
 RUN_CLONES static void run_rope(float *restrict x, int n_heads, int head_dim, const float *restrict cs) {
     for (int h = 0; h < n_heads; h++) {
         float *p = x + (size_t)h * head_dim;
         for (int i = 0; i < head_dim; i += 2) {
             const float c = cs[i], s = cs[i + 1], x0 = p[i], x1 = p[i + 1];
-            p[i] = x0 * c - x1 * s;
-            p[i + 1] = x0 * s + x1 * c;
+            p[i] = fmaf(x0, c, -(x1 * s));
+            p[i + 1] = fmaf(x0, s, x1 * c);
         }
     }
 }
