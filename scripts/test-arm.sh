@@ -125,5 +125,37 @@ fi
 for cpu in "${CPUS[@]}"; do
     timed "ctest -cpu $cpu" run_cpu "$cpu"
 done
+
+# A whole model on Arm gives x86's bits: the kernels reproduce the reference
+# on every ISA, and the model's own C (tools/qmatmul/run) must not depend on
+# the compiler either (gcc 12 once fused its rope behind -ffp-contract=off).
+# SmolLM2-135M as shipped (Q4_1), a short prompt, x86 (the gcc stage's build)
+# against clang-19 aarch64 under qemu: prompt, generated ids and the last
+# prompt position's logits, bit for bit.
+model_bits() { # cpu
+    local cpu=$1 x86="${QMM_X86_BUILD:-$ROOT/build-ci-gcc}/tools/qmatmul/qmatmul" model
+    model="${QMM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/qmatmul}/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    if [ ! -x "$x86" ] || [ ! -f "$model" ]; then
+        echo "  skipped: needs $x86 (the gcc stage) and $model (the models stage)"
+        return 0
+    fi
+    local args=(run "$model" --tokens 1,9690,314,253,1345,282,4000,30,2 -n 4 -t 2)
+    "$x86" "${args[@]}" --json "$BUILD/model-x86.json" >/dev/null || { echo "  x86 run failed"; return 1; }
+    qemu_run "$cpu" "$BUILD/tools/qmatmul/qmatmul" "${args[@]}" --json "$BUILD/model-$cpu.json" >/dev/null ||
+        { echo "  aarch64 run failed"; return 1; }
+    python3 - "$BUILD/model-x86.json" "$BUILD/model-$cpu.json" "$cpu" <<'PY'
+import json, struct, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+bits = lambda v: [struct.pack("<f", x) for x in v]
+same = [k for k in ("prompt", "generated") if a[k] == b[k]]
+diff = sum(x != y for x, y in zip(bits(a["logits"]), bits(b["logits"]))) + abs(len(a["logits"]) - len(b["logits"]))
+print(f"  {sys.argv[3]}: prompt and generated ids {'equal' if len(same) == 2 else 'DIFFER'}; "
+      f"{diff} of {len(a['logits'])} logits differ from x86's bits")
+sys.exit(0 if len(same) == 2 and diff == 0 and a["logits"] else 1)
+PY
+}
+for cpu in max neoverse-n1; do
+    timed "model bits -cpu $cpu" model_bits "$cpu"
+done
 echo "--- arm: all in $(($(date +%s) - t_all)) s, $fails failed"
 [ "$fails" -eq 0 ]
