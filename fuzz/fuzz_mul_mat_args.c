@@ -13,6 +13,7 @@
  *  - any other view (valid, but larger than the buffers) is not passed. */
 #include <stdio.h>
 
+#include "../tests/test_pool.h"
 #include "fuzz_common.h"
 
 #define BUF       (64 * 1024)
@@ -158,19 +159,6 @@ static void mark_view(const view *v, size_t elem) {
                 }
 }
 
-static void sync_barrier(void *u) { (void)u; }
-static int64_t counter;
-static void sync_store(void *u, int64_t v) {
-    (void)u;
-    counter = v;
-}
-static int64_t sync_add(void *u, int64_t d) {
-    (void)u;
-    const int64_t o = counter;
-    counter += d;
-    return o;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int inited;
     if (!inited) {
@@ -257,7 +245,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     const int nth = (int)(fuzz_u8(&in) % 4) - 1; /* -1 .. 2 */
     const int ith = (int)(fuzz_u8(&in) % 4) - 1;
-    qmm_sync sync = {NULL, sync_barrier, sync_store, sync_add};
+    static int64_t solo_counter;
+    qmm_sync sync = QMM_TEST_SOLO_SYNC(&solo_counter);
     const unsigned ssel = fuzz_u8(&in);
     if (ssel % 8 == 0)
         sync.barrier = NULL;

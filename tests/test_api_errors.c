@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "qmatmul.h"
+#include "test_pool.h"
 #include "test_util.h"
 
 #define CANARY 0x5a
@@ -294,19 +295,8 @@ static void test_weights(void) {
 
 /* ------------------------------------------------------------ operations */
 
-static void sync_barrier(void *u) { (void)u; }
-static int64_t counter;
-static void sync_store(void *u, int64_t v) {
-    (void)u;
-    counter = v;
-}
-static int64_t sync_add(void *u, int64_t d) {
-    (void)u;
-    const int64_t o = counter;
-    counter += d;
-    return o;
-}
-static const qmm_sync good_sync = {NULL, sync_barrier, sync_store, sync_add};
+static int64_t solo_counter;
+static const qmm_sync good_sync = QMM_TEST_SOLO_SYNC(&solo_counter);
 
 /* Contiguous F32 view of ne into base. */
 static qmm_tensor view(qmm_type type, int64_t n0, int64_t n1, int64_t n2, int64_t n3, void *base) {

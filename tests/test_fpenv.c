@@ -6,10 +6,9 @@
  * down to subnormals, so flushing would change bits (checked). */
 #include <fenv.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 
 #include "qmatmul.h"
+#include "test_pool.h"
 #include "test_util.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -103,41 +102,30 @@ static size_t wsize[4];
 static uint16_t w16[N * K * B2];
 
 /* The caller's own pool: threads that each enter the mode before calling. */
-typedef struct my_pool {
-    pthread_barrier_t bar;
-    atomic_llong counter;
-} my_pool;
-static void my_barrier(void *u) { pthread_barrier_wait(&((my_pool *)u)->bar); }
-static void my_store(void *u, int64_t v) { atomic_store(&((my_pool *)u)->counter, v); }
-static int64_t my_add(void *u, int64_t d) { return atomic_fetch_add(&((my_pool *)u)->counter, d); }
-
-typedef struct my_thread {
+typedef struct byo_job {
     qmm_context *ctx;
-    const qmm_weights *w; /* NULL: the F16 path with w16 */
+    const qmm_weights *w; /* NULL: the F16 path with wt */
     const qmm_tensor *wt, *x, *y;
-    int ith, nth;
     void *work;
     size_t wsize;
-    qmm_sync sync;
     const mode *md;
-    qmm_status st;
-    int env_kept;
-} my_thread;
+    int env_kept[2]; /* per thread */
+} byo_job;
 
-static void *my_thread_main(void *v) {
-    my_thread *t = v;
-    if (t->md)
-        enter_mode(t->md);
+static qmm_status byo_thread(void *arg, int ith, int nth, const qmm_sync *sync) {
+    byo_job *j = arg;
+    if (j->md)
+        enter_mode(j->md);
     const unsigned long long before = read_ctl();
     const int round = fegetround();
-    t->st = t->w ? qmm_mul_mat_compute(t->ctx, t->w, t->x, t->y, t->ith, t->nth, t->work, t->wsize, &t->sync)
-                 : qmm_mul_mat_f16_compute(t->ctx, t->wt, t->x, t->y, t->ith, t->nth, t->work, t->wsize, &t->sync);
-    t->env_kept = read_ctl() == before && fegetround() == round;
+    const qmm_status st = j->w ? qmm_mul_mat_compute(j->ctx, j->w, j->x, j->y, ith, nth, j->work, j->wsize, sync)
+                               : qmm_mul_mat_f16_compute(j->ctx, j->wt, j->x, j->y, ith, nth, j->work, j->wsize, sync);
+    j->env_kept[ith] = read_ctl() == before && fegetround() == round;
     leave_mode();
-    return NULL;
+    return st;
 }
 
-/* Runs the job on nth threads of our own, each in mode md (NULL: default). */
+/* Runs the job on nth (1 or 2) threads of our own, each in mode md (NULL: default). */
 static int run_byo(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *wt, const qmm_tensor *x, const qmm_tensor *y,
                    int nth, const mode *md) {
     size_t ws = 0;
@@ -145,26 +133,14 @@ static int run_byo(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *wt,
         CHECK_OK(qmm_mul_mat_work_size(ctx, w, x, y, nth, &ws));
     else
         CHECK_OK(qmm_mul_mat_f16_work_size(ctx, wt, x, y, nth, &ws));
-    void *work = qmm_test_alloc(ws);
-    my_pool pool;
-    pthread_barrier_init(&pool.bar, NULL, (unsigned)nth);
-    atomic_init(&pool.counter, 0);
-    my_thread th[2];
-    pthread_t tid[2];
-    for (int t = 0; t < nth; t++) {
-        th[t] = (my_thread){ctx, w, wt, x, y, t, nth, work, ws, {&pool, my_barrier, my_store, my_add}, md, QMM_OK, 0};
-        pthread_create(&tid[t], NULL, my_thread_main, &th[t]);
-    }
-    int ok = 1;
-    for (int t = 0; t < nth; t++) {
-        pthread_join(tid[t], NULL);
-        CHECK(th[t].st == QMM_OK, "byo thread %d: %s", t, qmm_status_str(th[t].st));
-        CHECK(th[t].env_kept, "%s: byo thread %d's environment changed by the call", md ? md->name : "default", t);
-        ok &= th[t].st == QMM_OK;
-    }
-    pthread_barrier_destroy(&pool.bar);
-    free(work);
-    return ok;
+    byo_job job = {ctx, w, wt, x, y, qmm_test_alloc(ws), ws, md, {0, 0}};
+    int failed = 0;
+    const qmm_status st = qmm_test_pool_run(nth, byo_thread, &job, &failed);
+    CHECK(st == QMM_OK, "byo thread %d: %s", failed, qmm_status_str(st));
+    for (int t = 0; t < nth; t++)
+        CHECK(job.env_kept[t], "%s: byo thread %d's environment changed by the call", md ? md->name : "default", t);
+    free(job.work);
+    return st == QMM_OK;
 }
 
 static void fnv(const void *p, size_t n, uint8_t out[8]) {

@@ -2,8 +2,6 @@
  * every thread count, chunk multiplier, cap and hybrid split, against the
  * single-threaded reference family, bit for bit. Also the bring-your-own-
  * pool entry point with a pool written here, and a stress run. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <time.h>
 
 #include <unistd.h>
@@ -11,6 +9,7 @@
 #include "base/error.h"
 #include "formats/formats.h"
 #include "qmatmul.h"
+#include "test_pool.h"
 #include "test_util.h"
 #include "test_weights.h"
 
@@ -266,30 +265,18 @@ static void sweep_caps(void) {
 
 /* ------------------------------------------- bring your own thread pool */
 
-typedef struct my_pool {
-    pthread_barrier_t bar;
-    atomic_llong counter;
-} my_pool;
-
-static void my_barrier(void *u) { pthread_barrier_wait(&((my_pool *)u)->bar); }
-static void my_store(void *u, int64_t v) { atomic_store(&((my_pool *)u)->counter, v); }
-static int64_t my_add(void *u, int64_t d) { return atomic_fetch_add(&((my_pool *)u)->counter, d); }
-
-typedef struct my_thread {
+typedef struct byo_job {
     qmm_context *ctx;
-    const qmm_weights *w;
+    const qmm_weights *w; /* MUL_MAT */
+    const qmm_tensor *wt; /* the F16 path */
     const qmm_tensor *x, *y;
-    int ith, nth;
     void *work;
     size_t wsize;
-    qmm_sync sync;
-    qmm_status st;
-} my_thread;
+} byo_job;
 
-static void *my_thread_main(void *v) {
-    my_thread *t = v;
-    t->st = qmm_mul_mat_compute(t->ctx, t->w, t->x, t->y, t->ith, t->nth, t->work, t->wsize, &t->sync);
-    return NULL;
+static qmm_status byo_mul_mat(void *arg, int ith, int nth, const qmm_sync *sync) {
+    const byo_job *j = arg;
+    return qmm_mul_mat_compute(j->ctx, j->w, j->x, j->y, ith, nth, j->work, j->wsize, sync);
 }
 
 static void byo_pool(void) {
@@ -306,26 +293,16 @@ static void byo_pool(void) {
             size_t ws = 0;
             CHECK_OK(qmm_mul_mat_work_size(ctx, w, &p->x, &y, nth, &ws));
             void *work = qmm_test_alloc(ws);
-            my_pool pool;
-            pthread_barrier_init(&pool.bar, NULL, (unsigned)nth);
-            atomic_init(&pool.counter, 0);
-            my_thread th[5];
-            pthread_t tid[5];
-            for (int t = 0; t < nth; t++) {
-                th[t] = (my_thread){ctx, w, &p->x, &y, t, nth, work, ws, {&pool, my_barrier, my_store, my_add}, QMM_OK};
-                pthread_create(&tid[t], NULL, my_thread_main, &th[t]);
-            }
-            for (int t = 0; t < nth; t++) {
-                pthread_join(tid[t], NULL);
-                CHECK(th[t].st == QMM_OK, "byo thread %d: %s", t, qmm_status_str(th[t].st));
-            }
+            byo_job job = {.ctx = ctx, .w = w, .x = &p->x, .y = &y, .work = work, .wsize = ws};
+            int failed = 0;
+            const qmm_status st = qmm_test_pool_run(nth, byo_mul_mat, &job, &failed);
+            CHECK(st == QMM_OK, "byo nth=%d problem %d thread %d: %s", nth, i, failed, qmm_status_str(st));
             CHECK(memcmp(buf, p->expect, p->ybytes) == 0, "byo pool nth=%d problem %d differs", nth, i);
             /* a work buffer one byte short is refused by every thread */
             if (ws > 64) {
-                qmm_status st = qmm_mul_mat_compute(ctx, w, &p->x, &y, 0, nth, work, ws - 1, &th[0].sync);
-                CHECK(st == QMM_ERR_INVALID_ARG, "short work buffer accepted");
+                job.wsize = ws - 1;
+                CHECK(qmm_test_pool_run(nth, byo_mul_mat, &job, NULL) == QMM_ERR_INVALID_ARG, "short work buffer accepted");
             }
-            pthread_barrier_destroy(&pool.bar);
             free(work);
             free(buf);
             qmm_weights_free(w);
@@ -417,20 +394,9 @@ static void f16_path(void) {
     qmm_context_free(ref);
 }
 
-typedef struct f16_thread {
-    qmm_context *ctx;
-    const qmm_tensor *w, *x, *y;
-    int ith, nth;
-    void *work;
-    size_t wsize;
-    qmm_sync sync;
-    qmm_status st;
-} f16_thread;
-
-static void *f16_thread_main(void *v) {
-    f16_thread *t = v;
-    t->st = qmm_mul_mat_f16_compute(t->ctx, t->w, t->x, t->y, t->ith, t->nth, t->work, t->wsize, &t->sync);
-    return NULL;
+static qmm_status byo_mul_mat_f16(void *arg, int ith, int nth, const qmm_sync *sync) {
+    const byo_job *j = arg;
+    return qmm_mul_mat_f16_compute(j->ctx, j->wt, j->x, j->y, ith, nth, j->work, j->wsize, sync);
 }
 
 /* qmm_mul_mat_f16_compute on a pool of this file's (3 threads): the local
@@ -439,22 +405,11 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
     enum { NTH = 3 };
     size_t ws = 0;
     CHECK_OK(qmm_mul_mat_f16_work_size(ctx, w, x, y, NTH, &ws));
-    void *work = qmm_test_alloc(ws);
-    my_pool pool;
-    pthread_barrier_init(&pool.bar, NULL, NTH);
-    atomic_init(&pool.counter, 0);
-    f16_thread th[NTH];
-    pthread_t tid[NTH];
-    for (int t = 0; t < NTH; t++) {
-        th[t] = (f16_thread){ctx, w, x, y, t, NTH, work, ws, {&pool, my_barrier, my_store, my_add}, QMM_OK};
-        pthread_create(&tid[t], NULL, f16_thread_main, &th[t]);
-    }
-    for (int t = 0; t < NTH; t++) {
-        pthread_join(tid[t], NULL);
-        CHECK(th[t].st == QMM_OK, "f16 byo thread %d: %s", t, qmm_status_str(th[t].st));
-    }
-    pthread_barrier_destroy(&pool.bar);
-    free(work);
+    byo_job job = {.ctx = ctx, .wt = w, .x = x, .y = y, .work = qmm_test_alloc(ws), .wsize = ws};
+    int failed = 0;
+    const qmm_status st = qmm_test_pool_run(NTH, byo_mul_mat_f16, &job, &failed);
+    CHECK(st == QMM_OK, "f16 byo thread %d: %s", failed, qmm_status_str(st));
+    free(job.work);
 }
 
 /* GQA grouping: the r2 r3 query heads of a KV head run as one GEMM of

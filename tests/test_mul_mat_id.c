@@ -7,14 +7,13 @@
  * cache round trips; and the argument errors.
  * Under emulation (aarch64 builds, or QMM_TEST_QUICK set) the sweep is
  * smaller: a few seconds per CPU under qemu. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <unistd.h>
 
 #include "base/crc32.h"
 #include "kernels/family.h"
 #include "qmatmul.h"
 #include "registry/registry.h"
+#include "test_pool.h"
 #include "test_util.h"
 #include "test_weights.h"
 
@@ -298,30 +297,17 @@ static void hybrid(void) {
 
 /* --------------------------------------------- bring your own thread pool */
 
-typedef struct my_pool {
-    pthread_barrier_t bar;
-    atomic_llong counter;
-} my_pool;
-
-static void my_barrier(void *u) { pthread_barrier_wait(&((my_pool *)u)->bar); }
-static void my_store(void *u, int64_t v) { atomic_store(&((my_pool *)u)->counter, v); }
-static int64_t my_add(void *u, int64_t d) { return atomic_fetch_add(&((my_pool *)u)->counter, d); }
-
-typedef struct my_thread {
+typedef struct byo_job {
     qmm_context *ctx;
     const qmm_weights *w;
     const qmm_tensor *x, *ids, *y;
-    int ith, nth;
     void *work;
     size_t ws;
-    qmm_sync sync;
-    qmm_status st;
-} my_thread;
+} byo_job;
 
-static void *my_thread_main(void *v) {
-    my_thread *t = v;
-    t->st = qmm_mul_mat_id_compute(t->ctx, t->w, t->x, t->ids, t->y, t->ith, t->nth, t->work, t->ws, &t->sync);
-    return NULL;
+static qmm_status byo_mul_mat_id(void *arg, int ith, int nth, const qmm_sync *sync) {
+    const byo_job *j = arg;
+    return qmm_mul_mat_id_compute(j->ctx, j->w, j->x, j->ids, j->y, ith, nth, j->work, j->ws, sync);
 }
 
 static void byo_pool(void) {
@@ -341,25 +327,14 @@ static void byo_pool(void) {
         size_t ws = 0;
         CHECK_OK(qmm_mul_mat_id_work_size(ctx, w, &r.x, &r.ids, &y, nth, &ws));
         void *work = qmm_test_alloc(ws);
-        my_pool pool;
-        pthread_barrier_init(&pool.bar, NULL, (unsigned)nth);
-        atomic_init(&pool.counter, 0);
-        my_thread th[5];
-        pthread_t tid[5];
-        for (int t = 0; t < nth; t++) {
-            th[t] = (my_thread){ctx, w, &r.x, &r.ids, &y, t, nth, work, ws, {&pool, my_barrier, my_store, my_add}, QMM_OK};
-            pthread_create(&tid[t], NULL, my_thread_main, &th[t]);
-        }
-        for (int t = 0; t < nth; t++) {
-            pthread_join(tid[t], NULL);
-            CHECK(th[t].st == QMM_OK, "byo thread %d of %d: %s", t, nth, qmm_status_str(th[t].st));
-        }
+        byo_job job = {ctx, w, &r.x, &r.ids, &y, work, ws};
+        int failed = 0;
+        const qmm_status st = qmm_test_pool_run(nth, byo_mul_mat_id, &job, &failed);
+        CHECK(st == QMM_OK, "byo thread %d of %d: %s", failed, nth, qmm_status_str(st));
         CHECK(memcmp(buf, expect, r.ybytes) == 0, "byo pool nth=%d differs", nth);
         /* a work buffer one byte short is refused by every thread */
-        qmm_sync sync = {&pool, my_barrier, my_store, my_add};
-        CHECK(qmm_mul_mat_id_compute(ctx, w, &r.x, &r.ids, &y, 0, nth, work, ws - 1, &sync) == QMM_ERR_INVALID_ARG,
-              "short work buffer accepted");
-        pthread_barrier_destroy(&pool.bar);
+        job.ws = ws - 1;
+        CHECK(qmm_test_pool_run(nth, byo_mul_mat_id, &job, NULL) == QMM_ERR_INVALID_ARG, "short work buffer accepted");
         free(work);
         free(buf);
         free(expect);
