@@ -31,14 +31,8 @@ cd "$(dirname "$0")/.."
 PY="$PWD/.venv/bin/python"
 rounds=${1:-3}
 presets=${QMM_MOE_PRESETS:-gpt-oss-20b-moe qwen3-30b-a3b-moe}
-tscale=${QMM_PEER_TIME:-0.5}
-ptime=${QMM_PEER_PROBE_TIME:-0.1}
-out="$PWD/build-peer"
-t0=$(date +%s)
-bash bench/peer/build.sh "$out"
-res="$out/bench-moe"
-rm -rf "$res"
-mkdir -p "$res"
+. scripts/lib/peer-common.sh
+peer_start bench-moe-vs-ggml bench-moe
 
 # The LLC both sides rotate past, read here: the root has no /sys.
 llc=$("$PY" -c '
@@ -68,29 +62,15 @@ run_ggml() { # case round
   bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat_id" bench "$res/$1.spec" --threads 2 --time "$tscale" \
     --llc "$llc" >"$res/ggml-$1-$2.jsonl"
 }
-run_probe() { # case round: the read limit, measured right after the case's decode pair
-  echo "bench-moe-vs-ggml: round $2: read probes after $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-  "$out/qmm/tools/qmatmul/qmatmul" bench --probes --threads 2 --time "$ptime" -q | grep -E '^ *read ' \
-    >"$res/probe-$1-$2.txt" || true
-}
-loads=$(cut -d' ' -f1 /proc/loadavg)
-for r in $(seq 1 "$rounds"); do
-  for c in $cases; do
-    if [ $((r % 2)) = 1 ]; then
-      run_qmm "$c" "$r"
-      run_ggml "$c" "$r"
-    else
-      run_ggml "$c" "$r"
-      run_qmm "$c" "$r"
-    fi
-    run_probe "$c" "$r"
-    loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
-  done
-done
+# shellcheck disable=SC2086 # the cases are words
+peer_rounds "$rounds" $cases
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 
 "$PY" - "$res" "$rounds" "$cases" "$loads" "$(($(date +%s) - t0))" "$llc" "$cpu" <<'PY'
 import json, os, sys, time
+
+sys.path.insert(0, "scripts/lib")
+from peer_report import READ_LIMIT_NOTE, limit_cells
 
 res, rounds, cases, secs, llc, cpu = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[5], int(sys.argv[6]), sys.argv[7]
 loads = [float(x) for x in sys.argv[4].split()]
@@ -111,29 +91,12 @@ print(f"Machine: {cpu}, {os.cpu_count()} CPUs visible, LLC {llc >> 20} MiB; {tim
 print(f"ggml {g0['ggml_version']} ({g0['cpu_variant']}) ggml_mul_mat_id against qmatmul qmm_mul_mat_id, 2 threads both; best of "
       f"{rounds} rounds of each side's median time per call; uniform routing; decode: 1 token, the chosen experts cold "
       f"(GB/s of their GGUF bytes); prefill: 512 tokens (GOP/s of 2 k n u t); speed-up = ggml time / qmatmul time.")
-print("Read limit: the best run of `qmatmul bench --probes`' streaming read probes (2 threads, buffers > LLC), measured "
-      "right after each decode pair, best over the rounds (that probe's median of the same round beside it: a best far above "
-      "its median is a lucky run, not the sustained roof); % = decode GB/s / limit; bound = limit / ggml's decode GB/s, the "
-      "largest decode speed-up possible on this machine (a target above it cannot be met here).")
+print(READ_LIMIT_NOTE)
 print()
 print("| preset | matrix | type | experts (used) | k | n | x rows / token | qmatmul kernel | ggml weights | decode qmatmul ms (GB/s) "
       "| decode ggml ms (GB/s) | decode speed-up (>= 1.15) | read limit GB/s (probe, its median) | decode % of limit: qmatmul / ggml "
       "| decode speed-up bound (limit / ggml) | prefill qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) | prefill speed-up (>= 1.5) |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-
-
-def read_limit(case):
-    best, name = 0.0, "?"
-    for r in range(1, rounds + 1):
-        try:
-            lines = open(os.path.join(res, f"probe-{case}-{r}.txt")).read().split("\n")
-        except OSError:
-            continue
-        for line in lines:
-            f = line.split()  # read NAME best X GB/s median Y
-            if len(f) >= 7 and f[0] == "read" and f[2] == "best" and float(f[3]) > best:
-                best, name = float(f[3]), f"{f[1]}, median {f[6]}"
-    return best, name
 
 
 for case in cases:
@@ -148,13 +111,7 @@ for case in cases:
         cells += [f"{tq * 1e3:.3f} ({bq['rate']:.1f})", f"{tg * 1e3:.3f} ({bg['rate']:.1f})",
                   f"{sp:.2f} {'met' if sp >= target else 'not met'}"]
         if ph == "decode":
-            lim, pname = read_limit(case)
-            if lim > 0:
-                bound = lim / bg["rate"]
-                cells += [f"{lim:.1f} ({pname})", f"{100 * bq['rate'] / lim:.0f}% / {100 * bg['rate'] / lim:.0f}%",
-                          f"{bound:.2f}" + (f": {target} cannot be met here" if bound < target else "")]
-            else:
-                cells += ["? (no probe)", "?", "?"]
+            cells += limit_cells(res, case, rounds, bq["rate"], bg["rate"], target)
     bufs = "/".join(sorted({x["weight_buffer"] for x in g}))
     r0 = q[0]
     print(f"| {preset} | {matrix} | {r0['type']} | {r0['n_expert']} ({r0['n_used']}) | {r0['k']} | {r0['n']} | {r0['x_rows']} | "

@@ -27,56 +27,36 @@ cd "$(dirname "$0")/.."
 PY="$PWD/.venv/bin/python"
 rounds=${1:-3}
 types=${QMM_PEER_TYPES:-Q4_K Q6_K Q5_0 Q4_1 Q4_0 Q8_0 F16}
-tscale=${QMM_PEER_TIME:-0.5}
-ptime=${QMM_PEER_PROBE_TIME:-0.1}
 K=${QMM_PEER_K:-4096}
 N=${QMM_PEER_N:-4096}
-out="$PWD/build-peer"
-t0=$(date +%s)
-bash bench/peer/build.sh "$out"
-res="$out/bench"
-rm -rf "$res"
-mkdir -p "$res"
-QMM="$out/qmm/tools/qmatmul/qmatmul"
+. scripts/lib/peer-common.sh
+peer_start bench-vs-ggml bench
 
 for t in $types; do
   "$PY" bench/peer/one_matrix_gguf.py "$res/$t.gguf" "$t" "$K" "$N"
 done
 
+llc=
 run_qmm() { # type round
   echo "bench-vs-ggml: round $2: qmatmul $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-  "$QMM" bench --model "$res/$1.gguf" --no-ref --threads 2 --time "$tscale" --json "$res/qmm-$1-$2.json" -q >/dev/null
+  "$peer_qmatmul" bench --model "$res/$1.gguf" --no-ref --threads 2 --time "$tscale" --json "$res/qmm-$1-$2.json" -q >/dev/null
+  # the peer rotates through as many bytes as qmatmul: the same LLC size (round 1 runs qmatmul first)
+  [ -n "$llc" ] || llc=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["machine"]["llc_bytes"])' \
+    "$res/qmm-$1-$2.json")
 }
-llc=
 run_ggml() { # type round
   echo "bench-vs-ggml: round $2: ggml $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
   bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat" bench "$1" --k "$K" --n "$N" --threads 2 --time "$tscale" \
     ${llc:+--llc "$llc"} >"$res/ggml-$1-$2.jsonl"
 }
-run_probe() { # type round: the read limit, measured right after the type's decode pair
-  echo "bench-vs-ggml: round $2: read probes after $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-  "$QMM" bench --probes --threads 2 --time "$ptime" -q | grep -E '^ *read ' >"$res/probe-$1-$2.txt" || true
-}
-loads=$(cut -d' ' -f1 /proc/loadavg)
-for r in $(seq 1 "$rounds"); do
-  for t in $types; do
-    if [ $((r % 2)) = 1 ]; then
-      run_qmm "$t" "$r"
-      # the peer rotates through as many bytes as qmatmul: the same LLC size
-      [ -n "$llc" ] || llc=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["machine"]["llc_bytes"])' \
-        "$res/qmm-$t-$r.json")
-      run_ggml "$t" "$r"
-    else
-      run_ggml "$t" "$r"
-      run_qmm "$t" "$r"
-    fi
-    run_probe "$t" "$r"
-    loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
-  done
-done
+# shellcheck disable=SC2086 # the types are words
+peer_rounds "$rounds" $types
 
 "$PY" - "$res" "$rounds" "$types" "$loads" "$(($(date +%s) - t0))" "$K" "$N" <<'PY'
 import glob, json, os, sys, time
+
+sys.path.insert(0, "scripts/lib")
+from peer_report import READ_LIMIT_NOTE, limit_cells
 
 res, rounds, types, loads, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), [float(x) for x in sys.argv[4].split()], sys.argv[5]
 K, N = int(sys.argv[6]), int(sys.argv[7])
@@ -89,29 +69,12 @@ print(f"Machine: {first['machine']['cpu']}, features {first['machine']['features
 print(f"ggml {g0['ggml_version']} ({g0['cpu_variant']}), 2 threads both; best of {rounds} rounds of each side's median "
       f"time per call; k = {K}, n = {N}; GB/s of the GGUF weight bytes; speed-up = ggml time / qmatmul time.")
 print()
-print("Read limit: the best run of `qmatmul bench --probes`' streaming read probes (2 threads, buffers > LLC), measured "
-      "right after each decode pair, best over the rounds (that probe's median of the same round beside it: a best far above "
-      "its median is a lucky run, not the sustained roof); % = decode GB/s / limit; bound = limit / ggml's decode GB/s, the "
-      "largest decode speed-up possible on this machine (a target above it cannot be met here).")
+print(READ_LIMIT_NOTE)
 print()
 print("| type | qmatmul kernel | ggml weights | decode qmatmul ms (GB/s) | decode ggml ms (GB/s) | decode speed-up (>= 1.15) "
       "| read limit GB/s (probe, its median) | decode % of limit: qmatmul / ggml | decode speed-up bound (limit / ggml) "
       "| prefill m=512 qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) | prefill speed-up (>= 1.5) |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-
-
-def read_limit(t):
-    best, name = 0.0, "?"
-    for r in range(1, rounds + 1):
-        try:
-            lines = open(os.path.join(res, f"probe-{t}-{r}.txt")).read().split("\n")
-        except OSError:
-            continue
-        for line in lines:
-            f = line.split()  # read NAME best X GB/s median Y
-            if len(f) >= 7 and f[0] == "read" and f[2] == "best" and float(f[3]) > best:
-                best, name = float(f[3]), f"{f[1]}, median {f[6]}"
-    return best, name
 
 
 for t in types:
@@ -137,13 +100,7 @@ for t in types:
         cells += [f"{tq * 1e3:.3f} ({rate(tq):.1f})", f"{tg * 1e3:.3f} ({rate(tg):.1f})",
                   f"{sp:.2f} {'met' if sp >= target else 'not met'}"]
         if ph == "decode":
-            lim, pname = read_limit(t)
-            if lim > 0:
-                bound = lim / rate(tg)
-                cells += [f"{lim:.1f} ({pname})", f"{100 * rate(tq) / lim:.0f}% / {100 * rate(tg) / lim:.0f}%",
-                          f"{bound:.2f}" + (f": {target} cannot be met here" if bound < target else "")]
-            else:
-                cells += ["? (no probe)", "?", "?"]
+            cells += limit_cells(res, t, rounds, rate(tq), rate(tg), target)
     bufs = "/".join(sorted(set(gbuf.values())))
     print(f"| {t} | `{kern}` | {bufs} | " + " | ".join(cells) + " |")
 PY
