@@ -69,7 +69,9 @@ int qmm_views_overlap(const qmm_tensor *a, size_t ea, const qmm_tensor *b, size_
     return a0 < b0 + view_span(b, eb) && b0 < a0 + view_span(a, ea);
 }
 
-static qmm_status check_mul_mat(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y) {
+/* Checks a MUL_MAT's arguments; *j is its job. */
+static qmm_status mul_mat_job(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, op_job *j) {
+    *j = (op_job){OP_MUL_MAT, ctx, w, x, y, NULL, NULL};
     if (!ctx || !w)
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat: context or weights is NULL");
     qmm_status st;
@@ -95,35 +97,60 @@ static qmm_status check_mul_mat(const qmm_context *ctx, const qmm_weights *w, co
     return QMM_OK;
 }
 
-qmm_status qmm_check_threads(int ith, int nth, const void *work, size_t work_size, size_t need, const qmm_sync *sync) {
-    if (nth < 1 || nth > MAX_NTH || ith < 0 || ith >= nth)
+/* The scratch j needs on nth threads (all the threads share it). */
+static size_t op_work_size(const op_job *j, int nth) {
+    const qmm_exec_config *exec = &j->ctx->exec;
+    switch (j->op) {
+    case OP_MUL_MAT: return qmm_exec_mul_mat_work_size(exec, j->w, j->a, nth);
+    case OP_GET_ROWS: return 0;
+    case OP_MUL_MAT_F16: return qmm_exec_mul_mat_f16_work_size(exec, j->a, j->b, nth);
+    case OP_MUL_MAT_ID: return qmm_exec_mul_mat_id_work_size(exec, j->w, j->a, j->b, nth);
+    }
+    return 0;
+}
+
+/* Every thread that runs a job, the pool's or the caller's. */
+static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
+    const op_job *j = arg;
+    const qmm_exec_config *exec = &j->ctx->exec;
+    qmm_fpenv fe;
+    qmm_fpenv_enter(&fe);
+    switch (j->op) {
+    case OP_MUL_MAT: qmm_exec_mul_mat(exec, j->w, j->a, j->b, ith, nth, j->work, sync); break;
+    case OP_GET_ROWS: qmm_exec_get_rows(j->w, j->a, j->b, ith, nth); break;
+    case OP_MUL_MAT_F16: qmm_exec_mul_mat_f16(exec, j->a, j->b, j->c, ith, nth, j->work, sync); break;
+    case OP_MUL_MAT_ID: qmm_exec_mul_mat_id(exec, j->w, j->a, j->b, j->c, ith, nth, j->work, sync); break;
+    }
+    qmm_fpenv_leave(&fe);
+}
+
+qmm_status qmm_op_work_size(const op_job *j, int n_threads, size_t *size) {
+    if (!size || n_threads < 1 || n_threads > MAX_NTH)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
+    *size = op_work_size(j, n_threads);
+    return QMM_OK;
+}
+
+qmm_status qmm_op_compute(op_job *j, int ith, int nth, void *work, size_t work_size, const qmm_sync *sync) {
+    if (nth < 1 || nth > MAX_NTH || ith < 0 || ith >= nth) /* before the work size, which takes nth */
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread %d of %d", ith, nth);
     if (!sync || !sync->barrier || !sync->counter_store || !sync->counter_fetch_add)
         return qmm_fail(QMM_ERR_INVALID_ARG, "sync callbacks missing");
+    const size_t need = op_work_size(j, nth);
     if (work_size < need)
         return qmm_fail(QMM_ERR_INVALID_ARG, "work buffer of %zu bytes, %zu needed", work_size, need);
     if (need && (!work || (uintptr_t)work % 64))
         return qmm_fail(QMM_ERR_INVALID_ARG, "work buffer is NULL or not 64-byte aligned");
+    j->work = work;
+    op_job_fn(j, ith, nth, sync);
     return QMM_OK;
 }
 
 /* ----------------------------------------------------------- pooled runs */
 
-static void op_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
-    const op_job *j = arg;
-    qmm_fpenv fe; /* the caller's thread and every worker */
-    qmm_fpenv_enter(&fe);
-    switch (j->op) {
-    case 0: qmm_exec_mul_mat(&j->ctx->exec, j->w, j->a, j->b, ith, nth, j->work, sync); break;
-    case 1: qmm_exec_get_rows(j->w, j->a, j->b, ith, nth); break;
-    case 3: qmm_exec_mul_mat_id(&j->ctx->exec, j->w, j->a, j->b, j->c, ith, nth, j->work, sync); break;
-    default: qmm_exec_mul_mat_f16(&j->ctx->exec, j->a, j->b, j->c, ith, nth, j->work, sync); break;
-    }
-    qmm_fpenv_leave(&fe);
-}
-
 /* Grows the context scratch (under ctx->lock) and runs the job on the pool. */
-qmm_status qmm_run_pooled(qmm_context *ctx, op_job *j, size_t need) {
+qmm_status qmm_run_pooled(qmm_context *ctx, op_job *j) {
+    const size_t need = op_work_size(j, ctx->n_threads);
     pthread_mutex_lock(&ctx->lock);
     if (need > ctx->scratch_size) {
         qmm_free_big(ctx->scratch, ctx->scratch_size);
@@ -145,42 +172,30 @@ qmm_status qmm_run_pooled(qmm_context *ctx, op_job *j, size_t need) {
 
 qmm_status qmm_mul_mat_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int n_threads,
                                  size_t *size) {
-    qmm_status st = check_mul_mat(ctx, w, x, y);
-    if (st)
-        return st;
-    if (!size || n_threads < 1 || n_threads > MAX_NTH)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
-    *size = qmm_exec_mul_mat_work_size(&ctx->exec, w, x, n_threads);
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = mul_mat_job(ctx, w, x, y, &j);
+    return st ? st : qmm_op_work_size(&j, n_threads, size);
 }
 
 qmm_status qmm_mul_mat_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
                                void *work, size_t work_size, const qmm_sync *sync) {
-    qmm_status st = check_mul_mat(ctx, w, x, y);
-    if (st)
-        return st;
-    if (nth < 1 || nth > MAX_NTH)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
-    if ((st = qmm_check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, nth), sync)))
-        return st;
-    qmm_fpenv fe; /* a thread of the caller's pool */
-    qmm_fpenv_enter(&fe);
-    qmm_exec_mul_mat(&ctx->exec, w, x, y, ith, nth, work, sync);
-    qmm_fpenv_leave(&fe);
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = mul_mat_job(ctx, w, x, y, &j);
+    return st ? st : qmm_op_compute(&j, ith, nth, work, work_size, sync);
 }
 
 qmm_status qmm_mul_mat(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y) {
-    qmm_status st = check_mul_mat(ctx, w, x, y);
-    if (st)
-        return st;
-    op_job j = {0, ctx, w, x, y, NULL, NULL};
-    return qmm_run_pooled(ctx, &j, qmm_exec_mul_mat_work_size(&ctx->exec, w, x, ctx->n_threads));
+    op_job j;
+    const qmm_status st = mul_mat_job(ctx, w, x, y, &j);
+    return st ? st : qmm_run_pooled(ctx, &j);
 }
 
 /* ------------------------------------------------------------ GET_ROWS */
 
-static qmm_status check_get_rows(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out) {
+/* Checks a GET_ROWS's arguments; *j is its job. */
+static qmm_status get_rows_job(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out,
+                               op_job *j) {
+    *j = (op_job){OP_GET_ROWS, ctx, w, ids, out, NULL, NULL};
     if (!ctx || !w)
         return qmm_fail(QMM_ERR_INVALID_ARG, "get_rows: context or weights is NULL");
     qmm_status st;
@@ -219,40 +234,30 @@ static qmm_status check_get_rows(const qmm_context *ctx, const qmm_weights *w, c
 
 qmm_status qmm_get_rows_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out,
                                   int n_threads, size_t *size) {
-    qmm_status st = check_get_rows(ctx, w, ids, out);
-    if (st)
-        return st;
-    if (!size || n_threads < 1 || n_threads > MAX_NTH)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
-    *size = 0;
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = get_rows_job(ctx, w, ids, out, &j);
+    return st ? st : qmm_op_work_size(&j, n_threads, size);
 }
 
 qmm_status qmm_get_rows_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int ith,
                                 int nth, void *work, size_t work_size, const qmm_sync *sync) {
-    qmm_status st = check_get_rows(ctx, w, ids, out);
-    if (st)
-        return st;
-    if ((st = qmm_check_threads(ith, nth, work, work_size, 0, sync)))
-        return st;
-    qmm_fpenv fe; /* a thread of the caller's pool */
-    qmm_fpenv_enter(&fe);
-    qmm_exec_get_rows(w, ids, out, ith, nth);
-    qmm_fpenv_leave(&fe);
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = get_rows_job(ctx, w, ids, out, &j);
+    return st ? st : qmm_op_compute(&j, ith, nth, work, work_size, sync);
 }
 
 qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out) {
-    qmm_status st = check_get_rows(ctx, w, ids, out);
-    if (st)
-        return st;
-    op_job j = {1, ctx, w, ids, out, NULL, NULL};
-    return qmm_run_pooled(ctx, &j, 0);
+    op_job j;
+    const qmm_status st = get_rows_job(ctx, w, ids, out, &j);
+    return st ? st : qmm_run_pooled(ctx, &j);
 }
 
 /* ------------------------------------------------- F16, packed per call */
 
-static qmm_status check_f16(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y) {
+/* Checks an F16 product's arguments; *j is its job. */
+static qmm_status mul_mat_f16_job(const qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y,
+                                  op_job *j) {
+    *j = (op_job){OP_MUL_MAT_F16, ctx, NULL, w, x, y, NULL};
     if (!ctx)
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_f16: context is NULL");
     qmm_status st;
@@ -275,35 +280,20 @@ static qmm_status check_f16(const qmm_context *ctx, const qmm_tensor *w, const q
 
 qmm_status qmm_mul_mat_f16_work_size(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y,
                                      int n_threads, size_t *size) {
-    qmm_status st = check_f16(ctx, w, x, y);
-    if (st)
-        return st;
-    if (!size || n_threads < 1 || n_threads > MAX_NTH)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
-    *size = qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, n_threads);
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = mul_mat_f16_job(ctx, w, x, y, &j);
+    return st ? st : qmm_op_work_size(&j, n_threads, size);
 }
 
 qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith,
                                    int nth, void *work, size_t work_size, const qmm_sync *sync) {
-    qmm_status st = check_f16(ctx, w, x, y);
-    if (st)
-        return st;
-    if (nth < 1 || nth > MAX_NTH)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
-    if ((st = qmm_check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, nth), sync)))
-        return st;
-    qmm_fpenv fe; /* a thread of the caller's pool */
-    qmm_fpenv_enter(&fe);
-    qmm_exec_mul_mat_f16(&ctx->exec, w, x, y, ith, nth, work, sync);
-    qmm_fpenv_leave(&fe);
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = mul_mat_f16_job(ctx, w, x, y, &j);
+    return st ? st : qmm_op_compute(&j, ith, nth, work, work_size, sync);
 }
 
 qmm_status qmm_mul_mat_f16(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y) {
-    qmm_status st = check_f16(ctx, w, x, y);
-    if (st)
-        return st;
-    op_job j = {2, ctx, NULL, w, x, y, NULL};
-    return qmm_run_pooled(ctx, &j, qmm_exec_mul_mat_f16_work_size(&ctx->exec, w, x, ctx->n_threads));
+    op_job j;
+    const qmm_status st = mul_mat_f16_job(ctx, w, x, y, &j);
+    return st ? st : qmm_run_pooled(ctx, &j);
 }

@@ -2,14 +2,14 @@
  * pooled and bring-your-own-threads runs of qmm_exec_mul_mat_id. */
 #include "api/ops_internal.h"
 #include "base/error.h"
-#include "exec/exec.h"
-#include "exec/fpenv.h"
 
 /* Pairs (u, t) per call: their indices are int32 in the work buffer. */
 #define MAX_PAIRS ((int64_t)1 << 30)
 
-static qmm_status check_mul_mat_id(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
-                                   const qmm_tensor *y) {
+/* Checks a MUL_MAT_ID's arguments; *j is its job. */
+static qmm_status mul_mat_id_job(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
+                                 const qmm_tensor *y, op_job *j) {
+    *j = (op_job){OP_MUL_MAT_ID, ctx, w, x, ids, y, NULL};
     if (!ctx || !w)
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: context or weights is NULL");
     qmm_status st;
@@ -61,36 +61,21 @@ static qmm_status check_mul_mat_id(const qmm_context *ctx, const qmm_weights *w,
 
 qmm_status qmm_mul_mat_id_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
                                     const qmm_tensor *y, int n_threads, size_t *size) {
-    qmm_status st = check_mul_mat_id(ctx, w, x, ids, y);
-    if (st)
-        return st;
-    if (!size || n_threads < 1 || n_threads > QMM_MAX_NTH)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "work size: bad thread count %d or NULL size", n_threads);
-    *size = qmm_exec_mul_mat_id_work_size(&ctx->exec, w, x, ids, n_threads);
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = mul_mat_id_job(ctx, w, x, ids, y, &j);
+    return st ? st : qmm_op_work_size(&j, n_threads, size);
 }
 
 qmm_status qmm_mul_mat_id_compute(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
                                   const qmm_tensor *y, int ith, int nth, void *work, size_t work_size, const qmm_sync *sync) {
-    qmm_status st = check_mul_mat_id(ctx, w, x, ids, y);
-    if (st)
-        return st;
-    if (nth < 1 || nth > QMM_MAX_NTH)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "thread count %d", nth);
-    if ((st = qmm_check_threads(ith, nth, work, work_size, qmm_exec_mul_mat_id_work_size(&ctx->exec, w, x, ids, nth), sync)))
-        return st;
-    qmm_fpenv fe; /* a thread of the caller's pool */
-    qmm_fpenv_enter(&fe);
-    qmm_exec_mul_mat_id(&ctx->exec, w, x, ids, y, ith, nth, work, sync);
-    qmm_fpenv_leave(&fe);
-    return QMM_OK;
+    op_job j;
+    const qmm_status st = mul_mat_id_job(ctx, w, x, ids, y, &j);
+    return st ? st : qmm_op_compute(&j, ith, nth, work, work_size, sync);
 }
 
 qmm_status qmm_mul_mat_id(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *ids,
                           const qmm_tensor *y) {
-    qmm_status st = check_mul_mat_id(ctx, w, x, ids, y);
-    if (st)
-        return st;
-    op_job j = {3, ctx, w, x, ids, y, NULL};
-    return qmm_run_pooled(ctx, &j, qmm_exec_mul_mat_id_work_size(&ctx->exec, w, x, ids, ctx->n_threads));
+    op_job j;
+    const qmm_status st = mul_mat_id_job(ctx, w, x, ids, y, &j);
+    return st ? st : qmm_run_pooled(ctx, &j);
 }
