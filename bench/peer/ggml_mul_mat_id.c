@@ -206,55 +206,18 @@ static int usage(void) {
     return 2;
 }
 
+static int run_case(void *P, const peer_moe_case *c, const peer_moe_args *a) {
+    return a->is_bench ? bench_case(P, c, a->llc ? a->llc : peer_detect_llc(), a->tscale) : accuracy_case(P, c);
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3)
-        return usage();
-    const char *cmd = argv[1], *list = argv[2];
-    int threads = 2, no_repack = 0;
-    double tscale = 1.0;
-    size_t llc = 0;
-    for (int i = 3; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--no-repack"))
-            no_repack = 1;
-        else if (v && !strcmp(argv[i], "--threads"))
-            threads = atoi(v), i++;
-        else if (v && !strcmp(argv[i], "--time"))
-            tscale = atof(v), i++;
-        else if (v && !strcmp(argv[i], "--llc"))
-            llc = (size_t)atoll(v), i++;
-        else
-            return usage();
-    }
-    const int is_bench = !strcmp(cmd, "bench");
-    if ((!is_bench && strcmp(cmd, "accuracy-batch")) || threads < 1 || tscale <= 0)
+    peer_moe_args a;
+    if (!peer_moe_args_parse(argc, argv, "--no-repack", &a))
         return usage();
     peer P;
-    if (peer_init(&P, threads, no_repack))
+    if (peer_init(&P, a.threads, a.flag))
         return 1;
-    FILE *f = fopen(list, "r");
-    if (!f) {
-        fprintf(stderr, PEER_PROG ": cannot open %s\n", list);
-        peer_free(&P);
-        return 1;
-    }
-    char line[8192];
-    int rc = 0, cases = 0;
-    while (rc == 0 && peer_list_next(f, line, sizeof line)) {
-        peer_moe_case c;
-        if (!peer_moe_parse(line, is_bench, &c)) {
-            fprintf(stderr, PEER_PROG ": %s: bad line: %s", list, line);
-            rc = 1;
-            break;
-        }
-        rc = is_bench ? bench_case(&P, &c, llc ? llc : peer_detect_llc(), tscale) : accuracy_case(&P, &c);
-        cases++;
-    }
-    fclose(f);
+    const int rc = peer_moe_run_list(&a, run_case, &P);
     peer_free(&P);
-    if (rc == 0 && cases == 0) {
-        fprintf(stderr, PEER_PROG ": %s: no cases\n", list);
-        rc = 1;
-    }
     return rc;
 }

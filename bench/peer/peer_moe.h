@@ -2,8 +2,8 @@
  * ggml_mul_mat_id.c on ggml's) share, so that both read the same files and time
  * the same sequence of calls: the case lines, loading and checking the files
  * bench/peer/moe_data.py writes, the decode rotation, the timing loops and the
- * JSON fields of a timed row. Header only (static inline); include peer_io.h
- * first.
+ * JSON fields of a timed row, the command line and the loop over a list.
+ * Header only (static inline); include peer_io.h first.
  *
  * A case: experts weights W (n_expert matrices of n rows of k, GGUF block
  * layout, contiguous: a GGUF [k, n, n_expert] tensor), x F32 [k, xr, t] (xr = 1:
@@ -56,6 +56,71 @@ static inline int peer_moe_parse(const char *line, int with_phase, peer_moe_case
         ok = sscanf(line, "%31s %lld %lld %lld %lld %lld %lld %1023s %1023s %1023s %1023s", c->type, &c->k, &c->n, &c->ne, &c->u,
                     &c->t, &c->xr, c->w, c->x, c->ids, c->y) == 11;
     return ok && c->k > 0 && c->n > 0 && c->ne > 0 && c->u > 0 && c->u <= c->ne && c->t > 0 && (c->xr == 1 || c->xr == c->u);
+}
+
+/* The command line of both sides: CMD LIST [--threads T] [--time X] [--llc BYTES], CMD accuracy-batch or bench,
+ * and one flag of a side's own (flag: its name, or NULL). */
+typedef struct peer_moe_args {
+    const char *list;
+    int is_bench, threads, flag;
+    double tscale;
+    size_t llc; /* 0: peer_detect_llc()'s */
+} peer_moe_args;
+
+/* 1 and *a if argv is such a command line, else 0 (the caller prints its usage). */
+static inline int peer_moe_args_parse(int argc, char **argv, const char *flag, peer_moe_args *a) {
+    memset(a, 0, sizeof *a);
+    a->threads = 2;
+    a->tscale = 1.0;
+    if (argc < 3)
+        return 0;
+    a->list = argv[2];
+    for (int i = 3; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (flag && !strcmp(argv[i], flag))
+            a->flag = 1;
+        else if (v && !strcmp(argv[i], "--threads"))
+            a->threads = atoi(v), i++;
+        else if (v && !strcmp(argv[i], "--time"))
+            a->tscale = atof(v), i++;
+        else if (v && !strcmp(argv[i], "--llc"))
+            a->llc = (size_t)atoll(v), i++;
+        else
+            return 0;
+    }
+    a->is_bench = !strcmp(argv[1], "bench");
+    return (a->is_bench || !strcmp(argv[1], "accuracy-batch")) && a->threads >= 1 && a->tscale > 0;
+}
+
+/* One case of the list, on a side's state. */
+typedef int (*peer_moe_case_fn)(void *side, const peer_moe_case *c, const peer_moe_args *a);
+
+/* Runs every line of the list (accuracy lines or bench spec lines) until one fails; 0 if all ran and there was
+ * at least one. */
+static inline int peer_moe_run_list(const peer_moe_args *a, peer_moe_case_fn run, void *side) {
+    FILE *f = fopen(a->list, "r");
+    if (!f) {
+        fprintf(stderr, PEER_PROG ": cannot open %s\n", a->list);
+        return 1;
+    }
+    char line[8192];
+    int rc = 0, cases = 0;
+    while (rc == 0 && peer_list_next(f, line, sizeof line)) {
+        peer_moe_case c;
+        if (!peer_moe_parse(line, a->is_bench, &c)) {
+            fprintf(stderr, PEER_PROG ": %s: bad line: %s", a->list, line);
+            rc = 1;
+            break;
+        }
+        rc = run(side, &c, a);
+        cases++;
+    }
+    fclose(f);
+    if (rc == 0 && cases == 0) {
+        fprintf(stderr, PEER_PROG ": %s: no cases\n", a->list);
+        rc = 1;
+    }
+    return rc;
 }
 
 /* The three input files of c (row_bytes: one row of k of c's type); every id

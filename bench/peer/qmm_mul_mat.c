@@ -9,23 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "qmatmul.h"
 
 #define PEER_PROG "qmm_mul_mat"
 #include "peer_io.h"
-
-static int parse_type(const char *s, qmm_type *t) {
-    for (int i = 0; i < QMM_TYPE_COUNT; i++) {
-        const char *name = qmm_type_name((qmm_type)i);
-        if (name && strcasecmp(s, name) == 0) {
-            *t = (qmm_type)i;
-            return 1;
-        }
-    }
-    return 0;
-}
+#include "qmm_peer.h"
 
 static int run_case(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t m, const char *wp, const char *xp,
                     const char *yp) {
@@ -92,7 +81,7 @@ int main(int argc, char **argv) {
     while (rc == 0 && peer_list_next(f, line, sizeof line)) {
         qmm_type type;
         if (sscanf(line, "%31s %lld %lld %lld %1023s %1023s %1023s", tname, &k, &n, &m, wp, xp, yp) != 7 ||
-            !parse_type(tname, &type) || k < 1 || n < 1 || m < 1) {
+            !peer_parse_type(tname, &type) || k < 1 || n < 1 || m < 1) {
             fprintf(stderr, "qmm_mul_mat: %s: bad line: %s", argv[1], line);
             rc = 1;
             break;

@@ -14,24 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "qmatmul.h"
 
 #define PEER_PROG "qmm_mul_mat_id"
 #include "peer_io.h"
 #include "peer_moe.h"
-
-static int parse_type(const char *s, qmm_type *t) {
-    for (int i = 0; i < QMM_TYPE_COUNT; i++) {
-        const char *name = qmm_type_name((qmm_type)i);
-        if (name && strcasecmp(s, name) == 0) {
-            *t = (qmm_type)i;
-            return 1;
-        }
-    }
-    return 0;
-}
+#include "qmm_peer.h"
 
 /* One call's state: the packed copies and the inputs. */
 typedef struct run {
@@ -70,7 +59,7 @@ static int setup(qmm_context *ctx, const peer_moe_case *c, int copies, run *r, v
     r->ctx = ctx;
     r->c = c;
     qmm_type type;
-    if (!parse_type(c->type, &type)) {
+    if (!peer_parse_type(c->type, &type)) {
         fprintf(stderr, PEER_PROG ": unknown type %s\n", c->type);
         return 1;
     }
@@ -132,7 +121,7 @@ static int accuracy_case(qmm_context *ctx, const peer_moe_case *c) {
 
 static int bench_case(qmm_context *ctx, const peer_moe_case *c, size_t llc, double tscale) {
     qmm_type type;
-    if (!parse_type(c->type, &type) || qmm_row_size(type, c->k) == 0) {
+    if (!peer_parse_type(c->type, &type) || qmm_row_size(type, c->k) == 0) {
         fprintf(stderr, PEER_PROG ": type %s with k = %lld cannot run\n", c->type, c->k);
         return 1;
     }
@@ -164,58 +153,23 @@ static int usage(void) {
     return 2;
 }
 
+static int run_case(void *ctx, const peer_moe_case *c, const peer_moe_args *a) {
+    return a->is_bench ? bench_case(ctx, c, a->llc ? a->llc : peer_detect_llc(), a->tscale) : accuracy_case(ctx, c);
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3)
-        return usage();
-    const char *cmd = argv[1], *list = argv[2];
-    int threads = 2;
-    double tscale = 1.0;
-    size_t llc = 0;
-    for (int i = 3; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (v && !strcmp(argv[i], "--threads"))
-            threads = atoi(v), i++;
-        else if (v && !strcmp(argv[i], "--time"))
-            tscale = atof(v), i++;
-        else if (v && !strcmp(argv[i], "--llc"))
-            llc = (size_t)atoll(v), i++;
-        else
-            return usage();
-    }
-    const int is_bench = !strcmp(cmd, "bench");
-    if ((!is_bench && strcmp(cmd, "accuracy-batch")) || threads < 1 || tscale <= 0)
+    peer_moe_args a;
+    if (!peer_moe_args_parse(argc, argv, NULL, &a))
         return usage();
     qmm_options opts;
     memset(&opts, 0, sizeof opts);
-    opts.n_threads = threads;
+    opts.n_threads = a.threads;
     qmm_context *ctx = NULL;
     if (qmm_context_create(&opts, &ctx) != QMM_OK) {
         fprintf(stderr, PEER_PROG ": %s\n", qmm_last_error());
         return 1;
     }
-    FILE *f = fopen(list, "r");
-    if (!f) {
-        fprintf(stderr, PEER_PROG ": cannot open %s\n", list);
-        qmm_context_free(ctx);
-        return 1;
-    }
-    char line[8192];
-    int rc = 0, cases = 0;
-    while (rc == 0 && peer_list_next(f, line, sizeof line)) {
-        peer_moe_case c;
-        if (!peer_moe_parse(line, is_bench, &c)) {
-            fprintf(stderr, PEER_PROG ": %s: bad line: %s", list, line);
-            rc = 1;
-            break;
-        }
-        rc = is_bench ? bench_case(ctx, &c, llc ? llc : peer_detect_llc(), tscale) : accuracy_case(ctx, &c);
-        cases++;
-    }
-    fclose(f);
+    const int rc = peer_moe_run_list(&a, run_case, ctx);
     qmm_context_free(ctx);
-    if (rc == 0 && cases == 0) {
-        fprintf(stderr, PEER_PROG ": %s: no cases\n", list);
-        rc = 1;
-    }
     return rc;
 }
