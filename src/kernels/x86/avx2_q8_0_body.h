@@ -21,8 +21,9 @@
 #include <string.h>
 
 #include "formats/formats.h"
+#include "kernels/x86/avx2_d_panel.h"
 
-#define Q8_NR          8
+#define Q8_NR          QMM_AVX2_D_PANEL_NR
 #define Q8_BLOCK_BYTES 272 /* per block of a panel: 16 B scales + 256 B quants */
 
 static inline __m256i q8_bcast4(const int8_t *p) {
@@ -85,30 +86,9 @@ static inline __attribute__((always_inline)) __m256 q8_float(__m256 acc, const q
 #define DRV_READ_ROW  q8_read_row
 #include "kernels/x86/avx2_int8_body.h"
 
-static size_t q8_panel_bytes(int64_t k) { return (size_t)(k / QMM_QK) * Q8_BLOCK_BYTES; }
-
 static void q8_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     (void)n;
-    const int64_t nb = k / QMM_QK;
-    for (int64_t p = n0 / Q8_NR; p * Q8_NR < n1; p++) {
-        uint8_t *panel = (uint8_t *)dst + (size_t)p * q8_panel_bytes(k);
-        uint8_t *qs = panel + (size_t)nb * 16;
-        for (int j = 0; j < Q8_NR; j++) {
-            const int64_t row = p * Q8_NR + j;
-            const uint8_t *blk = (const uint8_t *)src + (size_t)row * stride;
-            for (int64_t b = 0; b < nb; b++, blk += sizeof(qmm_block_q8_0)) {
-                if (row < n1) {
-                    memcpy(panel + b * 16 + j * 2, blk, 2); /* fp16 d */
-                    for (int g = 0; g < 8; g++)
-                        memcpy(qs + b * 256 + g * 32 + j * 4, blk + 2 + 4 * g, 4);
-                } else { /* padding rows: zero scale, zero quants */
-                    memset(panel + b * 16 + j * 2, 0, 2);
-                    for (int g = 0; g < 8; g++)
-                        memset(qs + b * 256 + g * 32 + j * 4, 0, 4);
-                }
-            }
-        }
-    }
+    qmm_avx2_d_panel_pack(k, n0, n1, src, stride, dst, sizeof(qmm_block_q8_0), 8);
 }
 
 static void q8_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {

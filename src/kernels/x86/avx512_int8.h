@@ -669,6 +669,27 @@ static inline void qmm_avx512x_get_q(qmm_avx512x_kind kind, const uint8_t *qb, i
         }
 }
 
+/* The header of a Q4_K or Q5_K unit, row r (the layout above): the GGUF
+ * super-block's fp16 d and dmin, and each 32-block's 6-bit sc and m as a
+ * byte; and back (into zeroed scales). */
+static inline void qmm_avx512x_put_k_header(uint8_t *unit, int r, uint16_t d, uint16_t dmin, const uint8_t scales[12]) {
+    memcpy(unit + 2 * r, &d, 2);
+    memcpy(unit + 32 + 2 * r, &dmin, 2);
+    for (int j = 0; j < 8; j++) {
+        int sc, m;
+        qmm_k_scale_min(scales, j, &sc, &m);
+        unit[64 + 16 * j + r] = (uint8_t)sc;
+        unit[192 + 16 * j + r] = (uint8_t)m;
+    }
+}
+
+static inline void qmm_avx512x_get_k_header(const uint8_t *unit, int r, uint16_t *d, uint16_t *dmin, uint8_t scales[12]) {
+    memcpy(d, unit + 2 * r, 2);
+    memcpy(dmin, unit + 32 + 2 * r, 2);
+    for (int j = 0; j < 8; j++)
+        qmm_k_scale_min_put(scales, j, unit[64 + 16 * j + r], unit[192 + 16 * j + r]);
+}
+
 /* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3). */
 QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8]) {
     if (kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K)

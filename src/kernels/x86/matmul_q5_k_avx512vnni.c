@@ -9,13 +9,8 @@
 
 static void put_unit(const void *src_row, int64_t u, int r, uint8_t *chunk) {
     const qmm_block_q5_k *blk = (const qmm_block_q5_k *)src_row + u;
-    memcpy(chunk + 2 * r, &blk->d, 2);
-    memcpy(chunk + 32 + 2 * r, &blk->dmin, 2);
+    qmm_avx512x_put_k_header(chunk, r, blk->d, blk->dmin, blk->scales);
     for (int j = 0; j < 8; j++) {
-        int sc, m;
-        qmm_k_scale_min(blk->scales, j, &sc, &m);
-        chunk[64 + 16 * j + r] = (uint8_t)sc;
-        chunk[192 + 16 * j + r] = (uint8_t)m;
         uint8_t q[QMM_QK];
         for (int l = 0; l < QMM_QK; l++)
             q[l] = (uint8_t)qmm_q5_k_q(blk, 32 * j + l);
@@ -26,11 +21,8 @@ static void put_unit(const void *src_row, int64_t u, int r, uint8_t *chunk) {
 static void get_unit(const uint8_t *chunk, int r, float *dst) {
     qmm_block_q5_k blk; /* rebuild the GGUF block: ggml's values exactly */
     memset(&blk, 0, sizeof blk);
-    memcpy(&blk.d, chunk + 2 * r, 2);
-    memcpy(&blk.dmin, chunk + 32 + 2 * r, 2);
+    qmm_avx512x_get_k_header(chunk, r, &blk.d, &blk.dmin, blk.scales);
     for (int j = 0; j < 8; j++) {
-        const int sc = chunk[64 + 16 * j + r], m = chunk[192 + 16 * j + r];
-        qmm_k_scale_min_put(blk.scales, j, sc, m);
         uint8_t q[QMM_QK];
         qmm_avx512x_get_q(KIND, chunk + QMM_AVX512X_HDR(KIND) + j * QMM_AVX512X_QB(KIND), r, q);
         for (int l = 0; l < QMM_QK; l++) {
