@@ -55,6 +55,8 @@ libdir_so=$(dirname "$(ls "$prefix"/lib*/libqmatmul.so | head -1)")
 "$cc_bin" "${tool_objs[@]}" -o "$prefix/qmatmul" -L"$libdir_so" -lqmatmul -lpthread -lm
 LD_LIBRARY_PATH="$libdir_so" "$prefix/qmatmul" info >"$prefix/info.txt"
 grep -q '^Q4_0: ' "$prefix/info.txt" || { echo "install: qmatmul info (installed library) printed no Q4_0 chain"; cat "$prefix/info.txt"; exit 1; }
-LD_LIBRARY_PATH="$libdir_so" ldd "$prefix/qmatmul" | grep -q "$libdir_so/libqmatmul.so" || { echo "install: the command did not link the installed shared library"; exit 1; }
+# ldd into a variable first: `ldd | grep -q` under pipefail fails when grep exits early and ldd dies of SIGPIPE
+linked=$(LD_LIBRARY_PATH="$libdir_so" ldd "$prefix/qmatmul")
+grep -qF "$libdir_so/libqmatmul.so" <<<"$linked" || { echo "install: the command did not link the installed shared library"; exit 1; }
 echo "install: find_package (shared, static) and pkg-config (shared, static) consumers ran;" \
   "the qmatmul command built against the installed headers and shared library ran 'info'"
