@@ -23,11 +23,6 @@
 #define FP_NR 16
 #define FP_MR 6
 #define FP_PF 512 /* software prefetch distance per panel stream, bytes (measured) */
-#ifndef FP_KC
-#define FP_KC 256 /* k steps per slice: a panel's slice is 16 KiB F32 */
-#endif
-#define FP_NC 128 /* columns per block (8 panels): the block's partial sums, FP_MB x FP_NC fp32, stay in L2 */
-#define FP_MB 128 /* rows per block: exec's m block */
 
 static size_t fp_panel_bytes(int64_t k) { return (size_t)k * FP_NR * sizeof(FP_ELEM); }
 
@@ -115,34 +110,27 @@ static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
         _mm256_maskstore_ps(y + 8, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c1)), v1);
 }
 
-/* mr activation rows (ldx floats apart) x np consecutive panels of 16 rows
- * (np * mr <= 6: 2 * np * mr accumulators), k range [l0, l1). The
- * accumulators start at 0 (first slice) or at the partial sums of the
- * previous slice in cb (row r at cb + r * FP_NC), and go to y (last slice;
- * ncols: the last panel's valid columns) or back to cb. Partial sums are fp32
- * stored and reloaded: exact, each output's fmaf chain stays in ascending k.
- * Inlined with constant np and mr so the accumulators stay in registers. */
-static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t l0, int64_t l1, int first, int last,
-                                                          const float *x, int64_t ldx, const FP_ELEM *panel, int64_t pe, float *y,
-                                                          size_t ys, int ncols, float *cb) {
+/* mr activation rows (k floats apart) x np consecutive panels of 16 rows
+ * (np * mr <= 6: 2 * np * mr accumulators). ncols: the last panel's valid
+ * columns. */
+static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x,
+                                                          const FP_ELEM *panel, float *y, size_t ys, int ncols) {
+    const int64_t pe = k * FP_NR; /* elements per panel */
     __m256 acc[4][FP_MR][2];
     for (int p = 0; p < np; p++)
-        for (int r = 0; r < mr; r++) {
-            acc[p][r][0] = first ? _mm256_setzero_ps() : _mm256_load_ps(cb + r * FP_NC + p * FP_NR);
-            acc[p][r][1] = first ? _mm256_setzero_ps() : _mm256_load_ps(cb + r * FP_NC + p * FP_NR + 8);
-        }
-    for (int64_t l = l0; l < l1; l++) {
+        for (int r = 0; r < mr; r++)
+            acc[p][r][0] = acc[p][r][1] = _mm256_setzero_ps();
+    for (int64_t l = 0; l < k; l++) {
         __m256 w0[4], w1[4];
         for (int p = 0; p < np; p++) {
             const FP_ELEM *wl = panel + p * pe + l * FP_NR;
-            /* the first row group of a slice reads it from memory: run ahead */
-            if (sizeof(FP_ELEM) == 4 || (l & 1) == 0) /* one prefetch per line */
-                _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
+            /* memory bound at small m: run ahead across 4 KiB pages */
+            _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
             w0[p] = fp_load8(wl);
             w1[p] = fp_load8(wl + 8);
         }
         for (int r = 0; r < mr; r++) {
-            const __m256 xb = _mm256_broadcast_ss(x + r * ldx + l);
+            const __m256 xb = _mm256_broadcast_ss(x + r * k + l);
             for (int p = 0; p < np; p++) {
                 acc[p][r][0] = _mm256_fmadd_ps(w0[p], xb, acc[p][r][0]);
                 acc[p][r][1] = _mm256_fmadd_ps(w1[p], xb, acc[p][r][1]);
@@ -150,88 +138,51 @@ static inline __attribute__((always_inline)) void fp_tile(const int np, const in
         }
     }
     for (int p = 0; p < np; p++)
-        for (int r = 0; r < mr; r++) {
-            if (last) {
-                fp_store((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1],
-                         p == np - 1 ? ncols : FP_NR);
-            } else {
-                _mm256_store_ps(cb + r * FP_NC + p * FP_NR, acc[p][r][0]);
-                _mm256_store_ps(cb + r * FP_NC + p * FP_NR + 8, acc[p][r][1]);
-            }
-        }
+        for (int r = 0; r < mr; r++)
+            fp_store((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1], p == np - 1 ? ncols : FP_NR);
 }
 
-/* The partial sums of the column block being computed (rows x FP_NC fp32,
- * contiguous: y rows n floats apart would share a few cache sets). exec hands
- * at most 128 rows per call; larger m is walked in row blocks of FP_MB. */
-static _Thread_local float fp_cbuf[FP_MB * FP_NC] __attribute__((aligned(32)));
-
 /* r < FP_MR rows x one panel. */
-static void fp_tile_rows(int r, int64_t l0, int64_t l1, int first, int last, const float *x, int64_t ldx, const FP_ELEM *panel,
-                         float *y, size_t ys, int ncols, float *cb) {
+static void fp_tile_rows(int r, int64_t k, const float *x, const FP_ELEM *panel, float *y, size_t ys, int ncols) {
     switch (r) {
-    case 5: fp_tile(1, 5, l0, l1, first, last, x, ldx, panel, 0, y, ys, ncols, cb); break;
-    case 4: fp_tile(1, 4, l0, l1, first, last, x, ldx, panel, 0, y, ys, ncols, cb); break;
-    case 3: fp_tile(1, 3, l0, l1, first, last, x, ldx, panel, 0, y, ys, ncols, cb); break;
-    case 2: fp_tile(1, 2, l0, l1, first, last, x, ldx, panel, 0, y, ys, ncols, cb); break;
-    case 1: fp_tile(1, 1, l0, l1, first, last, x, ldx, panel, 0, y, ys, ncols, cb); break;
+    case 5: fp_tile(1, 5, k, x, panel, y, ys, ncols); break;
+    case 4: fp_tile(1, 4, k, x, panel, y, ys, ncols); break;
+    case 3: fp_tile(1, 3, k, x, panel, y, ys, ncols); break;
+    case 2: fp_tile(1, 2, k, x, panel, y, ys, ncols); break;
+    case 1: fp_tile(1, 1, k, x, panel, y, ys, ncols); break;
     default: break;
     }
 }
 
-/* BLIS-style blocking: row blocks of FP_MB, column blocks of FP_NC (8
- * panels), k slices of FP_KC; in a slice, row groups of 6 outer (the group's
- * 6 x FP_KC activations, 6 KiB, stay in L1) and the block's panels inner
- * (their slices, 128 KiB F32 for the block, stay in L2 across the groups;
- * the whole-k tile streamed each 6-row group's whole rows and the panel from
- * L2, or from L3 at k = 8192). */
 static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const float *x = (const float *)a;
-    const int64_t pe = k * FP_NR; /* elements per panel */
-    float *const cbuf = fp_cbuf;
-    for (int64_t m0 = 0; m0 < m; m0 += FP_MB) {
-        const int64_t mb = m - m0 < FP_MB ? m - m0 : FP_MB;
-        const int64_t mfull = mb - mb % FP_MR;
-        const int r = (int)(mb % FP_MR);
-        /* The last r rows take gp panels at once so that they too have 8 FMA
-         * chains (one row: 4 panels, two rows: 2). */
-        const int gp = r == 1 ? 4 : r == 2 ? 2 : 1;
-        const float *xm = x + m0 * k;
-        float *ym = (float *)((char *)y + (size_t)m0 * ys);
-        for (int64_t c0 = 0; c0 < n; c0 += FP_NC) {
-            const int64_t c1 = n - c0 < FP_NC ? n : c0 + FP_NC;
-            const FP_ELEM *wc = (const FP_ELEM *)((const char *)w + fp_w_offset(c0, k));
-            for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += FP_KC) {
-                const int64_t l1 = k - l0 < FP_KC ? k : l0 + FP_KC;
-                const int first = l0 == 0, last = l1 == k;
-                for (int64_t i = 0; i < mfull; i += FP_MR)
-                    for (int64_t jp = c0; jp < c1; jp += FP_NR) {
-                        const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
-                        fp_tile(1, FP_MR, l0, l1, first, last, xm + i * k, k, wc + (jp - c0) / FP_NR * pe, pe,
-                                (float *)((char *)ym + (size_t)i * ys) + jp, ys, ncols, cbuf + i * FP_NC + (jp - c0));
-                    }
-                if (r != 0)
-                    for (int64_t j0 = c0; j0 < c1; j0 += gp * FP_NR) {
-                        const int64_t jend = j0 + gp * FP_NR < c1 ? j0 + gp * FP_NR : c1;
-                        const FP_ELEM *panel = wc + (j0 - c0) / FP_NR * pe;
-                        const float *xr = xm + mfull * k;
-                        float *yr = (float *)((char *)ym + (size_t)mfull * ys) + j0;
-                        float *cr = cbuf + mfull * FP_NC + (j0 - c0);
-                        const int64_t npan = (jend - j0 + FP_NR - 1) / FP_NR;
-                        const int nlast = (int)(jend - j0 - (npan - 1) * FP_NR);
-                        if (gp == 4 && npan == 4)
-                            fp_tile(4, 1, l0, l1, first, last, xr, k, panel, pe, yr, ys, nlast, cr);
-                        else if (gp == 2 && npan == 2)
-                            fp_tile(2, 2, l0, l1, first, last, xr, k, panel, pe, yr, ys, nlast, cr);
-                        else
-                            for (int64_t q = 0; q < npan; q++)
-                                fp_tile_rows(r, l0, l1, first, last, xr, k, panel + q * pe, yr + q * FP_NR, ys,
-                                             q == npan - 1 ? nlast : FP_NR, cr + q * FP_NR);
-                    }
-                if (k == 0)
-                    break;
-            }
+    const int64_t mfull = m - m % FP_MR;
+    const int r = (int)(m % FP_MR);
+    /* The last r rows take gp panels at once so that they too have 8 FMA
+     * chains (one row: 4 panels, two rows: 2); a panel group is done for all
+     * rows before the next, so weights come from memory once. */
+    const int gp = r == 1 ? 4 : r == 2 ? 2 : 1;
+    for (int64_t j0 = 0; j0 < n; j0 += gp * FP_NR) {
+        const int64_t jend = j0 + gp * FP_NR < n ? j0 + gp * FP_NR : n;
+        for (int64_t jp = j0; jp < jend; jp += FP_NR) {
+            const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(jp, k));
+            const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
+            for (int64_t i = 0; i < mfull; i += FP_MR)
+                fp_tile(1, FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + jp, ys, ncols);
         }
+        if (r == 0)
+            continue;
+        const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k));
+        float *yr = (float *)((char *)y + (size_t)mfull * ys) + j0;
+        const int64_t npan = (jend - j0 + FP_NR - 1) / FP_NR;
+        const int nlast = (int)(jend - j0 - (npan - 1) * FP_NR);
+        if (gp == 4 && npan == 4)
+            fp_tile(4, 1, k, x + mfull * k, panel, yr, ys, nlast);
+        else if (gp == 2 && npan == 2)
+            fp_tile(2, 2, k, x + mfull * k, panel, yr, ys, nlast);
+        else
+            for (int64_t q = 0; q < npan; q++)
+                fp_tile_rows(r, k, x + mfull * k, panel + q * k * FP_NR, yr + q * FP_NR, ys, q == npan - 1 ? nlast : FP_NR);
     }
 }
 
@@ -242,12 +193,11 @@ static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
     int64_t j0 = 0;
     for (; j0 + 3 * FP_NR < n; j0 += 4 * FP_NR) {
         const int ncols = (int)(n - j0 - 3 * FP_NR < FP_NR ? n - j0 - 3 * FP_NR : FP_NR);
-        fp_tile(4, 1, 0, k, 1, 1, x, k, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), k * FP_NR, y + j0, 0, ncols,
-                NULL);
+        fp_tile(4, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
     }
     for (; j0 < n; j0 += FP_NR) {
         const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
-        fp_tile(1, 1, 0, k, 1, 1, x, k, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), 0, y + j0, 0, ncols, NULL);
+        fp_tile(1, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
     }
 }
 
