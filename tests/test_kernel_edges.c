@@ -278,7 +278,7 @@ static int tested;
  * blocks of 128 and rows in blocks of 132; its tiles are 12 rows x 2 panels
  * and, for F16 / BF16, 24 rows (two groups) x 1 panel; the activation packer
  * transposes 8 and 4 rows x 8 l with scalar tails, the F16/BF16 weight packer
- * 8 x 8; the AVX2 tile is 6 x 16): k around the slice and the transpose
+ * 8 x 8; the AVX2 tile is 6 x 16, 1 x 64 / 2 x 32 for leftover rows): k around the slice and the transpose
  * width, n around panels and column blocks, m from 1 to past a row block, bit
  * for bit against the reference. */
 static void test_fp_blocking(const qmm_family *kf, const qmm_family *ref) {
@@ -303,6 +303,15 @@ static void test_fp_blocking(const qmm_family *kf, const qmm_family *ref) {
         for (size_t i = 0; i < 2; i++)
             test_one(kf, ref, m, ns2[((size_t)m % 2) ^ i], ks2[i], 0);
     }
+    /* The AVX2 GEMM's tiles (1 to MR + 1 rows: the leftover rows' 4- and
+     * 2-panel tiles), n = 145 / 200 (past a 128-column block, a 4-panel
+     * group cut short), k at and off a 256 slice (blocked kernels carry
+     * partial sums across it) and below a vector step. */
+    static const int64_t ks3[] = {3, 256, 512, 777};
+    for (int64_t m = 1; m <= 7; m++)
+        for (size_t i = 0; i < sizeof ks3 / sizeof ks3[0]; i++)
+            test_one(kf, ref, m, (m + (int64_t)i) % 2 ? 145 : 200, ks3[i], 0);
+    test_one(kf, ref, 128, 145, 777, 0); /* exec's whole m block: 21 groups + 2 rows */
 }
 
 static void visit(const qmm_family *kf, void *user) {

@@ -114,6 +114,36 @@ static void plan_acts(mm_plan *p, int nth, int mult, size_t base) {
     plan_chunks(p, nth, mult);
 }
 
+/* An fp GEMM chunk re-reads all its activation rows (up to an m block: 128
+ * rows x k fp32, 1 MiB at k = 2048) for the chunk's columns, FMA-bound work
+ * that keeps up only if the chunk reuses them over enough weight panels: 64
+ * columns (n = 512 on 2 threads) ran k/v at ~60% of the FMA limit. At least
+ * FP_GEMM_MIN_COLS columns (the AVX-512 fp column block, 8 AVX2 panels), but
+ * never fewer chunks than threads. The int8 families (activations a quarter
+ * of the bytes) and GEMV keep the plain chunking. */
+#define FP_GEMM_MIN_COLS 128
+#define FP_GEMM_MIN_ROWS 32 /* below, the weights' stream dominates: more chunks balance it better */
+
+static void widen_fp_gemm_chunks(mm_plan *p, int nth) {
+    if (p->gemv || p->m < FP_GEMM_MIN_ROWS || p->chunk_cols >= FP_GEMM_MIN_COLS)
+        return;
+    int64_t step = 1;
+    for (int i = 0; i < p->nslots; i++) {
+        const qmm_type t = p->s[i].kf->wtype;
+        if (t != QMM_TYPE_F32 && t != QMM_TYPE_F16 && t != QMM_TYPE_BF16)
+            return;
+        step = lcm64(step, p->s[i].kf->n_step);
+    }
+    const int64_t one_per_thread = qmm_chunk_cols(p->n, nth, 1, step);
+    int64_t cols = ceil_div(FP_GEMM_MIN_COLS, step) * step;
+    if (cols > one_per_thread)
+        cols = one_per_thread;
+    if (cols > p->chunk_cols) {
+        p->chunk_cols = cols;
+        p->nchunk = ceil_div(p->n, cols);
+    }
+}
+
 static void plan_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, int nth, mm_plan *p) {
     memset(p, 0, sizeof *p);
     p->k = w->k;
@@ -124,6 +154,7 @@ static void plan_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const
     p->gemv = (p->m == 1);
     plan_slots(cfg, w->kf, w->data, w->nslots, p->m, p->n, nth, p);
     plan_acts(p, nth, cfg->chunk_multiplier, 0);
+    widen_fp_gemm_chunks(p, nth);
 }
 
 /* Packs this thread's share of every slot's activations: units are row groups
