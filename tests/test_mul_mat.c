@@ -419,15 +419,28 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
  * qmm_mul_mat of that head alone, for m = 1..17 (groups of 1 to 136 rows:
  * both ways, one and two m blocks), every thread count 1..5 and chunk
  * multipliers 1 and 3, and a caller's pool of 3 threads; y padding
- * untouched. */
+ * untouched. Dense views too (rows read and written in place), and the
+ * direct decode kernel's edges: k = 1..5, 17, 31, n off 16, groups of
+ * 1..16 rows. */
 static void f16_grouping(void) {
     static const int64_t cases[][7] = {
         /* k, n, bw2, bw3, r2, r3, max m */
-        {64, 33, 2, 1, 1, 1, 17},                           /* no broadcast */
-        {37, 50, 3, 1, 3, 1, 17},                           /* SmolLM2's 9 / 3; k and n off the panel */
-        {128, 70, 2, 1, 4, 1, 17},                          /* Llama-3's 32 / 8 */
-        {72, 45, 1, 1, 8, 1, 17},  {40, 29, 2, 2, 2, 3, 9}, /* r3 > 1 */
-        {200, 700, 1, 1, 4, 1, 3},                          /* decode slices: several per chunk */
+        {64, 33, 2, 1, 1, 1, 17},  /* no broadcast */
+        {37, 50, 3, 1, 3, 1, 17},  /* SmolLM2's 9 / 3; k and n off the panel */
+        {128, 70, 2, 1, 4, 1, 17}, /* Llama-3's 32 / 8 */
+        {72, 45, 1, 1, 8, 1, 17},
+        {40, 29, 2, 2, 2, 3, 9},   /* r3 > 1 */
+        {200, 700, 1, 1, 4, 1, 3}, /* decode slices: several per chunk */
+        /* the direct decode kernel (groups of at most 16 rows): k = 1..5 and
+         * off its 16 l steps, n off its 16 rows, 1..16 rows in passes of 8 */
+        {1, 19, 2, 1, 4, 1, 5},
+        {2, 17, 1, 1, 3, 1, 6},
+        {3, 40, 2, 1, 1, 1, 17},
+        {4, 15, 1, 2, 8, 1, 3},
+        {5, 33, 1, 1, 2, 2, 5},
+        {17, 100, 2, 1, 4, 1, 5},
+        {31, 16, 1, 1, 8, 1, 3},
+        {48, 1, 2, 1, 4, 1, 4},
     };
     static const int mults[] = {1, 3};
     qmm_context *ref = make_ctx(1, 1, 0, "ref_f16");
@@ -439,9 +452,10 @@ static void f16_grouping(void) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int64_t k = cases[c][0], n = cases[c][1], bw2 = cases[c][2], bw3 = cases[c][3];
         const int64_t b2 = bw2 * cases[c][4], b3 = bw3 * cases[c][5], nwb = bw2 * bw3;
-        /* w: padded rows, batches apart */
-        const int64_t wrow = k + 5;
-        const size_t wbatch = (size_t)(wrow * n) * 2 + 128;
+        /* w: padded rows, batches apart; or (odd cases) dense, so that a kernel
+         * reading past the last row's end reads past the buffer (sanitizers) */
+        const int64_t wrow = c % 2 ? k : k + 5;
+        const size_t wbatch = (size_t)(wrow * n) * 2 + (c % 2 ? 0 : 128);
         uint16_t *wb = malloc(wbatch * (size_t)nwb);
         for (size_t i = 0; i < wbatch * (size_t)nwb / 2; i++)
             wb[i] = qmm_fp32_to_fp16(qmm_test_rand_f(&seed));
@@ -454,18 +468,28 @@ static void f16_grouping(void) {
             CHECK_OK(qmm_weights_pack(ref, QMM_TYPE_F16, k, n, dense, (size_t)(k * n) * 2, &pw[b]));
             free(dense);
         }
-        for (int64_t m = 1; m <= cases[c][6]; m++) {
-            /* x: padded rows, the batch layout permuted (b3 inner); y: padded rows, uneven batch gaps */
-            const int64_t xrow = k + 3;
+        for (int64_t mi = 2; mi <= 2 * cases[c][6] + 1; mi++) {
+            /* dense (odd mi; the engine's layout: every group's rows evenly
+             * spaced, read and written in place) or x with padded rows, the
+             * batch layout permuted (b3 inner) and y with padded rows and uneven
+             * batch gaps (gathered, scattered) */
+            const int64_t m = mi / 2;
+            const int dense = mi & 1;
+            const int64_t xrow = dense ? k : k + 3;
             float *xb = malloc((size_t)(xrow * m * b2 * b3) * 4);
             for (int64_t i = 0; i < xrow * m * b2 * b3; i++)
                 xb[i] = qmm_test_rand_f(&seed);
             qmm_tensor x = {QMM_TYPE_F32, {k, m, b2, b3}, {4, (size_t)xrow * 4, 0, 0}, xb};
-            x.nb[3] = x.nb[1] * (size_t)m;
-            x.nb[2] = x.nb[3] * (size_t)b3;
-            qmm_tensor y = {QMM_TYPE_F32, {n, m, b2, b3}, {4, (size_t)(n + 2) * 4, 0, 0}, NULL};
-            y.nb[2] = y.nb[1] * (size_t)m + 32;
-            y.nb[3] = y.nb[2] * (size_t)b2 + 16;
+            if (dense) {
+                x.nb[2] = x.nb[1] * (size_t)m;
+                x.nb[3] = x.nb[2] * (size_t)b2;
+            } else {
+                x.nb[3] = x.nb[1] * (size_t)m;
+                x.nb[2] = x.nb[3] * (size_t)b3;
+            }
+            qmm_tensor y = {QMM_TYPE_F32, {n, m, b2, b3}, {4, (size_t)(dense ? n : n + 2) * 4, 0, 0}, NULL};
+            y.nb[2] = y.nb[1] * (size_t)m + (dense ? 0 : 32);
+            y.nb[3] = y.nb[2] * (size_t)b2 + (dense ? 0 : 16);
             const size_t ybytes = y.nb[3] * (size_t)b3;
             float *expect = malloc(ybytes), *got = malloc(ybytes);
             memset(expect, 0x7f, ybytes);
@@ -484,10 +508,11 @@ static void f16_grouping(void) {
                     CHECK_OK(qmm_mul_mat_f16(ctxs[t][u], &w, &x, &y));
                     calls++;
                     if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
-                        CHECK(0, "f16 grouping k=%lld n=%lld r2=%lld r3=%lld m=%lld nth=%d mult=%d differs", (long long)k,
-                              (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, t + 1, mults[u]);
+                        CHECK(0, "f16 grouping k=%lld n=%lld r2=%lld r3=%lld m=%lld dense=%d nth=%d mult=%d differs",
+                              (long long)k, (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense,
+                              t + 1, mults[u]);
                 }
-            if (m == 1 || m == cases[c][6]) { /* one local group and one shared (or local) */
+            if (!dense && (m == 1 || m == cases[c][6])) { /* one local group and one shared (or local) */
                 memset(got, 0x7f, ybytes);
                 f16_byo(ctxs[0][0], &w, &x, &y);
                 calls++;

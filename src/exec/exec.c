@@ -292,7 +292,7 @@ typedef struct f16_plan {
     const qmm_act_layout *al;
     int64_t k, n, m, g; /* g: rows per group, m r2 r3 */
     int64_t bw2, nwb, r2, r3;
-    int gemv, local;
+    int gemv, local, direct;         /* direct: local, the family reads w in place */
     int64_t chunk_cols, cpw, nitems; /* items: nwb x cpw column chunks */
     int64_t slice_cols, tmp_cols;
     size_t act_group;               /* packed bytes of one group's rows */
@@ -341,14 +341,19 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     const size_t staging = (size_t)fp->al->m_step * (size_t)fp->k * 4;
     const size_t out_block = fp->gemv ? 0 : (size_t)m_block(fp->al) * (size_t)fp->tmp_cols * 4;
     size_t thr = 0;
-    if (fp->local) {
+    fp->direct = fp->local && kf->direct;
+    if (fp->direct) { /* the group's rows, gathered when uneven; y rows through a block when uneven */
+        fp->thr_act = f16_take(&thr, (size_t)fp->g * (size_t)fp->k * 4);
+        fp->thr_tmp = f16_take(&thr, (size_t)fp->g * (size_t)fp->tmp_cols * 4);
+    } else if (fp->local) {
         const size_t panel = kf->w_packed_size(fp->k, step);
         const int64_t panels = panel ? (int64_t)(QMM_F16_SLICE_BYTES / panel) : 1;
         fp->slice_cols = (panels < 1 ? 1 : panels) * step;
         fp->thr_act = f16_take(&thr, fp->act_group);
         fp->thr_slice = f16_take(&thr, kf->w_packed_size(fp->k, fp->slice_cols));
     }
-    fp->thr_tmp = f16_take(&thr, staging > out_block ? staging : out_block);
+    if (!fp->direct)
+        fp->thr_tmp = f16_take(&thr, staging > out_block ? staging : out_block);
     fp->thr_stride = align_up(thr, ALIGN);
     size_t off = 0;
     if (!fp->local) {
@@ -459,6 +464,45 @@ static void f16_run_local(const f16_plan *fp, const qmm_tensor *w, const qmm_ten
     }
 }
 
+/* Local items of a family with a direct product: the group's rows (in place
+ * when evenly spaced, else gathered) times the chunk's rows of w read where
+ * they are, in the order they lie: each byte of K or V^T read once. */
+static void f16_run_direct(const f16_plan *fp, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
+                           uint8_t *wb) {
+    uint8_t *mine = wb + fp->thr_off + fp->thr_stride * (size_t)ith;
+    float *act = (float *)(void *)(mine + fp->thr_act), *tmp = (float *)(void *)(mine + fp->thr_tmp);
+    int64_t gathered = -1; /* the weight batch whose group act holds */
+    for (int64_t it = fp->nitems * ith / nth; it < fp->nitems * (ith + 1) / nth; it++) {
+        const int64_t wbi = it / fp->cpw, n0 = (it % fp->cpw) * fp->chunk_cols;
+        const int64_t cols = fp->n - n0 < fp->chunk_cols ? fp->n - n0 : fp->chunk_cols;
+        const float *xa;
+        size_t xs;
+        if (f16_even_rows(fp, x, wbi, 0, fp->g, &xs)) {
+            xa = (const float *)(const void *)((const char *)x->data + f16_row_off(fp, x, wbi, 0));
+        } else {
+            if (wbi != gathered)
+                for (int64_t j = 0; j < fp->g; j++)
+                    memcpy(act + j * fp->k, (const char *)x->data + f16_row_off(fp, x, wbi, j), (size_t)fp->k * 4);
+            gathered = wbi;
+            xa = act;
+            xs = (size_t)fp->k * 4;
+        }
+        const char *src = f16_batch(fp, w, wbi) + (size_t)n0 * w->nb[1];
+        size_t ys;
+        if (f16_even_rows(fp, y, wbi, 0, fp->g, &ys)) {
+            float *yp = (float *)(void *)((char *)y->data + f16_row_off(fp, y, wbi, 0)) + n0;
+            fp->kf->direct(fp->g, cols, fp->k, xa, xs, src, w->nb[1], yp, ys);
+            continue;
+        }
+        for (int64_t c0 = 0; c0 < cols; c0 += fp->tmp_cols) {
+            const int64_t cc = cols - c0 < fp->tmp_cols ? cols - c0 : fp->tmp_cols;
+            fp->kf->direct(fp->g, cc, fp->k, xa, xs, src + (size_t)c0 * w->nb[1], w->nb[1], tmp, (size_t)cc * 4);
+            for (int64_t j = 0; j < fp->g; j++)
+                memcpy((float *)(void *)((char *)y->data + f16_row_off(fp, y, wbi, j)) + n0 + c0, tmp + j * cc, (size_t)cc * 4);
+        }
+    }
+}
+
 static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
                            uint8_t *wb, const qmm_sync *sync) {
     const qmm_family *kf = fp->kf;
@@ -500,8 +544,14 @@ void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const
                 "mul_mat_f16 %lld x %lld x %lld, %lld weight batches of %lld rows (r2 %lld, r3 %lld): %s, %s, %lld items of %lld "
                 "columns",
                 (long long)fp.m, (long long)fp.n, (long long)fp.k, (long long)fp.nwb, (long long)fp.g, (long long)fp.r2,
-                (long long)fp.r3, fp.kf->name, fp.local ? "local" : "shared", (long long)fp.nitems, (long long)fp.chunk_cols);
-    if (fp.local)
+                (long long)fp.r3, fp.kf->name,
+                fp.direct  ? "direct"
+                : fp.local ? "local"
+                           : "shared",
+                (long long)fp.nitems, (long long)fp.chunk_cols);
+    if (fp.direct)
+        f16_run_direct(&fp, w, x, y, ith, nth, work);
+    else if (fp.local)
         f16_run_local(&fp, w, x, y, ith, nth, work);
     else
         f16_run_shared(&fp, w, x, y, ith, nth, work, sync);

@@ -110,6 +110,11 @@ typedef struct qmm_family {
     void (*gemm)(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t y_row_stride);
     /* One activation row (act_gemv layout), columns j < n. NULL: gemm. */
     void (*gemv)(int64_t n, int64_t k, const void *a, const void *w, float *y);
+    /* Optional, F16 families: y[i][j] for rows i < m of plain fp32 rows x (xs
+     * bytes apart) and rows j < n of F16 source rows w (GGUF layout, ws bytes
+     * apart), read in place: no packed copy (qmm_mul_mat_f16's decode). The
+     * same bits as gemm / gemv. NULL: exec packs w. */
+    void (*direct)(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, size_t ws, float *y, size_t ys);
 } qmm_family;
 
 static inline const qmm_act_layout *qmm_family_act_layout(const qmm_family *kf, int gemv) {

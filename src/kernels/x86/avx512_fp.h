@@ -442,6 +442,12 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     QMM_AVX512FP_TILE(esz, 11, np)                                                                                               \
     QMM_AVX512FP_TILE(esz, 12, np)
 
+/* The family's `direct` entry (family.h); a translation unit that has one
+ * defines this before including this header. */
+#ifndef QMM_AVX512FP_DIRECT
+#define QMM_AVX512FP_DIRECT NULL
+#endif
+
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>") from what
  * QMM_AVX512FP_FAMILY defines and the family's own w_pack / w_read_row (invoke it
  * after them). GEMM tile: 12 activation rows x 2 panels (nr 32). */
@@ -466,6 +472,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
         .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
         .gemm = gemm,                                                                                                            \
         .gemv = gemv,                                                                                                            \
+        .direct = QMM_AVX512FP_DIRECT,                                                                                           \
     };
 
 #endif

@@ -2,6 +2,8 @@
  * bits (half the bytes of F32 to stream); vcvtph2ps widens 16 of them exactly
  * per l in the tile (GEMM: 24 rows x 1 panel where two activation groups
  * remain, else 12 x 2). Layout and tiles in avx512_fp.h. */
+#include "kernels/x86/avx512_f16_direct.h"
+#define QMM_AVX512FP_DIRECT qmm_f16d_direct /* decode reads K / V^T in place */
 #include "kernels/x86/avx512_fp.h"
 
 #define ESZ 2
