@@ -65,10 +65,11 @@ for gguf in "${models[@]}"; do
   done
   "$qmatmul" inspect "$gguf" >"$p.inspect.txt" || { echo "models: qmatmul inspect $gguf failed" >&2; rc=1; }
   step "inspect"
-  # --time 0.02: 2% of the default budgets (machine limits and every matrix); --m 32 prefill rows
-  "$qmatmul" bench --model "$gguf" --time 0.02 --m 32 --no-ref --quiet --json "$p.bench.json" >"$p.bench.out" ||
+  # --time 0.02: 2% of the default budgets (machine limits and every matrix); --m 32 prefill rows; --llc 32 MiB:
+  # 256 MiB rotations whatever the LLC (a check, not a measurement: 8 x a 480 MiB LLC took 30 s a model)
+  "$qmatmul" bench --model "$gguf" --time 0.02 --m 32 --no-ref --llc 33554432 --quiet --json "$p.bench.json" >"$p.bench.out" ||
     { echo "models: qmatmul bench --model $gguf failed:" >&2; cat "$p.bench.out" >&2; rc=1; }
-  step "bench --model (--time 0.02 --m 32 --no-ref)"
+  step "bench --model (--time 0.02 --m 32 --no-ref --llc 32 MiB)"
   "$PY" tests/check_models.py "$model_ops" "$gguf" "$p" "${ksets[@]}" || rc=1
   step "check_models.py"
 done

@@ -6,7 +6,7 @@
 void bench_usage(FILE *f) {
     fprintf(f, "usage: qmatmul bench [--preset NAME] [--type T] [--m N] [--threads N] [--model FILE.gguf]\n"
                "                     [--json FILE] [--plot FILE.svg] [--no-ref] [--kernel NAME] [--time X]\n"
-               "                     [--quiet] [--probes] [--attn] [--attn-rows N,..]\n"
+               "                     [--quiet] [--probes] [--attn] [--attn-rows N,..] [--llc BYTES]\n"
                "\n"
                "Runs the matmuls of one transformer layer of a model preset with random weights, decode\n"
                "(m = 1) and prefill (m = --m), on --threads threads, and prints per matrix and phase the\n"
@@ -31,6 +31,9 @@ void bench_usage(FILE *f) {
                "  --time X        scale every time budget by X (default 1; the defaults take ~1 minute;\n"
                "                  --time 0.1 for a quick look)\n"
                "  --quiet, -q     no progress line (it is shown only when stderr is a terminal anyway)\n"
+               "  --llc BYTES     size decode rotations and read-probe buffers as for this last-level cache\n"
+               "                  (default: the detected one; a smaller value makes a quick run on a machine with\n"
+               "                  a huge LLC, and its figures may then come partly from cache)\n"
                "  --probes        only run every probe this CPU has (below) and print best and median:\n"
                "                  run it after a bench to check the limits the bench used\n"
                "  --attn          only the attention table: qmm_mul_mat_f16 (F16 K / V packed in the call) for\n"

@@ -27,6 +27,7 @@ typedef struct bench_opts {
     int n_attn_rows;
     const char *json, *plot, *model, *kernel;
     double tscale;
+    long long llc; /* --llc: the LLC size the rotations are sized by (0: detected) */
 } bench_opts;
 
 /* Returns -1 to go on, else the exit code (help: 0, bad option: 2). */
@@ -91,6 +92,10 @@ static int parse_options(int argc, char **argv, bench_opts *o) {
             o->kernel = argv[++i];
         } else if (v && !strcmp(a, "--time")) {
             if (qmm_arg_double("bench", a, v, 0, 100, &o->tscale))
+                return 2;
+            i++;
+        } else if (v && !strcmp(a, "--llc")) {
+            if (qmm_arg_int("bench", a, v, 1, 1ll << 40, &o->llc))
                 return 2;
             i++;
         } else {
@@ -289,6 +294,8 @@ static int run_bench(bench *b, const bench_opts *o, const qmm_options *opts, qmm
                      void ***srcs) {
     qmm_cpu_desc ci;
     qmm_cpu_describe(NULL, &ci);
+    if (o->llc) /* --llc: rotations sized as on a machine with this LLC (smoke tests under emulation) */
+        ci.llc_bytes = (size_t)o->llc;
     bench_describe_machine(b, &ci);
     if (o->probes_only)
         return bench_print_probes(b, ci.features, stdout);
