@@ -601,16 +601,26 @@ static void idle_pool(void) {
     qmm_context_free(ctx);
 }
 
+/* Runs one part and prints its wall time, so creep under the sanitizers and qemu shows. */
+static void timed(const char *name, void (*part)(void)) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    part();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("part %s: %.2f s\n", name, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    fflush(stdout);
+}
+
 int main(void) {
-    setup();
-    idle_pool();
-    sweep_threads();
-    sweep_caps();
-    byo_pool();
-    stress();
-    f16_path();
-    f16_grouping();
-    get_rows();
+    timed("setup", setup);
+    timed("idle_pool", idle_pool);
+    timed("sweep_threads", sweep_threads);
+    timed("sweep_caps", sweep_caps);
+    timed("byo_pool", byo_pool);
+    timed("stress", stress);
+    timed("f16_path", f16_path);
+    timed("f16_grouping", f16_grouping);
+    timed("get_rows", get_rows);
     for (int i = 0; i < nprob; i++)
         free_problem(&probs[i]);
     return qmm_test_summary();
