@@ -295,7 +295,7 @@ int main(int argc, char **argv) {
         printf("{\"ggml_version\": \"%s\", \"cpu_variant\": \"%s\", \"loaded_from\": \"%s\", \"device\": \"%s\", "
                "\"extra_buffer\": \"%s\", \"types\": [",
                ggml_version(), peer_variant_name(), peer_loaded_from, ggml_backend_dev_description(P.dev),
-               P.repack ? ggml_backend_buft_name(P.repack) : "");
+               P.extra[0] ? ggml_backend_buft_name(P.extra[0]) : "");
         const char *sep = "";
         for (int i = 0; i < GGML_TYPE_COUNT; i++) {
             const struct ggml_type_traits *tr = ggml_get_type_traits((enum ggml_type)i);

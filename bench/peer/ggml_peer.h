@@ -5,9 +5,11 @@
  *
  * The CPU back end is loaded as llama.cpp loads it: ggml_backend_load_all()
  * (Debian builds ggml with GGML_BACKEND_DL: it picks the best libggml-cpu-*.so
- * variant for this CPU), a persistent thread pool, and weights in the CPU's
- * extra buffer type (the repacked layouts, "CPU_REPACK") when it supports the
- * operation, else in the plain CPU buffer; no_repack: always the plain one. */
+ * variant for this CPU), a persistent thread pool, and weights in the first of
+ * the CPU's extra buffer types (in the device's order: "AMX" where the variant
+ * has it, then the repacked layouts, "CPU_REPACK") that supports the operation,
+ * as llama.cpp's model loader picks them, else in the plain CPU buffer;
+ * no_repack: always the plain one. */
 #ifndef QMM_GGML_PEER_H
 #define QMM_GGML_PEER_H
 
@@ -29,7 +31,7 @@ typedef struct peer {
     ggml_backend_t backend;
     ggml_threadpool_t pool;
     void (*pool_free)(ggml_threadpool_t);
-    ggml_backend_buffer_type_t repack; /* the first extra buffer type, NULL if none */
+    ggml_backend_buffer_type_t extra[8]; /* the extra buffer types in the device's order, NULL-terminated */
     int threads, no_repack;
 } peer;
 
@@ -103,8 +105,8 @@ static inline int peer_init(peer *P, int threads, int no_repack) {
         (ggml_backend_dev_get_extra_bufts_t)ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts");
     if (extra && !no_repack) {
         ggml_backend_buffer_type_t *b = extra(P->dev);
-        if (b && b[0])
-            P->repack = b[0];
+        for (int i = 0; b && b[i] && i < (int)(sizeof P->extra / sizeof P->extra[0]) - 1; i++)
+            P->extra[i] = b[i];
     }
     return 0;
 }
@@ -117,19 +119,20 @@ static inline void peer_free(peer *P) {
 }
 
 /* The buffer type the weights of `op` (its src[0], in a no_alloc context) go
- * in: the extra (repack) one when the device runs `op` with them there
- * (llama.cpp's test when it loads a model), else the CPU's own. */
+ * in: the first extra one with which the device runs `op` (llama.cpp's test
+ * when it loads a model), else the CPU's own. */
 static inline ggml_backend_buffer_type_t peer_weight_buft_for(peer *P, struct ggml_tensor *op) {
-    ggml_backend_buffer_type_t plain = ggml_backend_dev_buffer_type(P->dev);
-    if (!P->repack)
-        return plain;
-    ggml_backend_buffer_t dummy = ggml_backend_buft_alloc_buffer(P->repack, 0);
-    op->src[0]->buffer = dummy;
-    const int ok = dummy && ggml_backend_dev_supports_op(P->dev, op);
-    op->src[0]->buffer = NULL;
-    if (dummy)
-        ggml_backend_buffer_free(dummy);
-    return ok ? P->repack : plain;
+    for (int i = 0; P->extra[i]; i++) {
+        ggml_backend_buffer_t dummy = ggml_backend_buft_alloc_buffer(P->extra[i], 0);
+        op->src[0]->buffer = dummy;
+        const int ok = dummy && ggml_backend_dev_supports_op(P->dev, op);
+        op->src[0]->buffer = NULL;
+        if (dummy)
+            ggml_backend_buffer_free(dummy);
+        if (ok)
+            return P->extra[i];
+    }
+    return ggml_backend_dev_buffer_type(P->dev);
 }
 
 /* `rows` rows of k: ggml's quantization of random floats for the first 64,
