@@ -25,11 +25,10 @@ if [ ! -x "$BUILD/tests/test_kernels" ] || [ ! -x "$BUILD/tests/test_kernel_edge
         cmake --build "$BUILD" -j "$(nproc)" >/dev/null || { echo "aarch64 build failed"; exit 1; }
 fi
 QEMU=$(command -v qemu-aarch64) || { echo "no qemu-aarch64"; exit 1; }
-passed=0
-failed=0
-for cpu in "${CPUS[@]}"; do
+# One CPU setting per core at a time (each is one single-threaded qemu process at a time), printed in order.
+run_cpu() { # cpu: its report on stdout, exit 0 if both oracles passed
+    local cpu=$1 t0 ok=1 out last fams
     t0=$(date +%s)
-    ok=1
     for t in test_kernels test_kernel_edges; do
         # the wrapper ctest uses: the cross sysroot's own libc (never a multiarch libc6:arm64 of another build)
         out=$(QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$QEMU" /usr/aarch64-linux-gnu max "$BUILD/tests/$t" 2>&1) || ok=0
@@ -40,7 +39,24 @@ for cpu in "${CPUS[@]}"; do
         [ $ok -eq 1 ] || echo "$out" | grep -v '^ok \|^skip ' | head -n 20
     done
     echo "--- $cpu: $([ $ok -eq 1 ] && echo ok || echo FAILED) in $(($(date +%s) - t0)) s"
-    if [ $ok -eq 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    [ $ok -eq 1 ]
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+jobs_max=$(nproc)
+for i in "${!CPUS[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    (
+        run_cpu "${CPUS[$i]}" >"$tmp/$i.out" 2>&1
+        echo $? >"$tmp/$i.rc"
+    ) &
+done
+wait
+passed=0
+failed=0
+for i in "${!CPUS[@]}"; do
+    cat "$tmp/$i.out"
+    if [ "$(cat "$tmp/$i.rc" 2>/dev/null)" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
