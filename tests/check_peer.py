@@ -58,7 +58,9 @@ SLACK = 0.02
 MAX_DIFF = 5e-4
 FP_TYPES = {"F16", "F32"}  # rule 2 only (see above)
 
-MOE_TYPES = ["Q4_0", "Q8_0", "F16", "F32", "Q4_K", "Q6_K", "Q5_0", "IQ4_NL", "MXFP4"]
+# every type issue 16 names: Q4_0, Q8_0, F16, F32 and those of the two types issues
+MOE_TYPES = ["Q4_0", "Q8_0", "F16", "F32", "Q4_K", "Q6_K", "Q5_0", "IQ4_NL", "MXFP4",
+             "Q4_1", "Q5_1", "Q2_K", "Q3_K", "Q5_K", "IQ4_XS", "BF16"]
 MOE_K = {"MXFP4": 2880, "IQ4_NL": 2880}  # gpt-oss's rows; the others 2048
 MOE_N_EXPERT, MOE_N = 8, 256
 MOE_SHAPES = [  # u, t, x rows per token (1 or "u"), routing
