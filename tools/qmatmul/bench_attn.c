@@ -41,14 +41,11 @@ static qmm_status run_attn(bench *b, const qmm_tensor *tw, const qmm_tensor *tx,
     return st;
 }
 
-/* Copies of a decode row's K or V: >= max(256 MiB, 8 x LLC) in all, as the
- * weight rotation of bench_measure.c; 1 for prefill rows (their K / V are
- * reused from cache by any attention kernel). */
+/* Copies of a decode row's K or V spanning the rotation (as the weights of
+ * bench_measure.c); 1 for prefill rows (their K / V are reused from cache by
+ * any attention kernel). */
 static size_t attn_copies(const bench *b, int64_t m, size_t bytes) {
-    if (m != 1)
-        return 1;
-    const double target = fmax(256.0 * 1048576, 8.0 * b->rep->llc_bytes);
-    return (size_t)ceil(target / (double)bytes) + 1;
+    return m == 1 ? (size_t)ceil(bench_rotation_bytes(b) / (double)bytes) + 1 : 1;
 }
 
 /* One row: pv 0 (QK) or 1 (PV) at m query rows over kv keys. */

@@ -68,6 +68,9 @@ void *bench_make_source(qmm_type t, int64_t k, int64_t n, uint64_t *seed, size_t
 void bench_describe_machine(bench *b, const qmm_cpu_desc *ci);
 void bench_note(bench *b, const char *fmt, ...);
 double bench_load_average(void); /* 1-minute; 0 if unknown */
+/* The bytes a cold-data rotation (decode weights, attention K / V, the read
+ * probes' buffer) spans: max(256 MiB, 8 x LLC), so every pass reads memory. */
+double bench_rotation_bytes(const bench *b);
 
 /* bench_limits.c */
 const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p);

@@ -5,14 +5,8 @@
 #include "bench_internal.h"
 #include "progress.h"
 
-/* READ: a buffer of max(256 MiB, 8 x LLC), so every run reads memory. */
-static size_t probe_bytes(const bench *b) {
-    const double llc = b->rep->llc_bytes;
-    size_t bytes = (size_t)256 << 20;
-    if (llc * 8 > (double)bytes)
-        bytes = (size_t)(llc * 8);
-    return bytes;
-}
+/* READ: a buffer of the rotation's size, so every run reads memory. */
+static size_t probe_bytes(const bench *b) { return (size_t)bench_rotation_bytes(b); }
 
 const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p) {
     if (!p)

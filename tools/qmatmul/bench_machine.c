@@ -36,6 +36,11 @@ void bench_note(bench *b, const char *fmt, ...) {
     va_end(ap);
 }
 
+double bench_rotation_bytes(const bench *b) {
+    const double floor_bytes = 256.0 * 1048576, llc8 = 8.0 * b->rep->llc_bytes;
+    return llc8 > floor_bytes ? llc8 : floor_bytes;
+}
+
 double bench_load_average(void) {
     double load = 0;
     FILE *lf = fopen("/proc/loadavg", "r");

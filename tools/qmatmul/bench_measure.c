@@ -99,7 +99,7 @@ static void fill_rates(bench_row *w) {
  * decode beat the DRAM read limit (a Zen 4 L3 of 32 MiB, 65 MiB rotated:
  * 105-110% of the probe). */
 static qmm_status decode_copies(bench *b, const bench_matrix *mats, int nm, int *copies) {
-    const double target = fmax(256.0 * 1048576, 8.0 * b->rep->llc_bytes);
+    const double target = bench_rotation_bytes(b);
     double set_bytes = 0; /* bytes of one set of packed matrices */
     for (int j = 0; j < nm; j++) {
         size_t sz;

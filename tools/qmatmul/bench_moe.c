@@ -209,7 +209,7 @@ static double expert_bytes(const qmm_weights *w, int64_t n_expert) {
 
 static qmm_status decode_row(bench *b, const moe_matrix *mx, bench_row *w) {
     moe_run r = {.b = b, .mx = mx};
-    const double target = fmax(256.0 * 1048576, 8.0 * b->rep->llc_bytes);
+    const double target = bench_rotation_bytes(b);
     int copies = (int)ceil(target / (double)mx->bytes) + 1;
     copies = copies > 64 ? 64 : copies;
     const int64_t group = mx->n_expert / mx->n_used > 0 ? mx->n_expert / mx->n_used : 1, rounds = 4, tokens = rounds * group;
