@@ -202,19 +202,19 @@ QMM_AVX512_INLINE __m512 qmm_avx512_wscale(qmm_avx512_wkind kind, const uint8_t 
                                       : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sb));
 }
 
-/* The descriptor every AVX-512 VNNI int8 family macro ends with: the family
- * macro defines the functions it names (w_size, w_offset, w_pack, w_read_row,
- * act_size, act_offset, act_pack, act1_*, gemm, gemv). */
-#define QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, layout)                                                                           \
+/* The descriptor every x86 int8 family macro ends with (AVX-512 VNNI, AMX):
+ * the family macro defines the functions it names (w_size, w_offset, w_pack,
+ * w_read_row, act_size, act_offset, act_pack, act1_*, gemm, gemv). mr_ is
+ * the GEMM activation group (the act layout's m_step). */
+#define QMM_X86_INT8_DESCRIPTOR(id, wtype_, layout, required_, hides_, mr_)                                                      \
     const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
         .wtype = wtype_,                                                                                                         \
-        .required =                                                                                                              \
-            QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C,        \
-        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI,         \
+        .required = required_,                                                                                                   \
+        .fallback_hides = hides_,                                                                                                \
         .flags = 0,                                                                                                              \
         .layout_id = layout,                                                                                                     \
-        .mr = QMM_AVX512_MR,                                                                                                     \
+        .mr = mr_,                                                                                                               \
         .nr = QMM_AVX512_NR,                                                                                                     \
         .kr = 4,                                                                                                                 \
         .sr = 1,                                                                                                                 \
@@ -223,11 +223,17 @@ QMM_AVX512_INLINE __m512 qmm_avx512_wscale(qmm_avx512_wkind kind, const uint8_t 
         .w_packed_offset = w_offset,                                                                                             \
         .w_pack = w_pack,                                                                                                        \
         .w_read_row = w_read_row,                                                                                                \
-        .act = {QMM_AVX512_MR, act_size, act_offset, act_pack},                                                                  \
+        .act = {mr_, act_size, act_offset, act_pack},                                                                            \
         .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
         .gemm = gemm,                                                                                                            \
         .gemv = gemv,                                                                                                            \
     };
+
+#define QMM_AVX512_VNNI_REQUIRED                                                                                                 \
+    (QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C)
+#define QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, layout)                                                                           \
+    QMM_X86_INT8_DESCRIPTOR(id, wtype_, layout, QMM_AVX512_VNNI_REQUIRED, QMM_AVX512_VNNI_REQUIRED & ~(uint64_t)QMM_CPU_F16C,    \
+                            QMM_AVX512_MR)
 
 QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *qb, __m512i w[8], __m512i table) {
     if (kind != QMM_AVX512_W_Q8) {
@@ -739,14 +745,91 @@ QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *
     }
 }
 
-/* MR activation rows (of a group of G) x one 16-row panel, all k. */
-QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, int64_t nb, const uint8_t *act,
+/* The per-lane values of 32-block j of a unit that turn its raw int32 dot
+ * products into the reference's float steps (shared by the VNNI tile and the
+ * AMX tile of amx_int8.h): the fp16 scales s (and t, the min's), the integer
+ * sub-scales and the int16 pairs that vpmaddwd multiplies the block sums by. */
+typedef struct {
+    __m512 s, t;
+    __m512i sc, sca, scb, zpair, mpair;
+} qmm_avx512x_bscales;
+
+#define QMM_AVX512X_SPLIT(kind)   ((kind) == QMM_AVX512X_Q6_K || (kind) == QMM_AVX512X_Q2_K || (kind) == QMM_AVX512X_Q3_K)
+#define QMM_AVX512X_HAS_MIN(kind) ((kind) != QMM_AVX512X_Q5_0 && (kind) != QMM_AVX512X_Q6_K && (kind) != QMM_AVX512X_Q3_K)
+
+QMM_AVX512_INLINE qmm_avx512x_bscales qmm_avx512x_block_scales(qmm_avx512x_kind kind, const uint8_t *unit, int j) {
+    qmm_avx512x_bscales bs;
+    bs.sc = bs.sca = bs.scb = bs.zpair = bs.mpair = _mm512_setzero_si512();
+    bs.s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
+    bs.t = QMM_AVX512X_HAS_MIN(kind) ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : bs.s;
+    if (kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q5_1) {
+        bs.mpair = _mm512_set1_epi16(1); /* imin = sum qx */
+    } else if (kind == QMM_AVX512X_Q5_0) {
+        bs.zpair = _mm512_set1_epi16(-16); /* isum gets -16 sum qx */
+    } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
+        /* 6-bit values: the sign extension is a zero extension */
+        bs.sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
+        const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
+        bs.mpair = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_or_si512(m, _mm512_slli_epi32(m, 16))); /* (-m, -m) */
+    } else if (kind == QMM_AVX512X_Q6_K) {
+        const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
+        bs.sca = _mm512_srai_epi32(_mm512_slli_epi32(pair, 16), 16);
+        bs.scb = _mm512_srai_epi32(pair, 16);
+        bs.zpair = _mm512_mullo_epi16(pair, _mm512_set1_epi16(-32)); /* (-32 sc_a, -32 sc_b), |.| <= 4096 */
+    } else if (kind == QMM_AVX512X_Q2_K) {
+        /* sign-extended bytes: every field is masked below */
+        const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
+        bs.sca = _mm512_and_si512(pair, _mm512_set1_epi32(0x0f));
+        bs.scb = _mm512_and_si512(_mm512_srli_epi32(pair, 16), _mm512_set1_epi32(0x0f));
+        bs.mpair = _mm512_sub_epi16(_mm512_setzero_si512(),
+                                    _mm512_and_si512(_mm512_srli_epi16(pair, 4), _mm512_set1_epi16(0x0f))); /* (-m_a, -m_b) */
+    } else if (kind == QMM_AVX512X_Q3_K) {
+        /* sign-extended bytes: every field is masked below */
+        const __m512i lo = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
+        __m512i hi = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 160 + 16 * (j / 2))));
+        if (j & 1)
+            hi = _mm512_srli_epi32(hi, 4);
+        const __m512i m4 = _mm512_set1_epi32(0x0f), m2 = _mm512_set1_epi32(3), off = _mm512_set1_epi32(32);
+        bs.sca = _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(lo, m4), _mm512_slli_epi32(_mm512_and_si512(hi, m2), 4)), off);
+        bs.scb = _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(lo, 4), m4),
+                                                  _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(hi, 2), m2), 4)),
+                                  off);
+        /* (-4 sc_a, -4 sc_b) as int16 pairs: the zero point 4 of u = q + 4, |.| <= 128 */
+        const __m512i za = _mm512_mullo_epi32(bs.sca, _mm512_set1_epi32(-4)),
+                      zb = _mm512_mullo_epi32(bs.scb, _mm512_set1_epi32(-4));
+        bs.zpair = _mm512_or_si512(_mm512_and_si512(za, _mm512_set1_epi32(0xffff)), _mm512_slli_epi32(zb, 16));
+    }
+    return bs;
+}
+
+/* One activation row's 32-block into acc, from the raw exact dot products:
+ * da = sum q qx over the block (split kinds: elements 0..15, db: 16..31),
+ * sums the row's int16 sum pair broadcast, xd its block scale. The integer
+ * isum / imin are the reference's, then its float steps in its order. */
+QMM_AVX512_INLINE __m512 qmm_avx512x_row_block(qmm_avx512x_kind kind, __m512 acc, __m512i da, __m512i db, __m512i sums, float xd,
+                                               const qmm_avx512x_bscales *bs) {
+    __m512i isum;
+    if (QMM_AVX512X_SPLIT(kind)) {
+        isum = _mm512_add_epi32(_mm512_mullo_epi32(bs->sca, da), _mm512_mullo_epi32(bs->scb, db));
+        if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q3_K)
+            isum = _mm512_add_epi32(isum, _mm512_madd_epi16(sums, bs->zpair));
+    } else if (kind == QMM_AVX512X_Q5_0) {
+        isum = _mm512_add_epi32(da, _mm512_madd_epi16(sums, bs->zpair));
+    } else {
+        isum = QMM_AVX512X_IS_K(kind) ? _mm512_mullo_epi32(bs->sc, da) : da;
+    }
+    const __m512 vxd = _mm512_set1_ps(xd);
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_mul_ps(bs->s, vxd), acc);
+    if (QMM_AVX512X_HAS_MIN(kind))
+        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(sums, bs->mpair)), _mm512_mul_ps(bs->t, vxd), acc);
+    return acc;
+}
+
+/* MR activation rows (rows r0.. of a group of G) x one 16-row panel, all k. */
+QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, int r0, int64_t nb, const uint8_t *act,
                                         const uint8_t *panel, float *y, size_t ys, int ncols) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int chunk = QMM_AVX512X_CHUNK(kind);
-    /* per-16 sub-scales */
-    const int split = kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K;
-    const int has_min = kind != QMM_AVX512X_Q5_0 && kind != QMM_AVX512X_Q6_K && kind != QMM_AVX512X_Q3_K;
     const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
     __m512 acc[QMM_AVX512_MR];
     for (int i = 0; i < MR; i++)
@@ -758,84 +841,31 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
         const uint8_t *qb = unit + hdr + j * qbytes;
         for (int l = 0; l < qbytes; l += 64)
             _mm_prefetch((const char *)(qb + 8 * (size_t)chunk / (size_t)per + (size_t)l), _MM_HINT_T0);
-        const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
-        const __m512 t = has_min ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : s;
-        /* per-lane integer scales and the int16 pairs for vpmaddwd against the sums */
-        __m512i sc = _mm512_setzero_si512(), sca = sc, scb = sc, zpair = sc, mpair = sc;
-        if (kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q5_1) {
-            mpair = _mm512_set1_epi16(1); /* imin = sum qx */
-        } else if (kind == QMM_AVX512X_Q5_0) {
-            zpair = _mm512_set1_epi16(-16); /* isum starts at -16 sum qx */
-        } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
-            /* 6-bit values: the sign extension is a zero extension */
-            sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
-            const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
-            mpair = _mm512_sub_epi16(_mm512_setzero_si512(), _mm512_or_si512(m, _mm512_slli_epi32(m, 16))); /* (-m, -m) */
-        } else if (kind == QMM_AVX512X_Q6_K) {
-            const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
-            sca = _mm512_srai_epi32(_mm512_slli_epi32(pair, 16), 16);
-            scb = _mm512_srai_epi32(pair, 16);
-            zpair = _mm512_mullo_epi16(pair, _mm512_set1_epi16(-32)); /* (-32 sc_a, -32 sc_b), |.| <= 4096 */
-        } else if (kind == QMM_AVX512X_Q2_K) {
-            /* sign-extended bytes: every field is masked below */
-            const __m512i pair = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
-            sca = _mm512_and_si512(pair, _mm512_set1_epi32(0x0f));
-            scb = _mm512_and_si512(_mm512_srli_epi32(pair, 16), _mm512_set1_epi32(0x0f));
-            mpair = _mm512_sub_epi16(_mm512_setzero_si512(),
-                                     _mm512_and_si512(_mm512_srli_epi16(pair, 4), _mm512_set1_epi16(0x0f))); /* (-m_a, -m_b) */
-        } else if (kind == QMM_AVX512X_Q3_K) {
-            /* sign-extended bytes: every field is masked below */
-            const __m512i lo = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
-            __m512i hi = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 160 + 16 * (j / 2))));
-            if (j & 1)
-                hi = _mm512_srli_epi32(hi, 4);
-            const __m512i m4 = _mm512_set1_epi32(0x0f), m2 = _mm512_set1_epi32(3), off = _mm512_set1_epi32(32);
-            sca =
-                _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(lo, m4), _mm512_slli_epi32(_mm512_and_si512(hi, m2), 4)), off);
-            scb = _mm512_sub_epi32(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(lo, 4), m4),
-                                                   _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(hi, 2), m2), 4)),
-                                   off);
-            /* (-4 sc_a, -4 sc_b) as int16 pairs: the zero point 4 of u = q + 4, |.| <= 128 */
-            const __m512i za = _mm512_mullo_epi32(sca, _mm512_set1_epi32(-4)),
-                          zb = _mm512_mullo_epi32(scb, _mm512_set1_epi32(-4));
-            zpair = _mm512_or_si512(_mm512_and_si512(za, _mm512_set1_epi32(0xffff)), _mm512_slli_epi32(zb, 16));
-        }
+        const qmm_avx512x_bscales bs = qmm_avx512x_block_scales(kind, unit, j);
         __m512i w[8];
         qmm_avx512x_load_w(kind, qb, w);
         for (int i = 0; i < MR; i++) {
-            const uint8_t *aq = ab + 8 * G + QMM_QK * i;
-            const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
-            __m512i isum;
-            if (split) {
-                __m512i da = _mm512_setzero_si512(), db = _mm512_setzero_si512();
+            const uint8_t *aq = ab + 8 * G + QMM_QK * (r0 + i);
+            const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + r0 + i)));
+            __m512i da = _mm512_setzero_si512(), db = _mm512_setzero_si512();
+            if (QMM_AVX512X_SPLIT(kind)) {
                 for (int c = 0; c < 4; c++) {
                     da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
                     db = _mm512_dpbusd_epi32(db, w[c + 4], _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * c)));
                 }
-                isum = _mm512_add_epi32(_mm512_mullo_epi32(sca, da), _mm512_mullo_epi32(scb, db));
-                if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q3_K)
-                    isum = _mm512_add_epi32(isum, _mm512_madd_epi16(sums, zpair));
-            } else {
-                __m512i s0 = kind == QMM_AVX512X_Q5_0 ? _mm512_madd_epi16(sums, zpair) : _mm512_setzero_si512();
-                if (MR <= 2) {
-                    __m512i s1 = _mm512_setzero_si512();
-                    for (int c = 0; c < 8; c += 2) {
-                        s0 = _mm512_dpbusd_epi32(s0, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
-                        s1 = _mm512_dpbusd_epi32(s1, w[c + 1], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c + 4)));
-                    }
-                    s0 = _mm512_add_epi32(s0, s1);
-                } else {
-                    for (int c = 0; c < 8; c++)
-                        s0 = _mm512_dpbusd_epi32(s0, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+            } else if (MR <= 2) {
+                for (int c = 0; c < 8; c += 2) {
+                    da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+                    db = _mm512_dpbusd_epi32(db, w[c + 1], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c + 4)));
                 }
-                isum = QMM_AVX512X_IS_K(kind) ? _mm512_mullo_epi32(sc, s0) : s0;
+                da = _mm512_add_epi32(da, db);
+            } else {
+                for (int c = 0; c < 8; c++)
+                    da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
             }
             float xd;
-            memcpy(&xd, ab + 4 * i, 4);
-            const __m512 vxd = _mm512_set1_ps(xd);
-            acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_mul_ps(s, vxd), acc[i]);
-            if (has_min)
-                acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(sums, mpair)), _mm512_mul_ps(t, vxd), acc[i]);
+            memcpy(&xd, ab + 4 * (r0 + i), 4);
+            acc[i] = qmm_avx512x_row_block(kind, acc[i], da, db, sums, xd, &bs);
         }
     }
     const __mmask16 mask = (__mmask16)((1u << ncols) - 1u);
@@ -858,7 +888,7 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
 QMM_AVX512_INLINE void qmm_avx512x_gemv_panel(qmm_avx512x_kind kind, int64_t nb, const uint8_t *act, const uint8_t *panel,
                                               float *y, int ncols) {
     if (kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
-        qmm_avx512x_tile(kind, 1, 1, nb, act, panel, y, 0, ncols);
+        qmm_avx512x_tile(kind, 1, 1, 0, nb, act, panel, y, 0, ncols);
         return;
     }
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
@@ -961,9 +991,10 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
         get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR), dst + u * ue);
 }
 
-/* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
- * `kind`, packed by put / read by get. */
-#define QMM_AVX512X_FAMILY(id, wtype_, kind, put, get)                                                                           \
+/* The half of an x family that the AVX-512 VNNI and AMX families share: the
+ * weight panels (size, offsets, packing, GET_ROWS), the GEMV activation
+ * layout and the GEMV. */
+#define QMM_AVX512X_WEIGHTS(kind, put, get)                                                                                      \
     enum { X_CHUNK = QMM_AVX512X_CHUNK(kind), X_UE = QMM_AVX512X_UE(kind) };                                                     \
     static size_t w_size(int64_t k, int64_t n) {                                                                                 \
         return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                    \
@@ -977,11 +1008,6 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
     static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
         qmm_avx512x_w_read_row(packed, k, row, dst, X_CHUNK, X_UE, get);                                                         \
     }                                                                                                                            \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
-        qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AVX512_MR);                                                                   \
-    }                                                                                                                            \
     static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }                                       \
     static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }                           \
     static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
@@ -989,6 +1015,24 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
     }                                                                                                                            \
     static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, int nc) {                                   \
         qmm_avx512x_gemv_panel(kind, nb, a, p, y, nc);                                                                           \
+    }                                                                                                                            \
+    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
+            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
+            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
+        }                                                                                                                        \
+    }
+
+/* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
+ * `kind`, packed by put / read by get. */
+#define QMM_AVX512X_FAMILY(id, wtype_, kind, put, get)                                                                           \
+    QMM_AVX512X_WEIGHTS(kind, put, get)                                                                                          \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
+        qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AVX512_MR);                                                                   \
     }                                                                                                                            \
     QMM_AVX512X_TILE(kind, 1, 8, tile_m1)                                                                                        \
     QMM_AVX512X_TILE(kind, 2, 8, tile_m2)                                                                                        \
@@ -1014,19 +1058,11 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
             }                                                                                                                    \
         }                                                                                                                        \
     }                                                                                                                            \
-    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
-        }                                                                                                                        \
-    }                                                                                                                            \
     QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 1)
 
 #define QMM_AVX512X_TILE(kind, MR, G, name)                                                                                      \
     static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \
-        qmm_avx512x_tile(kind, MR, G, nb, a, p, y, ys, nc);                                                                      \
+        qmm_avx512x_tile(kind, MR, G, 0, nb, a, p, y, ys, nc);                                                                   \
     }
 
 #endif

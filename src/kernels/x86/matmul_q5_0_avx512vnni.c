@@ -1,34 +1,5 @@
-/* Q5_0 weights x int8 activations with AVX-512 VNNI (vpdpbusd).
- *
- * The x-family layout of avx512_int8.h, one unit per 32-element block and
- * 16-row panel (352 bytes = 16 x 22): fp16 d[16], the unsigned q (0..31) as
- * Q4_0-form nibbles and a bit-4 plane. The zero point 16 is the dot chain's
- * start, -16 sum qx (one vpmaddwd of the activation's int16 sums), so the
- * int32 sum is exactly sum (q - 16) qx. */
-#include "kernels/x86/avx512_int8.h"
+/* Q5_0 weights x int8 activations with AVX-512 VNNI (vpdpbusd): the x-family
+ * tiles of avx512_int8.h on the Q5_0 panels of avx512x_units.h. */
+#include "kernels/x86/avx512x_units.h"
 
-#define KIND QMM_AVX512X_Q5_0
-
-static void put_unit(const void *src_row, int64_t u, int r, uint8_t *chunk) {
-    const qmm_block_q5_0 *blk = (const qmm_block_q5_0 *)src_row + u;
-    memcpy(chunk + 2 * r, &blk->d, 2);
-    uint8_t q[QMM_QK];
-    for (int l = 0; l < QMM_QK; l++)
-        q[l] = (uint8_t)(qmm_q5_0_q(blk, l) + 16);
-    qmm_avx512x_put_q(KIND, chunk + QMM_AVX512X_HDR(KIND), r, q);
-}
-
-static void get_unit(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q5_0 blk; /* rebuild the GGUF block: ggml's values exactly */
-    memset(&blk, 0, sizeof blk);
-    memcpy(&blk.d, chunk + 2 * r, 2);
-    uint8_t q[QMM_QK];
-    qmm_avx512x_get_q(KIND, chunk + QMM_AVX512X_HDR(KIND), r, q);
-    for (int l = 0; l < QMM_QK; l++) {
-        blk.qs[l % 16] |= (uint8_t)((q[l] & 0x0f) << (4 * (l / 16)));
-        blk.qh[l / 8] |= (uint8_t)(((q[l] >> 4) & 1) << (l % 8));
-    }
-    qmm_dequantize_row_q5_0(&blk, dst, QMM_QK);
-}
-
-QMM_AVX512X_FAMILY(avx512vnni_q5_0, QMM_TYPE_Q5_0, KIND, put_unit, get_unit)
+QMM_AVX512X_FAMILY(avx512vnni_q5_0, QMM_TYPE_Q5_0, QMM_AVX512X_Q5_0, qmm_avx512x_put_q5_0, qmm_avx512x_get_q5_0)
