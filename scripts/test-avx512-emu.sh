@@ -35,8 +35,14 @@ for f in src/kernels/x86/*avx512*.c; do
   "$CC" "${CF[@]}" -Wno-unused-function -Wno-psabi -mavx2 -mfma -mf16c -Itests/avx512_emu -isystem "$SIMDE_INCLUDE" -c "$f" -o "$o"
   objs+=("$o")
 done
-# The table also lists the AVX-VNNI / AVX2 families: built natively (their
-# features are the host's; the emulated CPU adds no AVX-VNNI, so those skip).
+# The table also lists the AMX, AVX-VNNI and AVX2 families: built natively
+# (their features are the host's; the emulated CPU adds no AMX or AVX-VNNI,
+# so those skip where the host lacks them).
+for f in src/kernels/x86/*_amx.c; do
+  o="$B/obj/$(echo "$f" | tr / _).o"
+  "$CC" "${CF[@]}" -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mf16c -mamx-tile -mamx-int8 -c "$f" -o "$o"
+  objs+=("$o")
+done
 for f in src/kernels/x86/*avx2*.c src/kernels/x86/*avxvnni*.c; do
   o="$B/obj/$(echo "$f" | tr / _).o"
   case "$f" in *avxvnni*) vnni=-mavxvnni ;; *) vnni= ;; esac

@@ -8,6 +8,7 @@
 
 #if defined(__linux__)
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #endif
 
@@ -82,6 +83,19 @@ static uint64_t xgetbv0(void) {
     return ((uint64_t)edx << 32) | eax;
 }
 
+/* Linux hands a process the AMX tile state only on request (5.16+:
+ * arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA); without it the first tile
+ * instruction faults. A refusal (an older kernel, a too-small sigaltstack)
+ * means no AMX. The permission is process-wide and idempotent. */
+static int os_grants_amx(void) {
+#if defined(__linux__) && defined(SYS_arch_prctl)
+    enum { ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+    return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+#else
+    return 0;
+#endif
+}
+
 static void detect_x86(qmm_cpu_info *ci) {
     unsigned a, b, c, d;
     snprintf(ci->arch, sizeof ci->arch, "x86_64");
@@ -130,7 +144,7 @@ static void detect_x86(qmm_cpu_info *ci) {
         if ((a7_1 >> 5) & 1)
             f |= QMM_CPU_AVX512BF16;
     }
-    if (os_amx) {
+    if (os_amx && ((d7 >> 24) & 1) && os_grants_amx()) {
         if ((d7 >> 24) & 1)
             f |= QMM_CPU_AMX_TILE;
         if ((d7 >> 25) & 1)

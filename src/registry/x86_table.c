@@ -4,6 +4,14 @@
 
 #if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
 /* extern const qmm_family qmm_family_<name>; one per family */
+extern const qmm_family qmm_family_amx_q4_k;
+extern const qmm_family qmm_family_amx_q6_k;
+extern const qmm_family qmm_family_amx_q5_0;
+extern const qmm_family qmm_family_amx_q4_1;
+extern const qmm_family qmm_family_amx_q5_k;
+extern const qmm_family qmm_family_amx_q5_1;
+extern const qmm_family qmm_family_amx_q2_k;
+extern const qmm_family qmm_family_amx_q3_k;
 extern const qmm_family qmm_family_avx512vnni_q4_0;
 extern const qmm_family qmm_family_avx512vnni_q8_0;
 extern const qmm_family qmm_family_avx512vnni_q4_k;
@@ -53,6 +61,15 @@ extern const qmm_family qmm_family_avx2_bf16;
 /* one family per line */
 /* clang-format off */
 const qmm_family *const qmm_x86_kernels[] = {
+    /* AMX GEMM on the AVX-512 VNNI panels: first where the CPU (and the OS) grant AMX */
+    &qmm_family_amx_q4_k,
+    &qmm_family_amx_q6_k,
+    &qmm_family_amx_q5_0,
+    &qmm_family_amx_q4_1,
+    &qmm_family_amx_q5_k,
+    &qmm_family_amx_q5_1,
+    &qmm_family_amx_q2_k,
+    &qmm_family_amx_q3_k,
     &qmm_family_avx512vnni_q4_0,
     &qmm_family_avx512vnni_q8_0,
     &qmm_family_avx512vnni_q4_k,

@@ -1,0 +1,313 @@
+/* AMX int8 GEMM on the x-family panels (Q4_1, Q5_0, Q5_1, Q2_K..Q6_K):
+ * included by exactly the translation units compiled with AVX-512 VNNI and
+ * AMX-TILE / AMX-INT8 flags (matmul_<type>_amx.c).
+ *
+ * Why: the VNNI tile spends 8 vpdpbusd per activation row, 32-block and panel
+ * on the same two vector ports as the ~8 instructions of the reference's float
+ * steps (per 32-block: isum to float, s * x_d, fma; the same for the min).
+ * TDPBSUD moves the integer dot products to the tile unit, exactly as
+ * vpdpbusd sums them (signed activation bytes x unsigned weight bytes, exact
+ * int32), and leaves the vector ports the float steps.
+ *
+ * Per 16-row activation group (the act layout with G = 16: a block's
+ * q[16][32] is a 16 x 32-byte A tile, row stride 32) and 16-row panel, per
+ * 32-block: the block's 8 weight vectors (qmm_avx512x_load_w; vector c holds
+ * k = 4c..4c+3 of each lane, which is AMX's B-tile row layout) are stored
+ * to a 512-byte buffer and loaded as the B tile (8 rows x 64 bytes); one
+ * TDPBSUD gives the 16 x 16 raw dot products (split kinds: two of 16
+ * elements each), stored to a buffer and finished row by row by
+ * qmm_avx512x_row_block, the VNNI tile's own float steps: the same bits.
+ * Two C tiles alternate between blocks so that the tile unit works on block
+ * b + 1 while the vector ports finish block b.
+ *
+ * Tiles: 0, 1: C (non-split: blocks b even / odd; split: halves a / b, the
+ * ping-pong is then 0, 1 / 6, 7); 2, 3: A (non-split: 2 only, 16 x 32 bytes;
+ * split: 16 x 16 bytes each); 4, 5: B (non-split: 4 only, 8 x 64 bytes;
+ * split: 4 x 64 bytes each). */
+#ifndef QMM_X86_AMX_INT8_H
+#define QMM_X86_AMX_INT8_H
+
+#include <immintrin.h>
+
+#include "kernels/x86/avx512_int8.h"
+
+#define QMM_AMX_G 16 /* activation rows per group: the A tile's rows */
+
+/* Groups with fewer real rows than this run the VNNI tile (AMX computes all
+ * 16 rows of a group, padding included). */
+#define QMM_AMX_MIN_ROWS 9
+
+/* 32-blocks per k chunk: a panel's chunk is unpacked to B tiles once (8 KB)
+ * for every row group, and stays in L1 with a group's chunk (10 KB). */
+#define QMM_AMX_KC 16
+
+typedef struct {
+    uint8_t palette_id;
+    uint8_t start_row;
+    uint8_t reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} qmm_amx_tilecfg;
+
+static inline void qmm_amx_set(qmm_amx_tilecfg *cfg, int t, int rows, int colsb) {
+    cfg->rows[t] = (uint8_t)rows;
+    cfg->colsb[t] = (uint16_t)colsb;
+}
+
+/* Loads this thread's tile configuration for kind (released by the caller
+ * with _tile_release when its tiles are done). */
+static inline void qmm_amx_configure(qmm_avx512x_kind kind) {
+    qmm_amx_tilecfg cfg __attribute__((aligned(64)));
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette_id = 1;
+    for (int t = 0; t < 2; t++) {
+        qmm_amx_set(&cfg, t, 16, 64);     /* C, set 0 */
+        qmm_amx_set(&cfg, 6 + t, 16, 64); /* C, set 1 */
+        if (QMM_AVX512X_SPLIT(kind)) {
+            qmm_amx_set(&cfg, 2 + t, 16, 16); /* A, elements 0..15 / 16..31 */
+            qmm_amx_set(&cfg, 4 + t, 4, 64);  /* B, the same halves */
+        } else {
+            qmm_amx_set(&cfg, 4 + t, 8, 64); /* B, panel 0 / 1 */
+        }
+    }
+    if (!QMM_AVX512X_SPLIT(kind))
+        qmm_amx_set(&cfg, 2, 16, 32); /* A */
+    _tile_loadconfig(&cfg);
+}
+
+/* Blocks b0 .. b0 + nk - 1 of a panel as B tiles: 512 bytes each, row c =
+ * weight vector c (split kinds: the two 256-byte halves are the B tiles of
+ * elements 0..15 and 16..31). */
+QMM_AVX512_INLINE void qmm_amx_x_unpack(qmm_avx512x_kind kind, const uint8_t *panel, int64_t b0, int nk, uint8_t *wb) {
+    const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
+    const int chunk = QMM_AVX512X_CHUNK(kind);
+    for (int t = 0; t < nk; t++) {
+        const int64_t b = b0 + t;
+        const uint8_t *qb = panel + (size_t)(b / per) * (size_t)chunk + hdr + (int)(b % per) * qbytes;
+        __m512i w[8];
+        qmm_avx512x_load_w(kind, qb, w);
+        for (int v = 0; v < 8; v++)
+            _mm512_store_si512((void *)(wb + 512 * (size_t)t + 64 * (size_t)v), w[v]);
+    }
+}
+
+/* The raw dot products of one 32-block of a group (ab) and its B tiles
+ * (wb0: panel 0; wb1: panel 1 when np == 2) into C tile set `set`, stored to
+ * c[set][panel] (split kinds, np == 1: c[set][half]). */
+QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int np, int set, const uint8_t *ab, const uint8_t *wb0,
+                                      const uint8_t *wb1, int32_t (*c)[2][256]) {
+    const uint8_t *aq = ab + 8 * QMM_AMX_G;
+    if (QMM_AVX512X_SPLIT(kind)) {
+        _tile_loadd(4, wb0, 64);
+        _tile_loadd(5, wb0 + 256, 64);
+        _tile_loadd(2, aq, 32);
+        _tile_loadd(3, aq + 16, 32);
+    } else {
+        _tile_loadd(4, wb0, 64);
+        if (np == 2)
+            _tile_loadd(5, wb1, 64);
+        _tile_loadd(2, aq, 32);
+    }
+    const int two = QMM_AVX512X_SPLIT(kind) || np == 2;
+    /* split: C0 += A2 B4 (elements 0..15), C1 += A3 B5; else C0 += A2 B4, C1 += A2 B5 */
+    if (set == 0) {
+        _tile_zero(0);
+        _tile_dpbsud(0, 2, 4);
+        if (two) {
+            _tile_zero(1);
+            if (QMM_AVX512X_SPLIT(kind))
+                _tile_dpbsud(1, 3, 5);
+            else
+                _tile_dpbsud(1, 2, 5);
+        }
+        _tile_stored(0, c[0][0], 64);
+        if (two)
+            _tile_stored(1, c[0][1], 64);
+    } else {
+        _tile_zero(6);
+        _tile_dpbsud(6, 2, 4);
+        if (two) {
+            _tile_zero(7);
+            if (QMM_AVX512X_SPLIT(kind))
+                _tile_dpbsud(7, 3, 5);
+            else
+                _tile_dpbsud(7, 2, 5);
+        }
+        _tile_stored(6, c[1][0], 64);
+        if (two)
+            _tile_stored(7, c[1][1], 64);
+    }
+}
+
+/* The float steps of one row's 32-block from its raw dot da, for the
+ * non-split kinds, with per-block values hoisted out of the row loop; the
+ * same integers and float steps as qmm_avx512x_row_block, fewer port-0
+ * instructions: an integer product sc * da or -m * sum qx (below 2^24, see
+ * kernels/family.h) is exactly the product of the two exact floats, so
+ * vpmulld + vcvtdq2ps become vcvtdq2ps + vmulps, and the row's block sum
+ * arrives as a float (fsum) or, for Q5_0's zero point, as -16 sum (zsum). */
+QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512i da, float fsum, int32_t zsum, float xd,
+                                       __m512 s, __m512 t, __m512 scf, __m512 mnf) {
+    const __m512 vxd = _mm512_set1_ps(xd);
+    __m512 fi;
+    if (kind == QMM_AVX512X_Q5_0)
+        fi = _mm512_cvtepi32_ps(_mm512_add_epi32(da, _mm512_set1_epi32(zsum)));
+    else if (QMM_AVX512X_IS_K(kind))
+        fi = _mm512_mul_ps(_mm512_cvtepi32_ps(da), scf);
+    else
+        fi = _mm512_cvtepi32_ps(da);
+    acc = _mm512_fmadd_ps(fi, _mm512_mul_ps(s, vxd), acc);
+    if (QMM_AVX512X_HAS_MIN(kind)) {
+        const __m512 fmin = QMM_AVX512X_IS_K(kind) ? _mm512_mul_ps(mnf, _mm512_set1_ps(fsum)) : _mm512_set1_ps(fsum);
+        acc = _mm512_fmadd_ps(fmin, _mm512_mul_ps(t, vxd), acc);
+    }
+    return acc;
+}
+
+/* Rows i < mr (>= 1) of one 16-row activation group (act: its block 0) x np
+ * panels (p[0], p[1]; np = 1 for split kinds), blocks b0 .. b0 + nk - 1
+ * (wb[q]: panel q's B tiles), into y (rows ys bytes apart, panel q at column
+ * 16 q), columns < ncols of the last panel: y starts the accumulators unless
+ * b0 == 0 (a float store and load are exact, so chunking k keeps the
+ * reference's fma chain). Two C tile sets alternate between blocks: the tile
+ * unit computes block t + 1 while the vector ports finish block t. The tile
+ * configuration of kind must be loaded. */
+QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int np, int64_t b0, int nk, const uint8_t *act,
+                                      const uint8_t *const p[2], const uint8_t *const wb[2], float *y, size_t ys, int mr,
+                                      int ncols) {
+    const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
+    const size_t ablk = (size_t)QMM_AMX_G * QMM_AVX512_ACT_BLK;
+    const __mmask16 full = 0xffff, last = (__mmask16)((1u << ncols) - 1u);
+    int32_t c[2][2][256] __attribute__((aligned(64)));
+    __m512 acc[2][QMM_AMX_G];
+    for (int q = 0; q < np; q++)
+        for (int i = 0; i < QMM_AMX_G; i++)
+            acc[q][i] = (b0 > 0 && i < mr) ? _mm512_maskz_loadu_ps(q == np - 1 ? last : full,
+                                                                   (const float *)((const char *)y + (size_t)i * ys) + 16 * q)
+                                           : _mm512_setzero_ps();
+    const uint8_t *a0 = act + (size_t)b0 * ablk;
+    qmm_amx_x_dots(kind, np, 0, a0, wb[0], wb[np - 1], c);
+    for (int t = 0; t < nk; t++) {
+        const int64_t b = b0 + t;
+        const uint8_t *ab = a0 + (size_t)t * ablk;
+        const int set = t & 1;
+        if (t + 1 < nk) /* the next block's dots, into the other C set */
+            qmm_amx_x_dots(kind, np, set ^ 1, ab + ablk, wb[0] + 512 * (size_t)(t + 1), wb[np - 1] + 512 * (size_t)(t + 1), c);
+        const int j = (int)(b % per);
+        if (QMM_AVX512X_SPLIT(kind)) {
+            const qmm_avx512x_bscales bs = qmm_avx512x_block_scales(kind, p[0] + (size_t)(b / per) * (size_t)chunk, j);
+            for (int i = 0; i < QMM_AMX_G; i++) {
+                const __m512i da = _mm512_load_si512((const void *)(c[set][0] + 16 * i));
+                const __m512i db = _mm512_load_si512((const void *)(c[set][1] + 16 * i));
+                const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (QMM_AMX_G + i)));
+                float xd;
+                memcpy(&xd, ab + 4 * i, 4);
+                acc[0][i] = qmm_avx512x_row_block(kind, acc[0][i], da, db, sums, xd, &bs);
+            }
+            continue;
+        }
+        /* the 16 rows' block sums (int16 pairs) as floats and Q5_0's -16 sum */
+        float fsum[QMM_AMX_G] __attribute__((aligned(64)));
+        int32_t zsum[QMM_AMX_G] __attribute__((aligned(64)));
+        const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
+        if (kind == QMM_AVX512X_Q5_0)
+            _mm512_store_si512((void *)zsum, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
+        else
+            _mm512_store_ps(fsum, _mm512_cvtepi32_ps(sum16));
+        for (int q = 0; q < np; q++) {
+            const uint8_t *unit = p[q] + (size_t)(b / per) * (size_t)chunk;
+            const qmm_avx512x_bscales bs = qmm_avx512x_block_scales(kind, unit, j);
+            /* Q4_K / Q5_K: sc and -m as floats (exact) */
+            const __m512 scf = _mm512_cvtepi32_ps(bs.sc);
+            const __m512 mnf =
+                _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(bs.mpair, 16), 16)); /* the low int16 of (-m, -m) */
+            for (int i = 0; i < QMM_AMX_G; i++) {
+                const __m512i da = _mm512_load_si512((const void *)(c[set][q] + 16 * i));
+                float xd;
+                memcpy(&xd, ab + 4 * i, 4);
+                acc[q][i] = qmm_amx_x_row(kind, acc[q][i], da, fsum[i], zsum[i], xd, bs.s, bs.t, scf, mnf);
+            }
+        }
+    }
+    for (int q = 0; q < np; q++)
+        for (int i = 0; i < mr; i++)
+            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys) + 16 * q, q == np - 1 ? last : full, acc[q][i]);
+}
+
+/* The VNNI tile on rows r0 .. r0 + MR - 1 of a 16-row group (groups with few
+ * real rows). */
+#define QMM_AMX_VNNI_TILE(kind, MR, name)                                                                                        \
+    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc, int r0) {                      \
+        qmm_avx512x_tile(kind, MR, QMM_AMX_G, r0, nb, a, p, y, ys, nc);                                                          \
+    }
+
+/* Defines `const qmm_family qmm_family_<id>`: the x family of `kind` (its
+ * panels, GET_ROWS and GEMV those of the AVX-512 VNNI family), with GEMM on
+ * AMX in 16-row groups. */
+#define QMM_AMX_X_FAMILY(id, wtype_, kind, put, get)                                                                             \
+    QMM_AVX512X_WEIGHTS(kind, put, get)                                                                                          \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AMX_G); }                                \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AMX_G); }                    \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
+        qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AMX_G);                                                                       \
+    }                                                                                                                            \
+    QMM_AMX_VNNI_TILE(kind, 1, vnni_m1)                                                                                          \
+    QMM_AMX_VNNI_TILE(kind, 2, vnni_m2)                                                                                          \
+    QMM_AMX_VNNI_TILE(kind, 3, vnni_m3)                                                                                          \
+    QMM_AMX_VNNI_TILE(kind, 4, vnni_m4)                                                                                          \
+    QMM_AMX_VNNI_TILE(kind, 5, vnni_m5)                                                                                          \
+    QMM_AMX_VNNI_TILE(kind, 6, vnni_m6)                                                                                          \
+    QMM_AMX_VNNI_TILE(kind, 7, vnni_m7)                                                                                          \
+    QMM_AMX_VNNI_TILE(kind, 8, vnni_m8)                                                                                          \
+    typedef void (*vnni_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int, int);                               \
+    static const vnni_fn vnni_by_mr[9] = {NULL, vnni_m1, vnni_m2, vnni_m3, vnni_m4, vnni_m5, vnni_m6, vnni_m7, vnni_m8};         \
+    static void amx_tile(int np, int64_t b0, int nk, const uint8_t *a, const uint8_t *const p[2], const uint8_t *const wb[2],    \
+                         float *y, size_t ys, int mr, int nc) {                                                                  \
+        if (np == 2)                                                                                                             \
+            qmm_amx_x_tile(kind, 2, b0, nk, a, p, wb, y, ys, mr, nc);                                                            \
+        else                                                                                                                     \
+            qmm_amx_x_tile(kind, 1, b0, nk, a, p, wb, y, ys, mr, nc);                                                            \
+    }                                                                                                                            \
+    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
+        const int64_t nb = k / QMM_QK;                                                                                           \
+        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
+        const size_t gb = (size_t)nb * QMM_AMX_G * QMM_AVX512_ACT_BLK;                                                           \
+        /* rows in AMX groups: the full ones, and the last if it has QMM_AMX_MIN_ROWS */                                         \
+        const int64_t m_amx = m / QMM_AMX_G * QMM_AMX_G + (m % QMM_AMX_G >= QMM_AMX_MIN_ROWS ? m % QMM_AMX_G : 0);               \
+        /* panels per AMX tile: two share each A tile, except for the split kinds (their halves take the tiles) */               \
+        const int np_max = QMM_AVX512X_SPLIT(kind) ? 1 : 2;                                                                      \
+        uint8_t wbuf[2][QMM_AMX_KC * 512] __attribute__((aligned(64)));                                                          \
+        const uint8_t *const wb[2] = {wbuf[0], wbuf[1]};                                                                         \
+        if (m_amx > 0)                                                                                                           \
+            qmm_amx_configure(kind);                                                                                             \
+        for (int64_t n0 = 0; n0 < n;) {                                                                                          \
+            const int np = n - n0 > QMM_AVX512_NR && np_max == 2 ? 2 : 1;                                                        \
+            const uint8_t *p[2];                                                                                                 \
+            for (int q = 0; q < 2; q++)                                                                                          \
+                p[q] = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR + (q < np ? q : 0)) * pb;                                \
+            const int64_t n1 = n0 + QMM_AVX512_NR * np < n ? n0 + QMM_AVX512_NR * np : n;                                        \
+            const int nc = (int)(n1 - n0 - QMM_AVX512_NR * (np - 1)); /* columns of the last panel */                            \
+            for (int64_t b0 = 0; b0 < nb && m_amx > 0; b0 += QMM_AMX_KC) {                                                       \
+                const int nk = (int)(nb - b0 < QMM_AMX_KC ? nb - b0 : QMM_AMX_KC);                                               \
+                for (int q = 0; q < np; q++)                                                                                     \
+                    qmm_amx_x_unpack(kind, p[q], b0, nk, wbuf[q]);                                                               \
+                for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {                                                              \
+                    const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);                                       \
+                    amx_tile(np, b0, nk, (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb, p, wb,                              \
+                             (float *)((char *)y + (size_t)m0 * ys) + n0, ys, mr, nc);                                           \
+                }                                                                                                                \
+            }                                                                                                                    \
+            if (m_amx < m)                                                                                                       \
+                for (int q = 0; q < np; q++)                                                                                     \
+                    vnni_by_mr[m - m_amx](nb, (const uint8_t *)a + (size_t)(m_amx / QMM_AMX_G) * gb, p[q],                       \
+                                          (float *)((char *)y + (size_t)m_amx * ys) + n0 + QMM_AVX512_NR * q, ys,                \
+                                          q == np - 1 ? nc : QMM_AVX512_NR, 0);                                                  \
+            n0 = n1;                                                                                                             \
+        }                                                                                                                        \
+        if (m_amx > 0)                                                                                                           \
+            _tile_release();                                                                                                     \
+    }                                                                                                                            \
+    QMM_X86_INT8_DESCRIPTOR(id, wtype_, 1, QMM_AVX512_VNNI_REQUIRED | QMM_CPU_AMX_TILE | QMM_CPU_AMX_INT8,                       \
+                            QMM_CPU_AMX_TILE | QMM_CPU_AMX_INT8, QMM_AMX_G)
+
+#endif

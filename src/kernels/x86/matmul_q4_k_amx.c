@@ -1,0 +1,7 @@
+/* Q4_K weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+ * amx_int8.h on the Q4_K panels of avx512x_units.h (GEMV and GET_ROWS as the
+ * AVX-512 VNNI family's). */
+#include "kernels/x86/amx_int8.h"
+#include "kernels/x86/avx512x_units.h"
+
+QMM_AMX_X_FAMILY(amx_q4_k, QMM_TYPE_Q4_K, QMM_AVX512X_Q4_K, qmm_avx512x_put_q4_k, qmm_avx512x_get_q4_k)

@@ -1,0 +1,7 @@
+/* Q5_0 weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+ * amx_int8.h on the Q5_0 panels of avx512x_units.h (GEMV and GET_ROWS as the
+ * AVX-512 VNNI family's). */
+#include "kernels/x86/amx_int8.h"
+#include "kernels/x86/avx512x_units.h"
+
+QMM_AMX_X_FAMILY(amx_q5_0, QMM_TYPE_Q5_0, QMM_AVX512X_Q5_0, qmm_avx512x_put_q5_0, qmm_avx512x_get_q5_0)
