@@ -314,6 +314,24 @@ static void test_fp_blocking(const qmm_family *kf, const qmm_family *ref) {
     test_one(kf, ref, 128, 145, 777, 0); /* exec's whole m block: 21 groups + 2 rows */
 }
 
+/* Int8 families at the edges of their blocking (the AMX GEMM: 16-row
+ * activation groups, groups with < 9 rows on the VNNI tile, two panels per A
+ * tile and a lone last panel, k chunks of 16 blocks with the partial sums in
+ * y between chunks; exec's 128-row blocks): m around groups, n around panel
+ * pairs, k around chunks, bit for bit against the reference. */
+static void test_int8_blocking(const qmm_family *kf, const qmm_family *ref) {
+    const int64_t be = qmm_type_block_elems(kf->wtype);
+    const int64_t nbs[] = {15, 16, 17, 33}; /* 32-blocks per row; K-quants: the nearest whole super-blocks */
+    static const int64_t ms[] = {9, 15, 16, 24, 25, 41};
+    static const int64_t ns[] = {16, 31, 48, 33};
+    for (size_t ki = 0; ki < sizeof nbs / sizeof nbs[0]; ki++) {
+        const int64_t k = (nbs[ki] * QMM_QK + be - 1) / be * be;
+        for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+            test_one(kf, ref, ms[mi], ns[(ki + mi) % 4], k, 0);
+    }
+    test_one(kf, ref, 137, 33, be == 256 ? 768 : 544, 0); /* past exec's 128-row block: 8 groups + 9 rows */
+}
+
 static void visit(const qmm_family *kf, void *user) {
     const uint64_t features = *(const uint64_t *)user;
     const qmm_family *ref = qmm_registry_reference(kf->wtype);
@@ -327,6 +345,8 @@ static void visit(const qmm_family *kf, void *user) {
     test_iq4_xs_extremes(kf, ref);
     if (kf != ref && (kf->wtype == QMM_TYPE_F32 || kf->wtype == QMM_TYPE_F16 || kf->wtype == QMM_TYPE_BF16))
         test_fp_blocking(kf, ref);
+    else if (kf != ref)
+        test_int8_blocking(kf, ref);
     tested++;
     printf("ok   %-24s (%ld special outputs so far)\n", kf->name, n_special);
 }
