@@ -267,12 +267,7 @@ QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int np, int64_t b0,
  * panels, GET_ROWS and GEMV those of the AVX-512 VNNI family), with GEMM on
  * AMX in 16-row groups. */
 #define QMM_AMX_X_FAMILY(id, wtype_, kind, put, get)                                                                             \
-    QMM_AVX512X_WEIGHTS(kind, put, get)                                                                                          \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AMX_G); }                                \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AMX_G); }                    \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
-        qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AMX_G);                                                                       \
-    }                                                                                                                            \
+    QMM_AVX512X_WEIGHTS(kind, put, get, QMM_AMX_G)                                                                               \
     QMM_AMX_VNNI_TILE(kind, 1, vnni_m1)                                                                                          \
     QMM_AMX_VNNI_TILE(kind, 2, vnni_m2)                                                                                          \
     QMM_AMX_VNNI_TILE(kind, 3, vnni_m3)                                                                                          \

@@ -992,9 +992,9 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
 }
 
 /* The half of an x family that the AVX-512 VNNI and AMX families share: the
- * weight panels (size, offsets, packing, GET_ROWS), the GEMV activation
- * layout and the GEMV. */
-#define QMM_AVX512X_WEIGHTS(kind, put, get)                                                                                      \
+ * weight panels (size, offsets, packing, GET_ROWS), the GEMM activation
+ * layout in groups of G rows, the GEMV activation layout and the GEMV. */
+#define QMM_AVX512X_WEIGHTS(kind, put, get, G)                                                                                   \
     enum { X_CHUNK = QMM_AVX512X_CHUNK(kind), X_UE = QMM_AVX512X_UE(kind) };                                                     \
     static size_t w_size(int64_t k, int64_t n) {                                                                                 \
         return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                    \
@@ -1007,6 +1007,11 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
     }                                                                                                                            \
     static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
         qmm_avx512x_w_read_row(packed, k, row, dst, X_CHUNK, X_UE, get);                                                         \
+    }                                                                                                                            \
+    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, G); }                                        \
+    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, G); }                            \
+    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
+        qmm_avx512x_act_pack(m, k, x, xs, dst, G);                                                                               \
     }                                                                                                                            \
     static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }                                       \
     static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }                           \
@@ -1028,12 +1033,7 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
 /* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
  * `kind`, packed by put / read by get. */
 #define QMM_AVX512X_FAMILY(id, wtype_, kind, put, get)                                                                           \
-    QMM_AVX512X_WEIGHTS(kind, put, get)                                                                                          \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
-        qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AVX512_MR);                                                                   \
-    }                                                                                                                            \
+    QMM_AVX512X_WEIGHTS(kind, put, get, QMM_AVX512_MR)                                                                           \
     QMM_AVX512X_TILE(kind, 1, 8, tile_m1)                                                                                        \
     QMM_AVX512X_TILE(kind, 2, 8, tile_m2)                                                                                        \
     QMM_AVX512X_TILE(kind, 3, 8, tile_m3)                                                                                        \
