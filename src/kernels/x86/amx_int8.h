@@ -9,21 +9,23 @@
  * vpdpbusd sums them (signed activation bytes x unsigned weight bytes, exact
  * int32), and leaves the vector ports the float steps.
  *
- * Per 16-row activation group (the act layout with G = 16: a block's
- * q[16][32] is a 16 x 32-byte A tile, row stride 32) and 16-row panel, per
- * 32-block: the block's 8 weight vectors (qmm_avx512x_load_w; vector c holds
- * k = 4c..4c+3 of each lane, which is AMX's B-tile row layout) are stored
- * to a 512-byte buffer and loaded as the B tile (8 rows x 64 bytes); one
- * TDPBSUD gives the 16 x 16 raw dot products (split kinds: two of 16
- * elements each), stored to a buffer and finished row by row by
- * qmm_avx512x_row_block, the VNNI tile's own float steps: the same bits.
- * Two C tiles alternate between blocks so that the tile unit works on block
- * b + 1 while the vector ports finish block b.
+ * The GEMM walks column panels two at a time (split kinds: one) and k in
+ * chunks of QMM_AMX_KC blocks: each panel's chunk is unpacked once into B
+ * tiles (qmm_avx512x_load_w's vector c holds k = 4c..4c+3 of each lane,
+ * which is AMX's B-tile row layout; 8 rows x 64 bytes a block) and its
+ * per-block weight values computed once, for every 16-row activation group
+ * (the act layout with G = 16: a block's q[16][32] is a 16 x 32-byte A tile,
+ * row stride 32). Per group and block, TDPBSUD gives the 16 x 16 raw dot
+ * products of each panel (split kinds Q6_K / Q2_K / Q3_K: two, of 16
+ * elements each), stored to a buffer and finished row by row by the
+ * reference's float steps (qmm_amx_x_row; split kinds
+ * qmm_avx512x_row_block, the VNNI tile's): the same bits. Between k chunks
+ * the partial sums wait in y. Two C tile sets alternate between blocks so
+ * that the tile unit computes block t + 1 while the vector ports finish t.
  *
- * Tiles: 0, 1: C (non-split: blocks b even / odd; split: halves a / b, the
- * ping-pong is then 0, 1 / 6, 7); 2, 3: A (non-split: 2 only, 16 x 32 bytes;
- * split: 16 x 16 bytes each); 4, 5: B (non-split: 4 only, 8 x 64 bytes;
- * split: 4 x 64 bytes each). */
+ * Tiles: C set 0 = 0, 1 and set 1 = 6, 7 (non-split: panels 0 / 1; split:
+ * halves a / b); A = 2 (split: 2, 3, 16 x 16 bytes each); B = 4, 5 (panels
+ * 0 / 1, 8 x 64 bytes; split: halves, 4 x 64 bytes). */
 #ifndef QMM_X86_AMX_INT8_H
 #define QMM_X86_AMX_INT8_H
 
@@ -34,7 +36,7 @@
 #define QMM_AMX_G 16 /* activation rows per group: the A tile's rows */
 
 /* Groups with fewer real rows than this run the VNNI tile (AMX computes all
- * 16 rows of a group, padding included). */
+ * 16 rows of a group, padding included): half a group, chosen, not tuned. */
 #define QMM_AMX_MIN_ROWS 9
 
 /* 32-blocks per k chunk: a panel's chunk is unpacked to B tiles once (8 KB)
