@@ -873,8 +873,9 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
         _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), mask, acc[i]);
 }
 
-/* m = 1 (decode): one activation row x one 16-row panel, all k. What the
- * GEMM tile at MR = 1 does per 32-block that a single row does not need:
+/* m = 1 (decode): one unit of one 16-row panel against its activation
+ * blocks (act), added to acc. What the GEMM tile at MR = 1 does per 32-block
+ * that a single row does not need:
  *  - the unit's fp16 scales are widened once per unit, not per 32-block;
  *  - the block sums are scalars: the zero points start the int32 chains
  *    (Q5_0: -16 sum qx; Q6_K: -32 sum_a qx and -32 sum_b qx, so isum =
@@ -885,83 +886,104 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
  *    qmm_avx512_gemv_panel.
  * Every isum and imin is the same exact integer as the tile's, and the float
  * steps are the tile's: the same bits. Q2_K and Q3_K run the tile. */
-QMM_AVX512_INLINE void qmm_avx512x_gemv_panel(qmm_avx512x_kind kind, int64_t nb, const uint8_t *act, const uint8_t *panel,
-                                              float *y, int ncols) {
-    if (kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
-        qmm_avx512x_tile(kind, 1, 1, 0, nb, act, panel, y, 0, ncols);
-        return;
-    }
+QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint8_t *unit, const uint8_t *act, __m512 acc) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
-    const int chunk = QMM_AVX512X_CHUNK(kind), step = QMM_AVX512X_CHUNK(kind) / (QMM_AVX512X_UE(kind) / QMM_QK);
+    const int step = QMM_AVX512X_CHUNK(kind) / (QMM_AVX512X_UE(kind) / QMM_QK);
     const int has_min = kind != QMM_AVX512X_Q5_0 && kind != QMM_AVX512X_Q6_K;
     const int nib_only = kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q4_K;
-    __m512 acc = _mm512_setzero_ps();
-    for (int64_t u = 0; u < nb / per; u++) {
-        const uint8_t *unit = panel + (size_t)u * (size_t)chunk;
-        const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
-        const __m512 t = has_min ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : s;
-        for (int j = 0; j < per; j++) {
-            const uint8_t *ab = act + (size_t)(u * per + j) * QMM_AVX512_ACT_BLK;
-            const uint8_t *aq = ab + 8;
-            const uint8_t *qb = unit + hdr + j * qbytes;
-            for (int l = 0; QMM_AVX512_GEMV_PF >= 0 && l < step; l += 64)
-                _mm_prefetch((const char *)(unit + j * step + QMM_AVX512_GEMV_PF + l), _MM_HINT_T0);
-            const int32_t sums = qmm_avx512_ld32(ab + 4);
-            const int32_t sum_a = (int16_t)(uint16_t)((uint32_t)sums & 0xffffu);
-            const int32_t sum_b = (int16_t)(uint16_t)((uint32_t)sums >> 16);
-            __m512i isum;
-            if (nib_only) {
-                const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
-                __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
-                for (int v = 0; v < 4; v++) {
-                    const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * v));
-                    lo = _mm512_dpbusd_epi32(lo, _mm512_and_si512(p, m4), _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * v)));
-                    hi = _mm512_dpbusd_epi32(hi, _mm512_and_si512(p, m4h), _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * v)));
-                }
-                isum = _mm512_add_epi32(lo, _mm512_srai_epi32(hi, 4));
+    const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
+    const __m512 t = has_min ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : s;
+    for (int j = 0; j < per; j++) {
+        const uint8_t *ab = act + (size_t)j * QMM_AVX512_ACT_BLK;
+        const uint8_t *aq = ab + 8;
+        const uint8_t *qb = unit + hdr + j * qbytes;
+        for (int l = 0; QMM_AVX512_GEMV_PF >= 0 && l < step; l += 64)
+            _mm_prefetch((const char *)(unit + j * step + QMM_AVX512_GEMV_PF + l), _MM_HINT_T0);
+        const int32_t sums = qmm_avx512_ld32(ab + 4);
+        const int32_t sum_a = (int16_t)(uint16_t)((uint32_t)sums & 0xffffu);
+        const int32_t sum_b = (int16_t)(uint16_t)((uint32_t)sums >> 16);
+        __m512i isum;
+        if (nib_only) {
+            const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
+            __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+            for (int v = 0; v < 4; v++) {
+                const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * v));
+                lo = _mm512_dpbusd_epi32(lo, _mm512_and_si512(p, m4), _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * v)));
+                hi = _mm512_dpbusd_epi32(hi, _mm512_and_si512(p, m4h), _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * v)));
+            }
+            isum = _mm512_add_epi32(lo, _mm512_srai_epi32(hi, 4));
+        } else {
+            __m512i w[8];
+            qmm_avx512x_load_w(kind, qb, w);
+            /* chain a: elements 0..15, chain b: 16..31 */
+            __m512i da = _mm512_setzero_si512(), db = da;
+            if (kind == QMM_AVX512X_Q6_K) {
+                da = _mm512_set1_epi32(-32 * sum_a);
+                db = _mm512_set1_epi32(-32 * sum_b);
+            } else if (kind == QMM_AVX512X_Q5_0) {
+                da = _mm512_set1_epi32(-16 * (sum_a + sum_b));
+            }
+            for (int c = 0; c < 4; c++) {
+                da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
+                db = _mm512_dpbusd_epi32(db, w[c + 4], _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * c)));
+            }
+            if (kind == QMM_AVX512X_Q6_K) {
+                const __m512i pair =
+                    _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
+                const __m512i sca = _mm512_srai_epi32(_mm512_slli_epi32(pair, 16), 16), scb = _mm512_srai_epi32(pair, 16);
+                isum = _mm512_add_epi32(_mm512_mullo_epi32(sca, da), _mm512_mullo_epi32(scb, db));
             } else {
-                __m512i w[8];
-                qmm_avx512x_load_w(kind, qb, w);
-                /* chain a: elements 0..15, chain b: 16..31 */
-                __m512i da = _mm512_setzero_si512(), db = da;
-                if (kind == QMM_AVX512X_Q6_K) {
-                    da = _mm512_set1_epi32(-32 * sum_a);
-                    db = _mm512_set1_epi32(-32 * sum_b);
-                } else if (kind == QMM_AVX512X_Q5_0) {
-                    da = _mm512_set1_epi32(-16 * (sum_a + sum_b));
-                }
-                for (int c = 0; c < 4; c++) {
-                    da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
-                    db = _mm512_dpbusd_epi32(db, w[c + 4], _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * c)));
-                }
-                if (kind == QMM_AVX512X_Q6_K) {
-                    const __m512i pair =
-                        _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 64 + 32 * j)));
-                    const __m512i sca = _mm512_srai_epi32(_mm512_slli_epi32(pair, 16), 16), scb = _mm512_srai_epi32(pair, 16);
-                    isum = _mm512_add_epi32(_mm512_mullo_epi32(sca, da), _mm512_mullo_epi32(scb, db));
-                } else {
-                    isum = _mm512_add_epi32(da, db);
-                }
+                isum = _mm512_add_epi32(da, db);
             }
-            __m512 fmin = _mm512_setzero_ps();
-            if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
-                /* 6-bit values: the sign extension is a zero extension */
-                const __m512i sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
-                const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
-                isum = _mm512_mullo_epi32(sc, isum);
-                fmin = _mm512_cvtepi32_ps(_mm512_mullo_epi32(m, _mm512_set1_epi32(-(sum_a + sum_b))));
-            } else if (has_min) {
-                fmin = _mm512_set1_ps((float)(sum_a + sum_b)); /* exact: |sum| <= 4064 */
-            }
-            float xd;
-            memcpy(&xd, ab, 4);
-            const __m512 vxd = _mm512_set1_ps(xd);
-            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_mul_ps(s, vxd), acc);
-            if (has_min)
-                acc = _mm512_fmadd_ps(fmin, _mm512_mul_ps(t, vxd), acc);
         }
+        __m512 fmin = _mm512_setzero_ps();
+        if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
+            /* 6-bit values: the sign extension is a zero extension */
+            const __m512i sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
+            const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
+            isum = _mm512_mullo_epi32(sc, isum);
+            fmin = _mm512_cvtepi32_ps(_mm512_mullo_epi32(m, _mm512_set1_epi32(-(sum_a + sum_b))));
+        } else if (has_min) {
+            fmin = _mm512_set1_ps((float)(sum_a + sum_b)); /* exact: |sum| <= 4064 */
+        }
+        float xd;
+        memcpy(&xd, ab, 4);
+        const __m512 vxd = _mm512_set1_ps(xd);
+        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_mul_ps(s, vxd), acc);
+        if (has_min)
+            acc = _mm512_fmadd_ps(fmin, _mm512_mul_ps(t, vxd), acc);
     }
-    _mm512_mask_storeu_ps(y, (__mmask16)((1u << ncols) - 1u), acc);
+    return acc;
+}
+
+/* Panels the GEMV streams at once, interleaved by unit, one accumulator chain
+ * each: two streams per core read memory 5-10% faster than one on a Sapphire
+ * Rapids class core (four measured as two; docs/performance.md, stop 24). */
+#ifndef QMM_AVX512X_GEMV_NP
+#define QMM_AVX512X_GEMV_NP 2
+#endif
+
+/* NP (1..QMM_AVX512X_GEMV_NP) panels pb bytes apart, all k; ncols valid
+ * columns in the last one (the others are whole). */
+QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, int64_t nb, const uint8_t *act,
+                                               const uint8_t *panel, size_t pb, float *y, int ncols) {
+    enum { NR = QMM_AVX512_NR };
+    if (kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
+        for (int pi = 0; pi < NP; pi++)
+            qmm_avx512x_tile(kind, 1, 1, 0, nb, act, panel + (size_t)pi * pb, y + pi * NR, 0, pi == NP - 1 ? ncols : NR);
+        return;
+    }
+    const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
+    __m512 acc[QMM_AVX512X_GEMV_NP];
+    for (int pi = 0; pi < NP; pi++)
+        acc[pi] = _mm512_setzero_ps();
+    for (int64_t u = 0; u < nb / per; u++)
+        for (int pi = 0; pi < NP; pi++)
+            acc[pi] = qmm_avx512x_gemv_unit(kind, panel + (size_t)pi * pb + (size_t)u * (size_t)chunk,
+                                            act + (size_t)(u * per) * QMM_AVX512_ACT_BLK, acc[pi]);
+    for (int pi = 0; pi < NP - 1; pi++)
+        _mm512_storeu_ps(y + pi * NR, acc[pi]);
+    _mm512_mask_storeu_ps(y + (NP - 1) * NR, (__mmask16)((1u << ncols) - 1u), acc[NP - 1]);
 }
 
 /* Unit u of a GGUF row into lane r of a zeroed chunk (put), and lane r of a
@@ -1018,16 +1040,22 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
     static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
         qmm_avx512x_act_pack(m, k, x, xs, dst, 1);                                                                               \
     }                                                                                                                            \
-    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, int nc) {                                   \
-        qmm_avx512x_gemv_panel(kind, nb, a, p, y, nc);                                                                           \
+    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                        \
+        qmm_avx512x_gemv_panels(kind, 1, nb, a, p, pb, y, nc);                                                                   \
+    }                                                                                                                            \
+    static void gemv_many(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                         \
+        qmm_avx512x_gemv_panels(kind, QMM_AVX512X_GEMV_NP, nb, a, p, pb, y, nc);                                                 \
     }                                                                                                                            \
     static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
+        enum { NP = QMM_AVX512X_GEMV_NP, NR = QMM_AVX512_NR };                                                                   \
         const int64_t nb = k / QMM_QK;                                                                                           \
         const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
-        }                                                                                                                        \
+        int64_t n0 = 0;                                                                                                          \
+        for (; n - n0 >= NP * NR; n0 += NP * NR)                                                                                 \
+            gemv_many(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0, NR);                      \
+        for (; n0 < n; n0 += NR)                                                                                                 \
+            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0,                          \
+                       (int)(n - n0 < NR ? n - n0 : NR));                                                                        \
     }
 
 /* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
