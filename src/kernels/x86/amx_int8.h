@@ -9,23 +9,24 @@
  * vpdpbusd sums them (signed activation bytes x unsigned weight bytes, exact
  * int32), and leaves the vector ports the float steps.
  *
- * The GEMM walks column panels two at a time (split kinds: one) and k in
- * chunks of QMM_AMX_KC blocks: each panel's chunk is unpacked once into B
- * tiles (qmm_avx512x_load_w's vector c holds k = 4c..4c+3 of each lane,
+ * The GEMM walks column panels one at a time and k in chunks of QMM_AMX_KC
+ * blocks: each panel's chunk is unpacked once into B tiles (qmm_avx512x_load_w's vector c holds k = 4c..4c+3 of each lane,
  * which is AMX's B-tile row layout; 8 rows x 64 bytes a block) and its
  * per-block weight values computed once, for every 16-row activation group
  * (the act layout with G = 16: a block's q[16][32] is a 16 x 32-byte A tile,
  * row stride 32). Per group and block, TDPBSUD gives the 16 x 16 raw dot
- * products of each panel (split kinds Q6_K / Q2_K / Q3_K: two, of 16
- * elements each), stored to a buffer and finished row by row by the
- * reference's float steps (qmm_amx_x_row; split kinds
- * qmm_avx512x_row_block, the VNNI tile's): the same bits. Between k chunks
- * the partial sums wait in y. Two C tile sets alternate between blocks so
- * that the tile unit computes block t + 1 while the vector ports finish t.
+ * products (split kinds Q6_K / Q2_K / Q3_K: two, of 16 elements each),
+ * stored to a buffer and finished row by row by the reference's float steps
+ * (qmm_amx_x_row; split kinds qmm_avx512x_row_block, the VNNI tile's): the
+ * same bits. The 16 rows' accumulators stay in registers through a k chunk
+ * (one panel: 16 zmm; two panels per A tile, as stop 23 had, kept them in
+ * memory and ran 10-16% slower); between k chunks they wait in y. Two C
+ * tile sets alternate between blocks so that the tile unit computes block
+ * t + 1 while the vector ports finish t.
  *
- * Tiles: C set 0 = 0, 1 and set 1 = 6, 7 (non-split: panels 0 / 1; split:
- * halves a / b); A = 2 (split: 2, 3, 16 x 16 bytes each); B = 4, 5 (panels
- * 0 / 1, 8 x 64 bytes; split: halves, 4 x 64 bytes). */
+ * Tiles: C set 0 = 0 (split: 0, 1 for halves a / b), set 1 = 6 (split: 6, 7);
+ * A = 2 (split: 2, 3, 16 x 16 bytes each); B = 4 (8 x 64 bytes; split: 4, 5,
+ * the halves, 4 x 64 bytes). */
 #ifndef QMM_X86_AMX_INT8_H
 #define QMM_X86_AMX_INT8_H
 
@@ -41,8 +42,8 @@
 
 /* 32-blocks per k chunk: a panel's chunk is unpacked to B tiles once (8 KB)
  * for every row group, and stays in L1 with a group's chunk (10 KB). The
- * GEMM's stack holds two panels' B tiles (16 KiB), their block values
- * (8 KiB) and the C buffers (4 KiB). 8 ran 9% slower (Q4_K, 1 thread). */
+ * GEMM's stack holds the panel's B tiles (8 KiB), its block values (4 KiB)
+ * and the C buffers (4 KiB). 8 ran 9% slower (Q4_K, 1 thread). */
 #define QMM_AMX_KC 16
 
 typedef struct {
@@ -64,18 +65,19 @@ static inline void qmm_amx_configure(qmm_avx512x_kind kind) {
     qmm_amx_tilecfg cfg __attribute__((aligned(64)));
     memset(&cfg, 0, sizeof cfg);
     cfg.palette_id = 1;
-    for (int t = 0; t < 2; t++) {
-        qmm_amx_set(&cfg, t, 16, 64);     /* C, set 0 */
-        qmm_amx_set(&cfg, 6 + t, 16, 64); /* C, set 1 */
-        if (QMM_AVX512X_SPLIT(kind)) {
+    if (QMM_AVX512X_SPLIT(kind)) {
+        for (int t = 0; t < 2; t++) {
+            qmm_amx_set(&cfg, t, 16, 64);     /* C, set 0, half a / b */
+            qmm_amx_set(&cfg, 6 + t, 16, 64); /* C, set 1 */
             qmm_amx_set(&cfg, 2 + t, 16, 16); /* A, elements 0..15 / 16..31 */
             qmm_amx_set(&cfg, 4 + t, 4, 64);  /* B, the same halves */
-        } else {
-            qmm_amx_set(&cfg, 4 + t, 8, 64); /* B, panel 0 / 1 */
         }
-    }
-    if (!QMM_AVX512X_SPLIT(kind))
+    } else {
+        qmm_amx_set(&cfg, 0, 16, 64); /* C, set 0 */
+        qmm_amx_set(&cfg, 6, 16, 64); /* C, set 1 */
         qmm_amx_set(&cfg, 2, 16, 32); /* A */
+        qmm_amx_set(&cfg, 4, 8, 64);  /* B */
+    }
     _tile_loadconfig(&cfg);
 }
 
@@ -115,50 +117,38 @@ QMM_AVX512_INLINE void qmm_amx_x_block_vals(qmm_avx512x_kind kind, const uint8_t
     }
 }
 
-/* The raw dot products of one 32-block of a group (ab) and its B tiles
- * (wb0: panel 0; wb1: panel 1 when np == 2) into C tile set `set`, stored to
- * c[set][panel] (split kinds, np == 1: c[set][half]). */
-QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int np, int set, const uint8_t *ab, const uint8_t *wb0,
-                                      const uint8_t *wb1, int32_t (*c)[2][256]) {
+/* The raw dot products of one 32-block of a group (ab) and its B tiles (wb)
+ * into C tile set `set`, stored to c[set][0] (split kinds: c[set][half]). */
+QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint8_t *ab, const uint8_t *wb,
+                                      int32_t (*c)[2][256]) {
     const uint8_t *aq = ab + 8 * QMM_AMX_G;
-    if (QMM_AVX512X_SPLIT(kind)) {
-        _tile_loadd(4, wb0, 64);
-        _tile_loadd(5, wb0 + 256, 64);
-        _tile_loadd(2, aq, 32);
+    const int split = QMM_AVX512X_SPLIT(kind);
+    _tile_loadd(4, wb, 64);
+    _tile_loadd(2, aq, 32);
+    if (split) { /* C0 += A2 B4 (elements 0..15), C1 += A3 B5 (16..31) */
+        _tile_loadd(5, wb + 256, 64);
         _tile_loadd(3, aq + 16, 32);
-    } else {
-        _tile_loadd(4, wb0, 64);
-        if (np == 2)
-            _tile_loadd(5, wb1, 64);
-        _tile_loadd(2, aq, 32);
     }
-    const int two = QMM_AVX512X_SPLIT(kind) || np == 2;
-    /* split: C0 += A2 B4 (elements 0..15), C1 += A3 B5; else C0 += A2 B4, C1 += A2 B5 */
+    /* tile numbers are immediates: one branch per C set */
     if (set == 0) {
         _tile_zero(0);
         _tile_dpbsud(0, 2, 4);
-        if (two) {
+        if (split) {
             _tile_zero(1);
-            if (QMM_AVX512X_SPLIT(kind))
-                _tile_dpbsud(1, 3, 5);
-            else
-                _tile_dpbsud(1, 2, 5);
+            _tile_dpbsud(1, 3, 5);
         }
         _tile_stored(0, c[0][0], 64);
-        if (two)
+        if (split)
             _tile_stored(1, c[0][1], 64);
     } else {
         _tile_zero(6);
         _tile_dpbsud(6, 2, 4);
-        if (two) {
+        if (split) {
             _tile_zero(7);
-            if (QMM_AVX512X_SPLIT(kind))
-                _tile_dpbsud(7, 3, 5);
-            else
-                _tile_dpbsud(7, 2, 5);
+            _tile_dpbsud(7, 3, 5);
         }
         _tile_stored(6, c[1][0], 64);
-        if (two)
+        if (split)
             _tile_stored(7, c[1][1], 64);
     }
 }
@@ -171,7 +161,8 @@ QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int np, int set, co
  * vpmulld + vcvtdq2ps become vcvtdq2ps + vmulps, and the row's block sum
  * arrives as a float (fsum) or, for Q5_0's zero point, as -16 sum (zsum). */
 QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512i da, float fsum, int32_t zsum, float xd,
-                                       __m512 s, __m512 t, __m512 scf, __m512 mnf) {
+                                       const qmm_amx_bvals *v) {
+    const __m512 s = v->s, t = v->t, scf = v->scf, mnf = v->mnf;
     const __m512 vxd = _mm512_set1_ps(xd);
     __m512 fi;
     if (kind == QMM_AVX512X_Q5_0)
@@ -188,81 +179,78 @@ QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512
     return acc;
 }
 
-/* Rows i < mr (>= 1) of one 16-row activation group (act: its block 0) x np
- * panels (p[0], p[1]; np = 1 for split kinds), blocks b0 .. b0 + nk - 1
- * (wb[q]: panel q's B tiles), into y (rows ys bytes apart, panel q at column
- * 16 q), columns < ncols of the last panel: y starts the accumulators unless
- * b0 == 0 (a float store and load are exact, so chunking k keeps the
+/* Rows i < mr (>= 1) of one 16-row activation group (act: its block 0) x
+ * one panel (its B tiles wb and block values bv), blocks b0 .. b0 + nk - 1,
+ * into y (rows ys bytes apart), columns < ncols: y starts the accumulators
+ * unless b0 == 0 (a float store and load are exact, so chunking k keeps the
  * reference's fma chain). Two C tile sets alternate between blocks: the tile
  * unit computes block t + 1 while the vector ports finish block t. The tile
  * configuration of kind must be loaded. */
-QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int np, int64_t b0, int nk, const uint8_t *act,
-                                      const uint8_t *const p[2], const uint8_t *const wb[2],
-                                      const qmm_amx_bvals (*bv)[QMM_AMX_KC], float *y, size_t ys, int mr, int ncols) {
+QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *panel,
+                                      const uint8_t *wb, const qmm_amx_bvals *bv, float *y, size_t ys, int mr, int ncols) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
     const size_t ablk = (size_t)QMM_AMX_G * QMM_AVX512_ACT_BLK;
-    const __mmask16 full = 0xffff, last = (__mmask16)((1u << ncols) - 1u);
+    const __mmask16 cols = (__mmask16)((1u << ncols) - 1u);
     int32_t c[2][2][256] __attribute__((aligned(64)));
-    __m512 acc[2][QMM_AMX_G];
-    for (int q = 0; q < np; q++)
-        for (int i = 0; i < QMM_AMX_G; i++)
-            acc[q][i] = (b0 > 0 && i < mr) ? _mm512_maskz_loadu_ps(q == np - 1 ? last : full,
-                                                                   (const float *)((const char *)y + (size_t)i * ys) + 16 * q)
-                                           : _mm512_setzero_ps();
+    __m512 acc[QMM_AMX_G]; /* unrolled loops below: one register each */
+#pragma GCC unroll 16
+    for (int i = 0; i < QMM_AMX_G; i++)
+        acc[i] = (b0 > 0 && i < mr) ? _mm512_maskz_loadu_ps(cols, (const float *)((const char *)y + (size_t)i * ys))
+                                    : _mm512_setzero_ps();
     const uint8_t *a0 = act + (size_t)b0 * ablk;
-    qmm_amx_x_dots(kind, np, 0, a0, wb[0], wb[np - 1], c);
+    qmm_amx_x_dots(kind, 0, a0, wb, c);
     for (int t = 0; t < nk; t++) {
         const int64_t b = b0 + t;
         const uint8_t *ab = a0 + (size_t)t * ablk;
         const int set = t & 1;
         if (t + 1 < nk) /* the next block's dots, into the other C set */
-            qmm_amx_x_dots(kind, np, set ^ 1, ab + ablk, wb[0] + 512 * (size_t)(t + 1), wb[np - 1] + 512 * (size_t)(t + 1), c);
-        const int j = (int)(b % per);
+            qmm_amx_x_dots(kind, set ^ 1, ab + ablk, wb + 512 * (size_t)(t + 1), c);
         if (QMM_AVX512X_SPLIT(kind)) {
-            const qmm_avx512x_bscales bs = qmm_avx512x_block_scales(kind, p[0] + (size_t)(b / per) * (size_t)chunk, j);
+            const qmm_avx512x_bscales bs =
+                qmm_avx512x_block_scales(kind, panel + (size_t)(b / per) * (size_t)chunk, (int)(b % per));
+#pragma GCC unroll 16
             for (int i = 0; i < QMM_AMX_G; i++) {
                 const __m512i da = _mm512_load_si512((const void *)(c[set][0] + 16 * i));
                 const __m512i db = _mm512_load_si512((const void *)(c[set][1] + 16 * i));
                 const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (QMM_AMX_G + i)));
                 float xd;
                 memcpy(&xd, ab + 4 * i, 4);
-                acc[0][i] = qmm_avx512x_row_block(kind, acc[0][i], da, db, sums, xd, &bs);
+                acc[i] = qmm_avx512x_row_block(kind, acc[i], da, db, sums, xd, &bs);
             }
             continue;
         }
-        /* the 16 rows' block sums (int16 pairs) as floats and Q5_0's -16 sum */
-        float fsum[QMM_AMX_G] __attribute__((aligned(64)));
-        int32_t zsum[QMM_AMX_G] __attribute__((aligned(64)));
+        /* the 16 rows' block sums (int16 pairs) as floats, or Q5_0's -16 sum */
+        union {
+            float f[QMM_AMX_G];
+            int32_t z[QMM_AMX_G];
+        } bsum __attribute__((aligned(64)));
         const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
         if (kind == QMM_AVX512X_Q5_0)
-            _mm512_store_si512((void *)zsum, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
+            _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
         else
-            _mm512_store_ps(fsum, _mm512_cvtepi32_ps(sum16));
-            /* rows outer, panels inner: a row's x_d and block sum are broadcast
-             * once for both panels (a zmm broadcast costs about a cycle here);
-             * rolled: the unrolled 2 x 16 rows ran 10% slower (code size; the
-             * accumulators live in memory either way) */
-#pragma GCC unroll 1
+            _mm512_store_ps(bsum.f, _mm512_cvtepi32_ps(sum16));
+        /* the rows read their sums back from memory: a broadcast load takes no
+         * vector port, a lane broadcast from the register (vpermd) one (1.5%) */
+        __asm__ volatile("" : : "m"(bsum) : "memory");
+#pragma GCC unroll 16
         for (int i = 0; i < QMM_AMX_G; i++) {
             float xd;
             memcpy(&xd, ab + 4 * i, 4);
-            for (int q = 0; q < np; q++) {
-                const qmm_amx_bvals *v = &bv[q][t];
-                const __m512i da = _mm512_load_si512((const void *)(c[set][q] + 16 * i));
-                acc[q][i] = qmm_amx_x_row(kind, acc[q][i], da, fsum[i], zsum[i], xd, v->s, v->t, v->scf, v->mnf);
-            }
+            const __m512i da = _mm512_load_si512((const void *)(c[set][0] + 16 * i));
+            acc[i] = qmm_amx_x_row(kind, acc[i], da, bsum.f[i], bsum.z[i], xd, &bv[t]);
         }
     }
-    for (int q = 0; q < np; q++)
-        for (int i = 0; i < mr; i++)
-            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys) + 16 * q, q == np - 1 ? last : full, acc[q][i]);
+#pragma GCC unroll 16
+    for (int i = 0; i < QMM_AMX_G; i++)
+        if (i < mr)
+            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), cols, acc[i]);
 }
 
-/* The VNNI tile on rows r0 .. r0 + MR - 1 of a 16-row group (groups with few
- * real rows). */
+/* The VNNI tile on the first MR rows of a 16-row group (groups with few real
+ * rows). */
 #define QMM_AMX_VNNI_TILE(kind, MR, name)                                                                                        \
-    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc, int r0) {                      \
-        qmm_avx512x_tile(kind, MR, QMM_AMX_G, r0, nb, a, p, y, ys, nc);                                                          \
+    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \
+        qmm_avx512x_tile(kind, MR, QMM_AMX_G, nb, a, p, y, ys, nc);                                                              \
     }
 
 /* Defines `const qmm_family qmm_family_<id>`: the x family of `kind` (its
@@ -278,14 +266,11 @@ QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int np, int64_t b0,
     QMM_AMX_VNNI_TILE(kind, 6, vnni_m6)                                                                                          \
     QMM_AMX_VNNI_TILE(kind, 7, vnni_m7)                                                                                          \
     QMM_AMX_VNNI_TILE(kind, 8, vnni_m8)                                                                                          \
-    typedef void (*vnni_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int, int);                               \
+    typedef void (*vnni_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                    \
     static const vnni_fn vnni_by_mr[9] = {NULL, vnni_m1, vnni_m2, vnni_m3, vnni_m4, vnni_m5, vnni_m6, vnni_m7, vnni_m8};         \
-    static void amx_tile(int np, int64_t b0, int nk, const uint8_t *a, const uint8_t *const p[2], const uint8_t *const wb[2],    \
-                         const qmm_amx_bvals(*bv)[QMM_AMX_KC], float *y, size_t ys, int mr, int nc) {                            \
-        if (np == 2)                                                                                                             \
-            qmm_amx_x_tile(kind, 2, b0, nk, a, p, wb, bv, y, ys, mr, nc);                                                        \
-        else                                                                                                                     \
-            qmm_amx_x_tile(kind, 1, b0, nk, a, p, wb, bv, y, ys, mr, nc);                                                        \
+    static void amx_tile(int64_t b0, int nk, const uint8_t *a, const uint8_t *p, const uint8_t *wb, const qmm_amx_bvals *bv,     \
+                         float *y, size_t ys, int mr, int nc) {                                                                  \
+        qmm_amx_x_tile(kind, b0, nk, a, p, wb, bv, y, ys, mr, nc);                                                               \
     }                                                                                                                            \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
         const int64_t nb = k / QMM_QK;                                                                                           \
@@ -293,39 +278,27 @@ QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int np, int64_t b0,
         const size_t gb = (size_t)nb * QMM_AMX_G * QMM_AVX512_ACT_BLK;                                                           \
         /* rows in AMX groups: the full ones, and the last if it has QMM_AMX_MIN_ROWS */                                         \
         const int64_t m_amx = m / QMM_AMX_G * QMM_AMX_G + (m % QMM_AMX_G >= QMM_AMX_MIN_ROWS ? m % QMM_AMX_G : 0);               \
-        /* panels per AMX tile: two share each A tile, except for the split kinds (their halves take the tiles) */               \
-        const int np_max = QMM_AVX512X_SPLIT(kind) ? 1 : 2;                                                                      \
-        uint8_t wbuf[2][QMM_AMX_KC * 512] __attribute__((aligned(64)));                                                          \
-        const uint8_t *const wb[2] = {wbuf[0], wbuf[1]};                                                                         \
-        qmm_amx_bvals bv[2][QMM_AMX_KC];                                                                                         \
+        uint8_t wb[QMM_AMX_KC * 512] __attribute__((aligned(64)));                                                               \
+        qmm_amx_bvals bv[QMM_AMX_KC];                                                                                            \
         if (m_amx > 0)                                                                                                           \
             qmm_amx_configure(kind);                                                                                             \
-        for (int64_t n0 = 0; n0 < n;) {                                                                                          \
-            const int np = n - n0 > QMM_AVX512_NR && np_max == 2 ? 2 : 1;                                                        \
-            const uint8_t *p[2];                                                                                                 \
-            for (int q = 0; q < 2; q++)                                                                                          \
-                p[q] = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR + (q < np ? q : 0)) * pb;                                \
-            const int64_t n1 = n0 + QMM_AVX512_NR * np < n ? n0 + QMM_AVX512_NR * np : n;                                        \
-            const int nc = (int)(n1 - n0 - QMM_AVX512_NR * (np - 1)); /* columns of the last panel */                            \
+        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
+            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
+            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
             for (int64_t b0 = 0; b0 < nb && m_amx > 0; b0 += QMM_AMX_KC) {                                                       \
                 const int nk = (int)(nb - b0 < QMM_AMX_KC ? nb - b0 : QMM_AMX_KC);                                               \
-                for (int q = 0; q < np; q++) {                                                                                   \
-                    qmm_amx_x_unpack(kind, p[q], b0, nk, wbuf[q]);                                                               \
-                    if (!QMM_AVX512X_SPLIT(kind))                                                                                \
-                        qmm_amx_x_block_vals(kind, p[q], b0, nk, bv[q]);                                                         \
-                }                                                                                                                \
+                qmm_amx_x_unpack(kind, p, b0, nk, wb);                                                                           \
+                if (!QMM_AVX512X_SPLIT(kind))                                                                                    \
+                    qmm_amx_x_block_vals(kind, p, b0, nk, bv);                                                                   \
                 for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {                                                              \
                     const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);                                       \
-                    amx_tile(np, b0, nk, (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb, p, wb,                              \
-                             (const qmm_amx_bvals(*)[QMM_AMX_KC])bv, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, mr, nc);   \
+                    amx_tile(b0, nk, (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb, p, wb, bv,                              \
+                             (float *)((char *)y + (size_t)m0 * ys) + n0, ys, mr, nc);                                           \
                 }                                                                                                                \
             }                                                                                                                    \
             if (m_amx < m)                                                                                                       \
-                for (int q = 0; q < np; q++)                                                                                     \
-                    vnni_by_mr[m - m_amx](nb, (const uint8_t *)a + (size_t)(m_amx / QMM_AMX_G) * gb, p[q],                       \
-                                          (float *)((char *)y + (size_t)m_amx * ys) + n0 + QMM_AVX512_NR * q, ys,                \
-                                          q == np - 1 ? nc : QMM_AVX512_NR, 0);                                                  \
-            n0 = n1;                                                                                                             \
+                vnni_by_mr[m - m_amx](nb, (const uint8_t *)a + (size_t)(m_amx / QMM_AMX_G) * gb, p,                              \
+                                      (float *)((char *)y + (size_t)m_amx * ys) + n0, ys, nc);                                   \
         }                                                                                                                        \
         if (m_amx > 0)                                                                                                           \
             _tile_release();                                                                                                     \

@@ -825,8 +825,8 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_row_block(qmm_avx512x_kind kind, __m512 acc
     return acc;
 }
 
-/* MR activation rows (rows r0.. of a group of G) x one 16-row panel, all k. */
-QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, int r0, int64_t nb, const uint8_t *act,
+/* The first MR activation rows of a group of G x one 16-row panel, all k. */
+QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, int64_t nb, const uint8_t *act,
                                         const uint8_t *panel, float *y, size_t ys, int ncols) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int chunk = QMM_AVX512X_CHUNK(kind);
@@ -845,8 +845,8 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
         __m512i w[8];
         qmm_avx512x_load_w(kind, qb, w);
         for (int i = 0; i < MR; i++) {
-            const uint8_t *aq = ab + 8 * G + QMM_QK * (r0 + i);
-            const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + r0 + i)));
+            const uint8_t *aq = ab + 8 * G + QMM_QK * i;
+            const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
             __m512i da = _mm512_setzero_si512(), db = _mm512_setzero_si512();
             if (QMM_AVX512X_SPLIT(kind)) {
                 for (int c = 0; c < 4; c++) {
@@ -864,7 +864,7 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
                     da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));
             }
             float xd;
-            memcpy(&xd, ab + 4 * (r0 + i), 4);
+            memcpy(&xd, ab + 4 * i, 4);
             acc[i] = qmm_avx512x_row_block(kind, acc[i], da, db, sums, xd, &bs);
         }
     }
@@ -970,7 +970,7 @@ QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, in
     enum { NR = QMM_AVX512_NR };
     if (kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
         for (int pi = 0; pi < NP; pi++)
-            qmm_avx512x_tile(kind, 1, 1, 0, nb, act, panel + (size_t)pi * pb, y + pi * NR, 0, pi == NP - 1 ? ncols : NR);
+            qmm_avx512x_tile(kind, 1, 1, nb, act, panel + (size_t)pi * pb, y + pi * NR, 0, pi == NP - 1 ? ncols : NR);
         return;
     }
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
@@ -1090,7 +1090,7 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
 
 #define QMM_AVX512X_TILE(kind, MR, G, name)                                                                                      \
     static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \
-        qmm_avx512x_tile(kind, MR, G, 0, nb, a, p, y, ys, nc);                                                                   \
+        qmm_avx512x_tile(kind, MR, G, nb, a, p, y, ys, nc);                                                                      \
     }
 
 #endif
