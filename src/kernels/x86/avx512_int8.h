@@ -324,12 +324,13 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
         _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), mask, acc[i]);
 }
 
-/* Bytes ahead of the weight stream that the GEMV prefetches into L1 (about
- * the GEMM tile's 8 blocks; < 0: none). Distances of 0 to 16 KiB and none
- * measured alike within this shared VM's noise (docs/performance.md, decode):
- * -DQMM_AVX512_GEMV_PF=N to measure again on a quiet machine. */
+/* Bytes ahead of each weight stream that the GEMV prefetches into L1 (< 0:
+ * none). On Zen 4, 0 to 16 KiB and none measured alike; on the Sapphire
+ * Rapids class VM, with two streams per core (QMM_AVX512X_GEMV_NP), 256 to
+ * 1024 read Q4_1 2-3% faster than 2048 and the K-quants alike, 4096 3-5%
+ * slower (docs/performance.md, stop 24). -DQMM_AVX512_GEMV_PF=N to measure. */
 #ifndef QMM_AVX512_GEMV_PF
-#define QMM_AVX512_GEMV_PF 2048
+#define QMM_AVX512_GEMV_PF 1024
 #endif
 
 /* One block of qmm_avx512_gemv_panel: ab the activation block, sb its 16
