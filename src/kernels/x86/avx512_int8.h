@@ -326,14 +326,37 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
 
 /* Bytes ahead of each weight stream that the GEMV prefetches into L1 (< 0:
  * none). On Zen 4, 0 to 16 KiB and none measured alike; on the Sapphire
- * Rapids class VM, with two streams per core (QMM_AVX512X_GEMV_NP), 256 to
+ * Rapids class VM, with two streams per core (QMM_AVX512_GEMV_NP), 256 to
  * 1024 read Q4_1 2-3% faster than 2048 and the K-quants alike, 4096 3-5%
  * slower (docs/performance.md, stop 24). -DQMM_AVX512_GEMV_PF=N to measure. */
 #ifndef QMM_AVX512_GEMV_PF
 #define QMM_AVX512_GEMV_PF 1024
 #endif
 
-/* One block of qmm_avx512_gemv_panel: ab the activation block, sb its 16
+/* Panels the GEMV streams at once, interleaved by block (x families: by
+ * unit), one accumulator chain each: two streams per core read memory 5-10%
+ * faster than one on a Sapphire Rapids class core, four measured as two
+ * (docs/performance.md, stop 24). */
+#ifndef QMM_AVX512_GEMV_NP
+#define QMM_AVX512_GEMV_NP 2
+#endif
+
+/* The body of a family's gemv: the 16-row panels (pb bytes each) by
+ * QMM_AVX512_GEMV_NP through its gemv_many, the rest one at a time through
+ * its gemv_panel (the last one's columns masked). */
+#define QMM_AVX512_GEMV_WALK(n, k, a, w, pb, y)                                                                                  \
+    do {                                                                                                                         \
+        enum { NP_ = QMM_AVX512_GEMV_NP, NR_ = QMM_AVX512_NR };                                                                  \
+        const int64_t nb_ = (k) / QMM_QK;                                                                                        \
+        int64_t n0_ = 0;                                                                                                         \
+        for (; (n)-n0_ >= NP_ * NR_; n0_ += NP_ * NR_)                                                                           \
+            gemv_many(nb_, (const uint8_t *)(a), (const uint8_t *)(w) + (size_t)(n0_ / NR_) * (pb), (pb), (y) + n0_, NR_);       \
+        for (; n0_ < (n); n0_ += NR_)                                                                                            \
+            gemv_panel(nb_, (const uint8_t *)(a), (const uint8_t *)(w) + (size_t)(n0_ / NR_) * (pb), (pb), (y) + n0_,            \
+                       (int)((n)-n0_ < NR_ ? (n)-n0_ : NR_));                                                                    \
+    } while (0)
+
+/* One block of qmm_avx512_gemv_panels: ab the activation block, sb its 16
  * fp16 scales, qb its quants. */
 QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint8_t *ab, const uint8_t *sb, const uint8_t *qb,
                                                int qbytes, __m512i table, __m512 acc) {
@@ -375,32 +398,43 @@ QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint
     return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0), _mm512_mul_ps(wsc, _mm512_set1_ps(xd)), acc);
 }
 
-/* m = 1 (decode): one activation row x one 16-row panel, all k blocks. The
+/* m = 1 (decode): one activation row x NP 16-row panels pb bytes apart (the
+ * last with ncols valid columns), all k blocks. The
  * GEMM tile at MR = 1 spends 8 shifts per Q4_0 block on the high nibbles;
  * here they are masked in place (16 x their value) and summed in their own
  * vpdpbusd chain, which one exact arithmetic shift brings back (the chain is
  * 16 times an int32 sum whose bound is far from overflow: 16 * 16 * 15 * 127).
  * The int32 block sum and the float step are the tile's, bit for bit. */
-QMM_AVX512_INLINE void qmm_avx512_gemv_panel(qmm_avx512_wkind kind, int64_t nb, const uint8_t *act, const uint8_t *panel,
-                                             int qbytes, float *y, int ncols) {
+QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int64_t nb, const uint8_t *act, const uint8_t *panel,
+                                              size_t pb, int qbytes, float *y, int ncols) {
     const int sbytes = QMM_AVX512_SB(kind);
     const __m512i table = qmm_avx512_kind_table(kind);
-    __m512 acc = _mm512_setzero_ps();
+    __m512 acc[QMM_AVX512_GEMV_NP];
+    for (int pi = 0; pi < NP; pi++)
+        acc[pi] = _mm512_setzero_ps();
     for (int64_t g0 = 0; g0 < nb; g0 += QMM_AVX512_GRP) {
-        const uint8_t *grp = panel + qmm_avx512_grp_offset(g0, sbytes, qbytes);
+        const size_t go = qmm_avx512_grp_offset(g0, sbytes, qbytes);
         const int gn = qmm_avx512_grp_blocks(nb, g0);
-        const uint8_t *qw = grp + qmm_avx512_scale_bytes(gn, sbytes);
+        const size_t qo = go + qmm_avx512_scale_bytes(gn, sbytes);
         for (int r = 0; r < gn; r++)
-            acc = qmm_avx512_gemv_block(kind, act + (size_t)(g0 + r) * QMM_AVX512_ACT_BLK, grp + sbytes * r,
-                                        qw + (size_t)r * (size_t)qbytes, qbytes, table, acc);
+            for (int pi = 0; pi < NP; pi++) {
+                const uint8_t *pp = panel + (size_t)pi * pb;
+                acc[pi] = qmm_avx512_gemv_block(kind, act + (size_t)(g0 + r) * QMM_AVX512_ACT_BLK, pp + go + sbytes * r,
+                                                pp + qo + (size_t)r * (size_t)qbytes, qbytes, table, acc[pi]);
+            }
     }
-    _mm512_mask_storeu_ps(y, (__mmask16)((1u << ncols) - 1u), acc);
+    for (int pi = 0; pi < NP - 1; pi++)
+        _mm512_storeu_ps(y + pi * QMM_AVX512_NR, acc[pi]);
+    _mm512_mask_storeu_ps(y + (NP - 1) * QMM_AVX512_NR, (__mmask16)((1u << ncols) - 1u), acc[NP - 1]);
 }
 
 /* Instantiations with constant MR (the compiler keeps acc[] in registers). */
 #define QMM_AVX512_TILES(kind, qbytes)                                                                                           \
-    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, int nc) {                                   \
-        qmm_avx512_gemv_panel(kind, nb, a, p, qbytes, y, nc);                                                                    \
+    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                        \
+        qmm_avx512_gemv_panels(kind, 1, nb, a, p, pb, qbytes, y, nc);                                                            \
+    }                                                                                                                            \
+    static void gemv_many(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                         \
+        qmm_avx512_gemv_panels(kind, QMM_AVX512_GEMV_NP, nb, a, p, pb, qbytes, y, nc);                                           \
     }                                                                                                                            \
     static void tile_m1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
         qmm_avx512_tile(kind, 1, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
@@ -445,12 +479,8 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panel(qmm_avx512_wkind kind, int64_t nb, 
         }                                                                                                                        \
     }                                                                                                                            \
     static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        const int64_t nb = k / QMM_QK;                                                                                           \
         const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);                                                \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, y + n0, nc);              \
-        }                                                                                                                        \
+        QMM_AVX512_GEMV_WALK(n, k, a, w, pb, y);                                                                                 \
     }
 
 /* ------------------------------------------------------------ the family
@@ -884,7 +914,7 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
  *    m_j times -sum qx by one vpmulld (Q4_K, Q5_K);
  *  - nibble-only kinds (Q4_1, Q4_K) mask the high nibbles in place, in their
  *    own vpdpbusd chain (16 times its sum, brought back by an exact shift), as
- *    qmm_avx512_gemv_panel.
+ *    qmm_avx512_gemv_panels.
  * Every isum and imin is the same exact integer as the tile's, and the float
  * steps are the tile's: the same bits. Q2_K and Q3_K run the tile. */
 QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint8_t *unit, const uint8_t *act, __m512 acc) {
@@ -957,14 +987,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
     return acc;
 }
 
-/* Panels the GEMV streams at once, interleaved by unit, one accumulator chain
- * each: two streams per core read memory 5-10% faster than one on a Sapphire
- * Rapids class core (four measured as two; docs/performance.md, stop 24). */
-#ifndef QMM_AVX512X_GEMV_NP
-#define QMM_AVX512X_GEMV_NP 2
-#endif
-
-/* NP (1..QMM_AVX512X_GEMV_NP) panels pb bytes apart, all k; ncols valid
+/* NP (1..QMM_AVX512_GEMV_NP) panels pb bytes apart, all k; ncols valid
  * columns in the last one (the others are whole). */
 QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, int64_t nb, const uint8_t *act,
                                                const uint8_t *panel, size_t pb, float *y, int ncols) {
@@ -975,7 +998,7 @@ QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, in
         return;
     }
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
-    __m512 acc[QMM_AVX512X_GEMV_NP];
+    __m512 acc[QMM_AVX512_GEMV_NP];
     for (int pi = 0; pi < NP; pi++)
         acc[pi] = _mm512_setzero_ps();
     for (int64_t u = 0; u < nb / per; u++)
@@ -1045,18 +1068,10 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
         qmm_avx512x_gemv_panels(kind, 1, nb, a, p, pb, y, nc);                                                                   \
     }                                                                                                                            \
     static void gemv_many(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                         \
-        qmm_avx512x_gemv_panels(kind, QMM_AVX512X_GEMV_NP, nb, a, p, pb, y, nc);                                                 \
+        qmm_avx512x_gemv_panels(kind, QMM_AVX512_GEMV_NP, nb, a, p, pb, y, nc);                                                  \
     }                                                                                                                            \
     static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        enum { NP = QMM_AVX512X_GEMV_NP, NR = QMM_AVX512_NR };                                                                   \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
-        int64_t n0 = 0;                                                                                                          \
-        for (; n - n0 >= NP * NR; n0 += NP * NR)                                                                                 \
-            gemv_many(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0, NR);                      \
-        for (; n0 < n; n0 += NR)                                                                                                 \
-            gemv_panel(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0,                          \
-                       (int)(n - n0 < NR ? n - n0 : NR));                                                                        \
+        QMM_AVX512_GEMV_WALK(n, k, a, w, qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE), y);                                          \
     }
 
 /* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
