@@ -356,6 +356,22 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
                        (int)((n)-n0_ < NR_ ? (n)-n0_ : NR_));                                                                    \
     } while (0)
 
+/* acc + the 16 lanes' dot products of a 32-block of nibble quants (qb: 4 x
+ * 64 bytes, the low nibbles elements 0..15, the high ones 16..31) with the
+ * activation bytes aq, for the GEMVs: the high nibbles are masked in place
+ * (16 x their value) and summed in their own vpdpbusd chain, which one exact
+ * arithmetic shift brings back (16 * 16 * 15 * 127 is far from overflow). */
+QMM_AVX512_INLINE __m512i qmm_avx512_nib_dot(const uint8_t *qb, const uint8_t *aq, __m512i acc) {
+    const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
+    __m512i hi = _mm512_setzero_si512();
+    for (int j = 0; j < 4; j++) {
+        const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * j));
+        acc = _mm512_dpbusd_epi32(acc, _mm512_and_si512(p, m4), _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * j)));
+        hi = _mm512_dpbusd_epi32(hi, _mm512_and_si512(p, m4h), _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * j)));
+    }
+    return _mm512_add_epi32(acc, _mm512_srai_epi32(hi, 4));
+}
+
 /* One block of qmm_avx512_gemv_panels: ab the activation block, sb its 16
  * fp16 scales, qb its quants. */
 QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint8_t *ab, const uint8_t *sb, const uint8_t *qb,
@@ -377,13 +393,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint
         }
         s0 = _mm512_add_epi32(s0, s1);
     } else if (kind == QMM_AVX512_W_Q4) {
-        const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
-        for (int j = 0; j < 4; j++) {
-            const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * j));
-            s0 = _mm512_dpbusd_epi32(s0, _mm512_and_si512(p, m4), _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * j)));
-            s1 = _mm512_dpbusd_epi32(s1, _mm512_and_si512(p, m4h), _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * j)));
-        }
-        s0 = _mm512_add_epi32(s0, _mm512_srai_epi32(s1, 4));
+        s0 = qmm_avx512_nib_dot(qb, aq, s0);
     } else {
         for (int c = 0; c < 8; c += 2) {
             s0 = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512((const void *)(qb + 64 * c)),
@@ -935,14 +945,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
         const int32_t sum_b = (int16_t)(uint16_t)((uint32_t)sums >> 16);
         __m512i isum;
         if (nib_only) {
-            const __m512i m4 = _mm512_set1_epi8(0x0f), m4h = _mm512_set1_epi8((char)0xf0);
-            __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
-            for (int v = 0; v < 4; v++) {
-                const __m512i p = _mm512_loadu_si512((const void *)(qb + 64 * v));
-                lo = _mm512_dpbusd_epi32(lo, _mm512_and_si512(p, m4), _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * v)));
-                hi = _mm512_dpbusd_epi32(hi, _mm512_and_si512(p, m4h), _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * v)));
-            }
-            isum = _mm512_add_epi32(lo, _mm512_srai_epi32(hi, 4));
+            isum = qmm_avx512_nib_dot(qb, aq, _mm512_setzero_si512());
         } else {
             __m512i w[8];
             qmm_avx512x_load_w(kind, qb, w);
