@@ -10,8 +10,9 @@
  * int32), and leaves the vector ports the float steps.
  *
  * The GEMM walks column panels one at a time and k in chunks of QMM_AMX_KC
- * blocks: each panel's chunk is unpacked once into B tiles (qmm_avx512x_load_w's vector c holds k = 4c..4c+3 of each lane,
- * which is AMX's B-tile row layout; 8 rows x 64 bytes a block) and its
+ * blocks: each panel's chunk is unpacked once into B tiles
+ * (qmm_avx512x_load_w's vector c holds k = 4c..4c+3 of each lane, which is
+ * AMX's B-tile row layout; 8 rows x 64 bytes a block) and its
  * per-block weight values computed once, for every 16-row activation group
  * (the act layout with G = 16: a block's q[16][32] is a 16 x 32-byte A tile,
  * row stride 32). Per group and block, TDPBSUD gives the 16 x 16 raw dot
