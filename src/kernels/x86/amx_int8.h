@@ -269,10 +269,6 @@ QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int64_t b0, int nk,
     QMM_AMX_VNNI_TILE(kind, 8, vnni_m8)                                                                                          \
     typedef void (*vnni_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                    \
     static const vnni_fn vnni_by_mr[9] = {NULL, vnni_m1, vnni_m2, vnni_m3, vnni_m4, vnni_m5, vnni_m6, vnni_m7, vnni_m8};         \
-    static void amx_tile(int64_t b0, int nk, const uint8_t *a, const uint8_t *p, const uint8_t *wb, const qmm_amx_bvals *bv,     \
-                         float *y, size_t ys, int mr, int nc) {                                                                  \
-        qmm_amx_x_tile(kind, b0, nk, a, p, wb, bv, y, ys, mr, nc);                                                               \
-    }                                                                                                                            \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
         const int64_t nb = k / QMM_QK;                                                                                           \
         const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
@@ -293,8 +289,8 @@ QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int64_t b0, int nk,
                     qmm_amx_x_block_vals(kind, p, b0, nk, bv);                                                                   \
                 for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {                                                              \
                     const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);                                       \
-                    amx_tile(b0, nk, (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb, p, wb, bv,                              \
-                             (float *)((char *)y + (size_t)m0 * ys) + n0, ys, mr, nc);                                           \
+                    qmm_amx_x_tile(kind, b0, nk, (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb, p, wb, bv,                  \
+                                   (float *)((char *)y + (size_t)m0 * ys) + n0, ys, mr, nc);                                     \
                 }                                                                                                                \
             }                                                                                                                    \
             if (m_amx < m)                                                                                                       \
