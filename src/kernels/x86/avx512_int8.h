@@ -47,8 +47,9 @@ static inline size_t qmm_avx512_act_offset(int64_t m_idx, int64_t k, int g) {
  *    are multiplied by pre (2^64, exact) first;
  *  - q = round-half-even(x * id) clamped to [-127, 127] and NaN -> 0. Clamping
  *    before rounding is the same (the bounds are integers, rounding is
- *    monotone) and keeps inf out of cvtps2dq (which would give INT_MIN). */
-static inline void qmm_avx512_quant_block(const float *x, int8_t *q, float *d_out, int32_t *sum_out) {
+ *    monotone) and keeps inf out of cvtps2dq (which would give INT_MIN);
+ *  - half_sums: the sums of q[0..15] and q[16..31] (the x kinds keep both). */
+static inline void qmm_avx512_quant_block(const float *x, int8_t *q, float *d_out, int32_t half_sums[2]) {
     __m512 v0 = _mm512_loadu_ps(x);
     __m512 v1 = _mm512_loadu_ps(x + 16);
     const __m512 a0 = _mm512_abs_ps(v0);
@@ -73,12 +74,14 @@ static inline void qmm_avx512_quant_block(const float *x, int8_t *q, float *d_ou
     _mm_storeu_si128((__m128i *)q, _mm512_cvtsepi32_epi8(i0));
     _mm_storeu_si128((__m128i *)(q + 16), _mm512_cvtsepi32_epi8(i1));
     *d_out = sc.d;
-    const __m512i s16 = _mm512_add_epi32(i0, i1);
-    __m256i s8 = _mm256_add_epi32(_mm512_castsi512_si256(s16), _mm512_extracti64x4_epi64(s16, 1));
-    __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
-    s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+    /* both halves' sums in one tree: hadd pairs lanes of the two halves */
+    const __m256i h0 = _mm256_add_epi32(_mm512_castsi512_si256(i0), _mm512_extracti64x4_epi64(i0, 1));
+    const __m256i h1 = _mm256_add_epi32(_mm512_castsi512_si256(i1), _mm512_extracti64x4_epi64(i1, 1));
+    const __m256i h = _mm256_hadd_epi32(h0, h1); /* per 128: h0 pairs 0-1, 2-3, h1 pairs 0-1, 2-3 */
+    __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
     s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
-    *sum_out = _mm_cvtsi128_si32(s4);
+    half_sums[0] = _mm_cvtsi128_si32(s4);
+    half_sums[1] = _mm_extract_epi32(s4, 2);
 }
 
 /* Packs m rows (m <= g at a group start, or many groups) in groups of g. */
@@ -102,9 +105,9 @@ static inline void qmm_avx512_act_pack(int64_t m, int64_t k, const float *x, siz
             for (int64_t b = 0; b < nb; b++) {
                 uint8_t *blk = grp + (size_t)b * (size_t)g * QMM_AVX512_ACT_BLK;
                 float d;
-                int32_t sum;
-                qmm_avx512_quant_block(row + b * QMM_QK, (int8_t *)(blk + 8 * g + QMM_QK * i), &d, &sum);
-                const int32_t bias = -zp * sum;
+                int32_t hs[2];
+                qmm_avx512_quant_block(row + b * QMM_QK, (int8_t *)(blk + 8 * g + QMM_QK * i), &d, hs);
+                const int32_t bias = -zp * (hs[0] + hs[1]);
                 memcpy(blk + 4 * i, &d, 4);
                 memcpy(blk + 4 * (g + i), &bias, 4);
             }
@@ -663,13 +666,9 @@ static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, si
             for (int64_t b = 0; b < nb; b++) {
                 uint8_t *blk = grp + (size_t)b * ablk;
                 float d;
-                int32_t sum;
-                int8_t *q = (int8_t *)(blk + 8 * g + QMM_QK * i);
-                qmm_avx512_quant_block(row + b * QMM_QK, q, &d, &sum);
-                int32_t sum_a = 0;
-                for (int l = 0; l < 16; l++)
-                    sum_a += q[l];
-                const uint32_t sums = (uint32_t)(uint16_t)(int16_t)sum_a | (uint32_t)(uint16_t)(int16_t)(sum - sum_a) << 16;
+                int32_t hs[2];
+                qmm_avx512_quant_block(row + b * QMM_QK, (int8_t *)(blk + 8 * g + QMM_QK * i), &d, hs);
+                const uint32_t sums = (uint32_t)(uint16_t)(int16_t)hs[0] | (uint32_t)(uint16_t)(int16_t)hs[1] << 16;
                 memcpy(blk + 4 * i, &d, 4);
                 memcpy(blk + 4 * (g + i), &sums, 4);
             }
