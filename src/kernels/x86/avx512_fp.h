@@ -200,6 +200,32 @@ QMM_AVX512FP_INLINE __m512 qmm_avx512fp_w(const uint8_t *p, int64_t l, int esz) 
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + (size_t)l * 32)));
 }
 
+/* The next block's weights, fetched into L2 while this block computes: the
+ * first activation group of a block otherwise waits on them (it ran at half
+ * the speed of the others, which find them in L2), so each tile of a block
+ * prefetches its share: lines [a, b) of the next slices of its panels (p1 NULL:
+ * one panel; p0 NULL: nothing to fetch), one line per panel every 8 l. */
+typedef struct qmm_avx512fp_next {
+    const uint8_t *p0, *p1;
+    int64_t a, b;
+} qmm_avx512fp_next;
+
+#define QMM_AVX512FP_NEXT_EVERY 8 /* l per prefetched line and panel */
+/* F32 only: F16 / BF16 blocks are half the bytes and their duo tile measured
+ * 3-5% slower with the prefetches (docs/performance.md, stop 25). */
+#define QMM_AVX512FP_NEXT_FOR(esz) ((esz) == 4)
+
+QMM_AVX512FP_INLINE void qmm_avx512fp_fetch_next(int esz, const qmm_avx512fp_next *nx, int64_t i) {
+    if (QMM_AVX512FP_NEXT_FOR(esz) && nx->p0 && (i & (QMM_AVX512FP_NEXT_EVERY - 1)) == 0) {
+        const int64_t line = nx->a + i / QMM_AVX512FP_NEXT_EVERY;
+        if (line < nx->b) {
+            _mm_prefetch((const char *)(nx->p0 + (size_t)line * 64), _MM_HINT_T1);
+            if (nx->p1)
+                _mm_prefetch((const char *)(nx->p1 + (size_t)line * 64), _MM_HINT_T1);
+        }
+    }
+}
+
 /* MR rows of an activation group x NP panels (1 or 2), k range [l0, l1).
  * The accumulators start at 0 (first k slice) or at the partial sums of the
  * previous slice in cb (row i at cb + 32 i), and go to y
@@ -210,8 +236,8 @@ QMM_AVX512FP_INLINE __m512 qmm_avx512fp_w(const uint8_t *p, int64_t l, int esz) 
  * in L2 (k slices of 128 measured 8 points below 256: the round trips went to
  * L3). */
 QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, int last, const float *act,
-                                           const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1,
-                                           float *cb) {
+                                           const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb,
+                                           const qmm_avx512fp_next *nx) {
     const __mmask16 m0 = (__mmask16)((1u << nc0) - 1u), m1 = (__mmask16)((1u << nc1) - 1u);
     __m512 acc[QMM_AVX512FP_MR][2];
     for (int i = 0; i < MR; i++) {
@@ -221,6 +247,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
     }
     for (int64_t l = l0; l < l1; l++) {
         const float *xl = act + l * QMM_AVX512FP_MR;
+        qmm_avx512fp_fetch_next(esz, nx, l - l0);
         if (QMM_AVX512FP_PF) { /* the slices come from L2 */
             const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
             if (esz == 4 || (l & 1) == 0) { /* one line per prefetch */
@@ -253,7 +280,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
 }
 
 typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t,
-                                     int, int, float *);
+                                     int, int, float *, const qmm_avx512fp_next *);
 
 /* Two whole activation groups (2 MR rows) x one panel: each weight vector,
  * loaded and widened once, feeds 2 MR FMAs (the 12 x 32 tile: 12), and each
@@ -261,7 +288,8 @@ typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, 
  * F16 / BF16, whose widening takes FP cycles per weight vector; rows i at
  * cb + 32 i as the tiles'. */
 QMM_AVX512FP_INLINE void qmm_avx512fp_tile_duo(int esz, int64_t l0, int64_t l1, int first, int last, const float *a0,
-                                               const float *a1, const uint8_t *p, float *y, size_t ys, int nc, float *cb) {
+                                               const float *a1, const uint8_t *p, float *y, size_t ys, int nc, float *cb,
+                                               const qmm_avx512fp_next *nx) {
     enum { MR = QMM_AVX512FP_MR };
     const __mmask16 msk = (__mmask16)((1u << nc) - 1u);
     __m512 acc[2 * MR];
@@ -269,6 +297,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_duo(int esz, int64_t l0, int64_t l1, 
         acc[i] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32);
     for (int64_t l = l0; l < l1; l++) {
         const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
+        qmm_avx512fp_fetch_next(esz, nx, l - l0);
         if (QMM_AVX512FP_PF && (esz == 4 || (l & 1) == 0))
             _mm_prefetch((const char *)(p + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
         const __m512 w = qmm_avx512fp_w(p, l, esz);
@@ -287,7 +316,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_duo(int esz, int64_t l0, int64_t l1, 
 }
 
 typedef void (*qmm_avx512fp_duo_fn)(int64_t, int64_t, int, int, const float *, const float *, const uint8_t *, float *, size_t,
-                                    int, float *);
+                                    int, float *, const qmm_avx512fp_next *);
 
 /* The GEMM of every element kind: BLIS-style blocking. Row blocks of MB
  * (exec hands at most that many rows per call anyway), column blocks of NC,
@@ -320,7 +349,24 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                 const size_t ps = pb;
                 const int64_t t0 = l0, t1 = l1;
                 const int64_t npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
-                for (int64_t r0 = 0; r0 < mb;) {
+                /* the next block: this column block's next slice, or the next column block's first */
+                const uint8_t *nxw = NULL;
+                int64_t nx_np = 0, nx_lines = 0; /* its panels, lines per panel */
+                if (l1 < k) {
+                    nxw = wc + (size_t)l1 * NR * QMM_AVX512FP_EB(esz);
+                    nx_np = (c1 - c0 + NR - 1) / NR;
+                    nx_lines = ((k - l1 < KC ? k - l1 : KC) * NR * QMM_AVX512FP_EB(esz) + 63) / 64;
+                } else if (c1 < n) {
+                    nxw = (const uint8_t *)w + (size_t)(c1 / NR) * pb;
+                    nx_np = ((n - c1 < NC ? n - c1 : NC) + NR - 1) / NR;
+                    nx_lines = ((k < KC ? k : KC) * NR * QMM_AVX512FP_EB(esz) + 63) / 64;
+                }
+                int64_t steps = 0; /* row steps of this slice (a duo step covers two groups) */
+                for (int64_t r0 = 0; r0 < mb; steps++)
+                    r0 += duo && r0 + 2 * MR <= mb ? 2 * MR : MR;
+                const int64_t per = (nx_lines + steps - 1) / steps; /* lines per panel and row step */
+                int64_t step = 0;
+                for (int64_t r0 = 0; r0 < mb; step++) {
                     const int mr = (int)(mb - r0 < MR ? mb - r0 : MR);
                     const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k));
                     float *yg = (float *)((char *)ym + (size_t)r0 * ys);
@@ -330,7 +376,9 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                             const int64_t n0 = c0 + j * NR;
                             const int nc = (int)(n - n0 < NR ? n - n0 : NR);
                             float *cp = cbuf + (size_t)(j / 2) * MB * 2 * NR + (size_t)r0 * 2 * NR + (size_t)(j % 2) * NR;
-                            duo(t0, t1, first, last, ag, ag1, wp + (size_t)j * ps, yg + n0, ys, nc, cp);
+                            const qmm_avx512fp_next nx = {j < nx_np ? nxw + (size_t)j * ps : NULL, NULL, step * per,
+                                                          (step + 1) * per < nx_lines ? (step + 1) * per : nx_lines};
+                            duo(t0, t1, first, last, ag, ag1, wp + (size_t)j * ps, yg + n0, ys, nc, cp, &nx);
                         }
                         r0 += 2 * MR;
                         continue;
@@ -342,7 +390,10 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                         const uint8_t *q0 = wp + (size_t)(2 * pr) * ps;
                         /* this tile's partial sums: pair pr's MB x 32 block, row r0 */
                         float *cp = cbuf + (size_t)pr * MB * 2 * NR + (size_t)r0 * 2 * NR;
-                        (nc1 ? tiles2 : tiles1)[mr](t0, t1, first, last, ag, q0, q0 + ps, yg + n0, ys, nc0, nc1, cp);
+                        const qmm_avx512fp_next nx = {2 * pr < nx_np ? nxw + (size_t)(2 * pr) * ps : NULL,
+                                                      2 * pr + 1 < nx_np ? nxw + (size_t)(2 * pr + 1) * ps : NULL, step * per,
+                                                      (step + 1) * per < nx_lines ? (step + 1) * per : nx_lines};
+                        (nc1 ? tiles2 : tiles1)[mr](t0, t1, first, last, ag, q0, q0 + ps, yg + n0, ys, nc0, nc1, cp, &nx);
                     }
                     r0 += MR;
                 }
@@ -401,8 +452,8 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     static const qmm_avx512fp_tile_fn tiles_np2[13] = {NULL, t1_2, t2_2, t3_2,  t4_2,  t5_2, t6_2,                               \
                                                        t7_2, t8_2, t9_2, t10_2, t11_2, t12_2};                                   \
     static void tduo(int64_t l0, int64_t l1, int first, int last, const float *a0, const float *a1, const uint8_t *p, float *y,  \
-                     size_t ys, int nc, float *cb) {                                                                             \
-        qmm_avx512fp_tile_duo(esz, l0, l1, first, last, a0, a1, p, y, ys, nc, cb);                                               \
+                     size_t ys, int nc, float *cb, const qmm_avx512fp_next *nx) {                                                \
+        qmm_avx512fp_tile_duo(esz, l0, l1, first, last, a0, a1, p, y, ys, nc, cb, nx);                                           \
     }                                                                                                                            \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
         qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, QMM_AVX512FP_DUO_FOR(esz) ? tduo : NULL, m, n, k, a, w, y, ys);             \
@@ -425,8 +476,8 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
 
 #define QMM_AVX512FP_TILE(esz, mr, np)                                                                                           \
     static void t##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0, const uint8_t *p1,  \
-                             float *y, size_t ys, int nc0, int nc1, float *cb) {                                                 \
-        qmm_avx512fp_tile(esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb);                                     \
+                             float *y, size_t ys, int nc0, int nc1, float *cb, const qmm_avx512fp_next *nx) {                    \
+        qmm_avx512fp_tile(esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb, nx);                                 \
     }
 #define QMM_AVX512FP_TILE_SET(esz, np)                                                                                           \
     QMM_AVX512FP_TILE(esz, 1, np)                                                                                                \
