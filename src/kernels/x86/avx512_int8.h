@@ -412,12 +412,9 @@ QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint
 }
 
 /* m = 1 (decode): one activation row x NP 16-row panels pb bytes apart (the
- * last with ncols valid columns), all k blocks. The
- * GEMM tile at MR = 1 spends 8 shifts per Q4_0 block on the high nibbles;
- * here they are masked in place (16 x their value) and summed in their own
- * vpdpbusd chain, which one exact arithmetic shift brings back (the chain is
- * 16 times an int32 sum whose bound is far from overflow: 16 * 16 * 15 * 127).
- * The int32 block sum and the float step are the tile's, bit for bit. */
+ * last with ncols valid columns), all k blocks, interleaved by block. Q4_0's
+ * nibbles go through qmm_avx512_nib_dot (no shifts, unlike the GEMM tile at
+ * MR = 1). The int32 block sum and the float step are the tile's, bit for bit. */
 QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int64_t nb, const uint8_t *act, const uint8_t *panel,
                                               size_t pb, int qbytes, float *y, int ncols) {
     const int sbytes = QMM_AVX512_SB(kind);
