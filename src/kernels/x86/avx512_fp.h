@@ -210,10 +210,15 @@ typedef struct qmm_avx512fp_next {
     int64_t a, b;
 } qmm_avx512fp_next;
 
+#ifndef QMM_AVX512FP_NEXT_EVERY
 #define QMM_AVX512FP_NEXT_EVERY 8 /* l per prefetched line and panel */
+#endif
 /* F32 only: F16 / BF16 blocks are half the bytes and their duo tile measured
  * 3-5% slower with the prefetches (docs/performance.md, stop 25). */
-#define QMM_AVX512FP_NEXT_FOR(esz) ((esz) == 4)
+#ifndef QMM_AVX512FP_NEXT_16
+#define QMM_AVX512FP_NEXT_16 0
+#endif
+#define QMM_AVX512FP_NEXT_FOR(esz) ((esz) == 4 || QMM_AVX512FP_NEXT_16)
 
 QMM_AVX512FP_INLINE void qmm_avx512fp_fetch_next(int esz, const qmm_avx512fp_next *nx, int64_t i) {
     if (QMM_AVX512FP_NEXT_FOR(esz) && nx->p0 && (i & (QMM_AVX512FP_NEXT_EVERY - 1)) == 0) {
