@@ -82,18 +82,18 @@ static const qmm_probe probe_fma_scalar = {
 
 static const qmm_probe *const probe_table[] = {
 #if defined(QMM_PROBE_X86)
-    &qmm_probe_read_avx512_x4, &qmm_probe_read_avx512_x2, &qmm_probe_read_avx512, &qmm_probe_int8_avx512vnni,
-    &qmm_probe_fma_avx512,     &qmm_probe_read_avx2_x4,   &qmm_probe_read_avx2,   &qmm_probe_int8_avxvnni,
-    &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,
+    &qmm_probe_int8_amx,        &qmm_probe_read_avx512_x4, &qmm_probe_read_avx512_x2, &qmm_probe_read_avx512,
+    &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512,     &qmm_probe_read_avx2_x4,   &qmm_probe_read_avx2,
+    &qmm_probe_int8_avxvnni,    &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,
 #endif
 #if defined(QMM_PROBE_ARM)
 #if defined(QMM_PROBE_SME)
-    &qmm_probe_int8_smopa,     &qmm_probe_fma_fmopa,
+    &qmm_probe_int8_smopa,      &qmm_probe_fma_fmopa,
 #endif
-    &qmm_probe_read_neon_x4,   &qmm_probe_read_neon,      &qmm_probe_int8_smmla,  &qmm_probe_int8_sdot,
+    &qmm_probe_read_neon_x4,    &qmm_probe_read_neon,      &qmm_probe_int8_smmla,     &qmm_probe_int8_sdot,
     &qmm_probe_fma_neon,
 #endif
-    &probe_read_scalar,        &probe_int8_scalar,        &probe_fma_scalar,      NULL,
+    &probe_read_scalar,         &probe_int8_scalar,        &probe_fma_scalar,         NULL,
 };
 
 const qmm_probe *const *qmm_probes(void) { return probe_table; }

@@ -3,7 +3,7 @@
  * use (int8 dot products, fp32 FMA), each multi-threaded.
  *
  * Each probe variant is ISA-specific code in its own translation unit with
- * its own target flags (probe_x86_avx512.c, probe_x86_avx2.c,
+ * its own target flags (probe_x86_avx512.c, probe_x86_amx.c, probe_x86_avx2.c,
  * probe_x86_avxvnni.c, probe_arm.c, probe_arm_dotprod.c,
  * and the portable loops in probe.c); probe.c picks them at run time from
  * the CPU features (qmm_cpu_describe). */
@@ -64,7 +64,7 @@ double qmm_bench_now(void);
 
 /* Variants defined in the ISA files (NULL-valued where not built). */
 extern const qmm_probe qmm_probe_read_avx512, qmm_probe_read_avx512_x2, qmm_probe_read_avx512_x4, qmm_probe_int8_avx512vnni,
-    qmm_probe_fma_avx512;
+    qmm_probe_fma_avx512, qmm_probe_int8_amx;
 extern const qmm_probe qmm_probe_read_avx2, qmm_probe_read_avx2_x4, qmm_probe_int8_avxvnni, qmm_probe_int8_avx2,
     qmm_probe_fma_avx2;
 extern const qmm_probe qmm_probe_read_neon, qmm_probe_read_neon_x4, qmm_probe_int8_sdot, qmm_probe_int8_smmla, qmm_probe_fma_neon;

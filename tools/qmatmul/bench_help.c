@@ -68,8 +68,9 @@ void bench_usage(FILE *f) {
                                                : "fp32",
                 (*p)->method, ((*p)->required & ~cpu.features) ? " (not on this CPU)" : "");
     fprintf(f, "  int8: the best exact int8 multiply instruction of the CPU, alone, with enough independent\n"
-               "  accumulator chains to fill its ports (vpdpbusd with VNNI, vpmaddubsw on AVX2, sdot / smmla /\n"
-               "  smopa on Arm), its ops counted per instruction (2 per multiply-accumulate, as 2 m n k).\n"
+               "  accumulator chains to fill its ports (TDPBSUD with AMX, vpdpbusd with VNNI, vpmaddubsw on\n"
+               "  AVX2, sdot / smmla / smopa on Arm), its ops counted per instruction (2 per multiply-accumulate,\n"
+               "  as 2 m n k).\n"
                "  fp32: vfmadd231ps (fmla, fmopa) alone, 12 independent accumulators.\n"
                "  Memory read: every read variant above (one stream, or 2-4 interleaved streams per thread;\n"
                "  one thread per core), the best of all. Each run, every thread reads its own chunk of a buffer\n"
