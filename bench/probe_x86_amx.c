@@ -8,30 +8,25 @@
 #include "probe.h"
 #include "qmatmul.h"
 
-typedef struct {
-    uint8_t palette_id;
-    uint8_t start_row;
-    uint8_t reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} probe_tilecfg;
-
 /* Four independent C tiles (0-3), each fed by one of two A tiles (4, 5) and
  * one of two B tiles (6, 7) loaded once: 4 TDPBSUD per step, each 16 x 16
  * int32 sums of 64 s8*u8 products (16 x 16 x 64 x 2 ops). */
 static uint64_t int8_amx(uint64_t iters) {
-    probe_tilecfg cfg __attribute__((aligned(64)));
-    memset(&cfg, 0, sizeof cfg);
-    cfg.palette_id = 1;
+    /* the 64-byte tile configuration (palette 1): byte 0 the palette, bytes
+     * 16 + 2t the row bytes of tile t (little endian), byte 48 + t its rows
+     * (the bench sees only public headers, not the kernels' struct) */
+    uint8_t cfg[64] __attribute__((aligned(64)));
+    memset(cfg, 0, sizeof cfg);
+    cfg[0] = 1;
     for (int t = 0; t < 8; t++) {
-        cfg.rows[t] = 16;
-        cfg.colsb[t] = 64;
+        cfg[16 + 2 * t] = 64;
+        cfg[48 + t] = 16;
     }
     uint8_t a[1024] __attribute__((aligned(64))), b[1024] __attribute__((aligned(64)));
     int32_t c[256] __attribute__((aligned(64)));
     memset(a, (int)(iters & 7) + 1, sizeof a);
     memset(b, 3, sizeof b);
-    _tile_loadconfig(&cfg);
+    _tile_loadconfig(cfg);
     _tile_loadd(4, a, 64);
     _tile_loadd(5, a, 64);
     _tile_loadd(6, b, 64);
