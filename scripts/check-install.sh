@@ -42,6 +42,7 @@ x86_64*)
   compile bench/probe_x86_avx512.c -mavx512f -mavx512bw -mavx512vl -mavx512vnni
   compile bench/probe_x86_avx2.c -mavx2 -mfma
   compile bench/probe_x86_avxvnni.c -mavx2 -mavxvnni
+  compile bench/probe_x86_amx.c -mamx-tile -mamx-int8
   ;;
 aarch64*)
   probe_def=-DQMM_PROBE_ARM=1
