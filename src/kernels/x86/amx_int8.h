@@ -21,9 +21,11 @@
  * (qmm_amx_x_row; split kinds qmm_avx512x_row_block, the VNNI tile's): the
  * same bits. The 16 rows' accumulators stay in registers through a k chunk
  * (one panel: 16 zmm; two panels per A tile, as stop 23 had, kept them in
- * memory and ran 10-16% slower); between k chunks they wait in y. Two C
- * tile sets alternate between blocks so that the tile unit computes block
- * t + 1 while the vector ports finish t.
+ * memory and ran 10-16% slower); between k chunks they wait in y. The
+ * tile alternates two C tile sets, block t + 1's dot products issued before
+ * block t's float steps (qmm_amx_x_tile_pipe); for Q4_K and Q5_K it runs a
+ * chunk's tile instructions back to back, then its float steps
+ * (qmm_amx_x_tile_batch: tile and vector instructions overlap little).
  *
  * Tiles: C set 0 = 0 (split: 0, 1 for halves a / b), set 1 = 6 (split: 6, 7);
  * A = 2 (split: 2, 3, 16 x 16 bytes each); B = 4 (8 x 64 bytes; split: 4, 5,
@@ -118,10 +120,11 @@ QMM_AVX512_INLINE void qmm_amx_x_block_vals(qmm_avx512x_kind kind, const uint8_t
     }
 }
 
-/* The raw dot products of one 32-block of a group (ab) and its B tiles (wb)
- * into C tile set `set`, stored to c[set][0] (split kinds: c[set][half]). */
-QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint8_t *ab, const uint8_t *wb,
-                                      int32_t (*c)[2][256]) {
+/* The raw dot products of one 32-block of a group (ab) and its B tiles (wb),
+ * stored to dst (split kinds: halves a / b to dst and dst + 256). Tile set
+ * `set` (0 / 1) alternates between blocks so that a block's loads need not
+ * wait for the previous block's product to leave its tiles. */
+QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint8_t *ab, const uint8_t *wb, int32_t *dst) {
     const uint8_t *aq = ab + 8 * QMM_AMX_G;
     const int split = QMM_AVX512X_SPLIT(kind);
     _tile_loadd(4, wb, 64);
@@ -138,9 +141,9 @@ QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint
             _tile_zero(1);
             _tile_dpbsud(1, 3, 5);
         }
-        _tile_stored(0, c[0][0], 64);
+        _tile_stored(0, dst, 64);
         if (split)
-            _tile_stored(1, c[0][1], 64);
+            _tile_stored(1, dst + 256, 64);
     } else {
         _tile_zero(6);
         _tile_dpbsud(6, 2, 4);
@@ -148,9 +151,9 @@ QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint
             _tile_zero(7);
             _tile_dpbsud(7, 3, 5);
         }
-        _tile_stored(6, c[1][0], 64);
+        _tile_stored(6, dst, 64);
         if (split)
-            _tile_stored(7, c[1][1], 64);
+            _tile_stored(7, dst + 256, 64);
     }
 }
 
@@ -181,31 +184,43 @@ QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512
 }
 
 /* Rows i < mr (>= 1) of one 16-row activation group (act: its block 0) x
- * one panel (its B tiles wb and block values bv), blocks b0 .. b0 + nk - 1,
- * into y (rows ys bytes apart), columns < ncols: y starts the accumulators
- * unless b0 == 0 (a float store and load are exact, so chunking k keeps the
- * reference's fma chain). Two C tile sets alternate between blocks: the tile
- * unit computes block t + 1 while the vector ports finish block t. The tile
- * configuration of kind must be loaded. */
-QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *panel,
-                                      const uint8_t *wb, const qmm_amx_bvals *bv, float *y, size_t ys, int mr, int ncols) {
+ * one panel (its B tiles wb), blocks b0 .. b0 + nk - 1, into y (rows ys
+ * bytes apart), columns < ncols: y starts the accumulators unless b0 == 0 (a
+ * float store and load are exact, so chunking k keeps the reference's fma
+ * chain). The tile configuration of kind must be loaded. */
+QMM_AVX512_INLINE void qmm_amx_acc_load(__m512 *acc, int64_t b0, const float *y, size_t ys, int mr, __mmask16 cols) {
+#pragma GCC unroll 16
+    for (int i = 0; i < QMM_AMX_G; i++)
+        acc[i] = (b0 > 0 && i < mr) ? _mm512_maskz_loadu_ps(cols, (const float *)((const char *)y + (size_t)i * ys))
+                                    : _mm512_setzero_ps();
+}
+
+QMM_AVX512_INLINE void qmm_amx_acc_store(const __m512 *acc, float *y, size_t ys, int mr, __mmask16 cols) {
+#pragma GCC unroll 16
+    for (int i = 0; i < QMM_AMX_G; i++)
+        if (i < mr)
+            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), cols, acc[i]);
+}
+
+/* Two C tile sets alternate between blocks: block t + 1's dot products are
+ * issued before block t's float steps. The tile of every kind but Q4_K and
+ * Q5_K (see qmm_amx_x_tile_batch). */
+QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *panel,
+                                           const uint8_t *wb, const qmm_amx_bvals *bv, float *y, size_t ys, int mr, int ncols) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
     const size_t ablk = (size_t)QMM_AMX_G * QMM_AVX512_ACT_BLK;
     const __mmask16 cols = (__mmask16)((1u << ncols) - 1u);
     int32_t c[2][2][256] __attribute__((aligned(64)));
     __m512 acc[QMM_AMX_G]; /* unrolled loops below: one register each */
-#pragma GCC unroll 16
-    for (int i = 0; i < QMM_AMX_G; i++)
-        acc[i] = (b0 > 0 && i < mr) ? _mm512_maskz_loadu_ps(cols, (const float *)((const char *)y + (size_t)i * ys))
-                                    : _mm512_setzero_ps();
+    qmm_amx_acc_load(acc, b0, y, ys, mr, cols);
     const uint8_t *a0 = act + (size_t)b0 * ablk;
-    qmm_amx_x_dots(kind, 0, a0, wb, c);
+    qmm_amx_x_dots(kind, 0, a0, wb, c[0][0]);
     for (int t = 0; t < nk; t++) {
         const int64_t b = b0 + t;
         const uint8_t *ab = a0 + (size_t)t * ablk;
         const int set = t & 1;
         if (t + 1 < nk) /* the next block's dots, into the other C set */
-            qmm_amx_x_dots(kind, set ^ 1, ab + ablk, wb + 512 * (size_t)(t + 1), c);
+            qmm_amx_x_dots(kind, set ^ 1, ab + ablk, wb + 512 * (size_t)(t + 1), c[set ^ 1][0]);
         if (QMM_AVX512X_SPLIT(kind)) {
             const qmm_avx512x_bscales bs =
                 qmm_avx512x_block_scales(kind, panel + (size_t)(b / per) * (size_t)chunk, (int)(b % per));
@@ -241,10 +256,57 @@ QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int64_t b0, int nk,
             acc[i] = qmm_amx_x_row(kind, acc[i], da, bsum.f[i], bsum.z[i], xd, &bv[t]);
         }
     }
+    qmm_amx_acc_store(acc, y, ys, mr, cols);
+}
+
+/* The tile of Q4_K and Q5_K (the kinds with the most float steps, 7 a row
+ * and block), with the per-block values bv: all the blocks' tile
+ * instructions back to back (the raw dot products to c, 16 KiB, in L1 beside
+ * the B tiles), then all their float steps. Why: here (Sapphire Rapids class)
+ * tile instructions overlap little with the vector instructions around them
+ * (a lone TILEZERO among 112 independent FMAs cost ~45 cycles). The 16 x 16
+ * x 4096 tile loop (one thread, -O3, data in L1 / L2; TSC cycles a block):
+ * Q4_K 98.6 -> 87.0, Q5_K 98.9 -> 87.3 against qmm_amx_x_tile_pipe; batched,
+ * Q5_0 ran 72.0 -> 77.4, Q4_1 77.2 -> 75.7, Q6_K / Q3_K 1-5% slower (split,
+ * batches of 8), so they stay pipelined. Batches of 4 or 8 ran slower than
+ * 16; the dots loop stays rolled (unrolled by -O3: 4% slower). */
+#define QMM_AMX_BATCHED(kind) (QMM_AVX512X_IS_K(kind) && !QMM_AVX512X_SPLIT(kind))
+
+QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *wb,
+                                            const qmm_amx_bvals *bv, float *y, size_t ys, int mr, int ncols) {
+    const size_t ablk = (size_t)QMM_AMX_G * QMM_AVX512_ACT_BLK;
+    const __mmask16 cols = (__mmask16)((1u << ncols) - 1u);
+    int32_t c[QMM_AMX_KC][256] __attribute__((aligned(64)));
+    __m512 acc[QMM_AMX_G]; /* unrolled loops below: one register each */
+    qmm_amx_acc_load(acc, b0, y, ys, mr, cols);
+    const uint8_t *a0 = act + (size_t)b0 * ablk;
+#pragma GCC unroll 1
+    for (int t = 0; t < nk; t++)
+        qmm_amx_x_dots(kind, t & 1, a0 + (size_t)t * ablk, wb + 512 * (size_t)t, c[t]);
+    for (int t = 0; t < nk; t++) {
+        const uint8_t *ab = a0 + (size_t)t * ablk;
+        /* the 16 rows' block sums (int16 pairs) as floats, or Q5_0's -16 sum */
+        union {
+            float f[QMM_AMX_G];
+            int32_t z[QMM_AMX_G];
+        } bsum __attribute__((aligned(64)));
+        const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
+        if (kind == QMM_AVX512X_Q5_0)
+            _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
+        else
+            _mm512_store_ps(bsum.f, _mm512_cvtepi32_ps(sum16));
+        /* the rows read their sums back from memory: a broadcast load takes no
+         * vector port, a lane broadcast from the register (vpermd) one (1.5%) */
+        __asm__ volatile("" : : "m"(bsum) : "memory");
 #pragma GCC unroll 16
-    for (int i = 0; i < QMM_AMX_G; i++)
-        if (i < mr)
-            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), cols, acc[i]);
+        for (int i = 0; i < QMM_AMX_G; i++) {
+            float xd;
+            memcpy(&xd, ab + 4 * i, 4);
+            const __m512i da = _mm512_load_si512((const void *)(c[t] + 16 * i));
+            acc[i] = qmm_amx_x_row(kind, acc[i], da, bsum.f[i], bsum.z[i], xd, &bv[t]);
+        }
+    }
+    qmm_amx_acc_store(acc, y, ys, mr, cols);
 }
 
 /* The VNNI tile on the first MR rows of a 16-row group (groups with few real
@@ -289,8 +351,12 @@ QMM_AVX512_INLINE void qmm_amx_x_tile(qmm_avx512x_kind kind, int64_t b0, int nk,
                     qmm_amx_x_block_vals(kind, p, b0, nk, bv);                                                                   \
                 for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {                                                              \
                     const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);                                       \
-                    qmm_amx_x_tile(kind, b0, nk, (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb, p, wb, bv,                  \
-                                   (float *)((char *)y + (size_t)m0 * ys) + n0, ys, mr, nc);                                     \
+                    const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb;                                      \
+                    float *yg = (float *)((char *)y + (size_t)m0 * ys) + n0;                                                     \
+                    if (QMM_AMX_BATCHED(kind))                                                                                   \
+                        qmm_amx_x_tile_batch(kind, b0, nk, ag, wb, bv, yg, ys, mr, nc);                                          \
+                    else                                                                                                         \
+                        qmm_amx_x_tile_pipe(kind, b0, nk, ag, p, wb, bv, yg, ys, mr, nc);                                        \
                 }                                                                                                                \
             }                                                                                                                    \
             if (m_amx < m)                                                                                                       \
