@@ -213,8 +213,8 @@ typedef struct qmm_avx512fp_next {
 #ifndef QMM_AVX512FP_NEXT_EVERY
 #define QMM_AVX512FP_NEXT_EVERY 8 /* l per prefetched line and panel */
 #endif
-/* F32 only: F16 / BF16 blocks are half the bytes and their duo tile measured
- * 3-5% slower with the prefetches (docs/performance.md, stop 25). */
+/* F32 only: F16 / BF16 blocks are half the bytes, and their duo tile ran no
+ * faster with the prefetches (docs/performance.md, stop 25). */
 #ifndef QMM_AVX512FP_NEXT_16
 #define QMM_AVX512FP_NEXT_16 0
 #endif
@@ -343,6 +343,9 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
         const int64_t mb = m - m0 < MB ? m - m0 : MB;
         const uint8_t *am = (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);
         float *ym = (float *)((char *)y + (size_t)m0 * ys);
+        int64_t steps = 0; /* row steps of a slice (a duo step covers two groups) */
+        for (int64_t r0 = 0; r0 < mb; steps++)
+            r0 += duo && r0 + 2 * MR <= mb ? 2 * MR : MR;
         for (int64_t c0 = 0; c0 < n; c0 += NC) {
             const int64_t c1 = n - c0 < NC ? n : c0 + NC;
             const uint8_t *wc = (const uint8_t *)w + (size_t)(c0 / NR) * pb;
@@ -354,21 +357,20 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                 const size_t ps = pb;
                 const int64_t t0 = l0, t1 = l1;
                 const int64_t npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
-                /* the next block: this column block's next slice, or the next column block's first */
+                /* the next block (prefetched by kinds QMM_AVX512FP_NEXT_FOR): this column
+                 * block's next slice, or the next column block's first */
+                const int fetch = QMM_AVX512FP_NEXT_FOR(esz);
                 const uint8_t *nxw = NULL;
                 int64_t nx_np = 0, nx_lines = 0; /* its panels, lines per panel */
-                if (l1 < k) {
+                if (fetch && l1 < k) {
                     nxw = wc + (size_t)l1 * NR * QMM_AVX512FP_EB(esz);
                     nx_np = (c1 - c0 + NR - 1) / NR;
                     nx_lines = ((k - l1 < KC ? k - l1 : KC) * NR * QMM_AVX512FP_EB(esz) + 63) / 64;
-                } else if (c1 < n) {
+                } else if (fetch && c1 < n) {
                     nxw = (const uint8_t *)w + (size_t)(c1 / NR) * pb;
                     nx_np = ((n - c1 < NC ? n - c1 : NC) + NR - 1) / NR;
                     nx_lines = ((k < KC ? k : KC) * NR * QMM_AVX512FP_EB(esz) + 63) / 64;
                 }
-                int64_t steps = 0; /* row steps of this slice (a duo step covers two groups) */
-                for (int64_t r0 = 0; r0 < mb; steps++)
-                    r0 += duo && r0 + 2 * MR <= mb ? 2 * MR : MR;
                 const int64_t per = (nx_lines + steps - 1) / steps; /* lines per panel and row step */
                 int64_t step = 0;
                 for (int64_t r0 = 0; r0 < mb; step++) {
