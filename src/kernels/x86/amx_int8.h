@@ -188,6 +188,33 @@ QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512
  * bytes apart), columns < ncols: y starts the accumulators unless b0 == 0 (a
  * float store and load are exact, so chunking k keeps the reference's fma
  * chain). The tile configuration of kind must be loaded. */
+/* The float steps of one block for the group's 16 rows (non-split kinds):
+ * ab is the group's block in the act layout, dots its raw dot products (row
+ * i at dots + 16 i), v the block's weight values. */
+QMM_AVX512_INLINE void qmm_amx_x_rows(qmm_avx512x_kind kind, __m512 *acc, const uint8_t *ab, const int32_t *dots,
+                                      const qmm_amx_bvals *v) {
+    /* the 16 rows' block sums (int16 pairs) as floats, or Q5_0's -16 sum */
+    union {
+        float f[QMM_AMX_G];
+        int32_t z[QMM_AMX_G];
+    } bsum __attribute__((aligned(64)));
+    const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
+    if (kind == QMM_AVX512X_Q5_0)
+        _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
+    else
+        _mm512_store_ps(bsum.f, _mm512_cvtepi32_ps(sum16));
+    /* the rows read their sums back from memory: a broadcast load takes no
+     * vector port, a lane broadcast from the register (vpermd) one (1.5%) */
+    __asm__ volatile("" : : "m"(bsum) : "memory");
+#pragma GCC unroll 16
+    for (int i = 0; i < QMM_AMX_G; i++) {
+        float xd;
+        memcpy(&xd, ab + 4 * i, 4);
+        const __m512i da = _mm512_load_si512((const void *)(dots + 16 * i));
+        acc[i] = qmm_amx_x_row(kind, acc[i], da, bsum.f[i], bsum.z[i], xd, v);
+    }
+}
+
 QMM_AVX512_INLINE void qmm_amx_acc_load(__m512 *acc, int64_t b0, const float *y, size_t ys, int mr, __mmask16 cols) {
 #pragma GCC unroll 16
     for (int i = 0; i < QMM_AMX_G; i++)
@@ -235,26 +262,7 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
             }
             continue;
         }
-        /* the 16 rows' block sums (int16 pairs) as floats, or Q5_0's -16 sum */
-        union {
-            float f[QMM_AMX_G];
-            int32_t z[QMM_AMX_G];
-        } bsum __attribute__((aligned(64)));
-        const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
-        if (kind == QMM_AVX512X_Q5_0)
-            _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
-        else
-            _mm512_store_ps(bsum.f, _mm512_cvtepi32_ps(sum16));
-        /* the rows read their sums back from memory: a broadcast load takes no
-         * vector port, a lane broadcast from the register (vpermd) one (1.5%) */
-        __asm__ volatile("" : : "m"(bsum) : "memory");
-#pragma GCC unroll 16
-        for (int i = 0; i < QMM_AMX_G; i++) {
-            float xd;
-            memcpy(&xd, ab + 4 * i, 4);
-            const __m512i da = _mm512_load_si512((const void *)(c[set][0] + 16 * i));
-            acc[i] = qmm_amx_x_row(kind, acc[i], da, bsum.f[i], bsum.z[i], xd, &bv[t]);
-        }
+        qmm_amx_x_rows(kind, acc, ab, c[set][0], &bv[t]);
     }
     qmm_amx_acc_store(acc, y, ys, mr, cols);
 }
@@ -266,10 +274,11 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
  * tile instructions overlap little with the vector instructions around them
  * (a lone TILEZERO among 112 independent FMAs cost ~45 cycles). The 16 x 16
  * x 4096 tile loop (one thread, -O3, data in L1 / L2; TSC cycles a block):
- * Q4_K 98.6 -> 87.0, Q5_K 98.9 -> 87.3 against qmm_amx_x_tile_pipe; batched,
+ * Q4_K 99.0 -> 86.9, Q5_K 99.8 -> 87.4 against qmm_amx_x_tile_pipe; batched,
  * Q5_0 ran 72.0 -> 77.4, Q4_1 77.2 -> 75.7, Q6_K / Q3_K 1-5% slower (split,
  * batches of 8), so they stay pipelined. Batches of 4 or 8 ran slower than
- * 16; the dots loop stays rolled (unrolled by -O3: 4% slower). */
+ * 16; the dots loop stays rolled (unrolled by -O3: 4% slower). See
+ * docs/performance.md, stop 26. */
 #define QMM_AMX_BATCHED(kind) (QMM_AVX512X_IS_K(kind) && !QMM_AVX512X_SPLIT(kind))
 
 QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *wb,
@@ -283,29 +292,8 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, i
 #pragma GCC unroll 1
     for (int t = 0; t < nk; t++)
         qmm_amx_x_dots(kind, t & 1, a0 + (size_t)t * ablk, wb + 512 * (size_t)t, c[t]);
-    for (int t = 0; t < nk; t++) {
-        const uint8_t *ab = a0 + (size_t)t * ablk;
-        /* the 16 rows' block sums (int16 pairs) as floats, or Q5_0's -16 sum */
-        union {
-            float f[QMM_AMX_G];
-            int32_t z[QMM_AMX_G];
-        } bsum __attribute__((aligned(64)));
-        const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
-        if (kind == QMM_AVX512X_Q5_0)
-            _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
-        else
-            _mm512_store_ps(bsum.f, _mm512_cvtepi32_ps(sum16));
-        /* the rows read their sums back from memory: a broadcast load takes no
-         * vector port, a lane broadcast from the register (vpermd) one (1.5%) */
-        __asm__ volatile("" : : "m"(bsum) : "memory");
-#pragma GCC unroll 16
-        for (int i = 0; i < QMM_AMX_G; i++) {
-            float xd;
-            memcpy(&xd, ab + 4 * i, 4);
-            const __m512i da = _mm512_load_si512((const void *)(c[t] + 16 * i));
-            acc[i] = qmm_amx_x_row(kind, acc[i], da, bsum.f[i], bsum.z[i], xd, &bv[t]);
-        }
-    }
+    for (int t = 0; t < nk; t++)
+        qmm_amx_x_rows(kind, acc, a0 + (size_t)t * ablk, c[t], &bv[t]);
     qmm_amx_acc_store(acc, y, ys, mr, cols);
 }
 
