@@ -121,9 +121,8 @@ QMM_AVX512_INLINE void qmm_amx_x_block_vals(qmm_avx512x_kind kind, const uint8_t
 }
 
 /* The raw dot products of one 32-block of a group (ab) and its B tiles (wb),
- * stored to dst (split kinds: halves a / b to dst and dst + 256). Tile set
- * `set` (0 / 1) alternates between blocks so that a block's loads need not
- * wait for the previous block's product to leave its tiles. */
+ * stored to dst (split kinds: halves a / b to dst and dst + 256), computed in
+ * C tile set `set` (0 / 1; the tiles alternate them between blocks). */
 QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint8_t *ab, const uint8_t *wb, int32_t *dst) {
     const uint8_t *aq = ab + 8 * QMM_AMX_G;
     const int split = QMM_AVX512X_SPLIT(kind);
@@ -183,11 +182,6 @@ QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512
     return acc;
 }
 
-/* Rows i < mr (>= 1) of one 16-row activation group (act: its block 0) x
- * one panel (its B tiles wb), blocks b0 .. b0 + nk - 1, into y (rows ys
- * bytes apart), columns < ncols: y starts the accumulators unless b0 == 0 (a
- * float store and load are exact, so chunking k keeps the reference's fma
- * chain). The tile configuration of kind must be loaded. */
 /* The float steps of one block for the group's 16 rows (non-split kinds):
  * ab is the group's block in the act layout, dots its raw dot products (row
  * i at dots + 16 i), v the block's weight values. */
@@ -229,9 +223,16 @@ QMM_AVX512_INLINE void qmm_amx_acc_store(const __m512 *acc, float *y, size_t ys,
             _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), cols, acc[i]);
 }
 
-/* Two C tile sets alternate between blocks: block t + 1's dot products are
- * issued before block t's float steps. The tile of every kind but Q4_K and
- * Q5_K (see qmm_amx_x_tile_batch). */
+/* The tiles (qmm_amx_x_tile_pipe, qmm_amx_x_tile_batch): rows i < mr (>= 1)
+ * of one 16-row activation group (act: its block 0) x one panel (its B tiles
+ * wb, block values bv), blocks b0 .. b0 + nk - 1, into y (rows ys bytes
+ * apart), columns < ncols: y starts the accumulators unless b0 == 0 (a float
+ * store and load are exact, so chunking k keeps the reference's fma chain).
+ * The tile configuration of kind must be loaded.
+ *
+ * The tile of every kind but Q4_K and Q5_K: two C tile sets alternate
+ * between blocks, block t + 1's dot products issued before block t's float
+ * steps. */
 QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *panel,
                                            const uint8_t *wb, const qmm_amx_bvals *bv, float *y, size_t ys, int mr, int ncols) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
@@ -272,7 +273,7 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
  * instructions back to back (the raw dot products to c, 16 KiB, in L1 beside
  * the B tiles), then all their float steps. Why: here (Sapphire Rapids class)
  * tile instructions overlap little with the vector instructions around them
- * (a lone TILEZERO among 112 independent FMAs cost ~45 cycles). The 16 x 16
+ * (a lone TILEZERO among 112 independent FMAs cost 42-52 cycles). The 16 x 16
  * x 4096 tile loop (one thread, -O3, data in L1 / L2; TSC cycles a block):
  * Q4_K 99.0 -> 86.9, Q5_K 99.8 -> 87.4 against qmm_amx_x_tile_pipe; batched,
  * Q5_0 ran 72.0 -> 77.4, Q4_1 77.2 -> 75.7, Q6_K / Q3_K 1-5% slower (split,
