@@ -210,9 +210,6 @@ typedef struct qmm_avx512fp_next {
     int64_t a, b;
 } qmm_avx512fp_next;
 
-#ifndef QMM_AVX512FP_NEXT_EVERY
-#define QMM_AVX512FP_NEXT_EVERY 8 /* l per prefetched line and panel */
-#endif
 /* F32 only: F16 / BF16 blocks are half the bytes, and their duo tile ran no
  * faster with the prefetches (docs/performance.md, stop 25). */
 #ifndef QMM_AVX512FP_NEXT_16
@@ -220,14 +217,56 @@ typedef struct qmm_avx512fp_next {
 #endif
 #define QMM_AVX512FP_NEXT_FOR(esz) ((esz) == 4 || QMM_AVX512FP_NEXT_16)
 
-QMM_AVX512FP_INLINE void qmm_avx512fp_fetch_next(int esz, const qmm_avx512fp_next *nx, int64_t i) {
-    if (QMM_AVX512FP_NEXT_FOR(esz) && nx->p0 && (i & (QMM_AVX512FP_NEXT_EVERY - 1)) == 0) {
-        const int64_t line = nx->a + i / QMM_AVX512FP_NEXT_EVERY;
-        if (line < nx->b) {
-            _mm_prefetch((const char *)(nx->p0 + (size_t)line * 64), _MM_HINT_T1);
-            if (nx->p1)
-                _mm_prefetch((const char *)(nx->p1 + (size_t)line * 64), _MM_HINT_T1);
+/* The tiles' k loop runs 8 l a step (QMM_AVX512FP_STEP_L) and issues the next
+ * block's prefetches once a step, branch-free: a cursor per panel that stops
+ * at the share's end (prefetching its last line again costs a load slot, not
+ * a branch). A test and branch per l, as before, cost 4-5% of the tile: the
+ * scalar work shares ports 0 and 5 with the FMAs (docs/performance.md, stop 27). */
+#define QMM_AVX512FP_STEP_L 8
+typedef struct qmm_avx512fp_cursor {
+    const uint8_t *c0, *c1, *end;
+} qmm_avx512fp_cursor;
+
+QMM_AVX512FP_INLINE qmm_avx512fp_cursor qmm_avx512fp_cursor_of(int esz, const qmm_avx512fp_next *nx, const uint8_t *idle) {
+    qmm_avx512fp_cursor c = {idle, idle, idle};
+    if (QMM_AVX512FP_NEXT_FOR(esz) && nx->p0 && nx->a < nx->b) {
+        c.c0 = nx->p0 + (size_t)nx->a * 64;
+        c.c1 = nx->p1 ? nx->p1 + (size_t)nx->a * 64 : c.c0;
+        c.end = nx->p0 + (size_t)(nx->b - 1) * 64; /* the last line of the share */
+    }
+    return c;
+}
+
+QMM_AVX512FP_INLINE void qmm_avx512fp_cursor_step(int esz, qmm_avx512fp_cursor *c) {
+    if (QMM_AVX512FP_NEXT_FOR(esz)) {
+        _mm_prefetch((const char *)c->c0, _MM_HINT_T1);
+        _mm_prefetch((const char *)c->c1, _MM_HINT_T1);
+        const size_t adv = c->c0 < c->end ? 64 : 0;
+        c->c0 += adv;
+        c->c1 += adv;
+    }
+}
+
+/* One l of the tile: the weights at l (and the stream prefetch PF bytes
+ * ahead, one line per prefetch), MR broadcasts, MR x NP FMAs. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l, const float *act, const uint8_t *p0,
+                                             const uint8_t *p1, __m512 acc[][2]) {
+    const float *xl = act + l * QMM_AVX512FP_MR;
+    if (QMM_AVX512FP_PF) { /* the slices come from L2 */
+        const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
+        if (esz == 4 || (l & 1) == 0) {
+            _mm_prefetch((const char *)(p0 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
+            if (NP == 2)
+                _mm_prefetch((const char *)(p1 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
         }
+    }
+    const __m512 w0 = qmm_avx512fp_w(p0, l, esz);
+    const __m512 w1 = NP == 2 ? qmm_avx512fp_w(p1, l, esz) : w0;
+    for (int i = 0; i < MR; i++) {
+        const __m512 xb = _mm512_set1_ps(xl[i]);
+        acc[i][0] = _mm512_fmadd_ps(w0, xb, acc[i][0]);
+        if (NP == 2)
+            acc[i][1] = _mm512_fmadd_ps(w1, xb, acc[i][1]);
     }
 }
 
@@ -250,26 +289,16 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
         if (NP == 2)
             acc[i][1] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32 + QMM_AVX512FP_NR);
     }
-    for (int64_t l = l0; l < l1; l++) {
-        const float *xl = act + l * QMM_AVX512FP_MR;
-        qmm_avx512fp_fetch_next(esz, nx, l - l0);
-        if (QMM_AVX512FP_PF) { /* the slices come from L2 */
-            const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
-            if (esz == 4 || (l & 1) == 0) { /* one line per prefetch */
-                _mm_prefetch((const char *)(p0 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
-                if (NP == 2)
-                    _mm_prefetch((const char *)(p1 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
-            }
-        }
-        const __m512 w0 = qmm_avx512fp_w(p0, l, esz);
-        const __m512 w1 = NP == 2 ? qmm_avx512fp_w(p1, l, esz) : w0;
-        for (int i = 0; i < MR; i++) {
-            const __m512 xb = _mm512_set1_ps(xl[i]);
-            acc[i][0] = _mm512_fmadd_ps(w0, xb, acc[i][0]);
-            if (NP == 2)
-                acc[i][1] = _mm512_fmadd_ps(w1, xb, acc[i][1]);
-        }
+    qmm_avx512fp_cursor cur = qmm_avx512fp_cursor_of(esz, nx, p0);
+    int64_t l = l0;
+    for (; l + QMM_AVX512FP_STEP_L <= l1; l += QMM_AVX512FP_STEP_L) {
+        qmm_avx512fp_cursor_step(esz, &cur);
+#pragma GCC unroll 1
+        for (int u = 0; u < QMM_AVX512FP_STEP_L; u++)
+            qmm_avx512fp_tile_l(esz, MR, NP, l + u, act, p0, p1, acc);
     }
+    for (; l < l1; l++)
+        qmm_avx512fp_tile_l(esz, MR, NP, l, act, p0, p1, acc);
     for (int i = 0; i < MR; i++) {
         if (!last) {
             _mm512_store_ps(cb + i * 32, acc[i][0]);
@@ -287,6 +316,19 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
 typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t,
                                      int, int, float *, const qmm_avx512fp_next *);
 
+/* One l of the duo tile. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_duo_l(int esz, int64_t l, const float *a0, const float *a1, const uint8_t *p, __m512 *acc) {
+    enum { MR = QMM_AVX512FP_MR };
+    if (QMM_AVX512FP_PF && (esz == 4 || (l & 1) == 0))
+        _mm_prefetch((const char *)(p + (size_t)l * 16 * QMM_AVX512FP_EB(esz)) + QMM_AVX512FP_PF, _MM_HINT_T0);
+    const __m512 w = qmm_avx512fp_w(p, l, esz);
+    const float *x0 = a0 + l * MR, *x1 = a1 + l * MR;
+    for (int i = 0; i < MR; i++)
+        acc[i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x0[i]), acc[i]);
+    for (int i = 0; i < MR; i++)
+        acc[MR + i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x1[i]), acc[MR + i]);
+}
+
 /* Two whole activation groups (2 MR rows) x one panel: each weight vector,
  * loaded and widened once, feeds 2 MR FMAs (the 12 x 32 tile: 12), and each
  * broadcast feeds one FMA, so it folds into the FMA's memory operand. For
@@ -300,18 +342,16 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_duo(int esz, int64_t l0, int64_t l1, 
     __m512 acc[2 * MR];
     for (int i = 0; i < 2 * MR; i++)
         acc[i] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32);
-    for (int64_t l = l0; l < l1; l++) {
-        const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
-        qmm_avx512fp_fetch_next(esz, nx, l - l0);
-        if (QMM_AVX512FP_PF && (esz == 4 || (l & 1) == 0))
-            _mm_prefetch((const char *)(p + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
-        const __m512 w = qmm_avx512fp_w(p, l, esz);
-        const float *x0 = a0 + l * MR, *x1 = a1 + l * MR;
-        for (int i = 0; i < MR; i++)
-            acc[i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x0[i]), acc[i]);
-        for (int i = 0; i < MR; i++)
-            acc[MR + i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x1[i]), acc[MR + i]);
+    qmm_avx512fp_cursor cur = qmm_avx512fp_cursor_of(esz, nx, p);
+    int64_t l = l0;
+    for (; l + QMM_AVX512FP_STEP_L <= l1; l += QMM_AVX512FP_STEP_L) {
+        qmm_avx512fp_cursor_step(esz, &cur);
+#pragma GCC unroll 1
+        for (int u = 0; u < QMM_AVX512FP_STEP_L; u++)
+            qmm_avx512fp_duo_l(esz, l + u, a0, a1, p, acc);
     }
+    for (; l < l1; l++)
+        qmm_avx512fp_duo_l(esz, l, a0, a1, p, acc);
     for (int i = 0; i < 2 * MR; i++) {
         if (last)
             _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), msk, acc[i]);
