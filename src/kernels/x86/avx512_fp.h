@@ -32,7 +32,7 @@
 #define QMM_AVX512FP_MR 12
 #endif
 /* k slice of the GEMM: the partial sums wait in a contiguous block between
- * slices (qmm_avx512fp_cbuf). Overridable (-D) only to measure other values
+ * slices (qmm_avx512fp_scratch). Overridable (-D) only to measure other values
  * (docs/performance.md). */
 #ifndef QMM_AVX512FP_KC
 #define QMM_AVX512FP_KC 256
@@ -43,29 +43,35 @@
 /* The k slice of element kind esz. */
 #define QMM_AVX512FP_KC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_KC : QMM_AVX512FP_KC16)
 /* Columns per block of the GEMM (a multiple of 2 x NR): the partial sums of
- * a block (MB x NC fp32, 66 KiB) stay in L2 while the k slices pass. */
+ * a block (MB x NC fp32) stay in L2 while the k slices pass. F32: 256 (132
+ * KiB of partial sums; 128 measured 1-2.5% slower: each activation slice then
+ * serves half the columns). F16 / BF16: 128, the widened block (NC x KC fp32,
+ * 128 KiB) sits beside the partial sums. */
 #ifndef QMM_AVX512FP_NC
-#define QMM_AVX512FP_NC 128
+#define QMM_AVX512FP_NC 256
 #endif
+#ifndef QMM_AVX512FP_NC16
+#define QMM_AVX512FP_NC16 128
+#endif
+#define QMM_AVX512FP_NC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_NC : QMM_AVX512FP_NC16)
 /* Rows per block of the GEMM, whole groups: exec hands at most 128 rows
  * rounded up to groups per call (132 = 11 groups); the partial-sum buffer
  * holds MB x NC floats. */
 #define QMM_AVX512FP_MB ((128 + QMM_AVX512FP_MR - 1) / QMM_AVX512FP_MR * QMM_AVX512FP_MR)
-/* Which element kinds run two groups x one panel (qmm_avx512fp_tile_duo)
- * where two whole groups remain: F16 / BF16, whose weights are widened in
- * the tile; F32 measured alike either way (docs/performance.md). */
-#ifndef QMM_AVX512FP_DUO_F32
-#define QMM_AVX512FP_DUO_F32 0
-#endif
-#define QMM_AVX512FP_DUO_FOR(esz) ((esz) == 4 ? QMM_AVX512FP_DUO_F32 : 1)
 /* Software prefetch distance in the tile's weight streams, bytes (0: none). */
 #ifndef QMM_AVX512FP_PF
 #define QMM_AVX512FP_PF 1024
 #endif
 
-/* The partial sums of the block being computed (thread-local: 64 KiB is too
- * much for the stack of a host's thread). Each translation unit has its own. */
-static _Thread_local float qmm_avx512fp_cbuf[QMM_AVX512FP_MB * QMM_AVX512FP_NC] __attribute__((aligned(64)));
+/* The GEMM's per-thread scratch, one for the three families (a thread runs
+ * one GEMM at a time): the block's partial sums (MB x NC fp32), then, for F16 /
+ * BF16, the block's weights widened to fp32 (NC16 x KC16). Thread-local: 194
+ * KiB is too much for the stack of a host's thread. Defined in
+ * matmul_f32_avx512.c. */
+#define QMM_AVX512FP_SCRATCH_16 (QMM_AVX512FP_MB * QMM_AVX512FP_NC16 + QMM_AVX512FP_NC16 * QMM_AVX512FP_KC16)
+#define QMM_AVX512FP_SCRATCH                                                                                                     \
+    (QMM_AVX512FP_MB * QMM_AVX512FP_NC > QMM_AVX512FP_SCRATCH_16 ? QMM_AVX512FP_MB * QMM_AVX512FP_NC : QMM_AVX512FP_SCRATCH_16)
+extern _Thread_local float qmm_avx512fp_scratch[QMM_AVX512FP_SCRATCH];
 
 #define QMM_AVX512FP_INLINE static inline __attribute__((always_inline))
 
@@ -210,8 +216,8 @@ typedef struct qmm_avx512fp_next {
     int64_t a, b;
 } qmm_avx512fp_next;
 
-/* F32 only: F16 / BF16 blocks are half the bytes, and their duo tile ran no
- * faster with the prefetches (docs/performance.md, stop 25). */
+/* Tiles of F32 (own weights or a widened block) prefetch; the widening tiles of
+ * F16 / BF16 (one row step of a block) do not. */
 #ifndef QMM_AVX512FP_NEXT_16
 #define QMM_AVX512FP_NEXT_16 0
 #endif
@@ -248,9 +254,11 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_cursor_step(int esz, qmm_avx512fp_cursor *
 }
 
 /* One l of the tile: the weights at l (and the stream prefetch PF bytes
- * ahead, one line per prefetch), MR broadcasts, MR x NP FMAs. */
-QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l, const float *act, const uint8_t *p0,
-                                             const uint8_t *p1, __m512 acc[][2]) {
+ * ahead, one line per prefetch), MR broadcasts, MR x NP FMAs. F16 / BF16
+ * tiles also store the widened weights at wo + 16 (l - l0) (panel 1: KC16 x 16
+ * floats further), the block the following row steps read as F32. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l, int64_t l0, const float *act, const uint8_t *p0,
+                                             const uint8_t *p1, float *wo, __m512 acc[][2]) {
     const float *xl = act + l * QMM_AVX512FP_MR;
     if (QMM_AVX512FP_PF) { /* the slices come from L2 */
         const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
@@ -262,6 +270,11 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l,
     }
     const __m512 w0 = qmm_avx512fp_w(p0, l, esz);
     const __m512 w1 = NP == 2 ? qmm_avx512fp_w(p1, l, esz) : w0;
+    if (esz != 4) {
+        _mm512_store_ps(wo + (l - l0) * 16, w0);
+        if (NP == 2)
+            _mm512_store_ps(wo + (QMM_AVX512FP_KC16 + l - l0) * 16, w1);
+    }
     for (int i = 0; i < MR; i++) {
         const __m512 xb = _mm512_set1_ps(xl[i]);
         acc[i][0] = _mm512_fmadd_ps(w0, xb, acc[i][0]);
@@ -281,7 +294,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l,
  * L3). */
 QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, int last, const float *act,
                                            const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb,
-                                           const qmm_avx512fp_next *nx) {
+                                           const qmm_avx512fp_next *nx, float *wo) {
     const __mmask16 m0 = (__mmask16)((1u << nc0) - 1u), m1 = (__mmask16)((1u << nc1) - 1u);
     __m512 acc[QMM_AVX512FP_MR][2];
     for (int i = 0; i < MR; i++) {
@@ -295,10 +308,10 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
         qmm_avx512fp_cursor_step(esz, &cur);
 #pragma GCC unroll 1
         for (int u = 0; u < QMM_AVX512FP_STEP_L; u++)
-            qmm_avx512fp_tile_l(esz, MR, NP, l + u, act, p0, p1, acc);
+            qmm_avx512fp_tile_l(esz, MR, NP, l + u, l0, act, p0, p1, wo, acc);
     }
     for (; l < l1; l++)
-        qmm_avx512fp_tile_l(esz, MR, NP, l, act, p0, p1, acc);
+        qmm_avx512fp_tile_l(esz, MR, NP, l, l0, act, p0, p1, wo, acc);
     for (int i = 0; i < MR; i++) {
         if (!last) {
             _mm512_store_ps(cb + i * 32, acc[i][0]);
@@ -314,135 +327,86 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
 }
 
 typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t,
-                                     int, int, float *, const qmm_avx512fp_next *);
-
-/* One l of the duo tile. */
-QMM_AVX512FP_INLINE void qmm_avx512fp_duo_l(int esz, int64_t l, const float *a0, const float *a1, const uint8_t *p, __m512 *acc) {
-    enum { MR = QMM_AVX512FP_MR };
-    if (QMM_AVX512FP_PF && (esz == 4 || (l & 1) == 0))
-        _mm_prefetch((const char *)(p + (size_t)l * 16 * QMM_AVX512FP_EB(esz)) + QMM_AVX512FP_PF, _MM_HINT_T0);
-    const __m512 w = qmm_avx512fp_w(p, l, esz);
-    const float *x0 = a0 + l * MR, *x1 = a1 + l * MR;
-    for (int i = 0; i < MR; i++)
-        acc[i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x0[i]), acc[i]);
-    for (int i = 0; i < MR; i++)
-        acc[MR + i] = _mm512_fmadd_ps(w, _mm512_set1_ps(x1[i]), acc[MR + i]);
-}
-
-/* Two whole activation groups (2 MR rows) x one panel: each weight vector,
- * loaded and widened once, feeds 2 MR FMAs (the 12 x 32 tile: 12), and each
- * broadcast feeds one FMA, so it folds into the FMA's memory operand. For
- * F16 / BF16, whose widening takes FP cycles per weight vector; rows i at
- * cb + 32 i as the tiles'. */
-QMM_AVX512FP_INLINE void qmm_avx512fp_tile_duo(int esz, int64_t l0, int64_t l1, int first, int last, const float *a0,
-                                               const float *a1, const uint8_t *p, float *y, size_t ys, int nc, float *cb,
-                                               const qmm_avx512fp_next *nx) {
-    enum { MR = QMM_AVX512FP_MR };
-    const __mmask16 msk = (__mmask16)((1u << nc) - 1u);
-    __m512 acc[2 * MR];
-    for (int i = 0; i < 2 * MR; i++)
-        acc[i] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32);
-    qmm_avx512fp_cursor cur = qmm_avx512fp_cursor_of(esz, nx, p);
-    int64_t l = l0;
-    for (; l + QMM_AVX512FP_STEP_L <= l1; l += QMM_AVX512FP_STEP_L) {
-        qmm_avx512fp_cursor_step(esz, &cur);
-#pragma GCC unroll 1
-        for (int u = 0; u < QMM_AVX512FP_STEP_L; u++)
-            qmm_avx512fp_duo_l(esz, l + u, a0, a1, p, acc);
-    }
-    for (; l < l1; l++)
-        qmm_avx512fp_duo_l(esz, l, a0, a1, p, acc);
-    for (int i = 0; i < 2 * MR; i++) {
-        if (last)
-            _mm512_mask_storeu_ps((float *)((char *)y + (size_t)i * ys), msk, acc[i]);
-        else
-            _mm512_store_ps(cb + i * 32, acc[i]);
-    }
-}
-
-typedef void (*qmm_avx512fp_duo_fn)(int64_t, int64_t, int, int, const float *, const float *, const uint8_t *, float *, size_t,
-                                    int, float *, const qmm_avx512fp_next *);
+                                     int, int, float *, const qmm_avx512fp_next *, float *);
 
 /* The GEMM of every element kind: BLIS-style blocking. Row blocks of MB
  * (exec hands at most that many rows per call anyway), column blocks of NC,
  * then k slices; inside a slice, activation groups outer (a group's slice
- * stays in L1) and the block's panels inner (their slices come from L2,
- * prefetched in the tile). The block's partial sums (MB x NC fp32, one
- * thread-local contiguous buffer) stay in L2 between slices. F16 / BF16 are
- * widened in the tile (a widened fp32 scratch per block measured worse);
- * duo (F16 / BF16): two whole groups x one panel at a time. tiles1 / tiles2:
- * the tiles of 1 / 2 panels by row count (1..MR). */
+ * stays in L1) and the block's panel pairs inner (their slices come from L2,
+ * prefetched in the tile). The block's partial sums (MB x NC fp32, in the
+ * thread's scratch) stay in L2 between slices. tiles1 / tiles2: the F32 tiles
+ * of 1 / 2 panels by row count (1..MR). F16 / BF16 (wtiles1 / wtiles2 set):
+ * the first row step of a block runs their widening tiles, which also store
+ * the block's weights as fp32 in the scratch, and the other row steps run the
+ * F32 tiles on that copy: a weight vector is widened once per block, not once
+ * per row step (the widening takes ports 0 and 5 from the FMAs). */
 QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *tiles1, const qmm_avx512fp_tile_fn *tiles2,
-                                           qmm_avx512fp_duo_fn duo, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
-                                           float *y, size_t ys) {
-    enum { NR = QMM_AVX512FP_NR, MR = QMM_AVX512FP_MR, MB = QMM_AVX512FP_MB, NC = QMM_AVX512FP_NC };
-    const int64_t KC = QMM_AVX512FP_KC_OF(esz);
+                                           const qmm_avx512fp_tile_fn *wtiles1, const qmm_avx512fp_tile_fn *wtiles2, int64_t m,
+                                           int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    enum { NR = QMM_AVX512FP_NR, MR = QMM_AVX512FP_MR, MB = QMM_AVX512FP_MB };
+    const int64_t KC = QMM_AVX512FP_KC_OF(esz), NC = QMM_AVX512FP_NC_OF(esz), EB = QMM_AVX512FP_EB(esz);
     const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
-    float *const cbuf = qmm_avx512fp_cbuf;
+    const int widen = wtiles1 != NULL;
+    float *const cbuf = qmm_avx512fp_scratch;
+    float *const wbuf = qmm_avx512fp_scratch + MB * QMM_AVX512FP_NC16; /* widened block, panel j at j KC16 x 16 */
     for (int64_t m0 = 0; m0 < m; m0 += MB) {
         const int64_t mb = m - m0 < MB ? m - m0 : MB;
         const uint8_t *am = (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);
         float *ym = (float *)((char *)y + (size_t)m0 * ys);
-        int64_t steps = 0; /* row steps of a slice (a duo step covers two groups) */
-        for (int64_t r0 = 0; r0 < mb; steps++)
-            r0 += duo && r0 + 2 * MR <= mb ? 2 * MR : MR;
+        const int64_t steps = (mb + MR - 1) / MR;
+        /* row steps that prefetch the next block: all, or all but the widening one */
+        const int64_t fsteps = widen ? steps - 1 : steps;
         for (int64_t c0 = 0; c0 < n; c0 += NC) {
             const int64_t c1 = n - c0 < NC ? n : c0 + NC;
             const uint8_t *wc = (const uint8_t *)w + (size_t)(c0 / NR) * pb;
+            const int64_t npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
             for (int64_t l0 = 0; l0 < k || l0 == 0; l0 += KC) {
                 const int64_t l1 = k - l0 < KC ? k : l0 + KC;
                 const int first = l0 == 0, last = l1 == k;
-                /* the tiles read panel j of the block at wp + j * ps, k range [t0, t1) */
-                const uint8_t *wp = wc;
-                const size_t ps = pb;
-                const int64_t t0 = l0, t1 = l1;
-                const int64_t npairs = (c1 - c0 + 2 * NR - 1) / (2 * NR);
-                /* the next block (prefetched by kinds QMM_AVX512FP_NEXT_FOR): this column
-                 * block's next slice, or the next column block's first */
-                const int fetch = QMM_AVX512FP_NEXT_FOR(esz);
+                /* the next block: this column block's next slice, or the next column block's first */
                 const uint8_t *nxw = NULL;
                 int64_t nx_np = 0, nx_lines = 0; /* its panels, lines per panel */
-                if (fetch && l1 < k) {
-                    nxw = wc + (size_t)l1 * NR * QMM_AVX512FP_EB(esz);
+                if (l1 < k) {
+                    nxw = wc + (size_t)l1 * NR * EB;
                     nx_np = (c1 - c0 + NR - 1) / NR;
-                    nx_lines = ((k - l1 < KC ? k - l1 : KC) * NR * QMM_AVX512FP_EB(esz) + 63) / 64;
-                } else if (fetch && c1 < n) {
+                    nx_lines = ((k - l1 < KC ? k - l1 : KC) * NR * EB + 63) / 64;
+                } else if (c1 < n) {
                     nxw = (const uint8_t *)w + (size_t)(c1 / NR) * pb;
                     nx_np = ((n - c1 < NC ? n - c1 : NC) + NR - 1) / NR;
-                    nx_lines = ((k < KC ? k : KC) * NR * QMM_AVX512FP_EB(esz) + 63) / 64;
+                    nx_lines = ((k < KC ? k : KC) * NR * EB + 63) / 64;
                 }
-                const int64_t per = (nx_lines + steps - 1) / steps; /* lines per panel and row step */
-                int64_t step = 0;
-                for (int64_t r0 = 0; r0 < mb; step++) {
+                const int64_t per = fsteps > 0 ? (nx_lines + fsteps - 1) / fsteps : 0; /* lines per panel and row step */
+                for (int64_t step = 0; step < steps; step++) {
+                    const int64_t r0 = step * MR;
                     const int mr = (int)(mb - r0 < MR ? mb - r0 : MR);
                     const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k));
                     float *yg = (float *)((char *)ym + (size_t)r0 * ys);
-                    if (duo && r0 + 2 * MR <= mb) { /* two whole groups x one panel */
-                        const float *ag1 = (const float *)(am + qmm_avx512fp_act_offset(r0 + MR, k));
-                        for (int64_t j = 0; j < (c1 - c0 + NR - 1) / NR; j++) {
-                            const int64_t n0 = c0 + j * NR;
-                            const int nc = (int)(n - n0 < NR ? n - n0 : NR);
-                            float *cp = cbuf + (size_t)(j / 2) * MB * 2 * NR + (size_t)r0 * 2 * NR + (size_t)(j % 2) * NR;
-                            const qmm_avx512fp_next nx = {j < nx_np ? nxw + (size_t)j * ps : NULL, NULL, step * per,
-                                                          (step + 1) * per < nx_lines ? (step + 1) * per : nx_lines};
-                            duo(t0, t1, first, last, ag, ag1, wp + (size_t)j * ps, yg + n0, ys, nc, cp, &nx);
-                        }
-                        r0 += 2 * MR;
-                        continue;
-                    }
+                    const int widening = widen && step == 0;
+                    const int64_t share = widen ? step - 1 : step; /* of the next block's lines */
+                    const int64_t la = share * per, lb = (share + 1) * per < nx_lines ? (share + 1) * per : nx_lines;
                     for (int64_t pr = 0; pr < npairs; pr++) {
                         const int64_t n0 = c0 + pr * 2 * NR, rest = n - n0;
                         const int nc0 = (int)(rest < NR ? rest : NR);
                         const int nc1 = rest > NR ? (int)(rest - NR < NR ? rest - NR : NR) : 0;
-                        const uint8_t *q0 = wp + (size_t)(2 * pr) * ps;
                         /* this tile's partial sums: pair pr's MB x 32 block, row r0 */
                         float *cp = cbuf + (size_t)pr * MB * 2 * NR + (size_t)r0 * 2 * NR;
-                        const qmm_avx512fp_next nx = {2 * pr < nx_np ? nxw + (size_t)(2 * pr) * ps : NULL,
-                                                      2 * pr + 1 < nx_np ? nxw + (size_t)(2 * pr + 1) * ps : NULL, step * per,
-                                                      (step + 1) * per < nx_lines ? (step + 1) * per : nx_lines};
-                        (nc1 ? tiles2 : tiles1)[mr](t0, t1, first, last, ag, q0, q0 + ps, yg + n0, ys, nc0, nc1, cp, &nx);
+                        float *wo = wbuf + (size_t)(2 * pr) * QMM_AVX512FP_KC16 * NR;
+                        const qmm_avx512fp_next nx = {!widening && 2 * pr < nx_np ? nxw + (size_t)(2 * pr) * pb : NULL,
+                                                      2 * pr + 1 < nx_np ? nxw + (size_t)(2 * pr + 1) * pb : NULL, la, lb};
+                        if (widening) {
+                            const uint8_t *q0 = wc + (size_t)(2 * pr) * pb;
+                            (nc1 ? wtiles2 : wtiles1)[mr](l0, l1, first, last, ag, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx,
+                                                          wo);
+                        } else if (widen) { /* the F32 tiles on the widened block: k range [0, l1 - l0) */
+                            const uint8_t *q0 = (const uint8_t *)wo;
+                            (nc1 ? tiles2 : tiles1)[mr](0, l1 - l0, first, last, ag + l0 * MR, q0, q0 + QMM_AVX512FP_KC16 * 64,
+                                                        yg + n0, ys, nc0, nc1, cp, &nx, NULL);
+                        } else {
+                            const uint8_t *q0 = wc + (size_t)(2 * pr) * pb;
+                            (nc1 ? tiles2 : tiles1)[mr](l0, l1, first, last, ag, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx,
+                                                        NULL);
+                        }
                     }
-                    r0 += MR;
                 }
                 if (k == 0)
                     break;
@@ -492,18 +456,16 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
         qmm_avx512fp_act1_pack(m, k, x, xs, dst);                                                                                \
     }                                                                                                                            \
-    QMM_AVX512FP_TILE_SET(esz, 1)                                                                                                \
-    QMM_AVX512FP_TILE_SET(esz, 2)                                                                                                \
+    QMM_AVX512FP_TILE_SET(t, 4, 1)                                                                                               \
+    QMM_AVX512FP_TILE_SET(t, 4, 2)                                                                                               \
     static const qmm_avx512fp_tile_fn tiles_np1[13] = {NULL, t1_1, t2_1, t3_1,  t4_1,  t5_1, t6_1,                               \
                                                        t7_1, t8_1, t9_1, t10_1, t11_1, t12_1};                                   \
     static const qmm_avx512fp_tile_fn tiles_np2[13] = {NULL, t1_2, t2_2, t3_2,  t4_2,  t5_2, t6_2,                               \
                                                        t7_2, t8_2, t9_2, t10_2, t11_2, t12_2};                                   \
-    static void tduo(int64_t l0, int64_t l1, int first, int last, const float *a0, const float *a1, const uint8_t *p, float *y,  \
-                     size_t ys, int nc, float *cb, const qmm_avx512fp_next *nx) {                                                \
-        qmm_avx512fp_tile_duo(esz, l0, l1, first, last, a0, a1, p, y, ys, nc, cb, nx);                                           \
-    }                                                                                                                            \
+    QMM_AVX512FP_WIDEN_SET(esz)                                                                                                  \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, QMM_AVX512FP_DUO_FOR(esz) ? tduo : NULL, m, n, k, a, w, y, ys);             \
+        qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, QMM_AVX512FP_WTILES(esz, 1), QMM_AVX512FP_WTILES(esz, 2), m, n, k, a, w, y, \
+                          ys);                                                                                                   \
     }                                                                                                                            \
     static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
         qmm_avx512fp_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                      \
@@ -521,24 +483,47 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
                   (int)(n - n0 < QMM_AVX512FP_NR ? n - n0 : QMM_AVX512FP_NR));                                                   \
     }
 
-#define QMM_AVX512FP_TILE(esz, mr, np)                                                                                           \
-    static void t##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0, const uint8_t *p1,  \
-                             float *y, size_t ys, int nc0, int nc1, float *cb, const qmm_avx512fp_next *nx) {                    \
-        qmm_avx512fp_tile(esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb, nx);                                 \
+/* Tile pfx<mr>_<np> of element kind esz: t (F32 tiles, every family) or w
+ * (the widening tiles of F16 / BF16). */
+#define QMM_AVX512FP_TILE(pfx, esz, mr, np)                                                                                      \
+    static void pfx##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0,                   \
+                               const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb, const qmm_avx512fp_next *nx, \
+                               float *wo) {                                                                                      \
+        qmm_avx512fp_tile(esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb, nx, wo);                             \
     }
-#define QMM_AVX512FP_TILE_SET(esz, np)                                                                                           \
-    QMM_AVX512FP_TILE(esz, 1, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 2, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 3, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 4, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 5, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 6, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 7, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 8, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 9, np)                                                                                                \
-    QMM_AVX512FP_TILE(esz, 10, np)                                                                                               \
-    QMM_AVX512FP_TILE(esz, 11, np)                                                                                               \
-    QMM_AVX512FP_TILE(esz, 12, np)
+#define QMM_AVX512FP_TILE_SET(pfx, esz, np)                                                                                      \
+    QMM_AVX512FP_TILE(pfx, esz, 1, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 2, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 3, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 4, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 5, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 6, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 7, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 8, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 9, np)                                                                                           \
+    QMM_AVX512FP_TILE(pfx, esz, 10, np)                                                                                          \
+    QMM_AVX512FP_TILE(pfx, esz, 11, np)                                                                                          \
+    QMM_AVX512FP_TILE(pfx, esz, 12, np)
+/* The widening tiles: none for F32 (QMM_AVX512FP_WTILES NULL), wtiles_np1 /
+ * wtiles_np2 for F16 / BF16. */
+#define QMM_AVX512FP_WIDEN_SET(esz) QMM_AVX512FP_WIDEN_SET_##esz
+#define QMM_AVX512FP_WIDEN_SET_4
+#define QMM_AVX512FP_WIDEN_SET_16(esz)                                                                                           \
+    QMM_AVX512FP_TILE_SET(w, esz, 1)                                                                                             \
+    QMM_AVX512FP_TILE_SET(w, esz, 2)                                                                                             \
+    static const qmm_avx512fp_tile_fn wtiles_np1[13] = {NULL, w1_1, w2_1, w3_1,  w4_1,  w5_1, w6_1,                              \
+                                                        w7_1, w8_1, w9_1, w10_1, w11_1, w12_1};                                  \
+    static const qmm_avx512fp_tile_fn wtiles_np2[13] = {NULL, w1_2, w2_2, w3_2,  w4_2,  w5_2, w6_2,                              \
+                                                        w7_2, w8_2, w9_2, w10_2, w11_2, w12_2};
+#define QMM_AVX512FP_WIDEN_SET_2     QMM_AVX512FP_WIDEN_SET_16(2)
+#define QMM_AVX512FP_WIDEN_SET_3     QMM_AVX512FP_WIDEN_SET_16(3)
+#define QMM_AVX512FP_WTILES(esz, np) ((esz) == 4 ? NULL : QMM_AVX512FP_WTILES_##np##_##esz)
+#define QMM_AVX512FP_WTILES_1_4      NULL
+#define QMM_AVX512FP_WTILES_2_4      NULL
+#define QMM_AVX512FP_WTILES_1_2      wtiles_np1
+#define QMM_AVX512FP_WTILES_2_2      wtiles_np2
+#define QMM_AVX512FP_WTILES_1_3      wtiles_np1
+#define QMM_AVX512FP_WTILES_2_3      wtiles_np2
 
 /* The family's `direct` entry (family.h); a translation unit that has one
  * defines this before including this header. */

@@ -1,7 +1,8 @@
 /* F16 weights x fp32 activations with AVX-512 FMA. The panel keeps the fp16
- * bits (half the bytes of F32 to stream); vcvtph2ps widens 16 of them exactly
- * per l in the tile (GEMM: 24 rows x 1 panel where two activation groups
- * remain, else 12 x 2). Layout and tiles in avx512_fp.h. */
+ * bits (half the bytes of F32 to stream); vcvtph2ps widens 16 of them
+ * exactly. GEMM: the first row step of a block widens in its tiles and keeps
+ * the block as fp32, the others run the F32 tiles on it; GEMV widens per l.
+ * Layout and tiles in avx512_fp.h. */
 #include "kernels/x86/avx512_f16_direct.h"
 #define QMM_AVX512FP_DIRECT qmm_f16d_direct /* decode reads K / V^T in place */
 #include "kernels/x86/avx512_fp.h"

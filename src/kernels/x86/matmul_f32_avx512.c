@@ -6,6 +6,9 @@
 
 #define ESZ 4
 
+/* The per-thread GEMM scratch of the three AVX-512 fp families (avx512_fp.h). */
+_Thread_local float qmm_avx512fp_scratch[QMM_AVX512FP_SCRATCH] __attribute__((aligned(64)));
+
 QMM_AVX512FP_FAMILY(ESZ)
 
 static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
