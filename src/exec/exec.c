@@ -117,11 +117,11 @@ static void plan_acts(mm_plan *p, int nth, int mult, size_t base) {
 /* An fp GEMM chunk re-reads all its activation rows (up to an m block: 128
  * rows x k fp32, 1 MiB at k = 2048) for the chunk's columns, FMA-bound work
  * that keeps up only if the chunk reuses them over enough weight panels: 64
- * columns (n = 512 on 2 threads) ran k/v at ~60% of the FMA limit. At least
- * FP_GEMM_MIN_COLS columns (the AVX-512 fp column block, 8 AVX2 panels), but
- * never fewer chunks than threads. The int8 families (activations a quarter
- * of the bytes) and GEMV keep the plain chunking. */
-#define FP_GEMM_MIN_COLS 128
+ * columns (n = 512 on 2 threads) ran k/v at ~60% of the FMA limit, 128 at
+ * 75-80% (F32, stop 27). At least FP_GEMM_MIN_COLS columns (the AVX-512 F32
+ * column block), but never fewer chunks than threads. The int8 families
+ * (activations a quarter of the bytes) and GEMV keep the plain chunking. */
+#define FP_GEMM_MIN_COLS 256
 #define FP_GEMM_MIN_ROWS 32 /* below, the weights' stream dominates: more chunks balance it better */
 
 static void widen_fp_gemm_chunks(mm_plan *p, int nth) {
