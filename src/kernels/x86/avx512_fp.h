@@ -32,26 +32,29 @@
 #define QMM_AVX512FP_MR 12
 #endif
 /* k slice of the GEMM: the partial sums wait in a contiguous block between
- * slices (qmm_avx512fp_scratch). Overridable (-D) only to measure other values
+ * slices (qmm_avx512fp_scratch). F16 / BF16: 128, so that their widened block
+ * (NC16 x KC16 fp32) is 128 KiB (256 measured 1-1.5% faster, for 128 KiB more
+ * per thread). Overridable (-D) only to measure other values
  * (docs/performance.md). */
 #ifndef QMM_AVX512FP_KC
 #define QMM_AVX512FP_KC 256
 #endif
 #ifndef QMM_AVX512FP_KC16
-#define QMM_AVX512FP_KC16 256
+#define QMM_AVX512FP_KC16 128
 #endif
 /* The k slice of element kind esz. */
 #define QMM_AVX512FP_KC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_KC : QMM_AVX512FP_KC16)
 /* Columns per block of the GEMM (a multiple of 2 x NR): the partial sums of
- * a block (MB x NC fp32) stay in L2 while the k slices pass. F32: 256 (132
- * KiB of partial sums; 128 measured 1-2.5% slower: each activation slice then
- * serves half the columns). F16 / BF16: 128, the widened block (NC x KC fp32,
- * 128 KiB) sits beside the partial sums. */
+ * a block (MB x NC fp32, 132 KiB) stay in L2 while the k slices pass. 256 for
+ * every kind: each activation slice then serves twice the columns of 128
+ * (F32 1-2.5% faster on prefill shapes), and where y comes from memory
+ * (attention's QK^T, k = 64) each y row gets 1 KiB a block: 128 measured 21%
+ * (F32) and 25% (F16) slower there. */
 #ifndef QMM_AVX512FP_NC
 #define QMM_AVX512FP_NC 256
 #endif
 #ifndef QMM_AVX512FP_NC16
-#define QMM_AVX512FP_NC16 128
+#define QMM_AVX512FP_NC16 256
 #endif
 #define QMM_AVX512FP_NC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_NC : QMM_AVX512FP_NC16)
 /* Rows per block of the GEMM, whole groups: exec hands at most 128 rows
@@ -65,7 +68,7 @@
 
 /* The GEMM's per-thread scratch, one for the three families (a thread runs
  * one GEMM at a time): the block's partial sums (MB x NC fp32), then, for F16 /
- * BF16, the block's weights widened to fp32 (NC16 x KC16). Thread-local: 194
+ * BF16, the block's weights widened to fp32 (NC16 x KC16). Thread-local: 260
  * KiB is too much for the stack of a host's thread. Defined in
  * matmul_f32_avx512.c. */
 #define QMM_AVX512FP_SCRATCH_16 (QMM_AVX512FP_MB * QMM_AVX512FP_NC16 + QMM_AVX512FP_NC16 * QMM_AVX512FP_KC16)
