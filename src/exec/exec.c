@@ -275,8 +275,9 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
  *    using it (a slice stays in L2); items split statically: no shared copy,
  *    no barrier, no second read of a packed K or V;
  *  - shared (prefill, where the product dwarfs the packing): all threads
- *    pack every weight batch and every group's rows, barrier, then take the
- *    items from the queue.
+ *    pack every weight batch (and, when several items reuse them and they
+ *    are small, every group's rows), barrier, then take the items from the
+ *    queue; otherwise each item packs its rows an m block at a time.
  * Every output is one gemm/gemv sum of one family (the same bits by
  * contract), whatever the grouping, slicing, mode or schedule. */
 #ifndef QMM_F16_LOCAL_ROWS
@@ -284,6 +285,15 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
 #endif
 #ifndef QMM_F16_SLICE_BYTES
 #define QMM_F16_SLICE_BYTES (128 * 1024) /* local: packed weights per slice */
+#endif
+/* Shared mode packs every group's rows once before the items when several
+ * items (column chunks) reuse them and they are small enough to stay in
+ * cache (QK^T of 9 / 3 heads: 3 chunks a KV head, 1.5 MiB: 2-3.5% faster than
+ * packing per item); otherwise each item packs its m blocks right before
+ * using them: PV (k = kv = 2048, 48-64 MiB of rows a KV head) ran 1.45x
+ * faster so, and nothing packed waits in memory for the barrier. */
+#ifndef QMM_F16_SHARED_ACT_MAX
+#define QMM_F16_SHARED_ACT_MAX (4u << 20)
 #endif
 #define F16_TMP_COLS 256 /* columns of a thread's block when y rows are unevenly spaced */
 
@@ -293,6 +303,7 @@ typedef struct f16_plan {
     int64_t k, n, m, g; /* g: rows per group, m r2 r3 */
     int64_t bw2, nwb, r2, r3;
     int gemv, local, direct;         /* direct: local, the family reads w in place */
+    int act_local;                   /* shared mode: each item packs its m blocks of rows itself */
     int64_t chunk_cols, cpw, nitems; /* items: nwb x cpw column chunks */
     int64_t slice_cols, tmp_cols;
     size_t act_group;               /* packed bytes of one group's rows */
@@ -352,6 +363,11 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
         fp->thr_act = f16_take(&thr, fp->act_group);
         fp->thr_slice = f16_take(&thr, kf->w_packed_size(fp->k, fp->slice_cols));
     }
+    fp->act_local = !fp->local && (fp->cpw == 1 || fp->act_group > QMM_F16_SHARED_ACT_MAX);
+    if (fp->act_local) { /* an m block of the group's rows, packed right before use */
+        const int64_t mb = m_block(fp->al), rows = fp->g < mb ? fp->g : mb;
+        fp->thr_act = f16_take(&thr, fp->al->packed_size(rows, fp->k));
+    }
     if (!fp->direct)
         fp->thr_tmp = f16_take(&thr, staging > out_block ? staging : out_block);
     fp->thr_stride = align_up(thr, ALIGN);
@@ -359,7 +375,8 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     if (!fp->local) {
         fp->w_batch = align_up(kf->w_packed_size(fp->k, fp->n), ALIGN);
         fp->w_off = f16_take(&off, fp->w_batch * (size_t)fp->nwb);
-        fp->act_off = f16_take(&off, fp->act_group * (size_t)fp->nwb);
+        if (!fp->act_local)
+            fp->act_off = f16_take(&off, fp->act_group * (size_t)fp->nwb);
     }
     fp->thr_off = f16_take(&off, fp->thr_stride * (size_t)nth);
     fp->work = off;
@@ -397,11 +414,10 @@ static int f16_even_rows(const f16_plan *fp, const qmm_tensor *t, int64_t wbi, i
 }
 
 /* Packs group rows [g0, g0 + cnt) (g0 on a group of the layout, cnt at most
- * its m_step) into act, the group's packed rows; unevenly spaced rows are
- * gathered in staging first. */
-static void f16_pack_rows(const f16_plan *fp, const qmm_tensor *x, int64_t wbi, int64_t g0, int64_t cnt, uint8_t *act,
+ * its m_step) into dst, where the packed layout puts them; unevenly spaced
+ * rows are gathered in staging first. */
+static void f16_pack_rows(const f16_plan *fp, const qmm_tensor *x, int64_t wbi, int64_t g0, int64_t cnt, uint8_t *dst,
                           float *staging) {
-    uint8_t *dst = act + fp->al->packed_offset(g0, fp->k);
     size_t xs;
     if (f16_even_rows(fp, x, wbi, g0, cnt, &xs)) {
         fp->al->pack(cnt, fp->k, (const float *)((const char *)x->data + f16_row_off(fp, x, wbi, g0)), xs, dst);
@@ -412,14 +428,11 @@ static void f16_pack_rows(const f16_plan *fp, const qmm_tensor *x, int64_t wbi, 
     fp->al->pack(cnt, fp->k, staging, (size_t)fp->k * 4, dst);
 }
 
-/* Group rows [g0, g0 + rows) (at most an m block) of the packed rows act
- * times the columns [0, cols) of the panels wp, into y columns [n0, n0 +
- * cols); y rows spread unevenly over the heads go through the thread's
- * block tmp. */
-static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, int64_t g0, int64_t rows, const uint8_t *act,
+/* Group rows [g0, g0 + rows) (at most an m block), packed at a, times the columns [0, cols) of the panels wp, into y columns [n0,
+ * n0 + cols); y rows spread unevenly over the heads go through the thread's block tmp. */
+static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, int64_t g0, int64_t rows, const uint8_t *a,
                           const uint8_t *wp, int64_t n0, int64_t cols, float *tmp) {
     const qmm_family *kf = fp->kf;
-    const uint8_t *a = act + fp->al->packed_offset(g0, fp->k);
     size_t ys;
     if (f16_even_rows(fp, y, wbi, g0, rows, &ys)) {
         float *yp = (float *)((char *)y->data + f16_row_off(fp, y, wbi, g0)) + n0;
@@ -450,7 +463,7 @@ static void f16_run_local(const f16_plan *fp, const qmm_tensor *w, const qmm_ten
         const int64_t n1 = fp->n - n0 < fp->chunk_cols ? fp->n : n0 + fp->chunk_cols;
         if (wbi != packed) {
             for (int64_t g0 = 0; g0 < fp->g; g0 += ms)
-                f16_pack_rows(fp, x, wbi, g0, fp->g - g0 < ms ? fp->g - g0 : ms, act, tmp);
+                f16_pack_rows(fp, x, wbi, g0, fp->g - g0 < ms ? fp->g - g0 : ms, act + fp->al->packed_offset(g0, fp->k), tmp);
             packed = wbi;
         }
         const char *src = f16_batch(fp, w, wbi);
@@ -459,7 +472,8 @@ static void f16_run_local(const f16_plan *fp, const qmm_tensor *w, const qmm_ten
             const int64_t sc = n1 - s0 < fp->slice_cols ? n1 - s0 : fp->slice_cols;
             fp->kf->w_pack(fp->k, sc, 0, sc, src + (size_t)s0 * w->nb[1], w->nb[1], slice);
             for (int64_t r0 = 0; r0 < fp->g; r0 += mb)
-                f16_run_block(fp, y, wbi, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act, slice, s0, sc, tmp);
+                f16_run_block(fp, y, wbi, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act + fp->al->packed_offset(r0, fp->k), slice,
+                              s0, sc, tmp);
         }
     }
 }
@@ -506,7 +520,8 @@ static void f16_run_direct(const f16_plan *fp, const qmm_tensor *w, const qmm_te
 static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith, int nth,
                            uint8_t *wb, const qmm_sync *sync) {
     const qmm_family *kf = fp->kf;
-    float *tmp = (float *)(void *)(wb + fp->thr_off + fp->thr_stride * (size_t)ith + fp->thr_tmp);
+    uint8_t *mine = wb + fp->thr_off + fp->thr_stride * (size_t)ith, *thr_act = mine + fp->thr_act;
+    float *tmp = (float *)(void *)(mine + fp->thr_tmp);
     /* every weight batch, in row ranges of ~256, in parallel */
     const int64_t rows_per_unit = ceil_div(256, kf->n_step) * kf->n_step;
     const int64_t wunits_per_wb = ceil_div(fp->n, rows_per_unit), wunits = wunits_per_wb * fp->nwb;
@@ -516,10 +531,11 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
         kf->w_pack(fp->k, fp->n, r0, r1, f16_batch(fp, w, b), w->nb[1], wb + fp->w_off + fp->w_batch * (size_t)b);
     }
     /* every group's rows, in the layout's row groups, in parallel */
-    const int64_t ms = fp->al->m_step, gpw = ceil_div(fp->g, ms), aunits = gpw * fp->nwb;
+    const int64_t ms = fp->al->m_step, gpw = ceil_div(fp->g, ms), aunits = fp->act_local ? 0 : gpw * fp->nwb;
     for (int64_t u = aunits * ith / nth; u < aunits * (ith + 1) / nth; u++) {
         const int64_t b = u / gpw, g0 = (u % gpw) * ms;
-        f16_pack_rows(fp, x, b, g0, fp->g - g0 < ms ? fp->g - g0 : ms, wb + fp->act_off + fp->act_group * (size_t)b, tmp);
+        f16_pack_rows(fp, x, b, g0, fp->g - g0 < ms ? fp->g - g0 : ms,
+                      wb + fp->act_off + fp->act_group * (size_t)b + fp->al->packed_offset(g0, fp->k), tmp);
     }
     if (ith == 0)
         sync->counter_store(sync->user, nth);
@@ -529,9 +545,19 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
         const int64_t b = c / fp->cpw, n0 = (c % fp->cpw) * fp->chunk_cols;
         const int64_t cols = fp->n - n0 < fp->chunk_cols ? fp->n - n0 : fp->chunk_cols;
         const uint8_t *wp = wb + fp->w_off + fp->w_batch * (size_t)b + kf->w_packed_offset(n0, fp->k);
-        const uint8_t *act = wb + fp->act_off + fp->act_group * (size_t)b;
-        for (int64_t r0 = 0; r0 < fp->g; r0 += mb)
-            f16_run_block(fp, y, b, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act, wp, n0, cols, tmp);
+        for (int64_t r0 = 0; r0 < fp->g; r0 += mb) {
+            const int64_t rows = fp->g - r0 < mb ? fp->g - r0 : mb;
+            const uint8_t *act;
+            if (fp->act_local) { /* the block's rows, packed as rows [0, rows) of the thread's buffer */
+                for (int64_t g0 = 0; g0 < rows; g0 += ms)
+                    f16_pack_rows(fp, x, b, r0 + g0, rows - g0 < ms ? rows - g0 : ms, thr_act + fp->al->packed_offset(g0, fp->k),
+                                  tmp);
+                act = thr_act;
+            } else {
+                act = wb + fp->act_off + fp->act_group * (size_t)b + fp->al->packed_offset(r0, fp->k);
+            }
+            f16_run_block(fp, y, b, r0, rows, act, wp, n0, cols, tmp);
+        }
     }
 }
 
