@@ -428,8 +428,9 @@ static void f16_pack_rows(const f16_plan *fp, const qmm_tensor *x, int64_t wbi, 
     fp->al->pack(cnt, fp->k, staging, (size_t)fp->k * 4, dst);
 }
 
-/* Group rows [g0, g0 + rows) (at most an m block), packed at a, times the columns [0, cols) of the panels wp, into y columns [n0,
- * n0 + cols); y rows spread unevenly over the heads go through the thread's block tmp. */
+/* Group rows [g0, g0 + rows) (at most an m block), packed at a, times the
+ * columns [0, cols) of the panels wp, into y columns [n0, n0 + cols); y rows
+ * spread unevenly over the heads go through the thread's block tmp. */
 static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, int64_t g0, int64_t rows, const uint8_t *a,
                           const uint8_t *wp, int64_t n0, int64_t cols, float *tmp) {
     const qmm_family *kf = fp->kf;
