@@ -116,6 +116,15 @@ static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
 static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x,
                                                           const FP_ELEM *panel, float *y, size_t ys, int ncols) {
     const int64_t pe = k * FP_NR; /* elements per panel */
+    /* the y lines this tile stores (first and last float of each panel's 16):
+     * where y is cold (attention's QK^T, k = 64) their page walks and misses
+     * then overlap the FMAs instead of stalling the stores */
+    for (int r = 0; r < mr; r++)
+        for (int p = 0; p < np; p++) {
+            const float *yr = (const float *)(const void *)((const char *)y + (size_t)r * ys) + p * FP_NR;
+            _mm_prefetch((const char *)yr, _MM_HINT_T0);
+            _mm_prefetch((const char *)(yr + FP_NR - 1), _MM_HINT_T0);
+        }
     __m256 acc[4][FP_MR][2];
     for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)

@@ -317,13 +317,13 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
         if (NP == 2)
             acc[i][1] = first ? _mm512_setzero_ps() : _mm512_load_ps(cb + i * 32 + QMM_AVX512FP_NR);
     }
-    if (last) /* the lines this tile stores, for writing: their page walks and RFOs overlap the FMAs */
+    if (last) /* the y lines this tile stores: their page walks and misses overlap the FMAs (prefetchw: the same) */
         for (int i = 0; i < MR; i++) {
             const float *yr = (const float *)(const void *)((const char *)y + (size_t)i * ys);
-            _mm_prefetch((const char *)yr, _MM_HINT_ET0);
-            _mm_prefetch((const char *)(yr + 15), _MM_HINT_ET0);
+            _mm_prefetch((const char *)yr, _MM_HINT_T0);
+            _mm_prefetch((const char *)(yr + 15), _MM_HINT_T0);
             if (NP == 2)
-                _mm_prefetch((const char *)(yr + 31), _MM_HINT_ET0);
+                _mm_prefetch((const char *)(yr + 31), _MM_HINT_T0);
         }
     qmm_avx512fp_cursor cur = qmm_avx512fp_cursor_of(esz, nx, p0);
     int64_t l = l0;

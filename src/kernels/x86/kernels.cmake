@@ -1,7 +1,6 @@
 # x86 kernel translation units, each with its own target flags.
 # qmm_add_kernel(src/kernels/x86/<file>.c -mavx2 -mfma -mf16c)
-# -mprfchw: PREFETCHW, on every CPU with AVX-512 (Intel since Broadwell, AMD since K8)
-set(QMM_X86_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mf16c -mprfchw)
+set(QMM_X86_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mf16c)
 # AMX int8 GEMM on the AVX-512 VNNI panels (before them in priority)
 set(QMM_X86_AMX_FLAGS ${QMM_X86_AVX512_FLAGS} -mamx-tile -mamx-int8)
 qmm_add_kernel(src/kernels/x86/matmul_q4_1_amx.c ${QMM_X86_AMX_FLAGS})
