@@ -174,6 +174,25 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
     CHECK(bad == 0, "%s: %ld outputs differ from %s (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, ref->name, m, n,
           k);
 
+    /* gemm_rows: the same rows read in place, at a padded stride */
+    if (!gemv && kf->gemm_rows) {
+        const int64_t xr = k + 5;
+        float *xp = qmm_test_alloc((size_t)(xr * m) * 4);
+        for (int64_t i = 0; i < m; i++)
+            memcpy(xp + i * xr, x + i * k, (size_t)k * 4);
+        memset(yk, 0x7f, ys * (size_t)m + 64);
+        kf->gemm_rows(m, n, k, xp, (size_t)xr * 4, wp, yk, ys);
+        bad = 0;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n + 3; j++) {
+                float r = *(float *)((char *)yr + i * ys + j * 4), v = *(float *)((char *)yk + i * ys + j * 4);
+                bad += !bits_equal(r, v);
+            }
+        CHECK(bad == 0, "%s: gemm_rows differs in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, m, n,
+              k);
+        free(xp);
+    }
+
     /* Sub-rectangles: columns from panel starts with odd widths, rows from
      * group starts; each must reproduce the reference's bits there. */
     if (!gemv) {
@@ -268,6 +287,8 @@ static void visit(const qmm_family *kf, void *user) {
                     continue; /* K-quants: k % 256 */
                 test_shape(kf, ref, ms[mi], ns[ni], ks[ki]);
             }
+    if (kf->gemm_rows) /* rows in place over more than one row block and k slice */
+        test_shape(kf, ref, 150, 45, 300);
     vc->tested++;
     printf("ok   %-28s\n", kf->name);
 }

@@ -428,21 +428,29 @@ static void f16_pack_rows(const f16_plan *fp, const qmm_tensor *x, int64_t wbi, 
     fp->al->pack(cnt, fp->k, staging, (size_t)fp->k * 4, dst);
 }
 
-/* Group rows [g0, g0 + rows) (at most an m block), packed at a, times the
- * columns [0, cols) of the panels wp, into y columns [n0, n0 + cols); y rows
- * spread unevenly over the heads go through the thread's block tmp. */
+/* Group rows [g0, g0 + rows) (at most an m block), packed at a (or, a NULL,
+ * read in place: rows xr, xs bytes apart, by the family's gemm_rows), times
+ * the columns [0, cols) of the panels wp, into y columns [n0, n0 + cols); y
+ * rows spread unevenly over the heads go through the thread's block tmp. */
 static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, int64_t g0, int64_t rows, const uint8_t *a,
-                          const uint8_t *wp, int64_t n0, int64_t cols, float *tmp) {
+                          const float *xr, size_t xs, const uint8_t *wp, int64_t n0, int64_t cols, float *tmp) {
     const qmm_family *kf = fp->kf;
     size_t ys;
     if (f16_even_rows(fp, y, wbi, g0, rows, &ys)) {
         float *yp = (float *)((char *)y->data + f16_row_off(fp, y, wbi, g0)) + n0;
-        run_rows(kf, fp->al, fp->gemv, rows, fp->k, a, wp, cols, yp, ys);
+        if (a)
+            run_rows(kf, fp->al, fp->gemv, rows, fp->k, a, wp, cols, yp, ys);
+        else
+            kf->gemm_rows(rows, cols, fp->k, xr, xs, wp, yp, ys);
         return;
     }
     for (int64_t c0 = 0; c0 < cols; c0 += fp->tmp_cols) {
         const int64_t cc = cols - c0 < fp->tmp_cols ? cols - c0 : fp->tmp_cols;
-        kf->gemm(rows, cc, fp->k, a, wp + kf->w_packed_offset(c0, fp->k), tmp, (size_t)cc * 4);
+        const uint8_t *wc = wp + kf->w_packed_offset(c0, fp->k);
+        if (a)
+            kf->gemm(rows, cc, fp->k, a, wc, tmp, (size_t)cc * 4);
+        else
+            kf->gemm_rows(rows, cc, fp->k, xr, xs, wc, tmp, (size_t)cc * 4);
         for (int64_t j = 0; j < rows; j++)
             memcpy((float *)((char *)y->data + f16_row_off(fp, y, wbi, g0 + j)) + n0 + c0, tmp + j * cc, (size_t)cc * 4);
     }
@@ -473,8 +481,8 @@ static void f16_run_local(const f16_plan *fp, const qmm_tensor *w, const qmm_ten
             const int64_t sc = n1 - s0 < fp->slice_cols ? n1 - s0 : fp->slice_cols;
             fp->kf->w_pack(fp->k, sc, 0, sc, src + (size_t)s0 * w->nb[1], w->nb[1], slice);
             for (int64_t r0 = 0; r0 < fp->g; r0 += mb)
-                f16_run_block(fp, y, wbi, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act + fp->al->packed_offset(r0, fp->k), slice,
-                              s0, sc, tmp);
+                f16_run_block(fp, y, wbi, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act + fp->al->packed_offset(r0, fp->k), NULL, 0,
+                              slice, s0, sc, tmp);
         }
     }
 }
@@ -548,16 +556,21 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
         const uint8_t *wp = wb + fp->w_off + fp->w_batch * (size_t)b + kf->w_packed_offset(n0, fp->k);
         for (int64_t r0 = 0; r0 < fp->g; r0 += mb) {
             const int64_t rows = fp->g - r0 < mb ? fp->g - r0 : mb;
-            const uint8_t *act;
-            if (fp->act_local) { /* the block's rows, packed as rows [0, rows) of the thread's buffer */
+            const uint8_t *act = NULL;
+            const float *xr = NULL;
+            size_t xs = 0;
+            if (!fp->act_local) {
+                act = wb + fp->act_off + fp->act_group * (size_t)b + fp->al->packed_offset(r0, fp->k);
+            } else if (kf->gemm_rows && f16_even_rows(fp, x, b, r0, rows, &xs) && xs % 4 == 0) {
+                /* read in place: nothing to pack, and the rows' memory reads overlap the FMAs */
+                xr = (const float *)(const void *)((const char *)x->data + f16_row_off(fp, x, b, r0));
+            } else { /* the block's rows, packed as rows [0, rows) of the thread's buffer */
                 for (int64_t g0 = 0; g0 < rows; g0 += ms)
                     f16_pack_rows(fp, x, b, r0 + g0, rows - g0 < ms ? rows - g0 : ms, thr_act + fp->al->packed_offset(g0, fp->k),
                                   tmp);
                 act = thr_act;
-            } else {
-                act = wb + fp->act_off + fp->act_group * (size_t)b + fp->al->packed_offset(r0, fp->k);
             }
-            f16_run_block(fp, y, b, r0, rows, act, wp, n0, cols, tmp);
+            f16_run_block(fp, y, b, r0, rows, act, xr, xs, wp, n0, cols, tmp);
         }
     }
 }

@@ -110,6 +110,12 @@ typedef struct qmm_family {
     void (*gemm)(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t y_row_stride);
     /* One activation row (act_gemv layout), columns j < n. NULL: gemm. */
     void (*gemv)(int64_t n, int64_t k, const void *a, const void *w, float *y);
+    /* Optional: gemm with the activations as plain fp32 rows x (row i at x +
+     * i * xs bytes, xs a multiple of 4), read in place instead of packed:
+     * the same bits as gemm. For products whose few columns would not repay
+     * packing the rows (qmm_mul_mat_f16's PV: n = head dim, k = kv length).
+     * NULL: exec packs the rows. */
+    void (*gemm_rows)(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, float *y, size_t y_row_stride);
     /* Optional, F16 families: y[i][j] for rows i < m of plain fp32 rows x (xs
      * bytes apart) and rows j < n of F16 source rows w (GGUF layout, ws bytes
      * apart), read in place: no packed copy (qmm_mul_mat_f16's decode). The

@@ -110,10 +110,10 @@ static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
         _mm256_maskstore_ps(y + 8, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c1)), v1);
 }
 
-/* mr activation rows (k floats apart) x np consecutive panels of 16 rows
+/* mr activation rows (xr floats apart) x np consecutive panels of 16 rows
  * (np * mr <= 6: 2 * np * mr accumulators). ncols: the last panel's valid
  * columns. */
-static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x,
+static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x, size_t xr,
                                                           const FP_ELEM *panel, float *y, size_t ys, int ncols) {
     const int64_t pe = k * FP_NR; /* elements per panel */
     /* the y lines this tile stores (first and last float of each panel's 16):
@@ -139,7 +139,7 @@ static inline __attribute__((always_inline)) void fp_tile(const int np, const in
             w1[p] = fp_load8(wl + 8);
         }
         for (int r = 0; r < mr; r++) {
-            const __m256 xb = _mm256_broadcast_ss(x + r * k + l);
+            const __m256 xb = _mm256_broadcast_ss(x + (size_t)r * xr + l);
             for (int p = 0; p < np; p++) {
                 acc[p][r][0] = _mm256_fmadd_ps(w0[p], xb, acc[p][r][0]);
                 acc[p][r][1] = _mm256_fmadd_ps(w1[p], xb, acc[p][r][1]);
@@ -152,19 +152,19 @@ static inline __attribute__((always_inline)) void fp_tile(const int np, const in
 }
 
 /* r < FP_MR rows x one panel. */
-static void fp_tile_rows(int r, int64_t k, const float *x, const FP_ELEM *panel, float *y, size_t ys, int ncols) {
+static void fp_tile_rows(int r, int64_t k, const float *x, size_t xr, const FP_ELEM *panel, float *y, size_t ys, int ncols) {
     switch (r) {
-    case 5: fp_tile(1, 5, k, x, panel, y, ys, ncols); break;
-    case 4: fp_tile(1, 4, k, x, panel, y, ys, ncols); break;
-    case 3: fp_tile(1, 3, k, x, panel, y, ys, ncols); break;
-    case 2: fp_tile(1, 2, k, x, panel, y, ys, ncols); break;
-    case 1: fp_tile(1, 1, k, x, panel, y, ys, ncols); break;
+    case 5: fp_tile(1, 5, k, x, xr, panel, y, ys, ncols); break;
+    case 4: fp_tile(1, 4, k, x, xr, panel, y, ys, ncols); break;
+    case 3: fp_tile(1, 3, k, x, xr, panel, y, ys, ncols); break;
+    case 2: fp_tile(1, 2, k, x, xr, panel, y, ys, ncols); break;
+    case 1: fp_tile(1, 1, k, x, xr, panel, y, ys, ncols); break;
     default: break;
     }
 }
 
-static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    const float *x = (const float *)a;
+/* Rows of x xr floats apart: the packed layout (xr = k) or rows in place. */
+static void fp_gemm_x(int64_t m, int64_t n, int64_t k, const float *x, size_t xr, const void *w, float *y, size_t ys) {
     const int64_t mfull = m - m % FP_MR;
     const int r = (int)(m % FP_MR);
     /* The last r rows take gp panels at once so that they too have 8 FMA
@@ -177,7 +177,7 @@ static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *
             const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(jp, k));
             const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
             for (int64_t i = 0; i < mfull; i += FP_MR)
-                fp_tile(1, FP_MR, k, x + i * k, panel, (float *)((char *)y + (size_t)i * ys) + jp, ys, ncols);
+                fp_tile(1, FP_MR, k, x + (size_t)i * xr, xr, panel, (float *)((char *)y + (size_t)i * ys) + jp, ys, ncols);
         }
         if (r == 0)
             continue;
@@ -186,13 +186,22 @@ static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *
         const int64_t npan = (jend - j0 + FP_NR - 1) / FP_NR;
         const int nlast = (int)(jend - j0 - (npan - 1) * FP_NR);
         if (gp == 4 && npan == 4)
-            fp_tile(4, 1, k, x + mfull * k, panel, yr, ys, nlast);
+            fp_tile(4, 1, k, x + (size_t)mfull * xr, xr, panel, yr, ys, nlast);
         else if (gp == 2 && npan == 2)
-            fp_tile(2, 2, k, x + mfull * k, panel, yr, ys, nlast);
+            fp_tile(2, 2, k, x + (size_t)mfull * xr, xr, panel, yr, ys, nlast);
         else
             for (int64_t q = 0; q < npan; q++)
-                fp_tile_rows(r, k, x + mfull * k, panel + q * k * FP_NR, yr + q * FP_NR, ys, q == npan - 1 ? nlast : FP_NR);
+                fp_tile_rows(r, k, x + (size_t)mfull * xr, xr, panel + q * k * FP_NR, yr + q * FP_NR, ys,
+                             q == npan - 1 ? nlast : FP_NR);
     }
+}
+
+static void fp_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    fp_gemm_x(m, n, k, (const float *)a, (size_t)k, w, y, ys);
+}
+
+static void fp_gemm_rows(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, float *y, size_t ys) {
+    fp_gemm_x(m, n, k, x, xs / sizeof(float), w, y, ys);
 }
 
 /* Four panels at a time: 8 independent FMA chains cover the FMA latency,
@@ -202,11 +211,11 @@ static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
     int64_t j0 = 0;
     for (; j0 + 3 * FP_NR < n; j0 += 4 * FP_NR) {
         const int ncols = (int)(n - j0 - 3 * FP_NR < FP_NR ? n - j0 - 3 * FP_NR : FP_NR);
-        fp_tile(4, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
+        fp_tile(4, 1, k, x, 0, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
     }
     for (; j0 < n; j0 += FP_NR) {
         const int ncols = (int)(n - j0 < FP_NR ? n - j0 : FP_NR);
-        fp_tile(1, 1, k, x, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
+        fp_tile(1, 1, k, x, 0, (const FP_ELEM *)((const char *)w + fp_w_offset(j0, k)), y + j0, 0, ncols);
     }
 }
 
@@ -229,5 +238,6 @@ const qmm_family FP_SYM = {
     .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},
     .act_gemv = {0, NULL, NULL, NULL},
     .gemm = fp_gemm,
+    .gemm_rows = fp_gemm_rows,
     .gemv = fp_gemv,
 };

@@ -216,11 +216,16 @@ QMM_AVX512FP_INLINE __m512 qmm_avx512fp_w(const uint8_t *p, int64_t l, int esz) 
  * one panel; p0 NULL: nothing to fetch), one line per panel every 8 l. Likewise
  * the activation slice the next row step reads, which comes from L3 or memory
  * (a call's activations outgrow L2): the bytes [x0, x1) (x0 NULL: none), two
- * lines every 8 l; 512 x 256 x 8192 ran 10-11% faster with it (F32, F16). */
+ * lines every 8 l; 512 x 256 x 8192 ran 10-11% faster with it (F32, F16).
+ * Rows read in place (DX): the next group's rows from x0, xs bytes apart, each
+ * a segment of cpr 128-byte chunks; this tile's share is chunks [j0, j1) in
+ * row order (x1 unused). */
 typedef struct qmm_avx512fp_next {
     const uint8_t *p0, *p1;
     int64_t a, b;
     const uint8_t *x0, *x1;
+    size_t xs;
+    int64_t cpr, j0, j1;
 } qmm_avx512fp_next;
 
 /* Tiles of F32 (own weights or a widened block) prefetch; the widening tiles of
@@ -239,11 +244,24 @@ typedef struct qmm_avx512fp_next {
 typedef struct qmm_avx512fp_cursor {
     const uint8_t *c0, *c1, *end; /* weights */
     const uint8_t *x, *x_end;     /* activations: x_end, the last pair of lines */
+    /* DX: x walks the rows' chunks: x_left chunks to go, x_end the end of the
+     * current row's chunks, then x_skip to the next row's first */
+    int64_t x_left;
+    ptrdiff_t x_skip;
+    size_t x_stride;
 } qmm_avx512fp_cursor;
 
-QMM_AVX512FP_INLINE qmm_avx512fp_cursor qmm_avx512fp_cursor_of(int esz, const qmm_avx512fp_next *nx, const uint8_t *idle) {
-    qmm_avx512fp_cursor c = {idle, idle, idle, idle, idle};
-    if (QMM_AVX512FP_NEXT_FOR(esz) && nx->x0 && nx->x0 < nx->x1) {
+QMM_AVX512FP_INLINE qmm_avx512fp_cursor qmm_avx512fp_cursor_of(int esz, int DX, const qmm_avx512fp_next *nx,
+                                                               const uint8_t *idle) {
+    qmm_avx512fp_cursor c = {idle, idle, idle, idle, idle + 1, 0, 0, 0};
+    if (QMM_AVX512FP_NEXT_FOR(esz) && DX && nx->x0 && nx->j0 < nx->j1) {
+        const uint8_t *row = nx->x0 + (size_t)(nx->j0 / nx->cpr) * nx->xs;
+        c.x = row + (size_t)(nx->j0 % nx->cpr) * 128;
+        c.x_end = row + (size_t)nx->cpr * 128;
+        c.x_left = nx->j1 - nx->j0;
+        c.x_skip = (ptrdiff_t)nx->xs - (ptrdiff_t)nx->cpr * 128;
+        c.x_stride = nx->xs;
+    } else if (QMM_AVX512FP_NEXT_FOR(esz) && !DX && nx->x0 && nx->x0 < nx->x1) {
         c.x = nx->x0;
         c.x_end = nx->x1 - nx->x0 > 128 ? nx->x1 - 128 : nx->x0;
     }
@@ -255,13 +273,22 @@ QMM_AVX512FP_INLINE qmm_avx512fp_cursor qmm_avx512fp_cursor_of(int esz, const qm
     return c;
 }
 
-QMM_AVX512FP_INLINE void qmm_avx512fp_cursor_step(int esz, qmm_avx512fp_cursor *c) {
+QMM_AVX512FP_INLINE void qmm_avx512fp_cursor_step(int esz, int DX, qmm_avx512fp_cursor *c) {
     if (QMM_AVX512FP_NEXT_FOR(esz)) {
         _mm_prefetch((const char *)c->c0, _MM_HINT_T1);
         _mm_prefetch((const char *)c->c1, _MM_HINT_T1);
         _mm_prefetch((const char *)c->x, _MM_HINT_T1);
         _mm_prefetch((const char *)c->x + 64, _MM_HINT_T1);
-        c->x += c->x < c->x_end ? 128 : 0;
+        if (DX) {
+            const int64_t more = c->x_left > 1;
+            c->x_left -= more;
+            c->x += more ? 128 : 0;
+            const int wrap = c->x >= c->x_end;
+            c->x += wrap ? c->x_skip : 0;
+            c->x_end += wrap ? c->x_stride : 0;
+        } else {
+            c->x += c->x < c->x_end ? 128 : 0;
+        }
         const size_t adv = c->c0 < c->end ? 64 : 0;
         c->c0 += adv;
         c->c1 += adv;
@@ -272,10 +299,10 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_cursor_step(int esz, qmm_avx512fp_cursor *
  * ahead, one line per prefetch), MR broadcasts, MR x NP FMAs. F16 / BF16
  * tiles also store the widened weights at wo + 16 (l - l0) (panel 1: KC16 x 16
  * floats further), the block the following row steps read as F32. */
-QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l, int64_t l0, const float *act, const uint8_t *p0,
-                                             const uint8_t *p1, float *wo, __m512 acc[][2]) {
-    const float *xl = act + l * QMM_AVX512FP_MR;
-    if (QMM_AVX512FP_PF) { /* the slices come from L2 */
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int DX, int MR, int NP, int64_t l, int64_t l0, const float *act, size_t xs,
+                                             const uint8_t *p0, const uint8_t *p1, float *wo, __m512 acc[][2]) {
+    const float *xl = DX ? act + l : act + l * QMM_AVX512FP_MR; /* DX: row i at xl + i xs */
+    if (QMM_AVX512FP_PF) {                                      /* the slices come from L2 */
         const size_t lb = (size_t)l * 16 * QMM_AVX512FP_EB(esz);
         if (esz == 4 || (l & 1) == 0) {
             _mm_prefetch((const char *)(p0 + lb) + QMM_AVX512FP_PF, _MM_HINT_T0);
@@ -291,7 +318,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l,
             _mm512_store_ps(wo + (QMM_AVX512FP_KC16 + l - l0) * 16, w1);
     }
     for (int i = 0; i < MR; i++) {
-        const __m512 xb = _mm512_set1_ps(xl[i]);
+        const __m512 xb = _mm512_set1_ps(xl[DX ? (size_t)i * xs : (size_t)i]);
         acc[i][0] = _mm512_fmadd_ps(w0, xb, acc[i][0]);
         if (NP == 2)
             acc[i][1] = _mm512_fmadd_ps(w1, xb, acc[i][1]);
@@ -299,6 +326,8 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l,
 }
 
 /* MR rows of an activation group x NP panels (1 or 2), k range [l0, l1).
+ * The rows are packed (DX 0: act, the group's packed rows) or in place (DX 1:
+ * row i at act + i xs, from its column 0).
  * The accumulators start at 0 (first k slice) or at the partial sums of the
  * previous slice in cb (row i at cb + 32 i), and go to y
  * (last slice; nc0 / nc1 valid columns) or back to cb. Partial sums are fp32
@@ -307,9 +336,9 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int MR, int NP, int64_t l,
  * the rows of a y block fall into a few cache sets and the block did not stay
  * in L2 (k slices of 128 measured 8 points below 256: the round trips went to
  * L3). */
-QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, int64_t l1, int first, int last, const float *act,
-                                           const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb,
-                                           const qmm_avx512fp_next *nx, float *wo) {
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int DX, int MR, int NP, int64_t l0, int64_t l1, int first, int last,
+                                           const float *act, size_t xs, const uint8_t *p0, const uint8_t *p1, float *y, size_t ys,
+                                           int nc0, int nc1, float *cb, const qmm_avx512fp_next *nx, float *wo) {
     const __mmask16 m0 = (__mmask16)((1u << nc0) - 1u), m1 = (__mmask16)((1u << nc1) - 1u);
     __m512 acc[QMM_AVX512FP_MR][2];
     for (int i = 0; i < MR; i++) {
@@ -325,16 +354,16 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
             if (NP == 2)
                 _mm_prefetch((const char *)(yr + 31), _MM_HINT_T0);
         }
-    qmm_avx512fp_cursor cur = qmm_avx512fp_cursor_of(esz, nx, p0);
+    qmm_avx512fp_cursor cur = qmm_avx512fp_cursor_of(esz, DX, nx, p0);
     int64_t l = l0;
     for (; l + QMM_AVX512FP_STEP_L <= l1; l += QMM_AVX512FP_STEP_L) {
-        qmm_avx512fp_cursor_step(esz, &cur);
+        qmm_avx512fp_cursor_step(esz, DX, &cur);
 #pragma GCC unroll 1
         for (int u = 0; u < QMM_AVX512FP_STEP_L; u++)
-            qmm_avx512fp_tile_l(esz, MR, NP, l + u, l0, act, p0, p1, wo, acc);
+            qmm_avx512fp_tile_l(esz, DX, MR, NP, l + u, l0, act, xs, p0, p1, wo, acc);
     }
     for (; l < l1; l++)
-        qmm_avx512fp_tile_l(esz, MR, NP, l, l0, act, p0, p1, wo, acc);
+        qmm_avx512fp_tile_l(esz, DX, MR, NP, l, l0, act, xs, p0, p1, wo, acc);
     for (int i = 0; i < MR; i++) {
         if (!last) {
             _mm512_store_ps(cb + i * 32, acc[i][0]);
@@ -349,8 +378,8 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int MR, int NP, int64_t l0, 
     }
 }
 
-typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, const uint8_t *, const uint8_t *, float *, size_t,
-                                     int, int, float *, const qmm_avx512fp_next *, float *);
+typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, size_t, const uint8_t *, const uint8_t *, float *,
+                                     size_t, int, int, float *, const qmm_avx512fp_next *, float *);
 
 /* The GEMM of every element kind: BLIS-style blocking. Row blocks of MB
  * (exec hands at most that many rows per call anyway), column blocks of NC,
@@ -365,7 +394,7 @@ typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, 
  * per row step (the widening takes ports 0 and 5 from the FMAs). */
 QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *tiles1, const qmm_avx512fp_tile_fn *tiles2,
                                            const qmm_avx512fp_tile_fn *wtiles1, const qmm_avx512fp_tile_fn *wtiles2, int64_t m,
-                                           int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+                                           int64_t n, int64_t k, const void *a, size_t xs, const void *w, float *y, size_t ys) {
     enum { NR = QMM_AVX512FP_NR, MR = QMM_AVX512FP_MR, MB = QMM_AVX512FP_MB };
     const int64_t KC = QMM_AVX512FP_KC_OF(esz), NC = QMM_AVX512FP_NC_OF(esz), EB = QMM_AVX512FP_EB(esz);
     const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
@@ -374,7 +403,9 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
     float *const wbuf = qmm_avx512fp_scratch + MB * QMM_AVX512FP_NC16; /* widened block, panel j at j KC16 x 16 */
     for (int64_t m0 = 0; m0 < m; m0 += MB) {
         const int64_t mb = m - m0 < MB ? m - m0 : MB;
-        const uint8_t *am = (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);
+        /* xs 0: the packed rows; else rows in place, xs floats apart (the tiles given are the DX ones) */
+        const uint8_t *am =
+            xs ? (const uint8_t *)((const float *)a + (size_t)m0 * xs) : (const uint8_t *)a + qmm_avx512fp_act_offset(m0, k);
         float *ym = (float *)((char *)y + (size_t)m0 * ys);
         const int64_t steps = (mb + MR - 1) / MR;
         /* row steps that prefetch the next block: all, or all but the widening one */
@@ -402,7 +433,8 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                 for (int64_t step = 0; step < steps; step++) {
                     const int64_t r0 = step * MR;
                     const int mr = (int)(mb - r0 < MR ? mb - r0 : MR);
-                    const float *ag = (const float *)(am + qmm_avx512fp_act_offset(r0, k));
+                    const float *ag = xs ? (const float *)(const void *)am + (size_t)r0 * xs
+                                         : (const float *)(const void *)(am + qmm_avx512fp_act_offset(r0, k));
                     float *yg = (float *)((char *)ym + (size_t)r0 * ys);
                     const int widening = widen && step == 0;
                     const int64_t share = widen ? step - 1 : step; /* of the next block's lines */
@@ -410,7 +442,18 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                     /* the activation slice of the next row step: the next group's, or the first group's next slice */
                     const uint8_t *xn = NULL;
                     size_t xbytes = 0;
-                    if (r0 + MR < mb) {
+                    int64_t xcpr = 1, xchunks = 0; /* rows in place: 128-byte chunks per row, in all */
+                    if (xs) {
+                        const int64_t nrows = r0 + MR < mb ? (mb - r0 - MR < MR ? mb - r0 - MR : MR)
+                                              : l1 < k     ? (mb < MR ? mb : MR)
+                                                           : 0;
+                        const int64_t seg = r0 + MR < mb ? l1 - l0 : (k - l1 < KC ? k - l1 : KC);
+                        xn = nrows ? (const uint8_t *)(r0 + MR < mb ? ag + (size_t)MR * xs + l0
+                                                                    : (const float *)(const void *)am + l1)
+                                   : NULL;
+                        xcpr = (seg * 4 + 127) / 128;
+                        xchunks = nrows * xcpr;
+                    } else if (r0 + MR < mb) {
                         xn = am + qmm_avx512fp_act_offset(r0 + MR, k) + (size_t)l0 * MR * 4;
                         xbytes = (size_t)(l1 - l0) * MR * 4;
                     } else if (l1 < k) {
@@ -418,6 +461,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                         xbytes = (size_t)(k - l1 < KC ? k - l1 : KC) * MR * 4;
                     }
                     const size_t xshare = (xbytes / 64 + (size_t)npairs - 1) / (size_t)npairs * 64; /* per pair tile */
+                    const int64_t cshare = (xchunks + npairs - 1) / npairs;
                     for (int64_t pr = 0; pr < npairs; pr++) {
                         const int64_t n0 = c0 + pr * 2 * NR, rest = n - n0;
                         const int nc0 = (int)(rest < NR ? rest : NR);
@@ -429,19 +473,26 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                                                       2 * pr + 1 < nx_np ? nxw + (size_t)(2 * pr + 1) * pb : NULL,
                                                       la,
                                                       lb,
-                                                      xn ? xn + (xshare * pr < xbytes ? xshare * pr : xbytes) : NULL,
-                                                      xn ? xn + (xshare * (pr + 1) < xbytes ? xshare * (pr + 1) : xbytes) : NULL};
+                                                      xs   ? xn
+                                                      : xn ? xn + (xshare * pr < xbytes ? xshare * pr : xbytes)
+                                                           : NULL,
+                                                      xn && !xs ? xn + (xshare * (pr + 1) < xbytes ? xshare * (pr + 1) : xbytes)
+                                                                : NULL,
+                                                      xs * 4,
+                                                      xcpr,
+                                                      cshare * pr < xchunks ? cshare * pr : xchunks,
+                                                      cshare * (pr + 1) < xchunks ? cshare * (pr + 1) : xchunks};
                         if (widening) {
                             const uint8_t *q0 = wc + (size_t)(2 * pr) * pb;
-                            (nc1 ? wtiles2 : wtiles1)[mr](l0, l1, first, last, ag, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx,
-                                                          wo);
+                            (nc1 ? wtiles2 : wtiles1)[mr](l0, l1, first, last, ag, xs, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp,
+                                                          &nx, wo);
                         } else if (widen) { /* the F32 tiles on the widened block: k range [0, l1 - l0) */
                             const uint8_t *q0 = (const uint8_t *)wo;
-                            (nc1 ? tiles2 : tiles1)[mr](0, l1 - l0, first, last, ag + l0 * MR, q0, q0 + QMM_AVX512FP_KC16 * 64,
-                                                        yg + n0, ys, nc0, nc1, cp, &nx, NULL);
+                            (nc1 ? tiles2 : tiles1)[mr](0, l1 - l0, first, last, ag + (xs ? l0 : l0 * MR), xs, q0,
+                                                        q0 + QMM_AVX512FP_KC16 * 64, yg + n0, ys, nc0, nc1, cp, &nx, NULL);
                         } else {
                             const uint8_t *q0 = wc + (size_t)(2 * pr) * pb;
-                            (nc1 ? tiles2 : tiles1)[mr](l0, l1, first, last, ag, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx,
+                            (nc1 ? tiles2 : tiles1)[mr](l0, l1, first, last, ag, xs, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx,
                                                         NULL);
                         }
                     }
@@ -494,16 +545,16 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
         qmm_avx512fp_act1_pack(m, k, x, xs, dst);                                                                                \
     }                                                                                                                            \
-    QMM_AVX512FP_TILE_SET(t, 4, 1)                                                                                               \
-    QMM_AVX512FP_TILE_SET(t, 4, 2)                                                                                               \
-    static const qmm_avx512fp_tile_fn tiles_np1[13] = {NULL, t1_1, t2_1, t3_1,  t4_1,  t5_1, t6_1,                               \
-                                                       t7_1, t8_1, t9_1, t10_1, t11_1, t12_1};                                   \
-    static const qmm_avx512fp_tile_fn tiles_np2[13] = {NULL, t1_2, t2_2, t3_2,  t4_2,  t5_2, t6_2,                               \
-                                                       t7_2, t8_2, t9_2, t10_2, t11_2, t12_2};                                   \
+    QMM_AVX512FP_TILE_TABLES(t, 4, 0)                                                                                            \
+    QMM_AVX512FP_TILE_TABLES(d, 4, 1)                                                                                            \
     QMM_AVX512FP_WIDEN_SET(esz)                                                                                                  \
     static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        qmm_avx512fp_gemm(esz, tiles_np1, tiles_np2, QMM_AVX512FP_WTILES(esz, 1), QMM_AVX512FP_WTILES(esz, 2), m, n, k, a, w, y, \
-                          ys);                                                                                                   \
+        qmm_avx512fp_gemm(esz, t_np1, t_np2, QMM_AVX512FP_WTILES(esz, w, 1), QMM_AVX512FP_WTILES(esz, w, 2), m, n, k, a, 0, w,   \
+                          y, ys);                                                                                                \
+    }                                                                                                                            \
+    static void gemm_rows(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, float *y, size_t ys) {      \
+        qmm_avx512fp_gemm(esz, d_np1, d_np2, QMM_AVX512FP_WTILES(esz, v, 1), QMM_AVX512FP_WTILES(esz, v, 2), m, n, k, x,         \
+                          xs / sizeof(float), w, y, ys);                                                                         \
     }                                                                                                                            \
     static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
         qmm_avx512fp_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                      \
@@ -521,47 +572,50 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
                   (int)(n - n0 < QMM_AVX512FP_NR ? n - n0 : QMM_AVX512FP_NR));                                                   \
     }
 
-/* Tile pfx<mr>_<np> of element kind esz: t (F32 tiles, every family) or w
- * (the widening tiles of F16 / BF16). */
-#define QMM_AVX512FP_TILE(pfx, esz, mr, np)                                                                                      \
-    static void pfx##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, const uint8_t *p0,                   \
+/* Tile pfx<mr>_<np> of element kind esz, rows packed (dx 0) or in place (dx
+ * 1): t / d (the F32 tiles, every family) or w / v (the widening tiles of
+ * F16 / BF16). */
+#define QMM_AVX512FP_TILE(pfx, esz, dx, mr, np)                                                                                  \
+    static void pfx##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, size_t xs, const uint8_t *p0,        \
                                const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb, const qmm_avx512fp_next *nx, \
                                float *wo) {                                                                                      \
-        qmm_avx512fp_tile(esz, mr, np, l0, l1, first, last, a, p0, p1, y, ys, nc0, nc1, cb, nx, wo);                             \
+        qmm_avx512fp_tile(esz, dx, mr, np, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo);                     \
     }
-#define QMM_AVX512FP_TILE_SET(pfx, esz, np)                                                                                      \
-    QMM_AVX512FP_TILE(pfx, esz, 1, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 2, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 3, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 4, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 5, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 6, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 7, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 8, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 9, np)                                                                                           \
-    QMM_AVX512FP_TILE(pfx, esz, 10, np)                                                                                          \
-    QMM_AVX512FP_TILE(pfx, esz, 11, np)                                                                                          \
-    QMM_AVX512FP_TILE(pfx, esz, 12, np)
-/* The widening tiles: none for F32 (QMM_AVX512FP_WTILES NULL), wtiles_np1 /
- * wtiles_np2 for F16 / BF16. */
+#define QMM_AVX512FP_TILE_SET(pfx, esz, dx, np)                                                                                  \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 1, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 2, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 3, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 4, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 5, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 6, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 7, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 8, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 9, np)                                                                                       \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 10, np)                                                                                      \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 11, np)                                                                                      \
+    QMM_AVX512FP_TILE(pfx, esz, dx, 12, np)
+/* The tiles pfx of 1 and 2 panels and their tables by row count, pfx_np1 /
+ * pfx_np2. */
+#define QMM_AVX512FP_TILE_TABLES(pfx, esz, dx)                                                                                   \
+    QMM_AVX512FP_TILE_SET(pfx, esz, dx, 1)                                                                                       \
+    QMM_AVX512FP_TILE_SET(pfx, esz, dx, 2)                                                                                       \
+    static const qmm_avx512fp_tile_fn pfx##_np1[13] = {NULL,     pfx##1_1, pfx##2_1, pfx##3_1,  pfx##4_1,  pfx##5_1, pfx##6_1,   \
+                                                       pfx##7_1, pfx##8_1, pfx##9_1, pfx##10_1, pfx##11_1, pfx##12_1};           \
+    static const qmm_avx512fp_tile_fn pfx##_np2[13] = {NULL,     pfx##1_2, pfx##2_2, pfx##3_2,  pfx##4_2,  pfx##5_2, pfx##6_2,   \
+                                                       pfx##7_2, pfx##8_2, pfx##9_2, pfx##10_2, pfx##11_2, pfx##12_2};
+/* The widening tiles: none for F32 (QMM_AVX512FP_WTILES NULL); w_np1 / w_np2
+ * (rows packed) and v_np1 / v_np2 (rows in place) for F16 / BF16. */
 #define QMM_AVX512FP_WIDEN_SET(esz) QMM_AVX512FP_WIDEN_SET_##esz
 #define QMM_AVX512FP_WIDEN_SET_4
 #define QMM_AVX512FP_WIDEN_SET_16(esz)                                                                                           \
-    QMM_AVX512FP_TILE_SET(w, esz, 1)                                                                                             \
-    QMM_AVX512FP_TILE_SET(w, esz, 2)                                                                                             \
-    static const qmm_avx512fp_tile_fn wtiles_np1[13] = {NULL, w1_1, w2_1, w3_1,  w4_1,  w5_1, w6_1,                              \
-                                                        w7_1, w8_1, w9_1, w10_1, w11_1, w12_1};                                  \
-    static const qmm_avx512fp_tile_fn wtiles_np2[13] = {NULL, w1_2, w2_2, w3_2,  w4_2,  w5_2, w6_2,                              \
-                                                        w7_2, w8_2, w9_2, w10_2, w11_2, w12_2};
-#define QMM_AVX512FP_WIDEN_SET_2     QMM_AVX512FP_WIDEN_SET_16(2)
-#define QMM_AVX512FP_WIDEN_SET_3     QMM_AVX512FP_WIDEN_SET_16(3)
-#define QMM_AVX512FP_WTILES(esz, np) ((esz) == 4 ? NULL : QMM_AVX512FP_WTILES_##np##_##esz)
-#define QMM_AVX512FP_WTILES_1_4      NULL
-#define QMM_AVX512FP_WTILES_2_4      NULL
-#define QMM_AVX512FP_WTILES_1_2      wtiles_np1
-#define QMM_AVX512FP_WTILES_2_2      wtiles_np2
-#define QMM_AVX512FP_WTILES_1_3      wtiles_np1
-#define QMM_AVX512FP_WTILES_2_3      wtiles_np2
+    QMM_AVX512FP_TILE_TABLES(w, esz, 0)                                                                                          \
+    QMM_AVX512FP_TILE_TABLES(v, esz, 1)
+#define QMM_AVX512FP_WIDEN_SET_2          QMM_AVX512FP_WIDEN_SET_16(2)
+#define QMM_AVX512FP_WIDEN_SET_3          QMM_AVX512FP_WIDEN_SET_16(3)
+#define QMM_AVX512FP_WTILES(esz, pfx, np) ((esz) == 4 ? NULL : QMM_AVX512FP_WTILES_##esz(pfx##_np##np))
+#define QMM_AVX512FP_WTILES_4(tab)        NULL
+#define QMM_AVX512FP_WTILES_2(tab)        tab
+#define QMM_AVX512FP_WTILES_3(tab)        tab
 
 /* The family's `direct` entry (family.h); a translation unit that has one
  * defines this before including this header. */
@@ -592,6 +646,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
         .act = {QMM_AVX512FP_MR, act_size, act_offset, act_pack},                                                                \
         .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
         .gemm = gemm,                                                                                                            \
+        .gemm_rows = gemm_rows,                                                                                                  \
         .gemv = gemv,                                                                                                            \
         .direct = QMM_AVX512FP_DIRECT,                                                                                           \
     };
