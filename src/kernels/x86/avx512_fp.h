@@ -241,6 +241,9 @@ typedef struct qmm_avx512fp_next {
  * a branch). A test and branch per l, as before, cost 4-5% of the tile: the
  * scalar work shares ports 0 and 5 with the FMAs (docs/performance.md, stop 27). */
 #define QMM_AVX512FP_STEP_L 8
+#ifndef QMM_AVX512FP_DX_CHUNKS
+#define QMM_AVX512FP_DX_CHUNKS 3
+#endif
 typedef struct qmm_avx512fp_cursor {
     const uint8_t *c0, *c1, *end; /* weights */
     const uint8_t *x, *x_end;     /* activations: x_end, the last pair of lines */
@@ -277,16 +280,23 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_cursor_step(int esz, int DX, qmm_avx512fp_
     if (QMM_AVX512FP_NEXT_FOR(esz)) {
         _mm_prefetch((const char *)c->c0, _MM_HINT_T1);
         _mm_prefetch((const char *)c->c1, _MM_HINT_T1);
-        _mm_prefetch((const char *)c->x, _MM_HINT_T1);
-        _mm_prefetch((const char *)c->x + 64, _MM_HINT_T1);
         if (DX) {
-            const int64_t more = c->x_left > 1;
-            c->x_left -= more;
-            c->x += more ? 128 : 0;
-            const int wrap = c->x >= c->x_end;
-            c->x += wrap ? c->x_skip : 0;
-            c->x_end += wrap ? c->x_stride : 0;
+            /* QMM_AVX512FP_DX_CHUNKS chunks a step: a tile of 128 l (16 steps)
+             * then covers a group's 12 row segments of 512 B (48 chunks)
+             * even when it is the row step's only tile (n = 32) */
+            for (int q = 0; q < QMM_AVX512FP_DX_CHUNKS; q++) {
+                _mm_prefetch((const char *)c->x, _MM_HINT_T1);
+                _mm_prefetch((const char *)c->x + 64, _MM_HINT_T1);
+                const int64_t more = c->x_left > 1;
+                c->x_left -= more;
+                c->x += more ? 128 : 0;
+                const int wrap = c->x >= c->x_end;
+                c->x += wrap ? c->x_skip : 0;
+                c->x_end += wrap ? c->x_stride : 0;
+            }
         } else {
+            _mm_prefetch((const char *)c->x, _MM_HINT_T1);
+            _mm_prefetch((const char *)c->x + 64, _MM_HINT_T1);
             c->x += c->x < c->x_end ? 128 : 0;
         }
         const size_t adv = c->c0 < c->end ? 64 : 0;
