@@ -14,6 +14,12 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#ifndef QMM_F16D_PF_BLOCKS
+#define QMM_F16D_PF_BLOCKS 8
+#endif
+#ifndef QMM_F16D_PF_ROW_BYTES
+#define QMM_F16D_PF_ROW_BYTES 256
+#endif
 #define QMM_F16D_MR 8 /* activation rows per pass: 8 accumulators + 16 transposed vectors fit the 32 registers */
 
 /* In each 128-bit lane, 8 rows x 8 l of 16-bit values transposed: c[l] gets
@@ -129,8 +135,16 @@ static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, siz
                                                      qmm_f16d_block6,
                                                      qmm_f16d_block7,
                                                      qmm_f16d_block8};
+    /* Short rows (K: k = head dim, 128 B) go by 16 rows a block, whose 32
+     * lines the hardware did not fetch ahead of the transposes (1.3 bytes a
+     * cycle from memory): the rows of the block QMM_F16D_PF_BLOCKS ahead are
+     * prefetched, their first QMM_F16D_PF_ROW_BYTES each. */
+    const size_t pf_row = (size_t)k * 2 < QMM_F16D_PF_ROW_BYTES ? (size_t)k * 2 : QMM_F16D_PF_ROW_BYTES;
     for (int64_t j0 = 0; j0 < n; j0 += 16) {
         const int nr = (int)(n - j0 < 16 ? n - j0 : 16);
+        for (int64_t j = j0 + 16 * QMM_F16D_PF_BLOCKS; j < j0 + 16 * (QMM_F16D_PF_BLOCKS + 1) && j < n; j++)
+            for (size_t b = 0; b < pf_row; b += 64)
+                _mm_prefetch((const char *)w + (size_t)j * ws + b, _MM_HINT_T0);
         const uint16_t *wr[16];
         for (int j = 0; j < 16; j++)
             wr[j] = j < nr ? (const uint16_t *)(const void *)((const char *)w + (size_t)(j0 + j) * ws) : NULL;
