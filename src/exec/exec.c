@@ -295,6 +295,13 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
 #ifndef QMM_F16_SHARED_ACT_MAX
 #define QMM_F16_SHARED_ACT_MAX (4u << 20)
 #endif
+/* Items of at most this many columns read their rows in place (the family's
+ * gemm_rows) rather than packed: PV (64 columns, k = kv) ran 1.12x faster so,
+ * PV of head dim 128 1.03x, but QK^T (kv columns, k = 64) 7-10% slower: the
+ * in-place tiles run below the packed ones, which many columns repay. */
+#ifndef QMM_F16_ROWS_MAX_COLS
+#define QMM_F16_ROWS_MAX_COLS 128
+#endif
 #define F16_TMP_COLS 256 /* columns of a thread's block when y rows are unevenly spaced */
 
 typedef struct f16_plan {
@@ -561,8 +568,8 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
             size_t xs = 0;
             if (!fp->act_local) {
                 act = wb + fp->act_off + fp->act_group * (size_t)b + fp->al->packed_offset(r0, fp->k);
-            } else if (kf->gemm_rows && f16_even_rows(fp, x, b, r0, rows, &xs) && xs % 4 == 0) {
-                /* read in place: nothing to pack, and the rows' memory reads overlap the FMAs */
+            } else if (kf->gemm_rows && cols <= QMM_F16_ROWS_MAX_COLS && f16_even_rows(fp, x, b, r0, rows, &xs) && xs % 4 == 0) {
+                /* few columns (PV): read in place, nothing to pack, the rows' memory reads overlap the FMAs */
                 xr = (const float *)(const void *)((const char *)x->data + f16_row_off(fp, x, b, r0));
             } else { /* the block's rows, packed as rows [0, rows) of the thread's buffer */
                 for (int64_t g0 = 0; g0 < rows; g0 += ms)
