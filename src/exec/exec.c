@@ -311,7 +311,8 @@ typedef struct f16_plan {
     int64_t bw2, nwb, r2, r3;
     int gemv, local, direct;         /* direct: local, the family reads w in place */
     int act_local;                   /* shared mode: each item packs its m blocks of rows itself */
-    int64_t chunk_cols, cpw, nitems; /* items: nwb x cpw column chunks */
+    int64_t chunk_cols, cpw, nitems; /* items: nwb x rpw x cpw (row chunk, column chunk) */
+    int64_t chunk_rows, rpw;         /* shared mode: rows of a group by chunks (few columns), else one */
     int64_t slice_cols, tmp_cols;
     size_t act_group;               /* packed bytes of one group's rows */
     size_t w_off, w_batch, act_off; /* shared mode */
@@ -352,8 +353,18 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     const int mult = nth == 1 ? 1 : (cfg->chunk_multiplier < 1 ? 1 : cfg->chunk_multiplier);
     const int64_t per_wb = ceil_div((int64_t)nth * mult, fp->nwb);
     fp->chunk_cols = qmm_chunk_cols(fp->n, (int)per_wb, 1, step);
+    fp->chunk_rows = fp->g;
+    if (!fp->local && fp->n <= QMM_F16_ROWS_MAX_COLS && per_wb > 1) {
+        /* few columns (PV): the items split the group's rows, not its
+         * columns, so that each row is read once and the tiles keep their
+         * width (9 / 3 heads' PV: 2 chunks of 32 columns read P twice) */
+        fp->chunk_cols = fp->n;
+        const int64_t ms = fp->al->m_step;
+        fp->chunk_rows = ceil_div(ceil_div(fp->g, per_wb), ms) * ms;
+    }
     fp->cpw = ceil_div(fp->n, fp->chunk_cols);
-    fp->nitems = fp->cpw * fp->nwb;
+    fp->rpw = ceil_div(fp->g, fp->chunk_rows);
+    fp->nitems = fp->cpw * fp->rpw * fp->nwb;
     fp->act_group = align_up(fp->al->packed_size(fp->g, fp->k), ALIGN);
     fp->tmp_cols = ceil_div(F16_TMP_COLS, step) * step;
     const size_t staging = (size_t)fp->al->m_step * (size_t)fp->k * 4;
@@ -558,11 +569,13 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
     sync->barrier(sync->user); /* publishes the packed weights, rows and the queue */
     const int64_t mb = m_block(fp->al);
     for (int64_t c = ith; c < fp->nitems; c = sync->counter_fetch_add(sync->user, 1)) {
-        const int64_t b = c / fp->cpw, n0 = (c % fp->cpw) * fp->chunk_cols;
+        const int64_t per_b = fp->cpw * fp->rpw, b = c / per_b;
+        const int64_t n0 = (c % per_b % fp->cpw) * fp->chunk_cols, g0 = (c % per_b / fp->cpw) * fp->chunk_rows;
         const int64_t cols = fp->n - n0 < fp->chunk_cols ? fp->n - n0 : fp->chunk_cols;
+        const int64_t g1 = fp->g - g0 < fp->chunk_rows ? fp->g : g0 + fp->chunk_rows;
         const uint8_t *wp = wb + fp->w_off + fp->w_batch * (size_t)b + kf->w_packed_offset(n0, fp->k);
-        for (int64_t r0 = 0; r0 < fp->g; r0 += mb) {
-            const int64_t rows = fp->g - r0 < mb ? fp->g - r0 : mb;
+        for (int64_t r0 = g0; r0 < g1; r0 += mb) {
+            const int64_t rows = g1 - r0 < mb ? g1 - r0 : mb;
             const uint8_t *act = NULL;
             const float *xr = NULL;
             size_t xs = 0;
@@ -572,8 +585,8 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
                 /* few columns (PV): read in place, nothing to pack, the rows' memory reads overlap the FMAs */
                 xr = (const float *)(const void *)((const char *)x->data + f16_row_off(fp, x, b, r0));
             } else { /* the block's rows, packed as rows [0, rows) of the thread's buffer */
-                for (int64_t g0 = 0; g0 < rows; g0 += ms)
-                    f16_pack_rows(fp, x, b, r0 + g0, rows - g0 < ms ? rows - g0 : ms, thr_act + fp->al->packed_offset(g0, fp->k),
+                for (int64_t j = 0; j < rows; j += ms)
+                    f16_pack_rows(fp, x, b, r0 + j, rows - j < ms ? rows - j : ms, thr_act + fp->al->packed_offset(j, fp->k),
                                   tmp);
                 act = thr_act;
             }
@@ -589,13 +602,13 @@ void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const
     if (ith == 0 && qmm_log_level() >= QMM_LOG_DEBUG)
         qmm_log(QMM_LOG_DEBUG,
                 "mul_mat_f16 %lld x %lld x %lld, %lld weight batches of %lld rows (r2 %lld, r3 %lld): %s, %s, %lld items of %lld "
-                "columns",
+                "rows x %lld columns",
                 (long long)fp.m, (long long)fp.n, (long long)fp.k, (long long)fp.nwb, (long long)fp.g, (long long)fp.r2,
                 (long long)fp.r3, fp.kf->name,
                 fp.direct  ? "direct"
                 : fp.local ? "local"
                            : "shared",
-                (long long)fp.nitems, (long long)fp.chunk_cols);
+                (long long)fp.nitems, (long long)fp.chunk_rows, (long long)fp.chunk_cols);
     if (fp.direct)
         f16_run_direct(&fp, w, x, y, ith, nth, work);
     else if (fp.local)
