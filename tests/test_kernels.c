@@ -128,6 +128,16 @@ static int bits_equal(float a, float b) {
     return ua == ub;
 }
 
+/* Outputs of rows [0, m) x columns [0, n + 3) (the padding too) whose bits differ. */
+static long count_diff(const float *yr, const float *yk, int64_t m, int64_t n, size_t ys) {
+    long bad = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n + 3; j++)
+            bad += !bits_equal(*(const float *)((const char *)yr + i * ys + j * 4),
+                               *(const float *)((const char *)yk + i * ys + j * 4));
+    return bad;
+}
+
 static void run(const qmm_family *kf, int gemv, int64_t m, int64_t n, int64_t k, const void *act, const void *w, float *y,
                 size_t ys) {
     if (gemv && kf->gemv)
@@ -182,12 +192,7 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
             memcpy(xp + i * xr, x + i * k, (size_t)k * 4);
         memset(yk, 0x7f, ys * (size_t)m + 64);
         kf->gemm_rows(m, n, k, xp, (size_t)xr * 4, wp, yk, ys);
-        bad = 0;
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n + 3; j++) {
-                float r = *(float *)((char *)yr + i * ys + j * 4), v = *(float *)((char *)yk + i * ys + j * 4);
-                bad += !bits_equal(r, v);
-            }
+        bad = count_diff(yr, yk, m, n, ys);
         CHECK(bad == 0, "%s: gemm_rows differs in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, m, n,
               k);
         free(xp);
@@ -206,12 +211,7 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
                          (float *)((char *)yk + m0 * ys) + n0, ys);
             }
         }
-        bad = 0;
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n + 3; j++) {
-                float r = *(float *)((char *)yr + i * ys + j * 4), v = *(float *)((char *)yk + i * ys + j * 4);
-                bad += !bits_equal(r, v);
-            }
+        bad = count_diff(yr, yk, m, n, ys);
         CHECK(bad == 0, "%s: sub-rectangle runs differ in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad,
               m, n, k);
     }

@@ -310,7 +310,8 @@ typedef struct f16_plan {
     int64_t k, n, m, g; /* g: rows per group, m r2 r3 */
     int64_t bw2, nwb, r2, r3;
     int gemv, local, direct;         /* direct: local, the family reads w in place */
-    int act_local;                   /* shared mode: each item packs its m blocks of rows itself */
+    int act_local;                   /* shared mode: each item takes its m blocks of rows itself */
+    int rows_in_place;               /* act_local and few columns: evenly spaced rows through gemm_rows */
     int64_t chunk_cols, cpw, nitems; /* items: nwb x rpw x cpw (row chunk, column chunk) */
     int64_t chunk_rows, rpw;         /* shared mode: rows of a group by chunks (few columns), else one */
     int64_t slice_cols, tmp_cols;
@@ -382,6 +383,7 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
         fp->thr_slice = f16_take(&thr, kf->w_packed_size(fp->k, fp->slice_cols));
     }
     fp->act_local = !fp->local && (fp->cpw == 1 || fp->act_group > QMM_F16_SHARED_ACT_MAX);
+    fp->rows_in_place = fp->act_local && kf->gemm_rows && fp->chunk_cols <= QMM_F16_ROWS_MAX_COLS;
     if (fp->act_local) { /* an m block of the group's rows, packed right before use */
         const int64_t mb = m_block(fp->al), rows = fp->g < mb ? fp->g : mb;
         fp->thr_act = f16_take(&thr, fp->al->packed_size(rows, fp->k));
@@ -581,8 +583,9 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
             size_t xs = 0;
             if (!fp->act_local) {
                 act = wb + fp->act_off + fp->act_group * (size_t)b + fp->al->packed_offset(r0, fp->k);
-            } else if (kf->gemm_rows && cols <= QMM_F16_ROWS_MAX_COLS && f16_even_rows(fp, x, b, r0, rows, &xs) && xs % 4 == 0) {
-                /* few columns (PV): read in place, nothing to pack, the rows' memory reads overlap the FMAs */
+            } else if (fp->rows_in_place && f16_even_rows(fp, x, b, r0, rows, &xs)) {
+                /* few columns (PV): read in place (views are element-aligned: xs too), nothing to pack, the rows'
+                 * memory reads overlap the FMAs */
                 xr = (const float *)(const void *)((const char *)x->data + f16_row_off(fp, x, b, r0));
             } else { /* the block's rows, packed as rows [0, rows) of the thread's buffer */
                 for (int64_t j = 0; j < rows; j += ms)
