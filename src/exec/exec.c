@@ -416,18 +416,33 @@ static size_t f16_row_off(const f16_plan *fp, const qmm_tensor *t, int64_t wbi, 
 }
 
 /* 1 and the stride when group rows [g0, g0 + cnt) of t are evenly spaced in
- * ascending order (a kernel then reads or writes them in place), else 0. */
+ * ascending order (a kernel then reads or writes them in place), else 0.
+ * Inside a head rows are nb[1] apart, so only the steps between heads need
+ * a look: one per head spanned, not one per row (row by row, with the
+ * divisions of f16_row_off, this took 15% of a 64-row attention call). */
 static int f16_even_rows(const f16_plan *fp, const qmm_tensor *t, int64_t wbi, int64_t g0, int64_t cnt, size_t *stride) {
     *stride = t->nb[1];
     if (g0 % fp->m + cnt <= fp->m) /* within one head */
         return 1;
-    size_t prev = f16_row_off(fp, t, wbi, g0), s = 0;
-    for (int64_t j = 1; j < cnt; j++) {
-        const size_t o = f16_row_off(fp, t, wbi, g0 + j);
-        if (o < prev || (j > 1 && o - prev != s))
-            return 0;
-        s = o - prev;
-        prev = o;
+    size_t s = 0, last = 0; /* the common step once seen; the previous head's last row */
+    int seen = 0;
+    for (int64_t r = g0; r < g0 + cnt;) {
+        const int64_t end = (r / fp->m + 1) * fp->m < g0 + cnt ? (r / fp->m + 1) * fp->m : g0 + cnt;
+        const size_t first = f16_row_off(fp, t, wbi, r);
+        if (r > g0) { /* the step from the previous head */
+            if (first < last || (seen && first - last != s))
+                return 0;
+            s = first - last;
+            seen = 1;
+        }
+        if (end - r > 1) { /* the steps inside this head */
+            if (seen && t->nb[1] != s)
+                return 0;
+            s = t->nb[1];
+            seen = 1;
+        }
+        last = first + (size_t)(end - r - 1) * t->nb[1];
+        r = end;
     }
     *stride = s;
     return 1;

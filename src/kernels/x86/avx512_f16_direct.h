@@ -1,13 +1,16 @@
 /* The direct F16 product of the AVX-512 F16 family (family.h: `direct`):
  * y = x W^T reading the F16 rows of W where they are (qmm_mul_mat_f16's K or
  * V^T, rows ws bytes apart), without the packed copy, for the few activation
- * rows of decode. Per block of 16 W rows and 16 l, the rows are loaded
- * (one ymm each), transposed in registers (16-bit unpacks: exact, the bits
- * move) so that vector l holds the 16 rows at l, widened by vcvtph2ps, and
- * fed to one FMA per activation row: each zmm lane is one output and its
- * chain runs over ascending l from 0, the reference's order. W's bytes
- * stream once from memory, in the order they lie. Included by the AVX-512
- * F16 translation unit only. */
+ * rows of decode. Per block of 16 W rows and 8 l, rows j and j + 8 are loaded
+ * into the two 128-bit lanes of one ymm and transposed in registers (16-bit
+ * unpacks: exact, the bits move), so that vector l holds the 16 rows at l,
+ * widened by vcvtph2ps and fed to one FMA per activation row: each zmm lane
+ * is one output and its chain runs over ascending l from 0, the reference's
+ * order. Two blocks go at once (32 rows) where there are two: with the 4
+ * query rows of a GQA group, one block gave only 4 dependent FMA chains, too
+ * few for the FMA latency (15 GB/s a thread with K in L2). W's bytes stream
+ * once from memory, in the order they lie. Included by the AVX-512 F16
+ * translation unit only. */
 #ifndef QMM_X86_AVX512_F16_DIRECT_H
 #define QMM_X86_AVX512_F16_DIRECT_H
 
@@ -17,14 +20,23 @@
 #ifndef QMM_F16D_PF_BLOCKS
 #define QMM_F16D_PF_BLOCKS 8
 #endif
+#ifndef QMM_F16D_PF_HINT
+#define QMM_F16D_PF_HINT _MM_HINT_T0
+#endif
 #ifndef QMM_F16D_PF_ROW_BYTES
 #define QMM_F16D_PF_ROW_BYTES 256
 #endif
-#define QMM_F16D_MR 8 /* activation rows per pass: 8 accumulators + 16 transposed vectors fit the 32 registers */
+/* Activation rows per pass: with two blocks, 2 x 4 accumulators + 16
+ * transposed vectors; with one, 8 + 8. */
+#define QMM_F16D_MR1 8
+#define QMM_F16D_MR2 4
+
+#define QMM_F16D_INLINE static inline __attribute__((always_inline))
 
 /* In each 128-bit lane, 8 rows x 8 l of 16-bit values transposed: c[l] gets
- * rows 0-7 at l (low lane) and at l + 8 (high lane). */
-static inline __attribute__((always_inline)) void qmm_f16d_transpose8x2(const __m256i r[8], __m256i c[8]) {
+ * rows 0-7 at l (low lane) and rows 8-15 at l (high lane), r[j] holding rows
+ * j and j + 8. */
+QMM_F16D_INLINE void qmm_f16d_transpose8x2(const __m256i r[8], __m256i c[8]) {
     const __m256i a0 = _mm256_unpacklo_epi16(r[0], r[1]), a1 = _mm256_unpackhi_epi16(r[0], r[1]);
     const __m256i a2 = _mm256_unpacklo_epi16(r[2], r[3]), a3 = _mm256_unpackhi_epi16(r[2], r[3]);
     const __m256i a4 = _mm256_unpacklo_epi16(r[4], r[5]), a5 = _mm256_unpackhi_epi16(r[4], r[5]);
@@ -39,50 +51,83 @@ static inline __attribute__((always_inline)) void qmm_f16d_transpose8x2(const __
     c[6] = _mm256_unpacklo_epi64(b3, b7), c[7] = _mm256_unpackhi_epi64(b3, b7);
 }
 
-/* MR activation rows (x, rows xs bytes apart, at column l0 of W) x the 16
- * rows wr (NULL: a padding row, read as zeros) over l in [l0, l0 + kt),
- * kt <= 16, accumulated into acc. */
-static inline __attribute__((always_inline)) void qmm_f16d_step(int MR, int kt, const uint16_t *const wr[16], int64_t l0,
-                                                                const float *x, size_t xs, __m512 acc[QMM_F16D_MR]) {
-    const __mmask16 lm = (__mmask16)((1u << kt) - 1u);
-    __m256i r[16];
-    for (int j = 0; j < 16; j++) {
-        if (!wr[j])
-            r[j] = _mm256_setzero_si256();
-        else if (kt == 16)
-            r[j] = _mm256_loadu_si256((const __m256i *)(const void *)(wr[j] + l0));
-        else /* fault-suppressing: never reads past the row */
-            r[j] = _mm256_maskz_loadu_epi16(lm, wr[j] + l0);
+/* 8 l (kt <= 8) of row wr from l0: NULL, a padding row, reads as zeros; a
+ * short step loads fault-suppressed, never past the row. */
+QMM_F16D_INLINE __m128i qmm_f16d_load8(const uint16_t *wr, int kt, int64_t l0) {
+    if (!wr)
+        return _mm_setzero_si128();
+    if (kt == 8)
+        return _mm_loadu_si128((const __m128i *)(const void *)(wr + l0));
+    return _mm_maskz_loadu_epi16((__mmask8)((1u << kt) - 1u), wr + l0);
+}
+
+/* MR activation rows (x, rows xs bytes apart, at column l0 of W) x NB blocks
+ * of 16 rows (wr[16 b + j]) over l in [l0, l0 + kt), kt <= 8, accumulated
+ * into acc[b MR + i] (one flat array: GCC keeps it in registers, a [2][8]
+ * one it kept on the stack). */
+QMM_F16D_INLINE void qmm_f16d_step(int MR, int NB, int kt, const uint16_t *const *wr, int64_t l0, const float *x, size_t xs,
+                                   __m512 acc[QMM_F16D_MR1]) {
+    __m256i c[2][8];
+    for (int b = 0; b < NB; b++) {
+        __m256i r[8];
+        for (int j = 0; j < 8; j++)
+            r[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(qmm_f16d_load8(wr[16 * b + j], kt, l0)),
+                                           qmm_f16d_load8(wr[16 * b + j + 8], kt, l0), 1);
+        qmm_f16d_transpose8x2(r, c[b]);
     }
-    __m256i lo[8], hi[8];
-    qmm_f16d_transpose8x2(r, lo);
-    qmm_f16d_transpose8x2(r + 8, hi);
-#pragma GCC unroll 16
+#pragma GCC unroll 8
     for (int l = 0; l < kt; l++) {
-        /* rows 0-7 and 8-15 at l: the low lanes (l < 8) or the high ones */
-        const __m256i t =
-            l < 8 ? _mm256_permute2x128_si256(lo[l], hi[l], 0x20) : _mm256_permute2x128_si256(lo[l - 8], hi[l - 8], 0x31);
-        const __m512 w = _mm512_cvtph_ps(t);
-        for (int i = 0; i < MR; i++)
-            acc[i] = _mm512_fmadd_ps(
-                w, _mm512_set1_ps(*(const float *)(const void *)((const char *)x + (size_t)i * xs + (size_t)(l0 + l) * 4)),
-                acc[i]);
+        const __m512 w0 = _mm512_cvtph_ps(c[0][l]);
+        const __m512 w1 = NB == 2 ? _mm512_cvtph_ps(c[1][l]) : w0;
+        for (int i = 0; i < MR; i++) {
+            const __m512 xb =
+                _mm512_set1_ps(*(const float *)(const void *)((const char *)x + (size_t)i * xs + (size_t)(l0 + l) * 4));
+            acc[i] = _mm512_fmadd_ps(w0, xb, acc[i]);
+            if (NB == 2)
+                acc[MR + i] = _mm512_fmadd_ps(w1, xb, acc[MR + i]);
+        }
     }
 }
 
-/* MR rows of x times the 16 (or nr < 16) W rows wr, whole k, into y. */
-static inline __attribute__((always_inline)) void qmm_f16d_block(int MR, int64_t k, const uint16_t *const wr[16], int nr,
-                                                                 const float *x, size_t xs, float *y, size_t ys) {
-    __m512 acc[QMM_F16D_MR];
-    for (int i = 0; i < MR; i++)
+/* Lines of rows ahead to prefetch, spread over the steps of a block: a
+ * burst of a block's 32-64 prefetches at once waited on the L1's fill
+ * buffers (a third of the time with K in L3). Row `row` of `rows`, line
+ * `seg` of `segs` 64-byte lines each; `per` lines a step. */
+typedef struct qmm_f16d_pf {
+    const char *row;
+    size_t ws;
+    int rows, segs, seg, per;
+} qmm_f16d_pf;
+
+QMM_F16D_INLINE void qmm_f16d_pf_step(qmm_f16d_pf *pf) {
+    for (int t = 0; t < pf->per && pf->rows > 0; t++) {
+        _mm_prefetch(pf->row + (size_t)pf->seg * 64, QMM_F16D_PF_HINT);
+        if (++pf->seg == pf->segs) {
+            pf->seg = 0;
+            pf->row += pf->ws;
+            pf->rows--;
+        }
+    }
+}
+
+/* MR rows of x times NB blocks of W rows wr (the last block's nr rows
+ * valid, the others 16), whole k, into y; the prefetches of pf on the way. */
+QMM_F16D_INLINE void qmm_f16d_block(int MR, int NB, int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs,
+                                    float *y, size_t ys, qmm_f16d_pf pf) {
+    __m512 acc[QMM_F16D_MR1];
+    for (int i = 0; i < NB * MR; i++)
         acc[i] = _mm512_setzero_ps();
     int64_t l0 = 0;
-    for (; l0 + 16 <= k; l0 += 16)
-        qmm_f16d_step(MR, 16, wr, l0, x, xs, acc);
+    for (; l0 + 8 <= k; l0 += 8) {
+        qmm_f16d_pf_step(&pf);
+        qmm_f16d_step(MR, NB, 8, wr, l0, x, xs, acc);
+    }
+    pf.per = pf.rows * pf.segs; /* what is left */
+    qmm_f16d_pf_step(&pf);
     switch (k - l0) { /* constant kt: the tail's loops unroll as the main one's */
     case 0: break;
 #define QMM_F16D_TAIL(t)                                                                                                         \
-    case t: qmm_f16d_step(MR, t, wr, l0, x, xs, acc); break;
+    case t: qmm_f16d_step(MR, NB, t, wr, l0, x, xs, acc); break;
         QMM_F16D_TAIL(1)
         QMM_F16D_TAIL(2)
         QMM_F16D_TAIL(3)
@@ -90,69 +135,83 @@ static inline __attribute__((always_inline)) void qmm_f16d_block(int MR, int64_t
         QMM_F16D_TAIL(5)
         QMM_F16D_TAIL(6)
         QMM_F16D_TAIL(7)
-        QMM_F16D_TAIL(8)
-        QMM_F16D_TAIL(9)
-        QMM_F16D_TAIL(10)
-        QMM_F16D_TAIL(11)
-        QMM_F16D_TAIL(12)
-        QMM_F16D_TAIL(13)
-        QMM_F16D_TAIL(14)
-        QMM_F16D_TAIL(15)
 #undef QMM_F16D_TAIL
     default: break;
     }
     const __mmask16 nm = (__mmask16)((1u << nr) - 1u);
-    for (int i = 0; i < MR; i++)
-        _mm512_mask_storeu_ps((float *)(void *)((char *)y + (size_t)i * ys), nm, acc[i]);
+    for (int i = 0; i < MR; i++) {
+        float *yr = (float *)(void *)((char *)y + (size_t)i * ys);
+        if (NB == 2) {
+            _mm512_storeu_ps(yr, acc[i]);
+            _mm512_mask_storeu_ps(yr + 16, nm, acc[MR + i]);
+        } else {
+            _mm512_mask_storeu_ps(yr, nm, acc[i]);
+        }
+    }
 }
 
-#define QMM_F16D_BLOCK(mr)                                                                                                       \
-    static void qmm_f16d_block##mr(int64_t k, const uint16_t *const wr[16], int nr, const float *x, size_t xs, float *y,         \
-                                   size_t ys) {                                                                                  \
-        qmm_f16d_block(mr, k, wr, nr, x, xs, y, ys);                                                                             \
+typedef void (*qmm_f16d_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16d_pf);
+#define QMM_F16D_BLOCK(nb, mr)                                                                                                   \
+    static void qmm_f16d_block##nb##_##mr(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y,     \
+                                          size_t ys, qmm_f16d_pf pf) {                                                           \
+        qmm_f16d_block(mr, nb, k, wr, nr, x, xs, y, ys, pf);                                                                     \
     }
-QMM_F16D_BLOCK(1)
-QMM_F16D_BLOCK(2)
-QMM_F16D_BLOCK(3)
-QMM_F16D_BLOCK(4)
-QMM_F16D_BLOCK(5)
-QMM_F16D_BLOCK(6)
-QMM_F16D_BLOCK(7)
-QMM_F16D_BLOCK(8)
+QMM_F16D_BLOCK(1, 1)
+QMM_F16D_BLOCK(1, 2)
+QMM_F16D_BLOCK(1, 3)
+QMM_F16D_BLOCK(1, 4)
+QMM_F16D_BLOCK(1, 5)
+QMM_F16D_BLOCK(1, 6)
+QMM_F16D_BLOCK(1, 7)
+QMM_F16D_BLOCK(1, 8)
+QMM_F16D_BLOCK(2, 1)
+QMM_F16D_BLOCK(2, 2)
+QMM_F16D_BLOCK(2, 3)
+QMM_F16D_BLOCK(2, 4)
 #undef QMM_F16D_BLOCK
 
 /* The family's `direct` entry: y[i][j] = sum over ascending l of
  * w[j][l] x[i][l] (fmaf chain from 0) for i < m, j < n. */
 static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, size_t ws, float *y,
                             size_t ys) {
-    typedef void (*block_fn)(int64_t, const uint16_t *const[16], int, const float *, size_t, float *, size_t);
-    static const block_fn blocks[QMM_F16D_MR + 1] = {NULL,
-                                                     qmm_f16d_block1,
-                                                     qmm_f16d_block2,
-                                                     qmm_f16d_block3,
-                                                     qmm_f16d_block4,
-                                                     qmm_f16d_block5,
-                                                     qmm_f16d_block6,
-                                                     qmm_f16d_block7,
-                                                     qmm_f16d_block8};
-    /* Short rows (K: k = head dim, 128 B) go by 16 rows a block, whose 32
+    static const qmm_f16d_block_fn one[QMM_F16D_MR1 + 1] = {NULL,
+                                                            qmm_f16d_block1_1,
+                                                            qmm_f16d_block1_2,
+                                                            qmm_f16d_block1_3,
+                                                            qmm_f16d_block1_4,
+                                                            qmm_f16d_block1_5,
+                                                            qmm_f16d_block1_6,
+                                                            qmm_f16d_block1_7,
+                                                            qmm_f16d_block1_8};
+    static const qmm_f16d_block_fn two[QMM_F16D_MR2 + 1] = {NULL, qmm_f16d_block2_1, qmm_f16d_block2_2, qmm_f16d_block2_3,
+                                                            qmm_f16d_block2_4};
+    /* Short rows (K: k = head dim, 128 B) go by 16 or 32 rows at once, whose
      * lines the hardware did not fetch ahead of the transposes (1.3 bytes a
-     * cycle from memory): the rows of the block QMM_F16D_PF_BLOCKS ahead are
-     * prefetched, their first QMM_F16D_PF_ROW_BYTES each. */
+     * cycle from memory): the rows QMM_F16D_PF_BLOCKS blocks of 16 ahead are
+     * prefetched, their first QMM_F16D_PF_ROW_BYTES each, spread over the
+     * block's steps (by the first pass over the activation rows). */
     const size_t pf_row = (size_t)k * 2 < QMM_F16D_PF_ROW_BYTES ? (size_t)k * 2 : QMM_F16D_PF_ROW_BYTES;
-    for (int64_t j0 = 0; j0 < n; j0 += 16) {
-        const int nr = (int)(n - j0 < 16 ? n - j0 : 16);
-        for (int64_t j = j0 + 16 * QMM_F16D_PF_BLOCKS; j < j0 + 16 * (QMM_F16D_PF_BLOCKS + 1) && j < n; j++)
-            for (size_t b = 0; b < pf_row; b += 64)
-                _mm_prefetch((const char *)w + (size_t)j * ws + b, _MM_HINT_T0);
-        const uint16_t *wr[16];
-        for (int j = 0; j < 16; j++)
-            wr[j] = j < nr ? (const uint16_t *)(const void *)((const char *)w + (size_t)(j0 + j) * ws) : NULL;
-        for (int64_t i0 = 0; i0 < m; i0 += QMM_F16D_MR) {
-            const int mr = (int)(m - i0 < QMM_F16D_MR ? m - i0 : QMM_F16D_MR);
-            blocks[mr](k, wr, nr, (const float *)(const void *)((const char *)x + (size_t)i0 * xs), xs,
-                       (float *)(void *)((char *)y + (size_t)i0 * ys) + j0, ys);
+    const int segs = (int)((pf_row + 63) / 64);
+    const int64_t steps = k / 8 > 0 ? k / 8 : 1;
+    for (int64_t j0 = 0; j0 < n;) {
+        const int nb = n - j0 > 16 ? 2 : 1; /* blocks this pass */
+        const int nr = (int)(n - j0 - 16 * (nb - 1) < 16 ? n - j0 - 16 * (nb - 1) : 16);
+        const int64_t rows = 16 * (nb - 1) + nr;
+        const int64_t ahead = j0 + 16 * QMM_F16D_PF_BLOCKS;
+        qmm_f16d_pf pf = {(const char *)w + (size_t)ahead * ws, ws, 0, segs, 0, 0};
+        pf.rows = (int)(ahead >= n ? 0 : n - ahead < rows ? n - ahead : rows);
+        pf.per = (int)((pf.rows * segs + steps - 1) / steps);
+        const uint16_t *wr[32];
+        for (int j = 0; j < 32; j++)
+            wr[j] = j < rows ? (const uint16_t *)(const void *)((const char *)w + (size_t)(j0 + j) * ws) : NULL;
+        const int mr_max = nb == 2 ? QMM_F16D_MR2 : QMM_F16D_MR1;
+        for (int64_t i0 = 0; i0 < m; i0 += mr_max) {
+            const int mr = (int)(m - i0 < mr_max ? m - i0 : mr_max);
+            (nb == 2 ? two : one)[mr](k, wr, nr, (const float *)(const void *)((const char *)x + (size_t)i0 * xs), xs,
+                                      (float *)(void *)((char *)y + (size_t)i0 * ys) + j0, ys, pf);
+            pf.rows = 0; /* the first pass fetched them */
         }
+        j0 += rows;
     }
 }
 
