@@ -420,8 +420,8 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
  * both ways, one and two m blocks), every thread count 1..5 and chunk
  * multipliers 1 and 3, and a caller's pool of 3 threads; y padding
  * untouched. Dense views too (rows read and written in place), and the
- * direct decode kernel's edges: k = 1..5, 17, 31, n off 16, groups of
- * 1..16 rows. */
+ * direct decode kernel's edges: k = 1..5, 17, 31, 300 (rows too long for
+ * two blocks at once), n off 16, groups of 1..16 rows. */
 static void f16_grouping(void) {
     static const int64_t cases[][7] = {
         /* k, n, bw2, bw3, r2, r3, max m */
@@ -442,6 +442,7 @@ static void f16_grouping(void) {
         {17, 100, 2, 1, 4, 1, 5},
         {31, 16, 1, 1, 8, 1, 3},
         {48, 1, 2, 1, 4, 1, 4},
+        {300, 40, 2, 1, 4, 1, 2}, /* long rows (PV's V^T): one block of 16 at a time, not two */
     };
     static const int mults[] = {1, 3};
     qmm_context *ref = make_ctx(1, 1, 0, "ref_f16");
