@@ -421,7 +421,8 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
  * multipliers 1 and 3, and a caller's pool of 3 threads; y padding
  * untouched. Dense views too (rows read and written in place), and the
  * direct decode kernel's edges: k = 1..5, 17, 31, 300 (rows too long for
- * two blocks at once), n off 16, groups of 1..16 rows. */
+ * two blocks at once), n off 16, groups of 1..16 rows. The other runnable
+ * F16 families (AVX2 on an AVX-512 host) forced, on 1 and 3 threads. */
 static void f16_grouping(void) {
     static const int64_t cases[][7] = {
         /* k, n, bw2, bw3, r2, r3, max m */
@@ -450,6 +451,21 @@ static void f16_grouping(void) {
     for (int t = 0; t < 5; t++)
         for (int u = 0; u < 2; u++)
             ctxs[t][u] = make_ctx(t + 1, mults[u], 0, NULL);
+    /* the other runnable F16 families (the first is the one chosen above),
+     * forced, on 1 and 3 threads: each has its own direct decode kernel */
+    qmm_context *others[8][2];
+    const char *other_names[8];
+    int nothers = 0, seen_f16 = 0;
+    for (int i = 0; i < qmm_family_count() && nothers < 8; i++) {
+        qmm_family_desc d;
+        CHECK_OK(qmm_family_info(i, &d));
+        if (d.type != QMM_TYPE_F16 || d.is_reference || !d.runnable || seen_f16++ == 0)
+            continue;
+        other_names[nothers] = d.name;
+        others[nothers][0] = make_ctx(1, 1, 0, d.name);
+        others[nothers][1] = make_ctx(3, 1, 0, d.name);
+        nothers++;
+    }
     long bad = 0, calls = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const int64_t k = cases[c][0], n = cases[c][1], bw2 = cases[c][2], bw3 = cases[c][3];
@@ -514,6 +530,17 @@ static void f16_grouping(void) {
                               (long long)k, (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense,
                               t + 1, mults[u]);
                 }
+            for (int o = 0; o < nothers; o++)
+                for (int u = 0; u < 2; u++) {
+                    memset(got, 0x7f, ybytes);
+                    y.data = got;
+                    CHECK_OK(qmm_mul_mat_f16(others[o][u], &w, &x, &y));
+                    calls++;
+                    if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
+                        CHECK(0, "f16 grouping (%s) k=%lld n=%lld r2=%lld r3=%lld m=%lld dense=%d nth=%d differs", other_names[o],
+                              (long long)k, (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense,
+                              u ? 3 : 1);
+                }
             if (!dense && (m == 1 || m == cases[c][6])) { /* one local group and one shared (or local) */
                 memset(got, 0x7f, ybytes);
                 f16_byo(ctxs[0][0], &w, &x, &y);
@@ -534,6 +561,9 @@ static void f16_grouping(void) {
     for (int t = 0; t < 5; t++)
         for (int u = 0; u < 2; u++)
             qmm_context_free(ctxs[t][u]);
+    for (int o = 0; o < nothers; o++)
+        for (int u = 0; u < 2; u++)
+            qmm_context_free(others[o][u]);
     qmm_context_free(ref);
 }
 

@@ -219,6 +219,12 @@ static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
     }
 }
 
+/* The family's `direct` entry (family.h); a translation unit that has one
+ * defines FP_DIRECT before including this body. */
+#ifndef FP_DIRECT
+#define FP_DIRECT NULL
+#endif
+
 const qmm_family FP_SYM = {
     .name = FP_NAME,
     .wtype = FP_WTYPE,
@@ -240,4 +246,5 @@ const qmm_family FP_SYM = {
     .gemm = fp_gemm,
     .gemm_rows = fp_gemm_rows,
     .gemv = fp_gemv,
+    .direct = FP_DIRECT,
 };
