@@ -58,11 +58,9 @@ QMM_F16D_INLINE void qmm_f16d_transpose8x2(const __m256i r[8], __m256i c[8]) {
     c[6] = _mm256_unpacklo_epi64(b3, b7), c[7] = _mm256_unpackhi_epi64(b3, b7);
 }
 
-/* 8 l (kt <= 8) of row wr from l0: NULL, a padding row, reads as zeros; a
- * short step loads fault-suppressed, never past the row. */
+/* 8 l (kt <= 8) of row wr from l0; a short step loads fault-suppressed,
+ * never past the row. */
 QMM_F16D_INLINE __m128i qmm_f16d_load8(const uint16_t *wr, int kt, int64_t l0) {
-    if (!wr)
-        return _mm_setzero_si128();
     if (kt == 8)
         return _mm_loadu_si128((const __m128i *)(const void *)(wr + l0));
     return _mm_maskz_loadu_epi16((__mmask8)((1u << kt) - 1u), wr + l0);
@@ -208,9 +206,11 @@ static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, siz
         qmm_f16d_pf pf = {(const char *)w + (size_t)ahead * ws, ws, 0, segs, 0, 0};
         pf.rows = (int)(ahead >= n ? 0 : n - ahead < rows ? n - ahead : rows);
         pf.per = (int)((pf.rows * segs + steps - 1) / steps);
+        /* padding rows repeat the last row (their lanes are never stored): a
+         * NULL test and branch per row and step took ports from the FMAs */
         const uint16_t *wr[32];
         for (int j = 0; j < 32; j++)
-            wr[j] = j < rows ? (const uint16_t *)(const void *)((const char *)w + (size_t)(j0 + j) * ws) : NULL;
+            wr[j] = (const uint16_t *)(const void *)((const char *)w + (size_t)(j0 + (j < rows ? j : rows - 1)) * ws);
         const int mr_max = nb == 2 ? QMM_F16D_MR2 : QMM_F16D_MR1;
         for (int64_t i0 = 0; i0 < m; i0 += mr_max) {
             const int mr = (int)(m - i0 < mr_max ? m - i0 : mr_max);
