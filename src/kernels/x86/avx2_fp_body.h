@@ -24,6 +24,20 @@
 #define FP_MR 6
 #define FP_PF 512 /* software prefetch distance per panel stream, bytes (measured) */
 
+/* 16-bit weights (F16, BF16) widen each panel once per GEMM (rows of at
+ * least two tiles) into the thread's fp32 copy that every row group then
+ * reads (k <= QMM_AVX2FP_WIDE_MAX_K): widening at every use took 2 of every
+ * 14 vector slots from the FMAs (+4-9% at 128 rows). One copy for both
+ * families, defined by matmul_f16_avx2.c (a thread runs one GEMM at a time);
+ * thread-local: 256 KiB is too much for a host thread's stack. */
+#define FP_WIDEN              (sizeof(FP_ELEM) == 2)
+#define QMM_AVX2FP_WIDE_MAX_K 4096
+#ifdef FP_DEFINE_WIDE
+_Thread_local float qmm_avx2fp_wide[QMM_AVX2FP_WIDE_MAX_K * 16] __attribute__((aligned(32)));
+#else
+extern _Thread_local float qmm_avx2fp_wide[QMM_AVX2FP_WIDE_MAX_K * 16];
+#endif
+
 static size_t fp_panel_bytes(int64_t k) { return (size_t)k * FP_NR * sizeof(FP_ELEM); }
 
 static size_t fp_w_size(int64_t k, int64_t n) { return (size_t)((n + FP_NR - 1) / FP_NR) * fp_panel_bytes(k); }
@@ -113,9 +127,12 @@ static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
 /* mr activation rows (xr floats apart) x np consecutive panels of 16 rows
  * (np * mr <= 6: 2 * np * mr accumulators). ncols: the last panel's valid
  * columns. */
-static inline __attribute__((always_inline)) void fp_tile(const int np, const int mr, int64_t k, const float *x, size_t xr,
-                                                          const FP_ELEM *panel, float *y, size_t ys, int ncols) {
-    const int64_t pe = k * FP_NR; /* elements per panel */
+static inline __attribute__((always_inline)) void fp_tile_of(const int wide, const int np, const int mr, int64_t k,
+                                                             const float *x, size_t xr, const void *panel_, float *y, size_t ys,
+                                                             int ncols) {
+    const FP_ELEM *panel = (const FP_ELEM *)panel_;
+    const float *wpanel = (const float *)panel_; /* wide: the panel widened to fp32 */
+    const int64_t pe = k * FP_NR;                /* elements per panel */
     /* the y lines this tile stores (first and last float of each panel's 16):
      * where y is cold (attention's QK^T, k = 64) their page walks and misses
      * then overlap the FMAs instead of stalling the stores */
@@ -132,6 +149,12 @@ static inline __attribute__((always_inline)) void fp_tile(const int np, const in
     for (int64_t l = 0; l < k; l++) {
         __m256 w0[4], w1[4];
         for (int p = 0; p < np; p++) {
+            if (wide) {
+                const float *wl = wpanel + p * pe + l * FP_NR;
+                w0[p] = _mm256_loadu_ps(wl);
+                w1[p] = _mm256_loadu_ps(wl + 8);
+                continue;
+            }
             const FP_ELEM *wl = panel + p * pe + l * FP_NR;
             /* memory bound at small m: run ahead across 4 KiB pages */
             _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
@@ -150,6 +173,8 @@ static inline __attribute__((always_inline)) void fp_tile(const int np, const in
         for (int r = 0; r < mr; r++)
             fp_store((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1], p == np - 1 ? ncols : FP_NR);
 }
+
+#define fp_tile(...) fp_tile_of(0, __VA_ARGS__)
 
 /* r < FP_MR rows x one panel. */
 static void fp_tile_rows(int r, int64_t k, const float *x, size_t xr, const FP_ELEM *panel, float *y, size_t ys, int ncols) {
@@ -176,6 +201,15 @@ static void fp_gemm_x(int64_t m, int64_t n, int64_t k, const float *x, size_t xr
         for (int64_t jp = j0; jp < jend; jp += FP_NR) {
             const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(jp, k));
             const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
+            if (FP_WIDEN && mfull >= 2 * FP_MR && k <= QMM_AVX2FP_WIDE_MAX_K) {
+                float *wide = qmm_avx2fp_wide;
+                for (int64_t l = 0; l < k * FP_NR; l += 8)
+                    _mm256_store_ps(wide + l, fp_load8(panel + l));
+                for (int64_t i = 0; i < mfull; i += FP_MR)
+                    fp_tile_of(1, 1, FP_MR, k, x + (size_t)i * xr, xr, wide, (float *)((char *)y + (size_t)i * ys) + jp, ys,
+                               ncols);
+                continue;
+            }
             for (int64_t i = 0; i < mfull; i += FP_MR)
                 fp_tile(1, FP_MR, k, x + (size_t)i * xr, xr, panel, (float *)((char *)y + (size_t)i * ys) + jp, ys, ncols);
         }

@@ -15,7 +15,8 @@ static inline __m256 fp_load8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_lo
 static inline float fp_to_f32(uint16_t v) { return qmm_fp16_to_fp32(v); }
 
 #include "kernels/x86/avx2_f16_direct.h"
-#define FP_DIRECT qmm_f16d2_direct /* decode reads K / V^T in place */
+#define FP_DIRECT      qmm_f16d2_direct /* decode reads K / V^T in place */
+#define FP_DEFINE_WIDE                  /* the widened panel's thread-local copy (avx2_fp_body.h) */
 
 #define FP_SYM      qmm_family_avx2_f16
 #define FP_NAME     "avx2_f16"
