@@ -17,11 +17,10 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "kernels/x86/f16_direct_common.h"
+
 #ifndef QMM_F16D_PF_BLOCKS
 #define QMM_F16D_PF_BLOCKS 8
-#endif
-#ifndef QMM_F16D_PF_HINT
-#define QMM_F16D_PF_HINT _MM_HINT_T0
 #endif
 #ifndef QMM_F16D_PF_ROW_BYTES
 #define QMM_F16D_PF_ROW_BYTES 256
@@ -38,25 +37,7 @@
 #define QMM_F16D_PAIR_MAX_K 256
 #endif
 
-#define QMM_F16D_INLINE static inline __attribute__((always_inline))
-
-/* In each 128-bit lane, 8 rows x 8 l of 16-bit values transposed: c[l] gets
- * rows 0-7 at l (low lane) and rows 8-15 at l (high lane), r[j] holding rows
- * j and j + 8. */
-QMM_F16D_INLINE void qmm_f16d_transpose8x2(const __m256i r[8], __m256i c[8]) {
-    const __m256i a0 = _mm256_unpacklo_epi16(r[0], r[1]), a1 = _mm256_unpackhi_epi16(r[0], r[1]);
-    const __m256i a2 = _mm256_unpacklo_epi16(r[2], r[3]), a3 = _mm256_unpackhi_epi16(r[2], r[3]);
-    const __m256i a4 = _mm256_unpacklo_epi16(r[4], r[5]), a5 = _mm256_unpackhi_epi16(r[4], r[5]);
-    const __m256i a6 = _mm256_unpacklo_epi16(r[6], r[7]), a7 = _mm256_unpackhi_epi16(r[6], r[7]);
-    const __m256i b0 = _mm256_unpacklo_epi32(a0, a2), b1 = _mm256_unpackhi_epi32(a0, a2); /* l 0,1 / 2,3 of rows 0-3 */
-    const __m256i b2 = _mm256_unpacklo_epi32(a1, a3), b3 = _mm256_unpackhi_epi32(a1, a3); /* l 4,5 / 6,7 */
-    const __m256i b4 = _mm256_unpacklo_epi32(a4, a6), b5 = _mm256_unpackhi_epi32(a4, a6);
-    const __m256i b6 = _mm256_unpacklo_epi32(a5, a7), b7 = _mm256_unpackhi_epi32(a5, a7);
-    c[0] = _mm256_unpacklo_epi64(b0, b4), c[1] = _mm256_unpackhi_epi64(b0, b4);
-    c[2] = _mm256_unpacklo_epi64(b1, b5), c[3] = _mm256_unpackhi_epi64(b1, b5);
-    c[4] = _mm256_unpacklo_epi64(b2, b6), c[5] = _mm256_unpackhi_epi64(b2, b6);
-    c[6] = _mm256_unpacklo_epi64(b3, b7), c[7] = _mm256_unpackhi_epi64(b3, b7);
-}
+#define QMM_F16D_INLINE QMM_F16DC_INLINE
 
 /* 8 l (kt <= 8) of row wr from l0; a short step loads fault-suppressed,
  * never past the row. */
@@ -78,7 +59,7 @@ QMM_F16D_INLINE void qmm_f16d_step(int MR, int NB, int kt, const uint16_t *const
         for (int j = 0; j < 8; j++)
             r[j] = _mm256_inserti128_si256(_mm256_castsi128_si256(qmm_f16d_load8(wr[16 * b + j], kt, l0)),
                                            qmm_f16d_load8(wr[16 * b + j + 8], kt, l0), 1);
-        qmm_f16d_transpose8x2(r, c[b]);
+        qmm_f16dc_transpose8x2(r, c[b]);
     }
 #pragma GCC unroll 8
     for (int l = 0; l < kt; l++) {
@@ -94,41 +75,19 @@ QMM_F16D_INLINE void qmm_f16d_step(int MR, int NB, int kt, const uint16_t *const
     }
 }
 
-/* Lines of rows ahead to prefetch, spread over the steps of a block: a
- * burst of a block's 32-64 prefetches at once waited on the L1's fill
- * buffers (a third of the time with K in L3). Row `row` of `rows`, line
- * `seg` of `segs` 64-byte lines each; `per` lines a step. */
-typedef struct qmm_f16d_pf {
-    const char *row;
-    size_t ws;
-    int rows, segs, seg, per;
-} qmm_f16d_pf;
-
-QMM_F16D_INLINE void qmm_f16d_pf_step(qmm_f16d_pf *pf) {
-    for (int t = 0; t < pf->per && pf->rows > 0; t++) {
-        _mm_prefetch(pf->row + (size_t)pf->seg * 64, QMM_F16D_PF_HINT);
-        if (++pf->seg == pf->segs) {
-            pf->seg = 0;
-            pf->row += pf->ws;
-            pf->rows--;
-        }
-    }
-}
-
 /* MR rows of x times NB blocks of W rows wr (the last block's nr rows
  * valid, the others 16), whole k, into y; the prefetches of pf on the way. */
 QMM_F16D_INLINE void qmm_f16d_block(int MR, int NB, int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs,
-                                    float *y, size_t ys, qmm_f16d_pf pf) {
+                                    float *y, size_t ys, qmm_f16dc_pf pf) {
     __m512 acc[QMM_F16D_MR1];
     for (int i = 0; i < NB * MR; i++)
         acc[i] = _mm512_setzero_ps();
     int64_t l0 = 0;
     for (; l0 + 8 <= k; l0 += 8) {
-        qmm_f16d_pf_step(&pf);
+        qmm_f16dc_pf_step(&pf);
         qmm_f16d_step(MR, NB, 8, wr, l0, x, xs, acc);
     }
-    pf.per = pf.rows * pf.segs; /* what is left */
-    qmm_f16d_pf_step(&pf);
+    qmm_f16dc_pf_rest(&pf);
     switch (k - l0) { /* constant kt: the tail's loops unroll as the main one's */
     case 0: break;
 #define QMM_F16D_TAIL(t)                                                                                                         \
@@ -155,10 +114,10 @@ QMM_F16D_INLINE void qmm_f16d_block(int MR, int NB, int64_t k, const uint16_t *c
     }
 }
 
-typedef void (*qmm_f16d_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16d_pf);
+typedef void (*qmm_f16d_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16dc_pf);
 #define QMM_F16D_BLOCK(nb, mr)                                                                                                   \
     static void qmm_f16d_block##nb##_##mr(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y,     \
-                                          size_t ys, qmm_f16d_pf pf) {                                                           \
+                                          size_t ys, qmm_f16dc_pf pf) {                                                          \
         qmm_f16d_block(mr, nb, k, wr, nr, x, xs, y, ys, pf);                                                                     \
     }
 QMM_F16D_BLOCK(1, 1)
@@ -193,24 +152,15 @@ static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, siz
     /* Short rows (K: k = head dim, 128 B) go by 16 or 32 rows at once, whose
      * lines the hardware did not fetch ahead of the transposes (1.3 bytes a
      * cycle from memory): the rows QMM_F16D_PF_BLOCKS blocks of 16 ahead are
-     * prefetched, their first QMM_F16D_PF_ROW_BYTES each, spread over the
-     * block's steps (by the first pass over the activation rows). */
-    const size_t pf_row = (size_t)k * 2 < QMM_F16D_PF_ROW_BYTES ? (size_t)k * 2 : QMM_F16D_PF_ROW_BYTES;
-    const int segs = (int)((pf_row + 63) / 64);
-    const int64_t steps = k / 8 > 0 ? k / 8 : 1;
+     * prefetched, their first QMM_F16D_PF_ROW_BYTES each, by the first pass
+     * over the activation rows. */
     for (int64_t j0 = 0; j0 < n;) {
         const int nb = n - j0 > 16 && k <= QMM_F16D_PAIR_MAX_K ? 2 : 1; /* blocks this pass */
         const int nr = (int)(n - j0 - 16 * (nb - 1) < 16 ? n - j0 - 16 * (nb - 1) : 16);
         const int64_t rows = 16 * (nb - 1) + nr;
-        const int64_t ahead = j0 + 16 * QMM_F16D_PF_BLOCKS;
-        qmm_f16d_pf pf = {(const char *)w + (size_t)ahead * ws, ws, 0, segs, 0, 0};
-        pf.rows = (int)(ahead >= n ? 0 : n - ahead < rows ? n - ahead : rows);
-        pf.per = (int)((pf.rows * segs + steps - 1) / steps);
-        /* padding rows repeat the last row (their lanes are never stored): a
-         * NULL test and branch per row and step took ports from the FMAs */
+        qmm_f16dc_pf pf = qmm_f16dc_pf_of(w, ws, n, k, j0, rows, 16 * QMM_F16D_PF_BLOCKS, QMM_F16D_PF_ROW_BYTES, 8);
         const uint16_t *wr[32];
-        for (int j = 0; j < 32; j++)
-            wr[j] = (const uint16_t *)(const void *)((const char *)w + (size_t)(j0 + (j < rows ? j : rows - 1)) * ws);
+        qmm_f16dc_rows(w, ws, j0, rows, 32, wr);
         const int mr_max = nb == 2 ? QMM_F16D_MR2 : QMM_F16D_MR1;
         for (int64_t i0 = 0; i0 < m; i0 += mr_max) {
             const int mr = (int)(m - i0 < mr_max ? m - i0 : mr_max);
