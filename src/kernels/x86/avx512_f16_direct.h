@@ -44,7 +44,8 @@
 QMM_F16D_INLINE __m128i qmm_f16d_load8(const uint16_t *wr, int kt, int64_t l0) {
     if (kt == 8)
         return _mm_loadu_si128((const __m128i *)(const void *)(wr + l0));
-    return _mm_maskz_loadu_epi16((__mmask8)((1u << kt) - 1u), wr + l0);
+    /* the 256-bit form: the 128-bit one is not in SIMDe (the AVX-512 emulation) */
+    return _mm256_castsi256_si128(_mm256_maskz_loadu_epi16((__mmask16)((1u << kt) - 1u), wr + l0));
 }
 
 /* MR activation rows (x, rows xs bytes apart, at column l0 of W) x NB blocks
