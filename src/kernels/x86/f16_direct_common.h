@@ -54,7 +54,8 @@ QMM_F16DC_INLINE qmm_f16dc_pf qmm_f16dc_pf_of(const void *w, size_t ws, int64_t 
                                               int64_t ahead, size_t row_bytes, int step_l) {
     const size_t pf_row = (size_t)k * 2 < row_bytes ? (size_t)k * 2 : row_bytes;
     const int64_t at = j0 + ahead, steps = k / step_l > 0 ? k / step_l : 1;
-    qmm_f16dc_pf pf = {(const char *)w + (size_t)at * ws, ws, 0, (int)((pf_row + 63) / 64), 0, 0};
+    /* a row pointer only to a row there is (w + at ws past the end may wrap) */
+    qmm_f16dc_pf pf = {at < n ? (const char *)w + (size_t)at * ws : (const char *)w, ws, 0, (int)((pf_row + 63) / 64), 0, 0};
     pf.rows = (int)(at >= n ? 0 : n - at < rows ? n - at : rows);
     pf.per = (int)((pf.rows * pf.segs + steps - 1) / steps);
     return pf;
@@ -65,8 +66,8 @@ QMM_F16DC_INLINE void qmm_f16dc_pf_step(qmm_f16dc_pf *pf) {
         _mm_prefetch(pf->row + (size_t)pf->seg * 64, _MM_HINT_T0);
         if (++pf->seg == pf->segs) {
             pf->seg = 0;
-            pf->row += pf->ws;
-            pf->rows--;
+            if (--pf->rows > 0) /* never past the last row */
+                pf->row += pf->ws;
         }
     }
 }
