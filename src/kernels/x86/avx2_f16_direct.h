@@ -17,15 +17,6 @@
 
 #include "kernels/x86/f16_direct_common.h"
 
-/* Rows of the block QMM_F16D2_PF_ROWS ahead are prefetched, their first
- * QMM_F16D2_PF_ROW_BYTES, spread over the block's steps (as the AVX-512
- * kernel: a burst at once waits on the L1's fill buffers). */
-#ifndef QMM_F16D2_PF_ROWS
-#define QMM_F16D2_PF_ROWS 128
-#endif
-#ifndef QMM_F16D2_PF_ROW_BYTES
-#define QMM_F16D2_PF_ROW_BYTES 256
-#endif
 /* Activation rows per pass: 2 x 4 accumulators (8 chains, enough for the FMA
  * latency), 2 weight vectors and a broadcast of the 16 registers. */
 #define QMM_F16D2_MR 4
@@ -135,7 +126,7 @@ static void qmm_f16d2_direct(int64_t m, int64_t n, int64_t k, const float *x, si
                                                                 qmm_f16d2_block4};
     for (int64_t j0 = 0; j0 < n; j0 += 16) {
         const int nr = (int)(n - j0 < 16 ? n - j0 : 16);
-        qmm_f16dc_pf pf = qmm_f16dc_pf_of(w, ws, n, k, j0, nr, QMM_F16D2_PF_ROWS, QMM_F16D2_PF_ROW_BYTES, 8);
+        qmm_f16dc_pf pf = qmm_f16dc_pf_of(w, ws, n, k, j0, nr);
         const uint16_t *wr[16];
         qmm_f16dc_rows(w, ws, j0, nr, 16, wr);
         for (int64_t i0 = 0; i0 < m; i0 += QMM_F16D2_MR) {

@@ -6,9 +6,10 @@
  * unpacks: exact, the bits move), so that vector l holds the 16 rows at l,
  * widened by vcvtph2ps and fed to one FMA per activation row: each zmm lane
  * is one output and its chain runs over ascending l from 0, the reference's
- * order. Two blocks go at once (32 rows) where there are two: with the 4
- * query rows of a GQA group, one block gave only 4 dependent FMA chains, too
- * few for the FMA latency (15 GB/s a thread with K in L2). W's bytes stream
+ * order. Two blocks go at once (32 rows) for short rows (K) and groups of
+ * at most 4 rows: with the 4 query rows of a GQA group, one block gave only
+ * 4 dependent FMA chains, too few for the FMA latency (15 GB/s a thread with
+ * K in L2). W's bytes stream
  * once from memory, in the order they lie. Included by the AVX-512 F16
  * translation unit only. */
 #ifndef QMM_X86_AVX512_F16_DIRECT_H
@@ -19,12 +20,6 @@
 
 #include "kernels/x86/f16_direct_common.h"
 
-#ifndef QMM_F16D_PF_BLOCKS
-#define QMM_F16D_PF_BLOCKS 8
-#endif
-#ifndef QMM_F16D_PF_ROW_BYTES
-#define QMM_F16D_PF_ROW_BYTES 256
-#endif
 /* Activation rows per pass: with two blocks, 2 x 4 accumulators + 16
  * transposed vectors; with one, 8 + 8. */
 #define QMM_F16D_MR1 8
@@ -152,9 +147,8 @@ static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, siz
                                                             qmm_f16d_block2_4};
     /* Short rows (K: k = head dim, 128 B) go by 16 or 32 rows at once, whose
      * lines the hardware did not fetch ahead of the transposes (1.3 bytes a
-     * cycle from memory): the rows QMM_F16D_PF_BLOCKS blocks of 16 ahead are
-     * prefetched, their first QMM_F16D_PF_ROW_BYTES each, by the first pass
-     * over the activation rows. */
+     * cycle from memory): the rows ahead are prefetched (f16_direct_common.h)
+     * by the first pass over the activation rows. */
     for (int64_t j0 = 0; j0 < n;) {
         /* two blocks for short rows and at most 4 group rows; more rows have
          * their own chains in one block (and would transpose twice): 5-8 rows
@@ -162,7 +156,7 @@ static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, siz
         const int nb = n - j0 > 16 && k <= QMM_F16D_PAIR_MAX_K && m <= QMM_F16D_MR2 ? 2 : 1;
         const int nr = (int)(n - j0 - 16 * (nb - 1) < 16 ? n - j0 - 16 * (nb - 1) : 16);
         const int64_t rows = 16 * (nb - 1) + nr;
-        qmm_f16dc_pf pf = qmm_f16dc_pf_of(w, ws, n, k, j0, rows, 16 * QMM_F16D_PF_BLOCKS, QMM_F16D_PF_ROW_BYTES, 8);
+        qmm_f16dc_pf pf = qmm_f16dc_pf_of(w, ws, n, k, j0, rows);
         const uint16_t *wr[32];
         qmm_f16dc_rows(w, ws, j0, rows, 32, wr);
         const int mr_max = nb == 2 ? QMM_F16D_MR2 : QMM_F16D_MR1;

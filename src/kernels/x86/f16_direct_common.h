@@ -39,21 +39,27 @@ QMM_F16DC_INLINE void qmm_f16dc_rows(const void *w, size_t ws, int64_t j0, int64
         wr[j] = (const uint16_t *)(const void *)((const char *)w + (size_t)(j0 + (j < rows ? j : rows - 1)) * ws);
 }
 
-/* The prefetch of the rows `ahead` rows past a pass (of `rows`), their first
- * `row_bytes` each, spread over the pass's k steps of `step_l` l: a burst of
- * a block's 32-64 prefetches at once waited on the L1's fill buffers (a
- * third of the time with K in L3). Cursor: row `row` (`rows` left), line
- * `seg` of `segs`; `per` lines a step. */
+/* The prefetch of the rows QMM_F16DC_PF_ROWS past a pass (of `rows`), their
+ * first QMM_F16DC_PF_ROW_BYTES each, spread over the pass's k steps of 8 l: a
+ * burst of a block's 32-64 prefetches at once waited on the L1's fill
+ * buffers (29% of the samples with K in L3). Cursor: row `row` (`rows`
+ * left), line `seg` of `segs`; `per` lines a step. 128 rows ahead measured
+ * best (64 and 256 slower). */
+#ifndef QMM_F16DC_PF_ROWS
+#define QMM_F16DC_PF_ROWS 128
+#endif
+#ifndef QMM_F16DC_PF_ROW_BYTES
+#define QMM_F16DC_PF_ROW_BYTES 256
+#endif
 typedef struct qmm_f16dc_pf {
     const char *row;
     size_t ws;
     int rows, segs, seg, per;
 } qmm_f16dc_pf;
 
-QMM_F16DC_INLINE qmm_f16dc_pf qmm_f16dc_pf_of(const void *w, size_t ws, int64_t n, int64_t k, int64_t j0, int64_t rows,
-                                              int64_t ahead, size_t row_bytes, int step_l) {
-    const size_t pf_row = (size_t)k * 2 < row_bytes ? (size_t)k * 2 : row_bytes;
-    const int64_t at = j0 + ahead, steps = k / step_l > 0 ? k / step_l : 1;
+QMM_F16DC_INLINE qmm_f16dc_pf qmm_f16dc_pf_of(const void *w, size_t ws, int64_t n, int64_t k, int64_t j0, int64_t rows) {
+    const size_t pf_row = (size_t)k * 2 < QMM_F16DC_PF_ROW_BYTES ? (size_t)k * 2 : QMM_F16DC_PF_ROW_BYTES;
+    const int64_t at = j0 + QMM_F16DC_PF_ROWS, steps = k / 8 > 0 ? k / 8 : 1;
     /* a row pointer only to a row there is (w + at ws past the end may wrap) */
     qmm_f16dc_pf pf = {at < n ? (const char *)w + (size_t)at * ws : (const char *)w, ws, 0, (int)((pf_row + 63) / 64), 0, 0};
     pf.rows = (int)(at >= n ? 0 : n - at < rows ? n - at : rows);
