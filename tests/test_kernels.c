@@ -231,6 +231,42 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
             same &= bits_equal(r1[l], r2[l]);
         CHECK(same, "%s: w_read_row(%" PRId64 ") differs (k=%" PRId64 " n=%" PRId64 ")", kf->name, i, k, n);
     }
+    /* The widening packer (F16 families): the same values in the F32
+     * sibling's layout, packed in row ranges, and that sibling's products
+     * on them: the reference's bits. */
+    if (kf->w_pack_wide) {
+        const qmm_family *wf = kf->wide;
+        CHECK(wf && wf->wtype == QMM_TYPE_F32 && (wf->required & ~kf->required) == 0 && wf->n_step == kf->n_step,
+              "%s: w_pack_wide needs an F32 sibling it can run with", kf->name);
+        const size_t wwsz = wf->w_packed_size(k, n);
+        uint8_t *ww = qmm_test_alloc(wwsz + 64);
+        memset(ww, 0, wwsz);
+        memset(ww + wwsz, CANARY, 64);
+        for (int64_t n1 = n; n1 > 0;) { /* back to front, two panels at a time */
+            const int64_t n0 = (n1 - 1) / (2 * kf->n_step) * (2 * kf->n_step);
+            kf->w_pack_wide(k, n, n0, n1, src, rb, ww);
+            n1 = n0;
+        }
+        for (int i = 0; i < 64; i++)
+            CHECK(ww[wwsz + i] == CANARY, "%s w_pack_wide wrote past the packed size k=%" PRId64 " n=%" PRId64, kf->name, k, n);
+        for (int64_t i = 0; i < n; i++) {
+            ref->w_read_row(wr, k, n, i, r1);
+            wf->w_read_row(ww, k, n, i, r2);
+            int same = 1;
+            for (int64_t l = 0; l < k; l++)
+                same &= bits_equal(r1[l], r2[l]);
+            CHECK(same, "%s: w_pack_wide row %" PRId64 " differs (k=%" PRId64 " n=%" PRId64 ")", kf->name, i, k, n);
+        }
+        const qmm_act_layout *wl = qmm_family_act_layout(wf, gemv);
+        void *aw = pack_acts(wl, m, k, x, 0, wf->name);
+        memset(yk, 0x7f, ys * (size_t)m + 64);
+        run(wf, gemv, m, n, k, aw, ww, yk, ys);
+        bad = count_diff(yr, yk, m, n, ys);
+        CHECK(bad == 0, "%s: %s on the widened weights differs in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")",
+              kf->name, wf->name, bad, m, n, k);
+        free(aw);
+        free(ww);
+    }
     free(r1);
     free(r2);
     free(src);

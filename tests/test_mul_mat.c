@@ -433,6 +433,7 @@ static void f16_grouping(void) {
         {40, 29, 2, 2, 2, 3, 9},   /* r3 > 1 */
         {200, 700, 1, 1, 4, 1, 3}, /* decode slices: several per chunk */
         {24, 160, 2, 1, 4, 1, 36}, /* prefill items of > 128 columns: rows packed per m block (g up to 144) */
+        {27, 40, 1, 1, 16, 1, 33}, /* groups of >= 512 rows: the weights widened once for an F32 sibling (x86) */
         /* the direct decode kernel (groups of at most 16 rows): k = 1..5 and
          * off its 16 l steps, n off its 16 rows, 1..16 rows in passes of 8 */
         {1, 19, 2, 1, 4, 1, 5},

@@ -302,10 +302,21 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
 #ifndef QMM_F16_ROWS_MAX_COLS
 #define QMM_F16_ROWS_MAX_COLS 128
 #endif
+/* Groups of at least this many rows (4 m blocks) get their weights widened
+ * once a call (family.h's `wide`): prefill attention of 512 and 2048 rows
+ * (32 / 8 heads, head dim 64 and 128) ran 0-4.5% faster so; 64 rows (256
+ * and 192 group rows) 5-16% slower on 2 threads, twice the packed bytes
+ * crossing between the cores for a product of ~10 us an item. */
+#ifndef QMM_F16_WIDE_MIN_ROWS
+#define QMM_F16_WIDE_MIN_ROWS 512
+#endif
 #define F16_TMP_COLS 256 /* columns of a thread's block when y rows are unevenly spaced */
 
 typedef struct f16_plan {
-    const qmm_family *kf;
+    const qmm_family *kf;     /* the family that runs the items */
+    const qmm_family *packer; /* the F16 family chosen (kf, or its wide sibling's source) */
+    /* shared mode's weight packer: packer's w_pack, or w_pack_wide into kf's layout */
+    void (*w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t src_row_stride, void *dst);
     const qmm_act_layout *al;
     int64_t k, n, m, g; /* g: rows per group, m r2 r3 */
     int64_t bw2, nwb, r2, r3;
@@ -337,7 +348,6 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     const int cap = qmm_dispatch_cap(cfg->dispatch, kf);
     if (cap > 0 && nth > cap && ch->fallback)
         kf = ch->fallback;
-    fp->kf = kf;
     fp->k = w->ne[0];
     fp->n = w->ne[1];
     fp->m = x->ne[1];
@@ -348,6 +358,17 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     fp->g = fp->m * fp->r2 * fp->r3;
     fp->gemv = fp->g == 1;
     fp->local = fp->g <= QMM_F16_LOCAL_ROWS;
+    /* shared mode packs the weights once a call: widened, where the family
+     * has an F32 sibling (family.h) and the group has the rows of several m
+     * blocks, each of which would widen them again; that sibling then runs
+     * every item */
+    fp->w_pack = kf->w_pack;
+    fp->packer = kf;
+    if (!fp->local && fp->g >= QMM_F16_WIDE_MIN_ROWS && kf->wide && kf->w_pack_wide) {
+        fp->w_pack = kf->w_pack_wide;
+        kf = kf->wide;
+    }
+    fp->kf = kf;
     fp->al = qmm_family_act_layout(kf, fp->gemv);
     /* about mult items per thread over the whole call */
     const int64_t step = kf->n_step;
@@ -514,7 +535,7 @@ static void f16_run_local(const f16_plan *fp, const qmm_tensor *w, const qmm_ten
         for (int64_t s0 = n0; s0 < n1; s0 += fp->slice_cols) {
             /* the slice packed as a matrix of its own rows: the same panels */
             const int64_t sc = n1 - s0 < fp->slice_cols ? n1 - s0 : fp->slice_cols;
-            fp->kf->w_pack(fp->k, sc, 0, sc, src + (size_t)s0 * w->nb[1], w->nb[1], slice);
+            fp->w_pack(fp->k, sc, 0, sc, src + (size_t)s0 * w->nb[1], w->nb[1], slice);
             for (int64_t r0 = 0; r0 < fp->g; r0 += mb)
                 f16_run_block(fp, y, wbi, r0, fp->g - r0 < mb ? fp->g - r0 : mb, act + fp->al->packed_offset(r0, fp->k), NULL, 0,
                               slice, s0, sc, tmp);
@@ -572,7 +593,7 @@ static void f16_run_shared(const f16_plan *fp, const qmm_tensor *w, const qmm_te
     for (int64_t u = wunits * ith / nth; u < wunits * (ith + 1) / nth; u++) {
         const int64_t b = u / wunits_per_wb, r0 = (u % wunits_per_wb) * rows_per_unit;
         const int64_t r1 = r0 + rows_per_unit < fp->n ? r0 + rows_per_unit : fp->n;
-        kf->w_pack(fp->k, fp->n, r0, r1, f16_batch(fp, w, b), w->nb[1], wb + fp->w_off + fp->w_batch * (size_t)b);
+        fp->w_pack(fp->k, fp->n, r0, r1, f16_batch(fp, w, b), w->nb[1], wb + fp->w_off + fp->w_batch * (size_t)b);
     }
     /* every group's rows, in the layout's row groups, in parallel */
     const int64_t ms = fp->al->m_step, gpw = ceil_div(fp->g, ms), aunits = fp->act_local ? 0 : gpw * fp->nwb;
@@ -619,10 +640,11 @@ void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const
     plan_f16(cfg, w, x, nth, &fp);
     if (ith == 0 && qmm_log_level() >= QMM_LOG_DEBUG)
         qmm_log(QMM_LOG_DEBUG,
-                "mul_mat_f16 %lld x %lld x %lld, %lld weight batches of %lld rows (r2 %lld, r3 %lld): %s, %s, %lld items of %lld "
-                "rows x %lld columns",
+                "mul_mat_f16 %lld x %lld x %lld, %lld weight batches of %lld rows (r2 %lld, r3 %lld): %s%s%s, %s, %lld items of "
+                "%lld rows x %lld columns",
                 (long long)fp.m, (long long)fp.n, (long long)fp.k, (long long)fp.nwb, (long long)fp.g, (long long)fp.r2,
-                (long long)fp.r3, fp.kf->name,
+                (long long)fp.r3, fp.packer->name, fp.kf != fp.packer ? " widened for " : "",
+                fp.kf != fp.packer ? fp.kf->name : "",
                 fp.direct  ? "direct"
                 : fp.local ? "local"
                            : "shared",

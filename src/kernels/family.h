@@ -121,6 +121,15 @@ typedef struct qmm_family {
      * apart), read in place: no packed copy (qmm_mul_mat_f16's decode). The
      * same bits as gemm / gemv. NULL: exec packs w. */
     void (*direct)(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, size_t ws, float *y, size_t ys);
+    /* Optional, F16 families: `wide`, an F32 family of the same ISA (its
+     * required features a subset of this one's), and w_pack_wide, which packs
+     * F16 source rows (w_pack's contract) into wide's layout, each value
+     * widened exactly. qmm_mul_mat_f16's prefill packs its weights so, once
+     * a call, and runs wide's gemm on them: the same bits (the F32
+     * arithmetic on the same fp32 values), without widening each block again
+     * in every m block and item. NULL: exec packs with w_pack. */
+    const struct qmm_family *wide;
+    void (*w_pack_wide)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t src_row_stride, void *dst);
 } qmm_family;
 
 static inline const qmm_act_layout *qmm_family_act_layout(const qmm_family *kf, int gemv) {

@@ -258,6 +258,11 @@ static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
 #ifndef FP_DIRECT
 #define FP_DIRECT NULL
 #endif
+/* The family's `wide` / `w_pack_wide` entries (family.h): F16 defines them. */
+#ifndef FP_WIDE
+#define FP_WIDE      NULL
+#define FP_PACK_WIDE NULL
+#endif
 
 const qmm_family FP_SYM = {
     .name = FP_NAME,
@@ -281,4 +286,6 @@ const qmm_family FP_SYM = {
     .gemm_rows = fp_gemm_rows,
     .gemv = fp_gemv,
     .direct = FP_DIRECT,
+    .wide = FP_WIDE,
+    .w_pack_wide = FP_PACK_WIDE,
 };

@@ -633,6 +633,13 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
 #define QMM_AVX512FP_DIRECT NULL
 #endif
 
+/* The family's `wide` / `w_pack_wide` entries (family.h): F16 defines them
+ * before including this header. */
+#ifndef QMM_AVX512FP_WIDE
+#define QMM_AVX512FP_WIDE      NULL
+#define QMM_AVX512FP_PACK_WIDE NULL
+#endif
+
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>") from what
  * QMM_AVX512FP_FAMILY defines and the family's own w_pack / w_read_row (invoke it
  * after them). GEMM tile: 12 activation rows x 2 panels (nr 32). */
@@ -659,6 +666,8 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
         .gemm_rows = gemm_rows,                                                                                                  \
         .gemv = gemv,                                                                                                            \
         .direct = QMM_AVX512FP_DIRECT,                                                                                           \
+        .wide = QMM_AVX512FP_WIDE,                                                                                               \
+        .w_pack_wide = QMM_AVX512FP_PACK_WIDE,                                                                                   \
     };
 
 #endif

@@ -1,6 +1,7 @@
 /* The 16-bit transpose of the x86 F16 / BF16 weight packers (AVX-512 and
  * AVX2 panels alike: 16 rows, element l of row j at l * 16 + j). SSE2 only,
- * so every x86 fp translation unit can include it. */
+ * so every x86 fp translation unit can include it; the widening packer below
+ * needs F16C (the F16 units). */
 #ifndef QMM_X86_FP_PACK16_H
 #define QMM_X86_FP_PACK16_H
 
@@ -24,5 +25,49 @@ static inline __attribute__((always_inline)) void qmm_x86fp_transpose8_u16(const
     for (int l = 0; l < 8; l++)
         _mm_storeu_si128((__m128i *)(void *)(out + l * 16), c[l]);
 }
+
+#ifdef __F16C__
+/* F16 source rows [n0, n1) of n (rows `stride` bytes apart) into the x86 F32
+ * families' panels (16 rows, element l of row j at l * 16 + j, k * 64 bytes a
+ * panel; AVX-512 and AVX2 alike), each value widened exactly by vcvtph2ps
+ * (the F16 tiles' own conversion); padding rows are zero. The F16 families'
+ * w_pack_wide (family.h): qmm_mul_mat_f16's prefill widens its weights once. */
+static inline void qmm_x86fp_pack16_wide(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                         void *dst) {
+    static const uint16_t zeros[8] = {0};
+    for (int64_t p0 = n0; p0 < n1; p0 += 16) {
+        float *panel = (float *)(void *)((char *)dst + (size_t)(p0 / 16) * (size_t)k * 64);
+        const uint16_t *row[16];
+        for (int r = 0; r < 16; r++) /* padding rows read as zeros, never past the source */
+            row[r] = p0 + r < n ? (const uint16_t *)(const void *)((const char *)src + (size_t)(p0 + r) * stride) : NULL;
+        for (int64_t l = 0; l < k; l += 8) {
+            const int64_t cnt = k - l < 8 ? k - l : 8;
+            uint16_t t[8 * 16]; /* 8 l x 16 rows, fp16 */
+            for (int h = 0; h < 2; h++) {
+                __m128i r8[8];
+                for (int i = 0; i < 8; i++) {
+                    const uint16_t *rp = row[h * 8 + i];
+                    if (!rp)
+                        r8[i] = _mm_loadu_si128((const __m128i *)(const void *)zeros);
+                    else if (cnt == 8)
+                        r8[i] = _mm_loadu_si128((const __m128i *)(const void *)(rp + l));
+                    else { /* the last l of a row: no read past its end */
+                        uint16_t part[8] = {0};
+                        for (int64_t j = 0; j < cnt; j++)
+                            part[j] = rp[l + j];
+                        r8[i] = _mm_loadu_si128((const __m128i *)(const void *)part);
+                    }
+                }
+                qmm_x86fp_transpose8_u16(r8, t + h * 8);
+            }
+            for (int64_t j = 0; j < cnt; j++) {
+                float *out = panel + (size_t)(l + j) * 16;
+                _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(t + j * 16))));
+                _mm256_storeu_ps(out + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(t + j * 16 + 8))));
+            }
+        }
+    }
+}
+#endif
 
 #endif

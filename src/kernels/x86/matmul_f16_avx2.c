@@ -6,6 +6,8 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
+#include "kernels/family.h"
+#include "kernels/x86/fp_pack16.h"
 
 #define FP_ELEM uint16_t
 
@@ -17,6 +19,14 @@ static inline float fp_to_f32(uint16_t v) { return qmm_fp16_to_fp32(v); }
 #include "kernels/x86/avx2_f16_direct.h"
 #define FP_DIRECT      qmm_f16d2_direct /* decode reads K / V^T in place */
 #define FP_DEFINE_WIDE                  /* the widened panel's thread-local copy (avx2_fp_body.h) */
+
+/* prefill of qmm_mul_mat_f16: the weights widened once into avx2_f32's panels (the same layout) */
+extern const qmm_family qmm_family_avx2_f32;
+static void fp_w_pack_wide(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_x86fp_pack16_wide(k, n, n0, n1, src, stride, dst);
+}
+#define FP_WIDE      (&qmm_family_avx2_f32)
+#define FP_PACK_WIDE fp_w_pack_wide
 
 #define FP_SYM      qmm_family_avx2_f16
 #define FP_NAME     "avx2_f16"
