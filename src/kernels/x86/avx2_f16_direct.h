@@ -15,6 +15,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "kernels/x86/avx2_store16.h"
 #include "kernels/x86/f16_direct_common.h"
 
 /* Activation rows per pass: 2 x 4 accumulators (8 chains, enough for the FMA
@@ -61,20 +62,6 @@ QMM_F16D2_INLINE void qmm_f16d2_step(int MR, int kt, const uint16_t *const *wr, 
     }
 }
 
-/* y row i, columns [0, nr) (nr <= 16) from its two accumulators. */
-QMM_F16D2_INLINE void qmm_f16d2_store(float *y, int nr, __m256 lo, __m256 hi) {
-    if (nr == 16) {
-        _mm256_storeu_ps(y, lo);
-        _mm256_storeu_ps(y + 8, hi);
-        return;
-    }
-    float t[16] __attribute__((aligned(32)));
-    _mm256_store_ps(t, lo);
-    _mm256_store_ps(t + 8, hi);
-    for (int j = 0; j < nr; j++)
-        y[j] = t[j];
-}
-
 /* MR rows of x times the 16 W rows wr (nr valid), whole k, into y; the
  * prefetches of pf on the way. */
 QMM_F16D2_INLINE void qmm_f16d2_block(int MR, int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y,
@@ -103,7 +90,7 @@ QMM_F16D2_INLINE void qmm_f16d2_block(int MR, int64_t k, const uint16_t *const *
     default: break;
     }
     for (int i = 0; i < MR; i++)
-        qmm_f16d2_store((float *)(void *)((char *)y + (size_t)i * ys), nr, acc[2 * i], acc[2 * i + 1]);
+        qmm_avx2_store16((float *)(void *)((char *)y + (size_t)i * ys), acc[2 * i], acc[2 * i + 1], nr);
 }
 
 typedef void (*qmm_f16d2_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16dc_pf);

@@ -18,6 +18,7 @@
 #include "formats/formats.h"
 #include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
+#include "kernels/x86/avx2_store16.h"
 #include "kernels/x86/fp_pack16.h"
 
 #define FP_NR 16
@@ -111,19 +112,6 @@ static void fp_read_row(const void *w, int64_t k, int64_t n, int64_t row, float 
         dst[l] = fp_to_f32(panel[l * FP_NR + j]);
 }
 
-static inline void fp_store(float *y, __m256 v0, __m256 v1, int ncols) {
-    static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (ncols == FP_NR) {
-        _mm256_storeu_ps(y, v0);
-        _mm256_storeu_ps(y + 8, v1);
-        return;
-    }
-    const int c0 = ncols < 8 ? ncols : 8, c1 = ncols - c0;
-    _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c0)), v0);
-    if (c1 > 0)
-        _mm256_maskstore_ps(y + 8, _mm256_loadu_si256((const __m256i *)(lanes + 8 - c1)), v1);
-}
-
 /* mr activation rows (xr floats apart) x np consecutive panels of 16 rows
  * (np * mr <= 6: 2 * np * mr accumulators). ncols: the last panel's valid
  * columns. */
@@ -171,7 +159,8 @@ static inline __attribute__((always_inline)) void fp_tile_of(const int wide, con
     }
     for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
-            fp_store((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1], p == np - 1 ? ncols : FP_NR);
+            qmm_avx2_store16((float *)((char *)y + (size_t)r * ys) + p * FP_NR, acc[p][r][0], acc[p][r][1],
+                             p == np - 1 ? ncols : FP_NR);
 }
 
 #define fp_tile(...) fp_tile_of(0, __VA_ARGS__)
