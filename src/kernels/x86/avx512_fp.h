@@ -327,8 +327,12 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile_l(int esz, int DX, int MR, int NP, in
         if (NP == 2)
             _mm512_store_ps(wo + (QMM_AVX512FP_KC16 + l - l0) * 16, w1);
     }
+    /* DX: rows 6.. from a second base, so that the two halves share the offsets
+     * of rows 1..5 (12 offsets needed more registers than there are: two
+     * reloads from the stack per l; 4-7% faster without) */
+    const float *xh = DX ? xl + 6 * xs : xl;
     for (int i = 0; i < MR; i++) {
-        const __m512 xb = _mm512_set1_ps(xl[DX ? (size_t)i * xs : (size_t)i]);
+        const __m512 xb = _mm512_set1_ps(DX ? (i < 6 ? xl : xh)[(size_t)(i % 6) * xs] : xl[i]);
         acc[i][0] = _mm512_fmadd_ps(w0, xb, acc[i][0]);
         if (NP == 2)
             acc[i][1] = _mm512_fmadd_ps(w1, xb, acc[i][1]);
