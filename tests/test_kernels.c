@@ -146,6 +146,23 @@ static void run(const qmm_family *kf, int gemv, int64_t m, int64_t n, int64_t k,
         kf->gemm(m, n, k, act, w, y, ys);
 }
 
+/* Every row read from packed weights wp of family kf equals the reference's
+ * (wr, family ref), bit for bit. */
+static void check_rows(const qmm_family *ref, const void *wr, const qmm_family *kf, const void *wp, int64_t k, int64_t n,
+                       const char *what) {
+    float *r1 = malloc((size_t)k * 4), *r2 = malloc((size_t)k * 4);
+    for (int64_t i = 0; i < n; i++) {
+        ref->w_read_row(wr, k, n, i, r1);
+        kf->w_read_row(wp, k, n, i, r2);
+        int same = 1;
+        for (int64_t l = 0; l < k; l++)
+            same &= bits_equal(r1[l], r2[l]);
+        CHECK(same, "%s: %s row %" PRId64 " differs (k=%" PRId64 " n=%" PRId64 ")", kf->name, what, i, k, n);
+    }
+    free(r1);
+    free(r2);
+}
+
 static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k) {
     size_t rb, wsz, rsz;
     void *src = make_weights(kf->wtype, k, n, &rb);
@@ -222,15 +239,7 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
     CHECK(al->packed_offset(0, k) == 0, "%s: act offset of row 0", kf->name);
 
     /* GET_ROWS readers */
-    float *r1 = malloc((size_t)k * 4), *r2 = malloc((size_t)k * 4);
-    for (int64_t i = 0; i < n; i++) {
-        ref->w_read_row(wr, k, n, i, r1);
-        kf->w_read_row(wp, k, n, i, r2);
-        int same = 1;
-        for (int64_t l = 0; l < k; l++)
-            same &= bits_equal(r1[l], r2[l]);
-        CHECK(same, "%s: w_read_row(%" PRId64 ") differs (k=%" PRId64 " n=%" PRId64 ")", kf->name, i, k, n);
-    }
+    check_rows(ref, wr, kf, wp, k, n, "w_read_row");
     /* The widening packer (F16 families): the same values in the F32
      * sibling's layout, packed in row ranges, and that sibling's products
      * on them: the reference's bits. */
@@ -249,14 +258,7 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
         }
         for (int i = 0; i < 64; i++)
             CHECK(ww[wwsz + i] == CANARY, "%s w_pack_wide wrote past the packed size k=%" PRId64 " n=%" PRId64, kf->name, k, n);
-        for (int64_t i = 0; i < n; i++) {
-            ref->w_read_row(wr, k, n, i, r1);
-            wf->w_read_row(ww, k, n, i, r2);
-            int same = 1;
-            for (int64_t l = 0; l < k; l++)
-                same &= bits_equal(r1[l], r2[l]);
-            CHECK(same, "%s: w_pack_wide row %" PRId64 " differs (k=%" PRId64 " n=%" PRId64 ")", kf->name, i, k, n);
-        }
+        check_rows(ref, wr, wf, ww, k, n, "w_pack_wide");
         const qmm_act_layout *wl = qmm_family_act_layout(wf, gemv);
         void *aw = pack_acts(wl, m, k, x, 0, wf->name);
         memset(yk, 0x7f, ys * (size_t)m + 64);
@@ -267,8 +269,6 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
         free(aw);
         free(ww);
     }
-    free(r1);
-    free(r2);
     free(src);
     free(x);
     free(wp);
