@@ -304,9 +304,9 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
 #endif
 /* Groups of at least this many rows (4 m blocks) get their weights widened
  * once a call (family.h's `wide`): prefill attention of 512 and 2048 rows
- * (32 / 8 heads, head dim 64 and 128) ran 0-4.5% faster so; 64 rows (256
- * and 192 group rows) 5-16% slower on 2 threads, twice the packed bytes
- * crossing between the cores for a product of ~10 us an item. */
+ * (32 / 8 heads, head dim 64 and 128) ran 1.6-5.9% faster so (AVX2 1-5%);
+ * 64 rows (256 and 192 group rows) 5-16% slower on 2 threads, twice the
+ * packed bytes crossing between the cores for items of ~10 us. */
 #ifndef QMM_F16_WIDE_MIN_ROWS
 #define QMM_F16_WIDE_MIN_ROWS 512
 #endif
