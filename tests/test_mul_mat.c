@@ -424,16 +424,16 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
  * two blocks at once), n off 16, groups of 1..16 rows. The other runnable
  * F16 families (AVX2 on an AVX-512 host) forced, on 1 and 3 threads. */
 static void f16_grouping(void) {
-    static const int64_t cases[][7] = {
-        /* k, n, bw2, bw3, r2, r3, max m */
+    static const int64_t cases[][8] = {
+        /* k, n, bw2, bw3, r2, r3, max m (, min m: 1 when left out) */
         {64, 33, 2, 1, 1, 1, 17},  /* no broadcast */
         {37, 50, 3, 1, 3, 1, 17},  /* SmolLM2's 9 / 3; k and n off the panel */
         {128, 70, 2, 1, 4, 1, 17}, /* Llama-3's 32 / 8 */
         {72, 45, 1, 1, 8, 1, 17},
-        {40, 29, 2, 2, 2, 3, 9},   /* r3 > 1 */
-        {200, 700, 1, 1, 4, 1, 3}, /* decode slices: several per chunk */
-        {24, 160, 2, 1, 4, 1, 36}, /* prefill items of > 128 columns: rows packed per m block (g up to 144) */
-        {27, 40, 1, 1, 16, 1, 33}, /* groups of >= 512 rows: the weights widened once for an F32 sibling (x86) */
+        {40, 29, 2, 2, 2, 3, 9},       /* r3 > 1 */
+        {200, 700, 1, 1, 4, 1, 3},     /* decode slices: several per chunk */
+        {24, 160, 2, 1, 4, 1, 36},     /* prefill items of > 128 columns: rows packed per m block (g up to 144) */
+        {27, 40, 1, 1, 16, 1, 33, 30}, /* groups of 480-528 rows: from 512 the weights widened once for an F32 sibling (x86) */
         /* the direct decode kernel (groups of at most 16 rows): k = 1..5 and
          * off its 16 l steps, n off its 16 rows, 1..16 rows in passes of 8 */
         {1, 19, 2, 1, 4, 1, 5},
@@ -487,7 +487,7 @@ static void f16_grouping(void) {
             CHECK_OK(qmm_weights_pack(ref, QMM_TYPE_F16, k, n, dense, (size_t)(k * n) * 2, &pw[b]));
             free(dense);
         }
-        for (int64_t mi = 2; mi <= 2 * cases[c][6] + 1; mi++) {
+        for (int64_t mi = 2 * (cases[c][7] > 0 ? cases[c][7] : 1); mi <= 2 * cases[c][6] + 1; mi++) {
             /* dense (odd mi; the engine's layout: every group's rows evenly
              * spaced, read and written in place) or x with padded rows, the
              * batch layout permuted (b3 inner) and y with padded rows and uneven
