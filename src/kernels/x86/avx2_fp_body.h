@@ -45,40 +45,9 @@ static size_t fp_w_size(int64_t k, int64_t n) { return (size_t)((n + FP_NR - 1) 
 
 static size_t fp_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / FP_NR) * fp_panel_bytes(k); }
 
-/* F16 / BF16 panels by 8 x 8 register transposes of the 16-bit values
- * (qmm_mul_mat_f16 packs every call: the scalar loop below cost about as
- * much as a short GEMM). */
-static void fp_w_pack16(int64_t k, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    static const uint16_t zeros[8] = {0};
-    for (int64_t p = n0 / FP_NR; p * FP_NR < n1; p++) {
-        uint16_t *panel = (uint16_t *)(void *)((char *)dst + (size_t)p * fp_panel_bytes(k));
-        const char *rows[FP_NR];
-        for (int j = 0; j < FP_NR; j++) /* padding rows: no pointer to a source row (see below) */
-            rows[j] = p * FP_NR + j < n1 ? (const char *)src + (size_t)(p * FP_NR + j) * stride : NULL;
-        int64_t l = 0;
-        for (; l + 8 <= k; l += 8)
-            for (int h = 0; h < 2; h++) {
-                __m128i r8[8];
-                for (int i = 0; i < 8; i++) {
-                    const char *rp = rows[h * 8 + i];
-                    r8[i] = _mm_loadu_si128((const __m128i *)(const void *)(rp ? rp + l * 2 : (const char *)zeros));
-                }
-                qmm_x86fp_transpose8_u16(r8, panel + l * FP_NR + h * 8);
-            }
-        for (; l < k; l++)
-            for (int j = 0; j < FP_NR; j++) {
-                uint16_t v = 0;
-                if (rows[j])
-                    memcpy(&v, rows[j] + l * 2, sizeof v);
-                panel[l * FP_NR + j] = v;
-            }
-    }
-}
-
 static void fp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    (void)n;
     if (sizeof(FP_ELEM) == 2) {
-        fp_w_pack16(k, n0, n1, src, stride, dst);
+        qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, fp_panel_bytes(k));
         return;
     }
     enum { KC = 64 }; /* k steps per slice: the slice of the panel (4 KiB F32) stays in L1 while 16 rows fill it */

@@ -168,33 +168,10 @@ static inline void qmm_avx512fp_act1_pack(int64_t m, int64_t k, const float *x, 
 /* ---------------------------------------------------------------- weights */
 
 /* Packs rows [n0, n1) of 16-bit weights (F16, BF16: the bits as they are)
- * into panels; padding rows and the panel tail are zero. qmm_mul_mat_f16
- * packs every call, so this runs in vector transposes, not element by
- * element. */
+ * into panels; padding rows and the panel tail are zero. */
 static inline void qmm_avx512fp_pack16(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
                                        int esz) {
-    const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
-    static const uint16_t zeros[8] = {0};
-    for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512FP_NR) {
-        uint16_t *ph = (uint16_t *)(void *)((uint8_t *)dst + (size_t)(p0 / QMM_AVX512FP_NR) * pb);
-        const uint16_t *row[QMM_AVX512FP_NR];
-        for (int r = 0; r < QMM_AVX512FP_NR; r++) /* padding rows read as zeros, never past the source */
-            row[r] = p0 + r < n ? (const uint16_t *)(const void *)((const char *)src + (size_t)(p0 + r) * stride) : NULL;
-        int64_t l = 0;
-        for (; l + 8 <= k; l += 8)
-            for (int h = 0; h < 2; h++) {
-                __m128i r8[8];
-                for (int i = 0; i < 8; i++) {
-                    const uint16_t *rp = row[h * 8 + i];
-                    r8[i] = _mm_loadu_si128((const __m128i *)(const void *)(rp ? rp + l : zeros));
-                }
-                qmm_x86fp_transpose8_u16(r8, ph + l * QMM_AVX512FP_NR + h * 8);
-            }
-        for (; l < k; l++)
-            for (int r = 0; r < QMM_AVX512FP_NR; r++)
-                ph[l * QMM_AVX512FP_NR + r] = row[r] ? row[r][l] : 0;
-        memset(ph + k * QMM_AVX512FP_NR, 0, pb - (size_t)k * QMM_AVX512FP_NR * 2); /* the 64-byte tail */
-    }
+    qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, qmm_avx512fp_panel_bytes(k, esz));
 }
 
 /* ------------------------------------------------------------------ tiles */
