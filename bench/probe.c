@@ -84,7 +84,8 @@ static const qmm_probe *const probe_table[] = {
 #if defined(QMM_PROBE_X86)
     &qmm_probe_int8_amx,        &qmm_probe_read_avx512_x4, &qmm_probe_read_avx512_x2, &qmm_probe_read_avx512,
     &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512,     &qmm_probe_read_avx2_x4,   &qmm_probe_read_avx2,
-    &qmm_probe_int8_avxvnni,    &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,
+    &qmm_probe_int8_avxvnni,    &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,       &qmm_probe_fma_tile_avx512,
+    &qmm_probe_fma_tile_avx2,
 #endif
 #if defined(QMM_PROBE_ARM)
 #if defined(QMM_PROBE_SME)
@@ -97,6 +98,14 @@ static const qmm_probe *const probe_table[] = {
 };
 
 const qmm_probe *const *qmm_probes(void) { return probe_table; }
+
+const char *qmm_probe_kind_label(qmm_probe_kind kind) {
+    return kind == QMM_PROBE_READ ? "read" : kind == QMM_PROBE_INT8 ? "int8" : kind == QMM_PROBE_FMA ? "fp32" : "tile";
+}
+
+const char *qmm_probe_kind_unit(qmm_probe_kind kind) {
+    return kind == QMM_PROBE_READ ? "GB/s" : kind == QMM_PROBE_INT8 ? "GOP/s" : "GFLOP/s";
+}
 
 const qmm_probe *qmm_probe_best(qmm_probe_kind kind, uint64_t features) {
     for (int i = 0; probe_table[i]; i++)

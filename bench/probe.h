@@ -17,7 +17,11 @@ typedef enum qmm_probe_kind {
     QMM_PROBE_READ = 0, /* GB/s */
     QMM_PROBE_INT8 = 1, /* int8 multiply-accumulate, counted as 2 ops each: GOP/s */
     QMM_PROBE_FMA = 2,  /* fp32 FMA, 2 flops each: GFLOP/s */
-    QMM_PROBE_KINDS = 3
+    /* Not a limit: an exact fp32 GEMM's register tile, operands loaded from
+     * L1 as the fp families load them: the ceiling of their inner loop, shown
+     * beside the FMA limit (GFLOP/s) */
+    QMM_PROBE_FMA_TILE = 3,
+    QMM_PROBE_KINDS = 4
 } qmm_probe_kind;
 
 /* One probe variant. The loop functions are what the threads run. */
@@ -50,6 +54,11 @@ const qmm_probe *const *qmm_probes(void);
  * variant if no other). */
 const qmm_probe *qmm_probe_best(qmm_probe_kind kind, uint64_t features);
 
+/* A kind's short label ("read", "int8", "fp32", "tile") and unit ("GB/s",
+ * "GOP/s", "GFLOP/s"). */
+const char *qmm_probe_kind_label(qmm_probe_kind kind);
+const char *qmm_probe_kind_unit(qmm_probe_kind kind);
+
 /* Runs a probe on n_threads threads: reps short runs of about target_s
  * seconds each (READ: each thread reads a chunk of a buffer of `bytes`, a
  * different chunk every run), and their median and spread. A run's time is
@@ -64,9 +73,9 @@ double qmm_bench_now(void);
 
 /* Variants defined in the ISA files (NULL-valued where not built). */
 extern const qmm_probe qmm_probe_read_avx512, qmm_probe_read_avx512_x2, qmm_probe_read_avx512_x4, qmm_probe_int8_avx512vnni,
-    qmm_probe_fma_avx512, qmm_probe_int8_amx;
+    qmm_probe_fma_avx512, qmm_probe_int8_amx, qmm_probe_fma_tile_avx512;
 extern const qmm_probe qmm_probe_read_avx2, qmm_probe_read_avx2_x4, qmm_probe_int8_avxvnni, qmm_probe_int8_avx2,
-    qmm_probe_fma_avx2;
+    qmm_probe_fma_avx2, qmm_probe_fma_tile_avx2;
 extern const qmm_probe qmm_probe_read_neon, qmm_probe_read_neon_x4, qmm_probe_int8_sdot, qmm_probe_int8_smmla, qmm_probe_fma_neon;
 extern const qmm_probe qmm_probe_int8_smopa, qmm_probe_fma_fmopa; /* with QMM_PROBE_SME */
 

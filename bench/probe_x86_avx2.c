@@ -88,6 +88,47 @@ static uint64_t fma_ymm(uint64_t iters) {
     return (uint64_t)(t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7]);
 }
 
+/* The register tile of the AVX2 fp GEMM families (avx2_fp_body.h): 6
+ * activation rows x 2 weight vectors (one 16-row panel) = 12 ymm
+ * accumulators; per k step 2 weight loads, 6 broadcasts, 12 FMAs, data in L1
+ * (see fma_tile_zmm in probe_x86_avx512.c). An iteration is one k step. */
+#define TILE_L 64
+static uint64_t fma_tile_ymm(uint64_t iters) {
+    float w[TILE_L * 16] __attribute__((aligned(32))), x[TILE_L * 6];
+    for (int i = 0; i < TILE_L * 16; i++)
+        w[i] = (float)((iters + (uint64_t)i) & 7) * 1e-3f;
+    for (int i = 0; i < TILE_L * 6; i++)
+        x[i] = (float)(i & 3) * 1e-3f;
+    __m256 acc[6][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    /* one k step an iteration, the TILE_L steps of the buffers in a ring */
+    const float *wl = w, *xl = x;
+    for (uint64_t it = 0; it < iters; it++) {
+        const __m256 w0 = _mm256_load_ps(wl), w1 = _mm256_load_ps(wl + 8);
+#pragma GCC unroll 6
+        for (int r = 0; r < 6; r++) {
+            const __m256 xb = _mm256_broadcast_ss(xl + r);
+            acc[r][0] = _mm256_fmadd_ps(w0, xb, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(w1, xb, acc[r][1]);
+        }
+        wl += 16;
+        xl += 6;
+        if (wl == w + TILE_L * 16) {
+            wl = w;
+            xl = x;
+        }
+    }
+    __m256 s = _mm256_setzero_ps();
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; r++)
+        s = _mm256_add_ps(s, _mm256_add_ps(acc[r][0], acc[r][1]));
+    float t[8];
+    _mm256_storeu_ps(t, s);
+    return (uint64_t)(t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7]);
+}
+
 const qmm_probe qmm_probe_read_avx2 = {"ymm-load",
                                        QMM_PROBE_READ,
                                        QMM_CPU_AVX2,
@@ -121,3 +162,12 @@ const qmm_probe qmm_probe_fma_avx2 = {"vfmadd-ymm",
                                       fma_ymm,
                                       CHAINS * 8 * 2,
                                       NULL};
+const qmm_probe qmm_probe_fma_tile_avx2 = {"vfmadd-ymm-tile",
+                                           QMM_PROBE_FMA_TILE,
+                                           QMM_CPU_AVX2 | QMM_CPU_FMA,
+                                           "not a limit: the AVX2 fp GEMM register tile, 6 rows x 2 ymm, 2 loads + 6 broadcasts "
+                                           "from L1 per 12 FMAs",
+                                           NULL,
+                                           fma_tile_ymm,
+                                           12 * 8 * 2,
+                                           NULL};

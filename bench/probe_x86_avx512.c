@@ -71,6 +71,48 @@ static uint64_t fma_zmm(uint64_t iters) {
     return (uint64_t)_mm512_reduce_add_ps(s);
 }
 
+/* The register tile of the AVX-512 fp GEMM families (src/kernels/x86/
+ * avx512_fp.h): 12 activation rows x 2 weight vectors = 24 zmm accumulators;
+ * per k step, 2 weight vectors loaded and 12 activations broadcast from
+ * memory, 24 FMAs. Its data (TILE_L steps: 8 KiB of weights, 3 KiB of
+ * activations) stays in L1, so what it measures is the loop itself: the
+ * ceiling of an exact fp32 GEMM here, whose every FMA needs operands loaded
+ * (32 registers bound the reuse). An iteration is one k step. */
+#define TILE_L 64
+static uint64_t fma_tile_zmm(uint64_t iters) {
+    float w[2 * TILE_L * 16] __attribute__((aligned(64))), x[TILE_L * 12];
+    for (int i = 0; i < 2 * TILE_L * 16; i++)
+        w[i] = (float)((iters + (uint64_t)i) & 7) * 1e-3f;
+    for (int i = 0; i < TILE_L * 12; i++)
+        x[i] = (float)(i & 3) * 1e-3f;
+    __m512 acc[12][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < 12; r++)
+        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    /* one k step an iteration, the TILE_L steps of the buffers in a ring */
+    const float *wl = w, *xl = x;
+    for (uint64_t it = 0; it < iters; it++) {
+        const __m512 w0 = _mm512_load_ps(wl), w1 = _mm512_load_ps(wl + 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < 12; r++) {
+            const __m512 xb = _mm512_set1_ps(xl[r]);
+            acc[r][0] = _mm512_fmadd_ps(w0, xb, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(w1, xb, acc[r][1]);
+        }
+        wl += 32;
+        xl += 12;
+        if (wl == w + TILE_L * 32) {
+            wl = w;
+            xl = x;
+        }
+    }
+    __m512 s = _mm512_setzero_ps();
+#pragma GCC unroll 12
+    for (int r = 0; r < 12; r++)
+        s = _mm512_add_ps(s, _mm512_add_ps(acc[r][0], acc[r][1]));
+    return (uint64_t)_mm512_reduce_add_ps(s);
+}
+
 const qmm_probe qmm_probe_read_avx512 = {"zmm-load",
                                          QMM_PROBE_READ,
                                          QMM_CPU_AVX512F,
@@ -112,3 +154,12 @@ const qmm_probe qmm_probe_fma_avx512 = {"vfmadd-zmm",
                                         fma_zmm,
                                         CHAINS * 16 * 2,
                                         NULL};
+const qmm_probe qmm_probe_fma_tile_avx512 = {"vfmadd-zmm-tile",
+                                             QMM_PROBE_FMA_TILE,
+                                             QMM_CPU_AVX512F,
+                                             "not a limit: the AVX-512 fp GEMM register tile, 12 rows x 2 zmm, 2 loads + 12 "
+                                             "broadcasts from L1 per 24 FMAs",
+                                             NULL,
+                                             fma_tile_zmm,
+                                             24 * 16 * 2,
+                                             NULL};

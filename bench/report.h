@@ -54,6 +54,7 @@ typedef struct bench_report {
     int64_t m_prefill;
     int n_layers; /* preset: layers; model: 1 (rows carry counts) */
     qmm_probe_result read, int8, fma;
+    qmm_probe_result fma_tile;          /* not a limit: the fp GEMM register tile's ceiling (probe.h) */
     qmm_probe_result ref_int8, ref_fma; /* the portable probes the reference families match */
     int have_ref_probes;
     int n_rows;

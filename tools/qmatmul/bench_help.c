@@ -62,16 +62,17 @@ void bench_usage(FILE *f) {
     qmm_cpu_desc cpu;
     qmm_cpu_describe(NULL, &cpu);
     for (const qmm_probe *const *p = qmm_probes(); *p; p++)
-        fprintf(f, "  %-15s %-5s %s%s\n", (*p)->name,
-                (*p)->kind == QMM_PROBE_READ   ? "read"
-                : (*p)->kind == QMM_PROBE_INT8 ? "int8"
-                                               : "fp32",
-                (*p)->method, ((*p)->required & ~cpu.features) ? " (not on this CPU)" : "");
+        fprintf(f, "  %-15s %-5s %s%s\n", (*p)->name, qmm_probe_kind_label((*p)->kind), (*p)->method,
+                ((*p)->required & ~cpu.features) ? " (not on this CPU)" : "");
     fprintf(f, "  int8: the best exact int8 multiply instruction of the CPU, alone, with enough independent\n"
                "  accumulator chains to fill its ports (TDPBSUD with AMX, vpdpbusd with VNNI, vpmaddubsw on\n"
                "  AVX2, sdot / smmla / smopa on Arm), its ops counted per instruction (2 per multiply-accumulate,\n"
                "  as 2 m n k).\n"
                "  fp32: vfmadd231ps (fmla, fmopa) alone, 12 independent accumulators.\n"
+               "  tile (not a limit): the x86 fp families' register tile (AVX-512: 12 rows x 2 zmm, AVX2: 6 x 2\n"
+               "  ymm) with its operands loaded from L1, as an exact GEMM must (fp32 FMA counted as above): how\n"
+               "  close to the FMA limit the inner loop of an exact fp32 GEMM can come on this CPU; shown in the\n"
+               "  limits table beside the FMA limit, and under \"ceilings\" in the JSON.\n"
                "  Memory read: every read variant above (one stream, or 2-4 interleaved streams per thread;\n"
                "  one thread per core), the best of all. Each run, every thread reads its own chunk of a buffer\n"
                "  of max(256 MiB, 8 x LLC) (2 MiB aligned, madvise(MADV_HUGEPAGE) where the OS grants it),\n"

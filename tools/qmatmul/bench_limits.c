@@ -59,6 +59,9 @@ void bench_measure_machine_limits(bench *b, uint64_t features) {
         b->rep->int8 = *p;
     if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, features))))
         b->rep->fma = *p;
+    /* not a limit: the fp families' register tile, read beside the FMA limit */
+    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA_TILE, features))))
+        b->rep->fma_tile = *p;
 }
 
 /* The portable probes, to read the reference rows against. */
@@ -108,12 +111,8 @@ int bench_print_probes(bench *b, uint64_t features, FILE *f) {
             rc = 1;
             continue;
         }
-        const char *unit = (*v)->kind == QMM_PROBE_READ ? "GB/s" : (*v)->kind == QMM_PROBE_INT8 ? "GOP/s" : "GFLOP/s";
-        fprintf(f, "  %-5s %-15s best %8.1f %-7s median %8.1f\n",
-                (*v)->kind == QMM_PROBE_READ   ? "read"
-                : (*v)->kind == QMM_PROBE_INT8 ? "int8"
-                                               : "fp32",
-                (*v)->name, p->max, unit, p->median);
+        fprintf(f, "  %-5s %-15s best %8.1f %-7s median %8.1f\n", qmm_probe_kind_label((*v)->kind), (*v)->name, p->max,
+                qmm_probe_kind_unit((*v)->kind), p->median);
     }
     return rc;
 }
