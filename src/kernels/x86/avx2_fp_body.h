@@ -83,6 +83,14 @@ static void fp_read_row(const void *w, int64_t k, int64_t n, int64_t row, float 
 
 /* Steps of l between two prefetches of the next panel (fp_tile_of). */
 #define FP_NEXT_STEP 16
+/* Calls of fewer columns or panels shorter than these do not prefetch the
+ * next panel: attention's weights (K, V^T: QK^T's k and PV's n are the head
+ * dim) were packed right before the call and are in cache, where the shares'
+ * arithmetic and the stepped loop cost 2-13% (9 / 3 and 32 / 8 heads, 64-512
+ * rows); the weight matrices' calls have at least 256 columns (exec's fp
+ * chunks) of panels from L3 or memory. */
+#define FP_NEXT_MIN_K 256
+#define FP_NEXT_MIN_N 256
 
 /* One l of a tile: the np panels' weights at l (fp32 from the widened copy,
  * else widened from the panel, with the stream prefetch), mr broadcasts,
@@ -118,10 +126,11 @@ static inline __attribute__((always_inline)) void fp_tile_l(const int wide, cons
  * columns. nx / nx_lines: this tile's share of the next panel, nx_per lines
  * every FP_NEXT_STEP l, fetched into L2 while this panel computes: the next
  * panel's first row group then finds its weights there rather than waiting on
- * L3 for each line (the other row groups find them in L2 anyway). F32 prefill
- * +2-13% (2 threads). Not for the widened tiles (wide: their loop in steps
- * measured 3-4% slower, and the next panel's prefetch for their widening
- * slower still). */
+ * L3 for each line (the other row groups find them in L2 anyway). F32
+ * prefill, 2 threads: gate / up +7-14%, q / o up to +11%, k / v / down
+ * within noise. Not for the widened tiles (wide: their loop in steps
+ * measured 3-4% slower, the next panel's prefetch for their widening slower
+ * still). */
 static inline __attribute__((always_inline)) void fp_tile_of(const int wide, const int np, const int mr, int64_t k,
                                                              const float *x, size_t xr, const void *panel_, float *y, size_t ys,
                                                              int ncols, const char *nx, int64_t nx_lines, int nx_per) {
@@ -145,10 +154,11 @@ static inline __attribute__((always_inline)) void fp_tile_of(const int wide, con
         for (int64_t l = 0; l < k; l++)
             fp_tile_l(wide, np, mr, l, pe, x, xr, panel, wpanel, acc);
     } else {
-        for (int64_t lc = 0; lc < k; lc += FP_NEXT_STEP) {
+        const int64_t step = nx_lines > 0 ? FP_NEXT_STEP : (k > 0 ? k : 1); /* no share: one piece */
+        for (int64_t lc = 0; lc < k; lc += step) {
             for (int q = 0; q < nx_per && nx_lines > 0; q++, nx_lines--, nx += 64)
                 _mm_prefetch(nx, _MM_HINT_T1);
-            const int64_t le = k - lc < FP_NEXT_STEP ? k : lc + FP_NEXT_STEP;
+            const int64_t le = k - lc < step ? k : lc + step;
             for (int64_t l = lc; l < le; l++)
                 fp_tile_l(wide, np, mr, l, pe, x, xr, panel, wpanel, acc);
         }
@@ -187,21 +197,21 @@ static void fp_gemm_x(int64_t m, int64_t n, int64_t k, const float *x, size_t xr
             const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(jp, k));
             const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
             /* the next panel of this call, cut in one share per row group */
-            const char *next = jp + FP_NR < n ? (const char *)w + fp_w_offset(jp + FP_NR, k) : NULL;
-            const int64_t tiles = mfull / FP_MR, lines = (int64_t)((fp_panel_bytes(k) + 63) / 64);
-            const int64_t per = tiles ? (lines + tiles - 1) / tiles : 0, slots = (k + FP_NEXT_STEP - 1) / FP_NEXT_STEP;
-            const int nx_per = (int)(slots ? (per + slots - 1) / slots : 0);
             const int widen = FP_WIDEN && mfull >= 2 * FP_MR && k <= QMM_AVX2FP_WIDE_MAX_K;
+            const char *next = !widen && k >= FP_NEXT_MIN_K && n >= FP_NEXT_MIN_N && jp + FP_NR < n
+                                   ? (const char *)w + fp_w_offset(jp + FP_NR, k)
+                                   : NULL;
+            const int64_t tiles = mfull / FP_MR, lines = (int64_t)((fp_panel_bytes(k) + 63) / 64);
+            const int64_t per = next && tiles ? (lines + tiles - 1) / tiles : 0, slots = (k + FP_NEXT_STEP - 1) / FP_NEXT_STEP;
+            const int nx_per = (int)(next && slots ? (per + slots - 1) / slots : 0);
             if (widen) {
                 float *wide = qmm_avx2fp_wide;
                 for (int64_t l = 0; l < k * FP_NR; l += 8)
                     _mm256_store_ps(wide + l, fp_load8(panel + l));
             }
-            for (int64_t i = 0; i < mfull; i += FP_MR) {
-                const int64_t t = i / FP_MR, a = t * per < lines ? t * per : lines;
-                const int64_t b = (t + 1) * per < lines ? (t + 1) * per : lines;
-                const char *nx = next ? next + a * 64 : NULL;
-                const int64_t nx_lines = next ? b - a : 0;
+            for (int64_t i = 0, a = 0; i < mfull; i += FP_MR, a += per) { /* a: this share's first line */
+                const char *nx = next && a < lines ? next + a * 64 : NULL;
+                const int64_t nx_lines = nx ? (lines - a < per ? lines - a : per) : 0;
                 float *yi = (float *)((char *)y + (size_t)i * ys) + jp;
                 if (widen)
                     fp_tile_of(1, 1, FP_MR, k, x + (size_t)i * xr, xr, qmm_avx2fp_wide, yi, ys, ncols, NULL, 0, 0);
