@@ -86,9 +86,9 @@ static void fp_read_row(const void *w, int64_t k, int64_t n, int64_t row, float 
 /* Calls of fewer columns or panels shorter than these do not prefetch the
  * next panel: attention's weights (K, V^T: QK^T's k and PV's n are the head
  * dim) were packed right before the call and are in cache, where the shares'
- * arithmetic and the stepped loop cost 2-13% (9 / 3 and 32 / 8 heads, 64-512
- * rows); the weight matrices' calls have at least 256 columns (exec's fp
- * chunks) of panels from L3 or memory. */
+ * arithmetic and the stepped loop cost up to 5-13% (`qmatmul bench --attn`,
+ * 9 / 3 heads, 64 rows); the weight matrices' calls have at least 256
+ * columns (exec's fp chunks) of panels from L3 or memory. */
 #define FP_NEXT_MIN_K 256
 #define FP_NEXT_MIN_N 256
 
