@@ -84,8 +84,8 @@ static const qmm_probe *const probe_table[] = {
 #if defined(QMM_PROBE_X86)
     &qmm_probe_int8_amx,        &qmm_probe_read_avx512_x4, &qmm_probe_read_avx512_x2, &qmm_probe_read_avx512,
     &qmm_probe_int8_avx512vnni, &qmm_probe_fma_avx512,     &qmm_probe_read_avx2_x4,   &qmm_probe_read_avx2,
-    &qmm_probe_int8_avxvnni,    &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,       &qmm_probe_fma_tile_avx512,
-    &qmm_probe_fma_tile_avx2,
+    &qmm_probe_read_avx2_pf,    &qmm_probe_int8_avxvnni,   &qmm_probe_int8_avx2,      &qmm_probe_fma_avx2,
+    &qmm_probe_fma_tile_avx512, &qmm_probe_fma_tile_avx2,
 #endif
 #if defined(QMM_PROBE_ARM)
 #if defined(QMM_PROBE_SME)

@@ -74,8 +74,8 @@ double qmm_bench_now(void);
 /* Variants defined in the ISA files (NULL-valued where not built). */
 extern const qmm_probe qmm_probe_read_avx512, qmm_probe_read_avx512_x2, qmm_probe_read_avx512_x4, qmm_probe_int8_avx512vnni,
     qmm_probe_fma_avx512, qmm_probe_int8_amx, qmm_probe_fma_tile_avx512;
-extern const qmm_probe qmm_probe_read_avx2, qmm_probe_read_avx2_x4, qmm_probe_int8_avxvnni, qmm_probe_int8_avx2,
-    qmm_probe_fma_avx2, qmm_probe_fma_tile_avx2;
+extern const qmm_probe qmm_probe_read_avx2, qmm_probe_read_avx2_x4, qmm_probe_read_avx2_pf, qmm_probe_int8_avxvnni,
+    qmm_probe_int8_avx2, qmm_probe_fma_avx2, qmm_probe_fma_tile_avx2;
 extern const qmm_probe qmm_probe_read_neon, qmm_probe_read_neon_x4, qmm_probe_int8_sdot, qmm_probe_int8_smmla, qmm_probe_fma_neon;
 extern const qmm_probe qmm_probe_int8_smopa, qmm_probe_fma_fmopa; /* with QMM_PROBE_SME */
 
