@@ -56,10 +56,15 @@ static const char *fmt_bytes(double b, char *buf, size_t n) {
     return buf;
 }
 
-static void print_probe(FILE *f, const char *label, const char *unit, const qmm_probe_result *p) {
+/* reps: the header's count of runs; a probe with more (the read limit,
+ * sampled between decode passes) says its own */
+static void print_probe(FILE *f, const char *label, const char *unit, const qmm_probe_result *p, int reps) {
     if (!p->probe)
         return;
-    fprintf(f, "  %-12s %8.1f %-7s (median %.1f, min %.1f)  %s\n", label, p->max, unit, p->median, p->min, p->probe->name);
+    fprintf(f, "  %-12s %8.1f %-7s (median %.1f, min %.1f)  %s", label, p->max, unit, p->median, p->min, p->probe->name);
+    if (p->reps > reps)
+        fprintf(f, ": best of %d runs", p->reps);
+    fprintf(f, "\n");
 }
 
 void bench_print_table(FILE *f, const bench_report *r) {
@@ -67,11 +72,12 @@ void bench_print_table(FILE *f, const bench_report *r) {
     fprintf(f, "qmatmul bench: %s\n", r->title);
     fprintf(f, "CPU: %s; LLC %s; %d threads\n", r->machine, fmt_bytes(r->llc_bytes, b1, sizeof b1), r->n_threads);
     fprintf(f, "features: %s\n", r->features[0] ? r->features : "(none)");
+    const int reps = r->fma.reps ? r->fma.reps : r->read.reps;
     fprintf(f, "\nmachine limits (%d threads; best of %d runs, median beside; methods: qmatmul bench --help):\n", r->n_threads,
-            r->read.reps);
-    print_probe(f, "memory read", "GB/s", &r->read);
-    print_probe(f, "int8 dot", "GOP/s", &r->int8);
-    print_probe(f, "fp32 FMA", "GFLOP/s", &r->fma);
+            reps);
+    print_probe(f, "memory read", "GB/s", &r->read, reps);
+    print_probe(f, "int8 dot", "GOP/s", &r->int8, reps);
+    print_probe(f, "fp32 FMA", "GFLOP/s", &r->fma, reps);
     if (r->fma_tile.probe && r->fma.max > 0) /* not a limit */
         fprintf(f,
                 "  %-12s %8.1f %-7s (median %.1f, min %.1f)  %s: not a limit, %.0f%% of fp32 FMA: the ceiling of an exact "
@@ -79,8 +85,8 @@ void bench_print_table(FILE *f, const bench_report *r) {
                 "fp32 tile", r->fma_tile.max, "GFLOP/s", r->fma_tile.median, r->fma_tile.min, r->fma_tile.probe->name,
                 100.0 * r->fma_tile.max / r->fma.max);
     if (r->have_ref_probes) {
-        print_probe(f, "int8 (C)", "GOP/s", &r->ref_int8);
-        print_probe(f, "fp32 (C)", "GFLOP/s", &r->ref_fma);
+        print_probe(f, "int8 (C)", "GOP/s", &r->ref_int8, reps);
+        print_probe(f, "fp32 (C)", "GFLOP/s", &r->ref_fma, reps);
     }
     if (r->model_path[0]) {
         fprintf(f, "\nmodel: %s\n  file %s; packed %d tensors into %s in %.2f s\n", r->model_path,

@@ -44,6 +44,37 @@ void bench_refresh_limits(bench *b) {
     bench_measure_machine_limits(b, feats);
 }
 
+/* Runs of each read probe per sample between decode passes. */
+#define READ_SAMPLE_REPS 9
+
+/* A short round of every read probe run so far, its best run kept where it
+ * beats the probe's (the median stays the full round's): called between
+ * decode passes. On a shared machine the memory bandwidth left to this one
+ * swings with its neighbours' load (a Zen 3 guest: decode rows from 26 to
+ * 50 GB/s between runs of minutes), and decode rows measured in a quieter
+ * minute than both full rounds ran up to 115% of the limit; sampled through
+ * the passes, the limit sees the minutes the rows saw. */
+void bench_sample_read_limit(bench *b) {
+    int any = 0;
+    for (int i = 0; i < b->n_probe_done; i++) {
+        qmm_probe_result r, *old = &b->probe_res[i];
+        if (old->probe->kind != QMM_PROBE_READ)
+            continue;
+        if (qmm_probe_run(b->probe_done[i], b->nth, READ_SAMPLE_REPS, 0.001, probe_bytes(b), &r) != 0)
+            continue;
+        old->reps += r.reps;
+        old->min = r.min < old->min ? r.min : old->min;
+        old->max = r.max > old->max ? r.max : old->max;
+        any = 1;
+    }
+    if (!any)
+        return;
+    memset(&b->rep->read, 0, sizeof b->rep->read);
+    for (int i = 0; i < b->n_probe_done; i++)
+        if (b->probe_res[i].probe->kind == QMM_PROBE_READ && b->probe_res[i].max > b->rep->read.max)
+            b->rep->read = b->probe_res[i];
+}
+
 /* The machine's best of each kind, first: the machine is quiet then. The
  * memory limit is the best of every read variant the CPU has (one stream or
  * several interleaved streams per thread): whichever the memory system
