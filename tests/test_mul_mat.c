@@ -421,7 +421,7 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
  * multipliers 1 and 3, and a caller's pool of 3 threads; y padding
  * untouched. Dense views too (rows read and written in place), and the
  * direct decode kernel's edges: k = 1..5, 17, 31, 300 (rows too long for
- * two blocks at once), n off 16, groups of 1..16 rows. The other runnable
+ * two blocks at once), 611 and 1030 (rows copied in blocks), n off 16, groups of 1..16 rows. The other runnable
  * F16 families (AVX2 on an AVX-512 host) forced, on 1 and 3 threads. */
 static void f16_grouping(void) {
     static const int64_t cases[][8] = {
@@ -445,6 +445,8 @@ static void f16_grouping(void) {
         {31, 16, 1, 1, 8, 1, 3},
         {48, 1, 2, 1, 4, 1, 4},
         {300, 40, 2, 1, 4, 1, 2}, /* long rows (PV's V^T): one block of 16 at a time, not two */
+        {611, 37, 1, 1, 4, 1, 2}, /* rows >= 1 KiB apart: the AVX2 kernel's 32-l block copies, then 8-l steps and a tail */
+        {1030, 16, 2, 1, 2, 1, 2},
     };
     static const int mults[] = {1, 3};
     qmm_context *ref = make_ctx(1, 1, 0, "ref_f16");
