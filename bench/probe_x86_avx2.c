@@ -39,10 +39,10 @@ static uint64_t read_avx2(const void *p, size_t bytes) {
 }
 
 /* 4 interleaved streams per thread, each prefetched 512 bytes ahead, as the
- * AVX2 fp decode kernels read four panels at once: on a Zen 3 guest the
- * decode rows ran 37-40 GB/s against 33-38 for the best plain-load probe
- * (111-115% of the limit), and this probe's best was 38-46 GB/s in three runs
- * (medians 32-34 against 30-32 for ymm-load-x4). */
+ * AVX2 fp decode kernels read four panels at once: on a Zen 3 guest, F32
+ * decode rows ran 36.5-37.7 GB/s against a 32.8 GB/s plain-load limit in one
+ * bench run (111-115%); in three `--probes` runs this probe's best was 38-46
+ * GB/s against 34-38 for the plain ones (medians 32-34 against 25-32). */
 static uint64_t read_avx2_x4_pf(const void *p, size_t bytes) {
     const size_t part = bytes / 4 / 32, d = 512;
     const __m256i *v = (const __m256i *)p;
