@@ -66,9 +66,10 @@ QMM_F16D2_INLINE void qmm_f16d2_step(int MR, int kt, const uint16_t *const *wr, 
  * contiguous block before the steps read them (`gather`): V^T's rows (PV, kv
  * F16 values a row: 8 KiB at kv = 4096) all fall in one set of L1 (addresses
  * 4 KiB apart share it), and the 16 lines of a step, each read over 4 steps,
- * evicted one another: PV decode ran 1.5-1.9x faster with the copy (Zen 3,
- * 1 and 2 threads, head dim 64 and 128). QK^T's rows (the head dim's 128 or
- * 256 bytes) are contiguous and read in place. */
+ * evicted one another. With the copy, PV decode (Zen 3, kv = 4096) ran
+ * 1.5-1.8x faster with V^T in cache (best of four rounds, 1 and 2 threads,
+ * head dim 64 and 128) and 1.2x from memory. QK^T's rows (the head dim's 128
+ * or 256 bytes) are contiguous and read in place. */
 #define QMM_F16D2_GATHER_WS 1024
 
 /* MR rows of x times the 16 W rows wr (nr valid), whole k, into y; the
