@@ -6,12 +6,16 @@
 #include "probe.h"
 #include "qmatmul.h"
 
-/* 4 interleaved streams per thread (see probe_x86_avx512.c). */
-static uint64_t read_avx2_x4(const void *p, size_t bytes) {
+/* 4 interleaved streams per thread (see probe_x86_avx512.c), each
+ * prefetched pf bytes ahead when pf > 0. */
+static inline __attribute__((always_inline)) uint64_t read_avx2_streams(const void *p, size_t bytes, const size_t pf) {
     const size_t part = bytes / 4 / 32;
     const __m256i *v = (const __m256i *)p;
     __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
     for (size_t i = 0; i < part; i += 2) {
+        if (pf)
+            for (int q = 0; q < 4; q++)
+                _mm_prefetch((const char *)(v + (size_t)q * part + i) + pf, _MM_HINT_T0);
         s0 = _mm256_add_epi64(s0, _mm256_add_epi64(_mm256_load_si256(v + i), _mm256_load_si256(v + i + 1)));
         s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_load_si256(v + part + i), _mm256_load_si256(v + part + i + 1)));
         s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_load_si256(v + 2 * part + i), _mm256_load_si256(v + 2 * part + i + 1)));
@@ -22,6 +26,8 @@ static uint64_t read_avx2_x4(const void *p, size_t bytes) {
     _mm256_storeu_si256((__m256i *)t, s);
     return t[0] + t[1] + t[2] + t[3];
 }
+
+static uint64_t read_avx2_x4(const void *p, size_t bytes) { return read_avx2_streams(p, bytes, 0); }
 
 static uint64_t read_avx2(const void *p, size_t bytes) {
     const __m256i *v = (const __m256i *)p;
@@ -43,25 +49,7 @@ static uint64_t read_avx2(const void *p, size_t bytes) {
  * decode rows ran 36.5-37.7 GB/s against a 32.8 GB/s plain-load limit in one
  * bench run (111-115%); in three `--probes` runs this probe's best was 38-46
  * GB/s against 34-38 for the plain ones (medians 32-34 against 25-32). */
-static uint64_t read_avx2_x4_pf(const void *p, size_t bytes) {
-    const size_t part = bytes / 4 / 32, d = 512;
-    const __m256i *v = (const __m256i *)p;
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-    for (size_t i = 0; i < part; i += 2) {
-        _mm_prefetch((const char *)(v + i) + d, _MM_HINT_T0);
-        _mm_prefetch((const char *)(v + part + i) + d, _MM_HINT_T0);
-        _mm_prefetch((const char *)(v + 2 * part + i) + d, _MM_HINT_T0);
-        _mm_prefetch((const char *)(v + 3 * part + i) + d, _MM_HINT_T0);
-        s0 = _mm256_add_epi64(s0, _mm256_add_epi64(_mm256_load_si256(v + i), _mm256_load_si256(v + i + 1)));
-        s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_load_si256(v + part + i), _mm256_load_si256(v + part + i + 1)));
-        s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_load_si256(v + 2 * part + i), _mm256_load_si256(v + 2 * part + i + 1)));
-        s3 = _mm256_add_epi64(s3, _mm256_add_epi64(_mm256_load_si256(v + 3 * part + i), _mm256_load_si256(v + 3 * part + i + 1)));
-    }
-    __m256i s = _mm256_add_epi64(_mm256_add_epi64(s0, s1), _mm256_add_epi64(s2, s3));
-    uint64_t t[4];
-    _mm256_storeu_si256((__m256i *)t, s);
-    return t[0] + t[1] + t[2] + t[3];
-}
+static uint64_t read_avx2_x4_pf(const void *p, size_t bytes) { return read_avx2_streams(p, bytes, 512); }
 
 #define CHAINS 12
 

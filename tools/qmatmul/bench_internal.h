@@ -76,8 +76,9 @@ double bench_rotation_bytes(const bench *b);
 const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p);
 void bench_measure_machine_limits(bench *b, uint64_t features);
 void bench_measure_reference_limits(bench *b);
-void bench_refresh_limits(bench *b);    /* a second round of every probe run so far */
-void bench_sample_read_limit(bench *b); /* a short round of the read probes, between decode passes */
+void bench_refresh_limits(bench *b);                        /* a second round of every probe run so far */
+void bench_sample_read_limit(bench *b);                     /* a short round of the read probes, between decode passes */
+void bench_sample_read_limit_every(bench *b, double *last); /* ... when > 1 s since *last (then *last = now) */
 void bench_set_limit(bench *b, bench_row *w);
 int bench_print_probes(bench *b, uint64_t features, FILE *f); /* exit code */
 

@@ -70,9 +70,15 @@ void bench_sample_read_limit(bench *b) {
     if (!any)
         return;
     memset(&b->rep->read, 0, sizeof b->rep->read);
-    for (int i = 0; i < b->n_probe_done; i++)
-        if (b->probe_res[i].probe->kind == QMM_PROBE_READ && b->probe_res[i].max > b->rep->read.max)
-            b->rep->read = b->probe_res[i];
+    bench_measure_machine_limits(b, b->machine_features); /* the best read variant again; nothing reruns */
+}
+
+void bench_sample_read_limit_every(bench *b, double *last) {
+    if (qmm_bench_now() - *last > 1.0) {
+        progress_line("sampling the read limit between decode passes");
+        bench_sample_read_limit(b);
+        *last = qmm_bench_now();
+    }
 }
 
 /* The machine's best of each kind, first: the machine is quiet then. The

@@ -153,11 +153,7 @@ static qmm_status time_decode_passes(bench *b, const bench_matrix *mats, int nm,
         st = QMM_ERR_NO_MEMORY;
     double sampled = qmm_bench_now();
     for (int r = 0; r < reps && st == QMM_OK; r++) {
-        if (qmm_bench_now() - sampled > 1.0) { /* the read limit sampled through the passes, about once a second */
-            progress_line("decode (m = 1): sampling the read limit");
-            bench_sample_read_limit(b);
-            sampled = qmm_bench_now();
-        }
+        bench_sample_read_limit_every(b, &sampled); /* the read limit through the passes */
         progress_line("decode (m = 1): pass %d of %d over %d copies", r + 1, reps, copies);
         for (int c = 0; c < copies && st == QMM_OK; c++)
             for (int j = 0; j < nm && st == QMM_OK; j++) {

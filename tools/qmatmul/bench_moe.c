@@ -234,10 +234,7 @@ static qmm_status decode_row(bench *b, const moe_matrix *mx, bench_row *w) {
     int ns = 0;
     double sampled = qmm_bench_now();
     for (int64_t p = 0; p < reps && st == QMM_OK; p++) {
-        if (qmm_bench_now() - sampled > 1.0) { /* the read limit through the passes, as bench_decode's */
-            bench_sample_read_limit(b);
-            sampled = qmm_bench_now();
-        }
+        bench_sample_read_limit_every(b, &sampled); /* the read limit through the passes */
         progress_line("MoE decode: %s, pass %lld of %lld over %d copies", mx->name, (long long)p + 1, (long long)reps, copies);
         for (int64_t q = 0; q < rounds && st == QMM_OK; q++)
             for (int c = 0; c < copies && st == QMM_OK; c++)
