@@ -258,7 +258,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                        : qmm_mul_mat_id(ctx, w, &a.t, &c.t, &b.t);
     } else {
         size_t need = 0;
-        const int nt = form == 1 ? nth : 1;
+        /* the size for the nth passed: it is not monotonic in nth (more
+         * threads can take narrower chunks and need less) */
+        const int nt = form == 1 || nth >= 1 ? nth : 1;
         st = op == 0   ? qmm_mul_mat_work_size(ctx, w, &a.t, &b.t, nt, &need)
              : op == 1 ? qmm_get_rows_work_size(ctx, w, &a.t, &b.t, nt, &need)
              : op == 2 ? qmm_mul_mat_f16_work_size(ctx, &c.t, &a.t, &b.t, nt, &need)

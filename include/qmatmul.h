@@ -397,7 +397,9 @@ typedef struct qmm_sync {
     int64_t (*counter_fetch_add)(void *user, int64_t delta);
 } qmm_sync;
 
-/* Bytes of scratch a call with nth threads needs (shared by all threads). */
+/* Bytes of scratch a call with nth threads needs (shared by all threads).
+ * Ask for the nth the compute calls will pass: the size depends on it and
+ * is not monotonic (more threads can take narrower chunks and need less). */
 QMM_API qmm_status qmm_mul_mat_work_size(qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y,
                                          int n_threads, size_t *size);
 /* Run by each of nth threads with its ith, the same arguments, work buffer
