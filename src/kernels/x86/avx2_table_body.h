@@ -4,12 +4,19 @@
  *   TB(x)                            prefixes the body's names (one per family)
  *   TB_KIND                          0 IQ4_NL, 1 MXFP4, 2 IQ4_XS
  *   QMM_TB_SYM, QMM_TB_NAME, QMM_TB_REQUIRED   the descriptor,
- *   dot_step(acc, w_u8, x_s8)        adds, per int32 lane, the four u8 x s8
- *                                    products of that lane (exactly),
+ *   dot_step(acc, w_u8, x_s8)        IQ4_NL, IQ4_XS: adds, per int32 lane, the
+ *                                    four u8 x s8 products of that lane (exactly),
+ *   dot_step4(acc, w_u8[4], x_s8[4]) MXFP4: the same for four pairs of vectors
+ *                                    (16 products a lane),
  *   dot_finish(acc)                  the int32 lane sums.
  * A nibble indexes the type's 16 int8 levels: vpshufb of the masked nibbles
- * gives the levels; the dot then is Q8_0's (avx2_q8_0_body.h): |w| (vpabsb)
- * times x with w's sign (vpsignb), a pair at most 2 * 127 * 127 = 32258.
+ * gives the levels. IQ4_NL / IQ4_XS: the dot then is Q8_0's
+ * (avx2_q8_0_body.h): |w| (vpabsb) times x with w's sign (vpsignb), a pair at
+ * most 2 * 127 * 127 = 32258. MXFP4's levels are small (|kv| <= 12), so the
+ * table gives kv + 12 in 0..24, unsigned as vpmaddubsw wants: no vpabsb and
+ * no vpsignb, and isum = sum (kv + 12) x - 12 sum x, the activation block's
+ * sum (exact; on AVX2 four vpmaddubsw add in int16 before one vpmaddwd: 8
+ * products a lane, at most 8 * 24 * 128 = 24576).
  *
  * Packed panel of 8 weight rows (n_step 8), nb = k / 32 blocks:
  *   [header per unit (UE = 32, IQ4_XS 256)]   IQ4_NL: fp16 d, row j at 2j
@@ -40,18 +47,32 @@ static inline __m256i TB(bcast4)(const int8_t *p) {
     return _mm256_set1_epi32(v);
 }
 
-/* The int8 levels in both 128-bit lanes. */
+#define TB_MX_BIAS 12 /* MXFP4: the table holds kv + 12 (0..24) */
+
+/* The int8 levels (MXFP4: kv + 12) in both 128-bit lanes. */
 static inline __attribute__((always_inline)) __m256i TB(table)(void) {
-    const int8_t *kv = TB_KIND == 1 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl;
-    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)kv));
+    if (TB_KIND == 1)
+        return _mm256_setr_epi8(12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0, 12, 13, 14, 15, 16, 18, 20, 24, 12, 11,
+                                10, 9, 8, 6, 4, 0);
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)qmm_kvalues_iq4nl));
 }
 
+#if TB_KIND == 1
+/* MXFP4: two 32-byte chunks a step (low and high nibbles of each). */
+typedef struct TB(wv) {
+    __m256i w[4];
+} TB(wv);
+typedef struct TB(xv) {
+    __m256i x[4];
+} TB(xv);
+#else
 typedef struct TB(wv) {
     __m256i wl, wh, al, ah; /* levels of the low / high nibbles and their magnitudes */
 } TB(wv);
 typedef struct TB(xv) {
     __m256i xl, xh;
 } TB(xv);
+#endif
 typedef __m256i TB(iacc);
 typedef struct TB(ws) {
     __m256 s;
@@ -63,10 +84,34 @@ typedef struct TB(ws) {
 #define DRV_QUANTS(nb, b)   (TB_HDRS(nb) + (size_t)(b)*128)
 #define DRV_PF              1024 /* software prefetch distance per panel stream, bytes (as Q4_0) */
 #define DRV_PF_LINES        2
-#define DRV_CHUNKS          4
+#define DRV_CHUNKS          (TB_KIND == 1 ? 2 : 4)
 
 static inline __attribute__((always_inline)) void TB(zero)(TB(iacc) * is) { *is = _mm256_setzero_si256(); }
 
+#if TB_KIND == 1
+/* Step c covers the 32-byte chunks 2c and 2c + 1 (elements 8c .. 8c + 7 and
+ * 16 + 8c .. 16 + 8c + 7 of the block). */
+static inline __attribute__((always_inline)) void TB(unpack)(TB(wv) * wv, const uint8_t *panel, int64_t nb, int64_t b, int c) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f), table = TB(table)();
+    for (int h = 0; h < 2; h++) {
+        const __m256i raw = _mm256_loadu_si256((const __m256i *)(const void *)(panel + DRV_QUANTS(nb, b) + (2 * c + h) * 32));
+        wv->w[2 * h] = _mm256_shuffle_epi8(table, _mm256_and_si256(raw, m4));
+        wv->w[2 * h + 1] = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4));
+    }
+}
+
+static inline __attribute__((always_inline)) void TB(xload)(TB(xv) * xv, const qmm_act_block *xb, int c) {
+    for (int h = 0; h < 2; h++) {
+        xv->x[2 * h] = TB(bcast4)(xb->q + 4 * (2 * c + h));
+        xv->x[2 * h + 1] = TB(bcast4)(xb->q + 16 + 4 * (2 * c + h));
+    }
+}
+
+static inline __attribute__((always_inline)) void TB(dot)(TB(iacc) * is, const TB(wv) * wv, const TB(xv) * xv) {
+    *is = dot_step4(*is, wv->w, xv->x);
+    __asm__("" : "+x"(*is)); /* keep the chain (as below) */
+}
+#else
 static inline __attribute__((always_inline)) void TB(unpack)(TB(wv) * wv, const uint8_t *panel, int64_t nb, int64_t b, int c) {
     const __m256i m4 = _mm256_set1_epi8(0x0f), table = TB(table)();
     const __m256i raw = _mm256_loadu_si256((const __m256i *)(const void *)(panel + DRV_QUANTS(nb, b) + c * 32));
@@ -88,6 +133,7 @@ static inline __attribute__((always_inline)) void TB(dot)(TB(iacc) * is, const T
      * tree and spill the products it holds */
     __asm__("" : "+x"(*is));
 }
+#endif
 
 static inline __attribute__((always_inline)) void TB(scales)(TB(ws) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
     (void)nb;
@@ -114,6 +160,8 @@ static inline __attribute__((always_inline)) void TB(scales)(TB(ws) * ws, const 
 static inline __attribute__((always_inline)) __m256 TB(float)(__m256 acc, const TB(iacc) * is, const TB(ws) * ws,
                                                               const qmm_act_block *xb) {
     __m256i isum = dot_finish(*is);
+    if (TB_KIND == 1) /* |sum x| <= 32 * 127: the bias's share is exact */
+        isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(TB_MX_BIAS * xb->sum));
     if (TB_KIND == 2)
         isum = _mm256_mullo_epi32(ws->ls, isum); /* |.| <= 32 * 516128 < 2^24 */
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->s, _mm256_set1_ps(xb->d)), acc);
@@ -214,6 +262,7 @@ static void TB(read_row)(const void *w, int64_t k, int64_t n, int64_t row, float
 #undef TB_UE
 #undef TB_HDR
 #undef TB_HDRS
+#undef TB_MX_BIAS
 #undef QMM_TB_SYM
 #undef QMM_TB_NAME
 #undef QMM_TB_REQUIRED
