@@ -49,12 +49,12 @@ static inline __m256i TB(bcast4)(const int8_t *p) {
 
 #define TB_MX_BIAS 12 /* MXFP4: the table holds kv + 12 (0..24) */
 
-/* The int8 levels (MXFP4: kv + 12) in both 128-bit lanes. */
+/* The int8 levels (MXFP4: kv + 12) in both 128-bit lanes, from the one
+ * table the reference uses, so the two cannot drift. */
 static inline __attribute__((always_inline)) __m256i TB(table)(void) {
-    if (TB_KIND == 1)
-        return _mm256_setr_epi8(12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0, 12, 13, 14, 15, 16, 18, 20, 24, 12, 11,
-                                10, 9, 8, 6, 4, 0);
-    return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)qmm_kvalues_iq4nl));
+    const int8_t *kv = TB_KIND == 1 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl;
+    const __m256i t = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)kv));
+    return TB_KIND == 1 ? _mm256_add_epi8(t, _mm256_set1_epi8(TB_MX_BIAS)) : t;
 }
 
 #if TB_KIND == 1
