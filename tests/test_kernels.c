@@ -323,6 +323,12 @@ static void visit(const qmm_family *kf, void *user) {
                     continue; /* K-quants: k % 256 */
                 test_shape(kf, ref, ms[mi], ns[ni], ks[ki]);
             }
+    /* m >= 8 over several k slices (the AVX2 table families' expanded GEMM
+     * carries its accumulators through y between 32-block slices: 72 blocks
+     * = 32 + 32 + 8), with each row-group tail and a column tail */
+    for (int64_t m = 17; m <= 19; m++)
+        if ((m - 17) % 2 == 0 || !slow)
+            test_shape(kf, ref, m, 45, 2304);
     if (kf->gemm_rows) /* rows in place over more than one row block and k slice */
         test_shape(kf, ref, 150, 45, 300);
     vc->tested++;

@@ -23,7 +23,10 @@
  *   DRV_GEMV_FUSED (default 1: the GEMV unpacks and uses one panel's chunk
  *   at a time; 0: all panels' chunk first, as the GEMM), and
  *   DRV_ACT_PACK, an activation packer of the same layout size (default
- *   qmm_avx2_act_q8_pack) whose blocks the format's DRV(float) reads.
+ *   qmm_avx2_act_q8_pack) whose blocks the format's DRV(float) reads, and
+ *   DRV_GEMM_EXPAND (default 0; 1: the GEMM unpacks each panel once per k
+ *   slice into a stack buffer of DRV(wv) / DRV(ws) that every row group then
+ *   reads, BLIS's packed B, for formats whose unpack is dear).
  * A panel is 8 weight rows (n_step 8); one int32 lane per row, so the float
  * step is one vector op for 8 outputs, the reference's order exactly.
  * Activations: the reference layout (qmm_act_block rows), by the AVX2
@@ -40,6 +43,10 @@
 #ifndef DRV_GEMV_FUSED
 #define DRV_GEMV_FUSED 1 /* 0: the GEMV unpacks all panels' chunk first (Q2_K: 3% faster so) */
 #endif
+#ifndef DRV_GEMM_EXPAND
+#define DRV_GEMM_EXPAND 0
+#endif
+#define DRV_KB 32 /* expanded k slice, in 32-blocks (IQ4_NL: 16 KiB of levels, in L1) */
 #ifndef DRV_ACT_PACK
 #define DRV_ACT_PACK qmm_avx2_act_q8_pack
 #endif
@@ -120,9 +127,82 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
             DRV(store)((float *)((char *)y + (size_t)r * ys) + p * DRV_NR, acc[p][r], p == np - 1 ? ncols : DRV_NR);
 }
 
+#if DRV_GEMM_EXPAND
+static inline __m256 DRV(load)(const float *y, int ncols) {
+    static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (ncols == DRV_NR)
+        return _mm256_loadu_ps(y);
+    return _mm256_maskload_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + DRV_NR - ncols)));
+}
+
+/* mr rows x one panel over blocks b0 .. b1 - 1, the panel's chunks and
+ * scales read from the expanded slice (xw, xs hold blocks b0 ..). The float
+ * accumulators start at zero (b0 = 0) or from y, where the previous slice
+ * left them: the same fma sequence per output as one pass over k. */
+static inline __attribute__((always_inline)) void DRV(tile_x)(const int mr, int64_t nb, int64_t b0, int64_t b1,
+                                                              const qmm_act_block *a, const DRV(wv) *xw,
+                                                              const DRV(ws) *xs, float *y, size_t ys, int ncols) {
+    __m256 acc[DRV_MR];
+    for (int r = 0; r < mr; r++)
+        acc[r] = b0 == 0 ? _mm256_setzero_ps() : DRV(load)((const float *)((const char *)y + (size_t)r * ys), ncols);
+    for (int64_t b = b0; b < b1; b++) {
+        DRV(iacc) is[DRV_MR];
+        for (int r = 0; r < mr; r++)
+            DRV(zero)(&is[r]);
+        for (int c = 0; c < DRV_CHUNKS; c++) {
+            const DRV(wv) wv = xw[(b - b0) * DRV_CHUNKS + c];
+            for (int r = 0; r < mr; r++) {
+                DRV(xv) xv;
+                DRV(xload)(&xv, &a[r * nb + b], c);
+                DRV(dot)(&is[r], &wv, &xv);
+            }
+        }
+        for (int r = 0; r < mr; r++)
+            acc[r] = DRV(float)(acc[r], &is[r], &xs[b - b0], &a[r * nb + b]);
+    }
+    for (int r = 0; r < mr; r++)
+        DRV(store)((float *)((char *)y + (size_t)r * ys), acc[r], ncols);
+}
+
+/* The GEMM for m >= 2 DRV_MR: per panel and k slice, unpack once (DRV_KB
+ * blocks), then every row group of the call runs on the unpacked slice. */
+static void DRV(gemm_x)(int64_t m, int64_t n, int64_t nb, const qmm_act_block *act, const void *w, float *y, size_t ys) {
+    DRV(wv) xw[DRV_KB * DRV_CHUNKS];
+    DRV(ws) xs[DRV_KB];
+    for (int64_t j0 = 0; j0 < n; j0 += DRV_NR) {
+        const uint8_t *panel = (const uint8_t *)w + DRV(w_offset)(j0, nb * QMM_QK);
+        const int ncols = (int)(n - j0 < DRV_NR ? n - j0 : DRV_NR);
+        for (int64_t b0 = 0; b0 < nb; b0 += DRV_KB) {
+            const int64_t b1 = nb - b0 < DRV_KB ? nb : b0 + DRV_KB;
+            for (int64_t b = b0; b < b1; b++) {
+                for (int c = 0; c < DRV_CHUNKS; c++)
+                    DRV(unpack)(&xw[(b - b0) * DRV_CHUNKS + c], panel, nb, b, c);
+                DRV(scales)(&xs[b - b0], panel, nb, b);
+            }
+            int64_t i = 0;
+            for (; i + DRV_MR <= m; i += DRV_MR)
+                DRV(tile_x)(DRV_MR, nb, b0, b1, act + i * nb, xw, xs, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
+            float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
+            switch (m - i) {
+            case 3: DRV(tile_x)(3, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols); break;
+            case 2: DRV(tile_x)(2, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols); break;
+            case 1: DRV(tile_x)(1, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols); break;
+            default: break;
+            }
+        }
+    }
+}
+#endif
+
 static void DRV(gemm)(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
+#if DRV_GEMM_EXPAND
+    if (m >= 2 * DRV_MR) {
+        DRV(gemm_x)(m, n, nb, act, w, y, ys);
+        return;
+    }
+#endif
     /* Panel outer: one panel stays in L1/L2 while every row group streams
      * past it, so weights come from memory once. */
     for (int64_t j0 = 0; j0 < n; j0 += DRV_NR) {
@@ -190,6 +270,8 @@ const qmm_family DRV_SYM = {
 #undef DRV_PF
 #undef DRV_PF_LINES
 #undef DRV_GEMV_FUSED
+#undef DRV_GEMM_EXPAND
+#undef DRV_KB
 #undef DRV_CHUNKS
 #undef DRV_SYM
 #undef DRV_NAME_STR
