@@ -24,9 +24,10 @@
  *   at a time; 0: all panels' chunk first, as the GEMM), and
  *   DRV_ACT_PACK, an activation packer of the same layout size (default
  *   qmm_avx2_act_q8_pack) whose blocks the format's DRV(float) reads, and
- *   DRV_GEMM_EXPAND (default 0; 1: the GEMM unpacks each panel once per k
- *   slice into a stack buffer of DRV(wv) / DRV(ws) that every row group then
- *   reads, BLIS's packed B, for formats whose unpack is dear).
+ *   DRV_GEMM_EXPAND (default 1: at m >= 8 the GEMM unpacks each pair of
+ *   panels once per k slice into a stack buffer of DRV(wv) / DRV(ws) that
+ *   every row group then reads, BLIS's packed B; 0: each row group unpacks
+ *   its own, as the GEMV does: Q8_0, whose panel is int8 already).
  * A panel is 8 weight rows (n_step 8); one int32 lane per row, so the float
  * step is one vector op for 8 outputs, the reference's order exactly.
  * Activations: the reference layout (qmm_act_block rows), by the AVX2
@@ -44,9 +45,9 @@
 #define DRV_GEMV_FUSED 1 /* 0: the GEMV unpacks all panels' chunk first (Q2_K: 3% faster so) */
 #endif
 #ifndef DRV_GEMM_EXPAND
-#define DRV_GEMM_EXPAND 0
+#define DRV_GEMM_EXPAND 1
 #endif
-#define DRV_KB 32 /* expanded k slice, in 32-blocks (IQ4_NL: 16 KiB of levels, in L1) */
+#define DRV_KB 16 /* expanded k slice, in 32-blocks (IQ4_NL: 2 panels x 8 KiB of levels, in L1) */
 #ifndef DRV_ACT_PACK
 #define DRV_ACT_PACK qmm_avx2_act_q8_pack
 #endif
@@ -135,59 +136,84 @@ static inline __m256 DRV(load)(const float *y, int ncols) {
     return _mm256_maskload_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + DRV_NR - ncols)));
 }
 
-/* mr rows x one panel over blocks b0 .. b1 - 1, the panel's chunks and
- * scales read from the expanded slice (xw, xs hold blocks b0 ..). The float
- * accumulators start at zero (b0 = 0) or from y, where the previous slice
- * left them: the same fma sequence per output as one pass over k. */
-static inline __attribute__((always_inline)) void DRV(tile_x)(const int mr, int64_t nb, int64_t b0, int64_t b1,
-                                                              const qmm_act_block *a, const DRV(wv) *xw,
-                                                              const DRV(ws) *xs, float *y, size_t ys, int ncols) {
-    __m256 acc[DRV_MR];
-    for (int r = 0; r < mr; r++)
-        acc[r] = b0 == 0 ? _mm256_setzero_ps() : DRV(load)((const float *)((const char *)y + (size_t)r * ys), ncols);
-    for (int64_t b = b0; b < b1; b++) {
-        DRV(iacc) is[DRV_MR];
+/* mr rows x np panels (1 or 2) over blocks b0 .. b1 - 1, the panels'
+ * chunks and scales read from the expanded slice (panel p's blocks b0 .. at
+ * xw + p * DRV_KB * DRV_CHUNKS, xs + p * DRV_KB). Two panels share each
+ * activation broadcast. The float accumulators start at zero (b0 = 0) or
+ * from y, where the previous slice left them: the same fma sequence per
+ * output as one pass over k. ncols: the last panel's valid columns. */
+static inline __attribute__((always_inline)) void DRV(tile_x)(const int np, const int mr, int64_t nb, int64_t b0, int64_t b1,
+                                                              const qmm_act_block *a, const DRV(wv) * xw, const DRV(ws) * xs,
+                                                              float *y, size_t ys, int ncols) {
+    __m256 acc[2][DRV_MR];
+    for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
-            DRV(zero)(&is[r]);
+            acc[p][r] =
+                b0 == 0 ? _mm256_setzero_ps()
+                        : DRV(load)((const float *)((const char *)y + (size_t)r * ys) + p * DRV_NR, p == np - 1 ? ncols : DRV_NR);
+    for (int64_t b = b0; b < b1; b++) {
+        DRV(iacc) is[2][DRV_MR];
+        for (int p = 0; p < np; p++)
+            for (int r = 0; r < mr; r++)
+                DRV(zero)(&is[p][r]);
         for (int c = 0; c < DRV_CHUNKS; c++) {
-            const DRV(wv) wv = xw[(b - b0) * DRV_CHUNKS + c];
+            DRV(wv) wv[2];
+            for (int p = 0; p < np; p++)
+                wv[p] = xw[p * DRV_KB * DRV_CHUNKS + (b - b0) * DRV_CHUNKS + c];
             for (int r = 0; r < mr; r++) {
                 DRV(xv) xv;
                 DRV(xload)(&xv, &a[r * nb + b], c);
-                DRV(dot)(&is[r], &wv, &xv);
+                for (int p = 0; p < np; p++)
+                    DRV(dot)(&is[p][r], &wv[p], &xv);
             }
         }
-        for (int r = 0; r < mr; r++)
-            acc[r] = DRV(float)(acc[r], &is[r], &xs[b - b0], &a[r * nb + b]);
+        for (int p = 0; p < np; p++)
+            for (int r = 0; r < mr; r++)
+                acc[p][r] = DRV(float)(acc[p][r], &is[p][r], &xs[p * DRV_KB + b - b0], &a[r * nb + b]);
     }
-    for (int r = 0; r < mr; r++)
-        DRV(store)((float *)((char *)y + (size_t)r * ys), acc[r], ncols);
+    for (int p = 0; p < np; p++)
+        for (int r = 0; r < mr; r++)
+            DRV(store)((float *)((char *)y + (size_t)r * ys) + p * DRV_NR, acc[p][r], p == np - 1 ? ncols : DRV_NR);
 }
 
-/* The GEMM for m >= 2 DRV_MR: per panel and k slice, unpack once (DRV_KB
- * blocks), then every row group of the call runs on the unpacked slice. */
+/* The GEMM for m >= 2 DRV_MR: per pair of panels and k slice, unpack once
+ * (DRV_KB blocks), then every row group of the call runs on the unpacked
+ * slice. */
 static void DRV(gemm_x)(int64_t m, int64_t n, int64_t nb, const qmm_act_block *act, const void *w, float *y, size_t ys) {
-    DRV(wv) xw[DRV_KB * DRV_CHUNKS];
-    DRV(ws) xs[DRV_KB];
-    for (int64_t j0 = 0; j0 < n; j0 += DRV_NR) {
-        const uint8_t *panel = (const uint8_t *)w + DRV(w_offset)(j0, nb * QMM_QK);
-        const int ncols = (int)(n - j0 < DRV_NR ? n - j0 : DRV_NR);
+    DRV(wv) xw[2 * DRV_KB * DRV_CHUNKS];
+    DRV(ws) xs[2 * DRV_KB];
+    for (int64_t j0 = 0; j0 < n; j0 += 2 * DRV_NR) {
+        const int np = n - j0 > DRV_NR ? 2 : 1;
+        const int64_t jl = j0 + (np - 1) * DRV_NR; /* the last panel's first column */
+        const int ncols = (int)(n - jl < DRV_NR ? n - jl : DRV_NR);
         for (int64_t b0 = 0; b0 < nb; b0 += DRV_KB) {
             const int64_t b1 = nb - b0 < DRV_KB ? nb : b0 + DRV_KB;
-            for (int64_t b = b0; b < b1; b++) {
-                for (int c = 0; c < DRV_CHUNKS; c++)
-                    DRV(unpack)(&xw[(b - b0) * DRV_CHUNKS + c], panel, nb, b, c);
-                DRV(scales)(&xs[b - b0], panel, nb, b);
+            for (int p = 0; p < np; p++) {
+                const uint8_t *panel = (const uint8_t *)w + DRV(w_offset)(j0 + p * DRV_NR, nb * QMM_QK);
+                for (int64_t b = b0; b < b1; b++) {
+                    for (int c = 0; c < DRV_CHUNKS; c++)
+                        DRV(unpack)(&xw[p * DRV_KB * DRV_CHUNKS + (b - b0) * DRV_CHUNKS + c], panel, nb, b, c);
+                    DRV(scales)(&xs[p * DRV_KB + b - b0], panel, nb, b);
+                }
             }
             int64_t i = 0;
-            for (; i + DRV_MR <= m; i += DRV_MR)
-                DRV(tile_x)(DRV_MR, nb, b0, b1, act + i * nb, xw, xs, (float *)((char *)y + (size_t)i * ys) + j0, ys, ncols);
+            for (; i + DRV_MR <= m; i += DRV_MR) {
+                float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
+                if (np == 2)
+                    DRV(tile_x)(2, DRV_MR, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols);
+                else
+                    DRV(tile_x)(1, DRV_MR, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols);
+            }
             float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
-            switch (m - i) {
-            case 3: DRV(tile_x)(3, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols); break;
-            case 2: DRV(tile_x)(2, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols); break;
-            case 1: DRV(tile_x)(1, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols); break;
-            default: break;
+            for (int p = 0; p < np; p++) { /* the row tail, one panel at a time */
+                const int nc = p == np - 1 ? ncols : DRV_NR;
+                const DRV(wv) *pw = xw + p * DRV_KB * DRV_CHUNKS;
+                switch (m - i) {
+                case 3: DRV(tile_x)(1, 3, nb, b0, b1, act + i * nb, pw, xs + p * DRV_KB, yi + p * DRV_NR, ys, nc); break;
+                case 2: DRV(tile_x)(1, 2, nb, b0, b1, act + i * nb, pw, xs + p * DRV_KB, yi + p * DRV_NR, ys, nc); break;
+                case 1: DRV(tile_x)(1, 1, nb, b0, b1, act + i * nb, pw, xs + p * DRV_KB, yi + p * DRV_NR, ys, nc); break;
+                default: break;
+                }
             }
         }
     }

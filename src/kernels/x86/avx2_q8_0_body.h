@@ -47,6 +47,7 @@ typedef __m256 q8_ws;
 #define DRV_PF              1024 /* software prefetch distance per panel stream, bytes (measured) */
 #define DRV_PF_LINES        4
 #define DRV_CHUNKS          8
+#define DRV_GEMM_EXPAND     0 /* the panel is int8 already: expanding it gained nothing (Zen 3) */
 
 static inline __attribute__((always_inline)) void q8_zero(q8_iacc *is) { *is = _mm256_setzero_si256(); }
 

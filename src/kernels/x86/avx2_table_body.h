@@ -85,7 +85,6 @@ typedef struct TB(ws) {
 #define DRV_PF              1024 /* software prefetch distance per panel stream, bytes (as Q4_0) */
 #define DRV_PF_LINES        2
 #define DRV_CHUNKS          (TB_KIND == 1 ? 2 : 4)
-#define DRV_GEMM_EXPAND     1
 
 static inline __attribute__((always_inline)) void TB(zero)(TB(iacc) * is) { *is = _mm256_setzero_si256(); }
 
