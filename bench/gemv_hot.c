@@ -3,13 +3,14 @@
  * (a kernel that cannot stream well above the DRAM roof from L2/L3 cannot reach
  * it from DRAM either). Built by scripts/bench-gemv-hot.sh.
  *
- *   gemv_hot TYPE K N COPIES THREADS CALLS
+ *   gemv_hot TYPE K N COPIES THREADS CALLS [M]
  *
  * Packs one random K x N matrix (random codes, fp16 scales 0.001), then runs
  * CALLS decode calls rotating over COPIES copies of its blob (1: the same
  * weights every call, hot in L2/L3; enough copies for >= 256 MiB: cold, from
  * DRAM), and prints the best and median call time and the GB/s of the packed
- * bytes. CALLS small (e.g. 20) and THREADS 1 for callgrind. */
+ * bytes. CALLS small (e.g. 20) and THREADS 1 for callgrind. M > 1 (default
+ * 1): M activation rows, a prefill call, and GOP/s (2 M N K / time) too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,14 +44,15 @@ static qmm_type type_of(const char *s) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7) {
-        fprintf(stderr, "usage: gemv_hot TYPE K N COPIES THREADS CALLS\n");
+    if (argc != 7 && argc != 8) {
+        fprintf(stderr, "usage: gemv_hot TYPE K N COPIES THREADS CALLS [M]\n");
         return 2;
     }
     const qmm_type t = type_of(argv[1]);
     const int64_t k = atoll(argv[2]), n = atoll(argv[3]);
     const int copies = atoi(argv[4]), threads = atoi(argv[5]), calls = atoi(argv[6]);
-    if (t == QMM_TYPE_COUNT || k <= 0 || n <= 0 || copies < 1 || calls < 1) {
+    const int64_t m = argc == 8 ? atoll(argv[7]) : 1;
+    if (t == QMM_TYPE_COUNT || k <= 0 || n <= 0 || copies < 1 || calls < 1 || m < 1) {
         fprintf(stderr, "gemv_hot: bad arguments\n");
         return 2;
     }
@@ -63,7 +65,7 @@ int main(int argc, char **argv) {
     }
     const size_t qbytes = qmm_row_size(t, k) * (size_t)n;
     uint8_t *q = malloc(qbytes);
-    float *x = malloc((size_t)k * sizeof(float)), *y = malloc((size_t)n * sizeof(float));
+    float *x = malloc((size_t)(k * m) * sizeof(float)), *y = malloc((size_t)(n * m) * sizeof(float));
     if (!q || !x || !y)
         return 1;
     uint64_t s = 12345;
@@ -71,7 +73,7 @@ int main(int argc, char **argv) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         q[i] = (uint8_t)(s >> 56);
     }
-    for (int64_t i = 0; i < k; i++) {
+    for (int64_t i = 0; i < k * m; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         x[i] = (float)((double)(s >> 40) * 0x1p-24 - 0.5);
     }
@@ -114,8 +116,8 @@ int main(int argc, char **argv) {
         }
     }
     qmm_tensor xt, yt;
-    qmm_tensor_init(&xt, QMM_TYPE_F32, 2, (int64_t[]){k, 1}, x);
-    qmm_tensor_init(&yt, QMM_TYPE_F32, 2, (int64_t[]){n, 1}, y);
+    qmm_tensor_init(&xt, QMM_TYPE_F32, 2, (int64_t[]){k, m}, x);
+    qmm_tensor_init(&yt, QMM_TYPE_F32, 2, (int64_t[]){n, m}, y);
     double *ts = malloc((size_t)calls * sizeof *ts);
     for (int c = 0; c < copies; c++) /* warm-up: page faults, the pool */
         qmm_mul_mat(ctx, w[c], &xt, &yt);
@@ -133,5 +135,8 @@ int main(int argc, char **argv) {
            "us (%.1f GB/s)\n",
            argv[1], qmm_weights_kernel(w0), (long long)k, (long long)n, copies, (double)blob_size * copies / 1048576.0, threads,
            blob_size, qbytes, ts[0] * 1e6, gb / ts[0], ts[calls / 2] * 1e6, gb / ts[calls / 2]);
+    if (m > 1)
+        printf("  m=%lld: best %.1f GOP/s, median %.1f GOP/s\n", (long long)m, 2e-9 * (double)(m * n * k) / ts[0],
+               2e-9 * (double)(m * n * k) / ts[calls / 2]);
     return 0;
 }

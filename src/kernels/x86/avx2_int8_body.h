@@ -27,7 +27,9 @@
  *   DRV_GEMM_EXPAND (default 1: at m >= 8 the GEMM unpacks each pair of
  *   panels once per k slice into a stack buffer of DRV(wv) / DRV(ws) that
  *   every row group then reads, BLIS's packed B; 0: each row group unpacks
- *   its own, as the GEMV does: Q8_0, whose panel is int8 already).
+ *   its own, as the GEMV does: Q8_0, whose panel is int8 already), and
+ *   DRV_X_ACC_QUAL (default empty; volatile: that tile's float accumulators
+ *   stay in memory, so its 8 integer states keep their registers).
  * A panel is 8 weight rows (n_step 8); one int32 lane per row, so the float
  * step is one vector op for 8 outputs, the reference's order exactly.
  * Activations: the reference layout (qmm_act_block rows), by the AVX2
@@ -46,6 +48,9 @@
 #endif
 #ifndef DRV_GEMM_EXPAND
 #define DRV_GEMM_EXPAND 1
+#endif
+#ifndef DRV_X_ACC_QUAL
+#define DRV_X_ACC_QUAL /* volatile: the expanded tile keeps its float accumulators in memory */
 #endif
 #define DRV_KB 16 /* expanded k slice, in 32-blocks (IQ4_NL: 2 panels x 8 KiB of levels, in L1) */
 #ifndef DRV_ACT_PACK
@@ -145,7 +150,7 @@ static inline __m256 DRV(load)(const float *y, int ncols) {
 static inline __attribute__((always_inline)) void DRV(tile_x)(const int np, const int mr, int64_t nb, int64_t b0, int64_t b1,
                                                               const qmm_act_block *a, const DRV(wv) * xw, const DRV(ws) * xs,
                                                               float *y, size_t ys, int ncols) {
-    __m256 acc[2][DRV_MR];
+    DRV_X_ACC_QUAL __m256 acc[2][DRV_MR];
     for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
             acc[p][r] =
@@ -156,6 +161,7 @@ static inline __attribute__((always_inline)) void DRV(tile_x)(const int np, cons
         for (int p = 0; p < np; p++)
             for (int r = 0; r < mr; r++)
                 DRV(zero)(&is[p][r]);
+#pragma GCC unroll 8
         for (int c = 0; c < DRV_CHUNKS; c++) {
             DRV(wv) wv[2];
             for (int p = 0; p < np; p++)
@@ -298,6 +304,7 @@ const qmm_family DRV_SYM = {
 #undef DRV_GEMV_FUSED
 #undef DRV_GEMM_EXPAND
 #undef DRV_KB
+#undef DRV_X_ACC_QUAL
 #undef DRV_CHUNKS
 #undef DRV_SYM
 #undef DRV_NAME_STR
