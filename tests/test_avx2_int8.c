@@ -153,13 +153,14 @@ static float *make_extreme_acts(int64_t m, int64_t k) {
 static void test_family(const qmm_family *kf) {
     const qmm_family *ref = qmm_registry_reference(kf->wtype);
     const int kq = qmm_type_block_elems(kf->wtype) == QMM_QK_K;
-    const int64_t ks[] = {kq ? 256 : 32, kq ? 512 : 64, 256};
+    /* m = 9 and k of 24 or 25 blocks: the expanded GEMM (m >= 8) over two k slices */
+    const int64_t ks[] = {kq ? 256 : 32, kq ? 512 : 64, 256, kq ? 768 : 800};
     static const int64_t ns[] = {1, 8, 17, 40};
-    static const int64_t ms[] = {1, 2, 5};
+    static const int64_t ms[] = {1, 2, 5, 9};
     long bad = 0;
-    for (size_t ki = 0; ki < 3; ki++)
+    for (size_t ki = 0; ki < 4; ki++)
         for (size_t ni = 0; ni < 4; ni++)
-            for (size_t mi = 0; mi < 3; mi++) {
+            for (size_t mi = 0; mi < 4; mi++) {
                 const int64_t k = ks[ki], n = ns[ni], m = ms[mi];
                 size_t rb;
                 void *src = make_extreme_weights(kf->wtype, k, n, &rb);

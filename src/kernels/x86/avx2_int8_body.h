@@ -188,6 +188,8 @@ static inline __attribute__((always_inline)) void DRV(tile_x)(const int np, cons
 static void DRV(gemm_x)(int64_t m, int64_t n, int64_t nb, const qmm_act_block *act, const void *w, float *y, size_t ys) {
     DRV(wv) xw[2 * DRV_KB * DRV_CHUNKS];
     DRV(ws) xs[2 * DRV_KB];
+    /* on the caller's stack (a host's pool threads may have small ones) */
+    _Static_assert(sizeof xw + sizeof xs <= 24 * 1024, "the expanded slice outgrew its stack budget");
     for (int64_t j0 = 0; j0 < n; j0 += 2 * DRV_NR) {
         const int np = n - j0 > DRV_NR ? 2 : 1;
         const int64_t jl = j0 + (np - 1) * DRV_NR; /* the last panel's first column */
