@@ -63,3 +63,14 @@ void qmm_avx2_act_q8_pack(int64_t m, int64_t k, const float *x, size_t x_row_str
             quantize_block(row + b * QMM_QK, &out[i * nb + b]);
     }
 }
+
+void qmm_avx2_act_q8_pack_sum16(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    qmm_avx2_act_q8_pack(m, k, x, x_row_stride, dst);
+    qmm_act_block *blk = (qmm_act_block *)dst;
+    for (int64_t i = 0; i < m * (k / QMM_QK); i++) {
+        int32_t sa = 0;
+        for (int l = 0; l < 16; l++)
+            sa += blk[i].q[l];
+        blk[i].sum = (int32_t)((uint32_t)(uint16_t)(int16_t)sa | (uint32_t)(uint16_t)(int16_t)(blk[i].sum - sa) << 16);
+    }
+}

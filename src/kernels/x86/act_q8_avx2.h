@@ -10,4 +10,10 @@
 
 void qmm_avx2_act_q8_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
 
+/* The same layout, except that each block's sum is replaced by its two
+ * 16-element sums as int16 (low: elements 0..15, high: 16..31; |sum16| <=
+ * 2032), computed once per row and call instead of per panel in a float step:
+ * for the formats with per-16 scales (Q2_K, Q3_K, Q6_K). */
+void qmm_avx2_act_q8_pack_sum16(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
+
 #endif

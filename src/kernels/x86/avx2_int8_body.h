@@ -28,6 +28,11 @@
  *   panels once per k slice into a stack buffer of DRV(wv) / DRV(ws) that
  *   every row group then reads, BLIS's packed B; 0: each row group unpacks
  *   its own, as the GEMV does: Q8_0, whose panel is int8 already), and
+ *   DRV_X_SCALED (the format gives the expanded tile its own block scales,
+ *   type DRV(ws_x), filled by DRV(scales_x)(DRV(ws_x) *, panel, nb, b), and
+ *   dot and float steps DRV(dot_x)(DRV(iacc) *, wv, xv, const DRV(ws_x) *)
+ *   and DRV(float_x)(acc, is, const DRV(ws_x) *, xb): Q6_K folds its per-16
+ *   scales into the dot's vpmaddwd),
  *   DRV_X_ACC_QUAL (default empty; volatile: that tile's float accumulators
  *   stay in memory, so its 8 integer states keep their registers).
  * A panel is 8 weight rows (n_step 8); one int32 lane per row, so the float
@@ -134,6 +139,17 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
 }
 
 #if DRV_GEMM_EXPAND
+#ifdef DRV_X_SCALED
+#define DRV_XWS                  DRV(ws_x)
+#define DRV_XSCALES              DRV(scales_x)
+#define DRV_XDOT(is, wv, xv, ws) DRV(dot_x)(is, wv, xv, ws)
+#define DRV_XFLOAT               DRV(float_x)
+#else
+#define DRV_XWS                  DRV(ws)
+#define DRV_XSCALES              DRV(scales)
+#define DRV_XDOT(is, wv, xv, ws) DRV(dot)(is, wv, xv)
+#define DRV_XFLOAT               DRV(float)
+#endif
 static inline __m256 DRV(load)(const float *y, int ncols) {
     static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
     if (ncols == DRV_NR)
@@ -148,7 +164,7 @@ static inline __m256 DRV(load)(const float *y, int ncols) {
  * from y, where the previous slice left them: the same fma sequence per
  * output as one pass over k. ncols: the last panel's valid columns. */
 static inline __attribute__((always_inline)) void DRV(tile_x)(const int np, const int mr, int64_t nb, int64_t b0, int64_t b1,
-                                                              const qmm_act_block *a, const DRV(wv) * xw, const DRV(ws) * xs,
+                                                              const qmm_act_block *a, const DRV(wv) * xw, const DRV_XWS *xs,
                                                               float *y, size_t ys, int ncols) {
     DRV_X_ACC_QUAL __m256 acc[2][DRV_MR];
     for (int p = 0; p < np; p++)
@@ -170,12 +186,12 @@ static inline __attribute__((always_inline)) void DRV(tile_x)(const int np, cons
                 DRV(xv) xv;
                 DRV(xload)(&xv, &a[r * nb + b], c);
                 for (int p = 0; p < np; p++)
-                    DRV(dot)(&is[p][r], &wv[p], &xv);
+                    DRV_XDOT(&is[p][r], &wv[p], &xv, &xs[p * DRV_KB + b - b0]);
             }
         }
         for (int p = 0; p < np; p++)
             for (int r = 0; r < mr; r++)
-                acc[p][r] = DRV(float)(acc[p][r], &is[p][r], &xs[p * DRV_KB + b - b0], &a[r * nb + b]);
+                acc[p][r] = DRV_XFLOAT(acc[p][r], &is[p][r], &xs[p * DRV_KB + b - b0], &a[r * nb + b]);
     }
     for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
@@ -187,7 +203,7 @@ static inline __attribute__((always_inline)) void DRV(tile_x)(const int np, cons
  * slice. */
 static void DRV(gemm_x)(int64_t m, int64_t n, int64_t nb, const qmm_act_block *act, const void *w, float *y, size_t ys) {
     DRV(wv) xw[2 * DRV_KB * DRV_CHUNKS];
-    DRV(ws) xs[2 * DRV_KB];
+    DRV_XWS xs[2 * DRV_KB];
     /* on the caller's stack (a host's pool threads may have small ones) */
     _Static_assert(sizeof xw + sizeof xs <= 24 * 1024, "the expanded slice outgrew its stack budget");
     for (int64_t j0 = 0; j0 < n; j0 += 2 * DRV_NR) {
@@ -201,7 +217,7 @@ static void DRV(gemm_x)(int64_t m, int64_t n, int64_t nb, const qmm_act_block *a
                 for (int64_t b = b0; b < b1; b++) {
                     for (int c = 0; c < DRV_CHUNKS; c++)
                         DRV(unpack)(&xw[p * DRV_KB * DRV_CHUNKS + (b - b0) * DRV_CHUNKS + c], panel, nb, b, c);
-                    DRV(scales)(&xs[p * DRV_KB + b - b0], panel, nb, b);
+                    DRV_XSCALES(&xs[p * DRV_KB + b - b0], panel, nb, b);
                 }
             }
             int64_t i = 0;
@@ -226,6 +242,10 @@ static void DRV(gemm_x)(int64_t m, int64_t n, int64_t nb, const qmm_act_block *a
         }
     }
 }
+#undef DRV_XWS
+#undef DRV_XSCALES
+#undef DRV_XDOT
+#undef DRV_XFLOAT
 #endif
 
 static void DRV(gemm)(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
@@ -307,6 +327,7 @@ const qmm_family DRV_SYM = {
 #undef DRV_GEMM_EXPAND
 #undef DRV_KB
 #undef DRV_X_ACC_QUAL
+#undef DRV_X_SCALED
 #undef DRV_CHUNKS
 #undef DRV_SYM
 #undef DRV_NAME_STR

@@ -136,21 +136,6 @@ static inline __attribute__((always_inline)) void K23(scales)(K23(ws) * ws, cons
 #endif
 }
 
-/* The activations: the reference layout, except that each block's sum is
- * replaced by its two 16-element sums as int16 (low: elements 0..15, high:
- * 16..31; |sum16| <= 2032), computed once per row and call here instead of
- * per panel in the float step. */
-static void K23(act_pack)(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
-    qmm_avx2_act_q8_pack(m, k, x, x_row_stride, dst);
-    qmm_act_block *blk = (qmm_act_block *)dst;
-    for (int64_t i = 0; i < m * (k / QMM_QK); i++) {
-        int32_t sa = 0;
-        for (int l = 0; l < 16; l++)
-            sa += blk[i].q[l];
-        blk[i].sum = (int32_t)((uint32_t)(uint16_t)(int16_t)sa | (uint32_t)(uint16_t)(int16_t)(blk[i].sum - sa) << 16);
-    }
-}
-
 static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const K23(iacc) * is, const K23(ws) * ws,
                                                                const qmm_act_block *xb) {
     const int32_t sa = (int16_t)(uint16_t)((uint32_t)xb->sum & 0xffffu);
@@ -179,7 +164,7 @@ static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    K23(w_pack)
 #define DRV_READ_ROW  K23(read_row)
-#define DRV_ACT_PACK  K23(act_pack)
+#define DRV_ACT_PACK  qmm_avx2_act_q8_pack_sum16 /* sum: the two 16-element sums as int16 */
 #include "kernels/x86/avx2_int8_body.h"
 
 /* Unsigned u of element l of a super-block, and the stored (unsigned) scale

@@ -87,15 +87,54 @@ static inline __attribute__((always_inline)) void q6k_scales(q6k_ws *ws, const u
 
 static inline __attribute__((always_inline)) __m256 q6k_float(__m256 acc, const q6k_iacc *is, const q6k_ws *ws,
                                                               const qmm_act_block *xb) {
-    int32_t sa = 0;
-    for (int l = 0; l < 16; l++)
-        sa += xb->q[l];
-    const int32_t sb = xb->sum - sa;
+    const int32_t sa = (int16_t)(uint16_t)((uint32_t)xb->sum & 0xffffu); /* the packer's 16-element sums */
+    const int32_t sb = (int16_t)(uint16_t)((uint32_t)xb->sum >> 16);
     const __m256i da = _mm256_sub_epi32(dot_finish(is->a), _mm256_set1_epi32(32 * sa));
     const __m256i db = _mm256_sub_epi32(dot_finish(is->b), _mm256_set1_epi32(32 * sb));
     const __m256i isum = _mm256_add_epi32(_mm256_mullo_epi32(ws->sca, da), _mm256_mullo_epi32(ws->scb, db));
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, _mm256_set1_ps(xb->d)), acc);
 }
+
+#ifdef Q6K_SCALED_X
+/* The expanded GEMM's steps (AVX2): each step's vpmaddwd multiplies the
+ * int16 pair sums by the row's sub-scale (sc as an int16 pair per lane,
+ * instead of ones), so one int32 state holds sc_a dot_a + sc_b dot_b (a lane
+ * at most 8 x 2 x 16002 x 128 < 2^25), and the float step takes
+ * 32 (sc_a sum_a x + sc_b sum_b x) off with one more vpmaddwd ((32 sc_a,
+ * 32 sc_b) against (sum_a, sum_b), each within int16): the same integer isum,
+ * without the two vpmulld and the second state per output. */
+typedef struct q6k_ws_x {
+    __m256 d;
+    __m256i sa16, sb16, sp; /* lane j: (sc_a, sc_a), (sc_b, sc_b), (32 sc_a, 32 sc_b) of row j, int16 */
+} q6k_ws_x;
+
+static inline __attribute__((always_inline)) void q6k_scales_x(q6k_ws_x *ws, const uint8_t *panel, int64_t nb, int64_t b) {
+    (void)nb;
+    const uint8_t *sb = panel + (size_t)(b / 8) * Q6K_SB_BYTES;
+    const int i = (int)(b % 8);
+    ws->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sb));
+    const __m128i a = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i)));
+    const __m128i c = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i + 8)));
+    ws->sa16 = _mm256_set_m128i(_mm_unpackhi_epi16(a, a), _mm_unpacklo_epi16(a, a));
+    ws->sb16 = _mm256_set_m128i(_mm_unpackhi_epi16(c, c), _mm_unpacklo_epi16(c, c));
+    ws->sp = _mm256_slli_epi16(_mm256_set_m128i(_mm_unpackhi_epi16(a, c), _mm_unpacklo_epi16(a, c)), 5);
+}
+
+static inline __attribute__((always_inline)) void q6k_dot_x(q6k_iacc *is, const q6k_wv *wv, const q6k_xv *xv,
+                                                            const q6k_ws_x *ws) {
+    is->a = _mm256_add_epi32(is->a, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->lo, xv->xl), ws->sa16));
+    is->a = _mm256_add_epi32(is->a, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->hi, xv->xh), ws->sb16));
+    __asm__("" : "+x"(is->a)); /* keep the chain (as the table types) */
+}
+
+static inline __attribute__((always_inline)) __m256 q6k_float_x(__m256 acc, const q6k_iacc *is, const q6k_ws_x *ws,
+                                                                const qmm_act_block *xb) {
+    const __m256i pair = _mm256_set1_epi32(xb->sum); /* (sum_a, sum_b) as int16, from the packer */
+    const __m256i isum = _mm256_sub_epi32(is->a, _mm256_madd_epi16(ws->sp, pair));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, _mm256_set1_ps(xb->d)), acc);
+}
+#define DRV_X_SCALED 1
+#endif
 
 #define DRV_SYM       QMM_Q6K_SYM
 #define DRV_NAME_STR  QMM_Q6K_NAME
@@ -104,6 +143,7 @@ static inline __attribute__((always_inline)) __m256 q6k_float(__m256 acc, const 
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    q6k_w_pack
 #define DRV_READ_ROW  q6k_read_row
+#define DRV_ACT_PACK  qmm_avx2_act_q8_pack_sum16 /* sum: the two 16-element sums as int16 */
 #include "kernels/x86/avx2_int8_body.h"
 
 static void q6k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {

@@ -12,6 +12,7 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) {
 
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
+#define Q6K_SCALED_X     1 /* the expanded GEMM folds the sub-scales into vpmaddwd */
 #define QMM_Q6K_SYM      qmm_family_avx2_q6_k
 #define QMM_Q6K_NAME     "avx2_q6_k"
 #define QMM_Q6K_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
