@@ -3,7 +3,10 @@
  * AVX-VNNI families (matmul_q2_k_avxvnni.c, matmul_q3_k_avxvnni.c), on the
  * AVX2 int8 driver (avx2_int8_body.h). The includer defines QMM_Q23_SYM,
  * QMM_Q23_NAME, QMM_Q23_REQUIRED, dot_step and dot_finish (as for
- * avx2_q4_0_body.h), and QMM_Q23_Q3 1 for Q3_K (default 0: Q2_K). Both have
+ * avx2_q4_0_body.h), QMM_Q23_Q3 1 for Q3_K (default 0: Q2_K), and
+ * QMM_Q23_I16 1 when dot_step's states are int16 pair sums (AVX2; the
+ * expanded GEMM's float step then widens them by vpmaddwd against the
+ * scales, not dot_finish and vpmulld). Both have
  * 2-bit low quants and a scale per 16 elements; Q3_K adds a third bit and
  * signed 6-bit scales, Q2_K has 4-bit scales and 4-bit mins.
  *
@@ -41,6 +44,9 @@
 
 #ifndef QMM_Q23_Q3
 #define QMM_Q23_Q3 0
+#endif
+#ifndef QMM_Q23_I16
+#define QMM_Q23_I16 0 /* 1: dot_step leaves int16 pair sums (AVX2) */
 #endif
 
 #if QMM_Q23_Q3
@@ -156,6 +162,53 @@ static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(ws->dmin, xd), acc);
 #endif
 }
+
+#if QMM_Q23_I16
+/* The expanded GEMM's block scales and float step (AVX2): the int16 chains
+ * are widened by vpmaddwd against the scales as int16 pairs (no vpmulld),
+ * and the sums' share is one more vpmaddwd against the packer's (sa, sb)
+ * pair: the same integers. Prepared once per slice, so only there: in the
+ * GEMV the extra preparation per block cost more than it saved (Q3_K from
+ * L2 8.8 -> 10.0 us). */
+typedef struct {
+    K23(ws) w;
+    __m256i sa16, sb16, sp; /* lane j, int16 pairs: (sc_a, sc_a), (sc_b, sc_b), Q3_K (4 sc_a, 4 sc_b) / Q2_K (m_a, m_b) */
+} K23(ws_x);
+
+static inline __attribute__((always_inline)) void K23(scales_x)(K23(ws_x) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
+    K23(scales)(&ws->w, panel, nb, b);
+    const __m256i low16 = _mm256_set1_epi32(0xffff);
+    ws->sa16 = _mm256_or_si256(_mm256_and_si256(ws->w.sca, low16), _mm256_slli_epi32(ws->w.sca, 16));
+    ws->sb16 = _mm256_or_si256(_mm256_and_si256(ws->w.scb, low16), _mm256_slli_epi32(ws->w.scb, 16));
+#if QMM_Q23_Q3
+    ws->sp = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(ws->w.sca, 2), low16), _mm256_slli_epi32(ws->w.scb, 18));
+#else
+    ws->sp = _mm256_or_si256(ws->w.ma, _mm256_slli_epi32(ws->w.mb, 16));
+#endif
+}
+
+static inline __attribute__((always_inline)) void K23(dot_x)(K23(iacc) * is, const K23(wv) * wv, const K23(xv) * xv,
+                                                             const K23(ws_x) * ws) {
+    (void)ws;
+    K23(dot)(is, wv, xv);
+}
+
+static inline __attribute__((always_inline)) __m256 K23(float_x)(__m256 acc, const K23(iacc) * is, const K23(ws_x) * ws,
+                                                                 const qmm_act_block *xb) {
+    const __m256 xd = _mm256_set1_ps(xb->d);
+    const __m256i pair = _mm256_set1_epi32(xb->sum);
+    const __m256i dots = _mm256_add_epi32(_mm256_madd_epi16(is->a, ws->sa16), _mm256_madd_epi16(is->b, ws->sb16));
+#if QMM_Q23_Q3
+    const __m256i isum = _mm256_sub_epi32(dots, _mm256_madd_epi16(ws->sp, pair));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->w.d, xd), acc);
+#else
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots), _mm256_mul_ps(ws->w.d, xd), acc);
+    const __m256i imin = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(ws->sp, pair));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(ws->w.dmin, xd), acc);
+#endif
+}
+#define DRV_X_SCALED 1
+#endif
 
 #define DRV_SYM       QMM_Q23_SYM
 #define DRV_NAME_STR  QMM_Q23_NAME
