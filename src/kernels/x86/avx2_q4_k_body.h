@@ -25,6 +25,9 @@
 
 #include "formats/formats.h"
 
+#ifndef QMM_Q4K_X
+#define QMM_Q4K_X 0 /* the expanded GEMM's scaled vpmaddwd: 1 at the chain's end, 2 at every step (AVX2) */
+#endif
 #ifndef QMM_Q4K_QH
 #define QMM_Q4K_QH 0
 #endif
@@ -116,6 +119,44 @@ static inline __attribute__((always_inline)) __m256 K4(float)(__m256 acc, const 
     const __m256i imin = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(ws->m, _mm256_set1_epi32(xb->sum)));
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(ws->dmin, xd), acc);
 }
+
+#if QMM_Q4K_X
+/* The expanded GEMM's steps (AVX2): the 32-block scale as an int16 pair per
+ * lane is vpmaddwd's multiplier, so no vpmulld for it; QMM_Q4K_X 1 (Q4_K):
+ * where the int16 chain is widened, 2 (Q5_K): at every step, instead of
+ * ones. The same integers (|sc| <= 63: a lane stays below 2^23). */
+typedef struct {
+    K4(ws) w;
+    __m256i sc16; /* lane j: (sc, sc) of row j, int16 */
+} K4(ws_x);
+
+static inline __attribute__((always_inline)) void K4(scales_x)(K4(ws_x) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
+    K4(scales)(&ws->w, panel, nb, b);
+    ws->sc16 = _mm256_or_si256(ws->w.sc, _mm256_slli_epi32(ws->w.sc, 16));
+}
+
+static inline __attribute__((always_inline)) void K4(dot_x)(K4(iacc) * is, const K4(wv) * wv, const K4(xv) * xv,
+                                                            const K4(ws_x) * ws) {
+#if QMM_Q4K_X == 1
+    (void)ws;
+    K4(dot)(is, wv, xv);
+#else
+    *is = _mm256_add_epi32(*is, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->lo, xv->xl), ws->sc16));
+    *is = _mm256_add_epi32(*is, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->hi, xv->xh), ws->sc16));
+    __asm__("" : "+x"(*is));
+#endif
+}
+
+static inline __attribute__((always_inline)) __m256 K4(float_x)(__m256 acc, const K4(iacc) * is, const K4(ws_x) * ws,
+                                                                const qmm_act_block *xb) {
+    const __m256 xd = _mm256_set1_ps(xb->d);
+    const __m256i isum = QMM_Q4K_X == 1 ? _mm256_madd_epi16(*is, ws->sc16) : *is;
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->w.d, xd), acc);
+    const __m256i imin = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_mullo_epi32(ws->w.m, _mm256_set1_epi32(xb->sum)));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(ws->w.dmin, xd), acc);
+}
+#define DRV_X_SCALED 1
+#endif
 
 #define DRV_SYM       QMM_Q4K_SYM
 #define DRV_NAME_STR  QMM_Q4K_NAME

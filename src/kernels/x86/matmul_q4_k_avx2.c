@@ -13,6 +13,7 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) {
 
 static inline __m256i dot_finish(__m256i acc) { return _mm256_madd_epi16(acc, _mm256_set1_epi16(1)); }
 
+#define QMM_Q4K_X        1
 #define QMM_Q4K_SYM      qmm_family_avx2_q4_k
 #define QMM_Q4K_NAME     "avx2_q4_k"
 #define QMM_Q4K_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)

@@ -14,6 +14,7 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) {
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
 #define QMM_Q4K_QH       1
+#define QMM_Q4K_X        2
 #define QMM_Q4K_SYM      qmm_family_avx2_q5_k
 #define QMM_Q4K_NAME     "avx2_q5_k"
 #define QMM_Q4K_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
