@@ -31,8 +31,8 @@
  *   DRV_X_SCALED (the format gives the expanded tile its own block scales,
  *   type DRV(ws_x), filled by DRV(scales_x)(DRV(ws_x) *, panel, nb, b), and
  *   dot and float steps DRV(dot_x)(DRV(iacc) *, wv, xv, const DRV(ws_x) *)
- *   and DRV(float_x)(acc, is, const DRV(ws_x) *, xb): Q6_K folds its per-16
- *   scales into the dot's vpmaddwd),
+ *   and DRV(float_x)(acc, is, const DRV(ws_x) *, xb): the AVX2 K-quants
+ *   multiply by their sub-scales inside vpmaddwd, prepared once per slice),
  *   DRV_X_ACC_QUAL (default empty; volatile: that tile's float accumulators
  *   stay in memory, so its 8 integer states keep their registers).
  * A panel is 8 weight rows (n_step 8); one int32 lane per row, so the float
