@@ -69,13 +69,19 @@ static size_t DRV(w_size)(int64_t k, int64_t n) { return (size_t)((n + DRV_NR - 
 
 static size_t DRV(w_offset)(int64_t n_idx, int64_t k) { return (size_t)(n_idx / DRV_NR) * DRV_PANEL_BYTES(k / QMM_QK); }
 
-/* Stores the first ncols lanes (a partial last panel writes nothing beyond n). */
-static inline void DRV(store)(float *y, __m256 v, int ncols) {
+/* The mask of the first ncols of a panel's 8 lanes (a partial last panel
+ * reads and writes nothing beyond n). */
+static inline __m256i DRV(lanes)(int ncols) {
     static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256((const __m256i *)(lanes + DRV_NR - ncols));
+}
+
+/* Stores the first ncols lanes. */
+static inline void DRV(store)(float *y, __m256 v, int ncols) {
     if (ncols == DRV_NR)
         _mm256_storeu_ps(y, v);
     else
-        _mm256_maskstore_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + DRV_NR - ncols)), v);
+        _mm256_maskstore_ps(y, DRV(lanes)(ncols), v);
 }
 
 /* mr activation rows (a, nb blocks apart) x np consecutive panels (np * mr
@@ -151,10 +157,9 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
 #define DRV_XFLOAT               DRV(float)
 #endif
 static inline __m256 DRV(load)(const float *y, int ncols) {
-    static const int32_t lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
     if (ncols == DRV_NR)
         return _mm256_loadu_ps(y);
-    return _mm256_maskload_ps(y, _mm256_loadu_si256((const __m256i *)(lanes + DRV_NR - ncols)));
+    return _mm256_maskload_ps(y, DRV(lanes)(ncols));
 }
 
 /* mr rows x np panels (1 or 2) over blocks b0 .. b1 - 1, the panels'
