@@ -11,6 +11,10 @@
 #include "test_util.h"
 #include "test_weights.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include "kernels/x86/avx2_fp_widen.h"
+#endif
+
 #define CANARY 0xA5
 
 static uint64_t seed = 12345;
@@ -286,8 +290,27 @@ struct visit_ctx {
     int tested;
 };
 
+static void visit_family(const qmm_family *kf, struct visit_ctx *vc);
+
 static void visit(const qmm_family *kf, void *user) {
     struct visit_ctx *vc = user;
+#if defined(__x86_64__) || defined(__i386__)
+    /* the AVX2 16-bit GEMMs widen their panels once or in the tiles, by CPU
+     * (avx2_fp_widen.h): both ways, whatever this host's default */
+    if ((strcmp(kf->name, "avx2_f16") == 0 || strcmp(kf->name, "avx2_bf16") == 0) && (kf->required & ~vc->features) == 0) {
+        for (int mode = 0; mode <= 1; mode++) {
+            qmm_avx2fp_force_widen_copy(mode);
+            printf("     %s with the widened copy %s\n", kf->name, mode ? "on" : "off");
+            visit_family(kf, vc);
+        }
+        qmm_avx2fp_force_widen_copy(-1);
+        return;
+    }
+#endif
+    visit_family(kf, vc);
+}
+
+static void visit_family(const qmm_family *kf, struct visit_ctx *vc) {
     const qmm_family *ref = qmm_registry_reference(kf->wtype);
     CHECK(ref != NULL, "%s: no reference family for its type", kf->name);
     if (!ref)

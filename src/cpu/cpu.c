@@ -102,6 +102,10 @@ static void detect_x86(qmm_cpu_info *ci) {
     if (!__get_cpuid(0, &a, &b, &c, &d))
         return;
     const unsigned max_leaf = a;
+    memcpy(ci->vendor, &b, 4); /* EBX, EDX, ECX spell the vendor */
+    memcpy(ci->vendor + 4, &d, 4);
+    memcpy(ci->vendor + 8, &c, 4);
+    ci->vendor[12] = 0;
     unsigned c1 = 0, d1 = 0, b7 = 0, c7 = 0, d7 = 0, a7_1 = 0;
     __cpuid(1, a, b, c1, d1);
     if (max_leaf >= 7) {

@@ -14,6 +14,7 @@ typedef struct qmm_cpu_info {
     uint64_t features;
     char arch[16];     /* "x86_64", "aarch64", ... */
     char model[64];    /* brand string where known */
+    char vendor[16];   /* x86: cpuid leaf 0's vendor ("GenuineIntel", "AuthenticAMD"), else "" */
     int n_cores;       /* cores available to this process */
     int sve_vl_bytes;  /* SVE vector length, 0 if no SVE */
     int sme_svl_bytes; /* SME streaming vector length, 0 if no SME */

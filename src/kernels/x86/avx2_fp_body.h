@@ -18,6 +18,7 @@
 #include "formats/formats.h"
 #include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
+#include "kernels/x86/avx2_fp_widen.h"
 #include "kernels/x86/avx2_store16.h"
 #include "kernels/x86/fp_pack16.h"
 
@@ -25,11 +26,12 @@
 #define FP_MR 6
 #define FP_PF 512 /* software prefetch distance per panel stream, bytes (measured) */
 
-/* 16-bit weights (F16, BF16) widen each panel once per GEMM (rows of at
+/* 16-bit weights (F16, BF16) may widen each panel once per GEMM (rows of at
  * least two tiles) into the thread's fp32 copy that every row group then
- * reads (k <= QMM_AVX2FP_WIDE_MAX_K): widening at every use took 2 of every
- * 14 vector slots from the FMAs (+4-9% at 128 rows). One copy for both
- * families, defined by matmul_f16_avx2.c (a thread runs one GEMM at a time);
+ * reads (k <= QMM_AVX2FP_WIDE_MAX_K), or widen in the tiles at each use: the
+ * faster of the two depends on the micro-architecture
+ * (qmm_avx2fp_widen_copy, avx2_fp_widen.h). One copy for both families,
+ * defined by matmul_f16_avx2.c (a thread runs one GEMM at a time);
  * thread-local: 256 KiB is too much for a host thread's stack. */
 #define FP_WIDEN              (sizeof(FP_ELEM) == 2)
 #define QMM_AVX2FP_WIDE_MAX_K 4096
@@ -191,13 +193,13 @@ static void fp_gemm_x(int64_t m, int64_t n, int64_t k, const float *x, size_t xr
      * chains (one row: 4 panels, two rows: 2); a panel group is done for all
      * rows before the next, so weights come from memory once. */
     const int gp = r == 1 ? 4 : r == 2 ? 2 : 1;
+    const int widen = FP_WIDEN && mfull >= 2 * FP_MR && k <= QMM_AVX2FP_WIDE_MAX_K && qmm_avx2fp_widen_copy();
     for (int64_t j0 = 0; j0 < n; j0 += gp * FP_NR) {
         const int64_t jend = j0 + gp * FP_NR < n ? j0 + gp * FP_NR : n;
         for (int64_t jp = j0; jp < jend; jp += FP_NR) {
             const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(jp, k));
             const int ncols = (int)(n - jp < FP_NR ? n - jp : FP_NR);
             /* the next panel of this call, cut in one share per row group */
-            const int widen = FP_WIDEN && mfull >= 2 * FP_MR && k <= QMM_AVX2FP_WIDE_MAX_K;
             const char *next = !widen && k >= FP_NEXT_MIN_K && n >= FP_NEXT_MIN_N && jp + FP_NR < n
                                    ? (const char *)w + fp_w_offset(jp + FP_NR, k)
                                    : NULL;

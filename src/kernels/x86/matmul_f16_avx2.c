@@ -17,6 +17,25 @@ static inline __m256 fp_load8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_lo
 static inline float fp_to_f32(uint16_t v) { return qmm_fp16_to_fp32(v); }
 
 #include "kernels/x86/avx2_f16_direct.h"
+#include "kernels/x86/avx2_fp_widen.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+static atomic_int avx2fp_widen_forced = -1;
+
+int qmm_avx2fp_widen_copy(void) {
+    const int forced = atomic_load_explicit(&avx2fp_widen_forced, memory_order_relaxed);
+    if (forced >= 0)
+        return forced;
+    const char *vendor = qmm_cpu_detect()->vendor; /* detected once, cached */
+    return strcmp(vendor, "AuthenticAMD") != 0 && strcmp(vendor, "HygonGenuine") != 0;
+}
+
+void qmm_avx2fp_force_widen_copy(int mode) {
+    atomic_store_explicit(&avx2fp_widen_forced, mode < 0 ? -1 : mode != 0, memory_order_relaxed);
+}
+
 #define FP_DIRECT      qmm_f16d2_direct /* decode reads K / V^T in place */
 #define FP_DEFINE_WIDE                  /* the widened panel's thread-local copy (avx2_fp_body.h) */
 
