@@ -373,7 +373,15 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     /* about mult items per thread over the whole call */
     const int64_t step = kf->n_step;
     const int mult = nth == 1 ? 1 : (cfg->chunk_multiplier < 1 ? 1 : cfg->chunk_multiplier);
-    const int64_t per_wb = ceil_div((int64_t)nth * mult, fp->nwb);
+    int64_t per_wb = ceil_div((int64_t)nth * mult, fp->nwb);
+    /* items of one size, in a multiple of the threads where up to nth - 1
+     * more per weight batch make one: 3 KV heads x 3 chunks on 2 threads
+     * left one thread idle a ninth of the call (SmolLM2's 9 / 3 heads) */
+    for (int64_t more = 0; nth > 1 && more < nth; more++)
+        if ((per_wb + more) * fp->nwb % nth == 0) {
+            per_wb += more;
+            break;
+        }
     fp->chunk_cols = qmm_chunk_cols(fp->n, (int)per_wb, 1, step);
     fp->chunk_rows = fp->g;
     if (!fp->local && fp->n <= QMM_F16_ROWS_MAX_COLS && per_wb > 1) {
