@@ -11,7 +11,13 @@
  * acc = fma(w, x, acc) in ascending k for each output, 16 at once. Tile 6 x 16
  * for GEMM: 12 independent accumulators cover the FMA latency x throughput
  * (4 x 2) with room, using 12 + 2 + 1 of the 16 ymm registers. Activations:
- * the reference fp32 layout (plain rows). */
+ * the reference fp32 layout (plain rows).
+ *
+ * Optional, for a 16-bit element whose widening is cheaper 16 at a time
+ * (BF16): FP_LOAD16(p, &w0, &w1) widens a k step's 16 weights (default: two
+ * fp_load8), FP_COL_POS(j) is where row j's element sits in the step (default
+ * j), FP_PACK16_INTERLEAVE reorders each packed step to match, and
+ * FP_LAYOUT_ID names the layout (default 1). */
 #include <immintrin.h>
 #include <string.h>
 
@@ -21,6 +27,19 @@
 #include "kernels/x86/avx2_fp_widen.h"
 #include "kernels/x86/avx2_store16.h"
 #include "kernels/x86/fp_pack16.h"
+
+#ifndef FP_LOAD16
+#define FP_LOAD16(p, w0, w1) (*(w0) = fp_load8(p), *(w1) = fp_load8((p) + 8))
+#endif
+#ifndef FP_COL_POS
+#define FP_COL_POS(j) (j)
+#endif
+#ifndef FP_PACK16_INTERLEAVE
+#define FP_PACK16_INTERLEAVE 0
+#endif
+#ifndef FP_LAYOUT_ID
+#define FP_LAYOUT_ID 1
+#endif
 
 #define FP_NR 16
 #define FP_MR 6
@@ -50,6 +69,16 @@ static size_t fp_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / FP
 static void fp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     if (sizeof(FP_ELEM) == 2) {
         qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, fp_panel_bytes(k));
+        if (FP_PACK16_INTERLEAVE) /* each step's rows 0-7 and 8-15 as (j, j + 8) pairs */
+            for (int64_t p = n0 / FP_NR; p * FP_NR < n1; p++) {
+                uint16_t *panel = (uint16_t *)(void *)((char *)dst + (size_t)p * fp_panel_bytes(k));
+                for (int64_t l = 0; l < k; l++) {
+                    const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(panel + l * FP_NR));
+                    const __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(panel + l * FP_NR + 8));
+                    _mm_storeu_si128((__m128i *)(void *)(panel + l * FP_NR), _mm_unpacklo_epi16(lo, hi));
+                    _mm_storeu_si128((__m128i *)(void *)(panel + l * FP_NR + 8), _mm_unpackhi_epi16(lo, hi));
+                }
+            }
         return;
     }
     enum { KC = 64 }; /* k steps per slice: the slice of the panel (4 KiB F32) stays in L1 while 16 rows fill it */
@@ -80,7 +109,7 @@ static void fp_read_row(const void *w, int64_t k, int64_t n, int64_t row, float 
     const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(row, k));
     const int j = (int)(row % FP_NR);
     for (int64_t l = 0; l < k; l++)
-        dst[l] = fp_to_f32(panel[l * FP_NR + j]);
+        dst[l] = fp_to_f32(panel[l * FP_NR + FP_COL_POS(j)]);
 }
 
 /* Steps of l between two prefetches of the next panel (fp_tile_of). */
@@ -111,8 +140,7 @@ static inline __attribute__((always_inline)) void fp_tile_l(const int wide, cons
         const FP_ELEM *wl = panel + p * pe + l * FP_NR;
         /* memory bound at small m: run ahead across 4 KiB pages */
         _mm_prefetch((const char *)wl + FP_PF, _MM_HINT_T0);
-        w0[p] = fp_load8(wl);
-        w1[p] = fp_load8(wl + 8);
+        FP_LOAD16(wl, &w0[p], &w1[p]);
     }
     for (int r = 0; r < mr; r++) {
         const __m256 xb = _mm256_broadcast_ss(x + (size_t)r * xr + l);
@@ -208,8 +236,12 @@ static void fp_gemm_x(int64_t m, int64_t n, int64_t k, const float *x, size_t xr
             const int nx_per = (int)(next && slots ? (per + slots - 1) / slots : 0);
             if (widen) {
                 float *wide = qmm_avx2fp_wide;
-                for (int64_t l = 0; l < k * FP_NR; l += 8)
-                    _mm256_store_ps(wide + l, fp_load8(panel + l));
+                for (int64_t l = 0; l < k * FP_NR; l += FP_NR) {
+                    __m256 a, b;
+                    FP_LOAD16(panel + l, &a, &b);
+                    _mm256_store_ps(wide + l, a);
+                    _mm256_store_ps(wide + l + 8, b);
+                }
             }
             for (int64_t i = 0, a = 0; i < mfull; i += FP_MR, a += per) { /* a: this share's first line */
                 const char *nx = next && a < lines ? next + a * 64 : NULL;
@@ -278,7 +310,7 @@ const qmm_family FP_SYM = {
     .required = FP_REQUIRED,
     .fallback_hides = FP_REQUIRED, /* masked off to choose the fallback (QMM_CAP hybrid runs): the reference */
     .flags = 0,
-    .layout_id = 1,
+    .layout_id = FP_LAYOUT_ID,
     .mr = FP_MR,
     .nr = FP_NR,
     .kr = 1,
