@@ -78,9 +78,10 @@ void bench_usage(FILE *f) {
                "  best of all. Each run, every thread reads its own chunk of a buffer\n"
                "  of max(256 MiB, 8 x LLC) (2 MiB aligned, madvise(MADV_HUGEPAGE) where the OS grants it),\n"
                "  a different chunk each run, so reads come from memory. Besides the rounds before and after\n"
-               "  the rows, a short round (9 runs a variant) about every second of the decode passes: on a\n"
-               "  shared machine the bandwidth left to this one changes from minute to minute, and the limit\n"
-               "  must see the minutes the rows saw (the median shown is a full round's).\n"
+               "  the rows, a short round (9 runs a variant) before the first decode pass, about every second\n"
+               "  of the passes and after the last: on a shared machine the bandwidth left to this one\n"
+               "  changes from minute to minute, and the limit must see the minutes the rows saw (the median\n"
+               "  shown is a full round's).\n"
                "  Decode rows are compared with the read bandwidth; prefill rows with the peak of the\n"
                "  instruction their family uses (the best probe the family's required CPU features allow).\n");
 }

@@ -151,7 +151,7 @@ static qmm_status time_decode_passes(bench *b, const bench_matrix *mats, int nm,
     double *s = malloc(sizeof(double) * (size_t)ns * (size_t)nm);
     if (!s)
         st = QMM_ERR_NO_MEMORY;
-    double sampled = qmm_bench_now();
+    double sampled = 0; /* a round before the first pass, one after the last: short runs get two */
     for (int r = 0; r < reps && st == QMM_OK; r++) {
         bench_sample_read_limit_every(b, &sampled); /* the read limit through the passes */
         progress_line("decode (m = 1): pass %d of %d over %d copies", r + 1, reps, copies);
@@ -161,6 +161,8 @@ static qmm_status time_decode_passes(bench *b, const bench_matrix *mats, int nm,
                 s[(size_t)j * (size_t)ns + (size_t)(r * copies + c)] = t;
             }
     }
+    if (st == QMM_OK)
+        bench_sample_read_limit(b);
     *samples = s;
     *n_samples = ns;
     return st;

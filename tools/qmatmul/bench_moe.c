@@ -232,7 +232,7 @@ static qmm_status decode_row(bench *b, const moe_matrix *mx, bench_row *w) {
     if (st == QMM_OK && !s)
         st = QMM_ERR_NO_MEMORY;
     int ns = 0;
-    double sampled = qmm_bench_now();
+    double sampled = 0; /* a round before the first pass, one after the last */
     for (int64_t p = 0; p < reps && st == QMM_OK; p++) {
         bench_sample_read_limit_every(b, &sampled); /* the read limit through the passes */
         progress_line("MoE decode: %s, pass %lld of %lld over %d copies", mx->name, (long long)p + 1, (long long)reps, copies);
@@ -243,6 +243,8 @@ static qmm_status decode_row(bench *b, const moe_matrix *mx, bench_row *w) {
                     s[ns++] = t;
                 }
     }
+    if (st == QMM_OK)
+        bench_sample_read_limit(b);
     if (st == QMM_OK) {
         bench_stat_from(&w->t, s, ns);
         snprintf(w->kernel, sizeof w->kernel, "%s", qmm_weights_kernel(r.w[0]));
