@@ -41,6 +41,7 @@
 
 #include "formats/formats.h"
 #include "kernels/x86/act_q8_avx2.h"
+#include "kernels/x86/avx2_pair16.h"
 
 #ifndef QMM_Q23_Q3
 #define QMM_Q23_Q3 0
@@ -177,13 +178,12 @@ typedef struct {
 
 static inline __attribute__((always_inline)) void K23(scales_x)(K23(ws_x) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
     K23(scales)(&ws->w, panel, nb, b);
-    const __m256i low16 = _mm256_set1_epi32(0xffff);
-    ws->sa16 = _mm256_or_si256(_mm256_and_si256(ws->w.sca, low16), _mm256_slli_epi32(ws->w.sca, 16));
-    ws->sb16 = _mm256_or_si256(_mm256_and_si256(ws->w.scb, low16), _mm256_slli_epi32(ws->w.scb, 16));
+    ws->sa16 = qmm_avx2_pair16(ws->w.sca);
+    ws->sb16 = qmm_avx2_pair16(ws->w.scb);
 #if QMM_Q23_Q3
-    ws->sp = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(ws->w.sca, 2), low16), _mm256_slli_epi32(ws->w.scb, 18));
+    ws->sp = qmm_avx2_pack16x2(_mm256_slli_epi32(ws->w.sca, 2), _mm256_slli_epi32(ws->w.scb, 2));
 #else
-    ws->sp = _mm256_or_si256(ws->w.ma, _mm256_slli_epi32(ws->w.mb, 16));
+    ws->sp = qmm_avx2_pack16x2(ws->w.ma, ws->w.mb);
 #endif
 }
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "formats/formats.h"
+#include "kernels/x86/avx2_pair16.h"
 
 #ifndef QMM_Q4K_X
 #define QMM_Q4K_X 0 /* the expanded GEMM's scaled vpmaddwd: 1 at the chain's end, 2 at every step (AVX2) */
@@ -132,7 +133,7 @@ typedef struct {
 
 static inline __attribute__((always_inline)) void K4(scales_x)(K4(ws_x) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
     K4(scales)(&ws->w, panel, nb, b);
-    ws->sc16 = _mm256_or_si256(ws->w.sc, _mm256_slli_epi32(ws->w.sc, 16));
+    ws->sc16 = qmm_avx2_pair16(ws->w.sc);
 }
 
 static inline __attribute__((always_inline)) void K4(dot_x)(K4(iacc) * is, const K4(wv) * wv, const K4(xv) * xv,

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "formats/formats.h"
+#include "kernels/x86/avx2_pair16.h"
 
 #define Q6K_SB_BYTES 1680
 #define Q6K_QS_OFF   144
@@ -104,20 +105,15 @@ static inline __attribute__((always_inline)) __m256 q6k_float(__m256 acc, const 
  * 32 sc_b) against (sum_a, sum_b), each within int16): the same integer isum,
  * without the two vpmulld and the second state per output. */
 typedef struct q6k_ws_x {
-    __m256 d;
+    q6k_ws w;               /* d and the int32 sub-scales */
     __m256i sa16, sb16, sp; /* lane j: (sc_a, sc_a), (sc_b, sc_b), (32 sc_a, 32 sc_b) of row j, int16 */
 } q6k_ws_x;
 
 static inline __attribute__((always_inline)) void q6k_scales_x(q6k_ws_x *ws, const uint8_t *panel, int64_t nb, int64_t b) {
-    (void)nb;
-    const uint8_t *sb = panel + (size_t)(b / 8) * Q6K_SB_BYTES;
-    const int i = (int)(b % 8);
-    ws->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sb));
-    const __m128i a = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i)));
-    const __m128i c = _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i + 8)));
-    ws->sa16 = _mm256_set_m128i(_mm_unpackhi_epi16(a, a), _mm_unpacklo_epi16(a, a));
-    ws->sb16 = _mm256_set_m128i(_mm_unpackhi_epi16(c, c), _mm_unpacklo_epi16(c, c));
-    ws->sp = _mm256_slli_epi16(_mm256_set_m128i(_mm_unpackhi_epi16(a, c), _mm_unpacklo_epi16(a, c)), 5);
+    q6k_scales(&ws->w, panel, nb, b);
+    ws->sa16 = qmm_avx2_pair16(ws->w.sca);
+    ws->sb16 = qmm_avx2_pair16(ws->w.scb);
+    ws->sp = qmm_avx2_pack16x2(_mm256_slli_epi32(ws->w.sca, 5), _mm256_slli_epi32(ws->w.scb, 5)); /* |32 sc| <= 4096 */
 }
 
 static inline __attribute__((always_inline)) void q6k_dot_x(q6k_iacc *is, const q6k_wv *wv, const q6k_xv *xv,
@@ -131,7 +127,7 @@ static inline __attribute__((always_inline)) __m256 q6k_float_x(__m256 acc, cons
                                                                 const qmm_act_block *xb) {
     const __m256i pair = _mm256_set1_epi32(xb->sum); /* (sum_a, sum_b) as int16, from the packer */
     const __m256i isum = _mm256_sub_epi32(is->a, _mm256_madd_epi16(ws->sp, pair));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, _mm256_set1_ps(xb->d)), acc);
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->w.d, _mm256_set1_ps(xb->d)), acc);
 }
 #define DRV_X_SCALED 1
 #endif
