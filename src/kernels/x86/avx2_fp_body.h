@@ -1,7 +1,8 @@
 /* F32 / F16 weights x fp32 activations with AVX2 FMA: the body shared by
  * matmul_f32_avx2.c and matmul_f16_avx2.c. The includer defines
  *   FP_SYM, FP_NAME, FP_WTYPE, FP_REQUIRED, FP_ELEM (float or uint16_t),
- *   fp_load8(const FP_ELEM *p)   8 weights as fp32 (F16: vcvtph2ps, exact),
+ *   fp_load8(const FP_ELEM *p)   8 weights as fp32 (F16: vcvtph2ps, exact;
+ *                                not needed with FP_LOAD16),
  *   fp_to_f32(FP_ELEM v)         one weight as fp32 (the reference's value).
  *
  * Packed panel of 16 weight rows (n_step 16): element l of row j at
