@@ -340,6 +340,23 @@ static size_t f16_take(size_t *off, size_t bytes) {
     return at;
 }
 
+/* The items of a call asking for per_wb of them per weight batch: column
+ * chunks, or for few columns (PV) chunks of the group's rows, so that each
+ * row is read once and the tiles keep their width (9 / 3 heads' PV: 2 chunks
+ * of 32 columns read P twice). */
+static void f16_cut(f16_plan *fp, int64_t per_wb, int64_t step) {
+    fp->chunk_cols = qmm_chunk_cols(fp->n, (int)per_wb, 1, step);
+    fp->chunk_rows = fp->g;
+    if (!fp->local && fp->n <= QMM_F16_ROWS_MAX_COLS && per_wb > 1) {
+        fp->chunk_cols = fp->n;
+        const int64_t ms = fp->al->m_step;
+        fp->chunk_rows = ceil_div(ceil_div(fp->g, per_wb), ms) * ms;
+    }
+    fp->cpw = ceil_div(fp->n, fp->chunk_cols);
+    fp->rpw = ceil_div(fp->g, fp->chunk_rows);
+    fp->nitems = fp->cpw * fp->rpw * fp->nwb;
+}
+
 static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, int nth, f16_plan *fp) {
     memset(fp, 0, sizeof *fp);
     const qmm_chain *ch = qmm_dispatch_chain(cfg->dispatch, QMM_TYPE_F16);
@@ -373,28 +390,18 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     /* about mult items per thread over the whole call */
     const int64_t step = kf->n_step;
     const int mult = nth == 1 ? 1 : (cfg->chunk_multiplier < 1 ? 1 : cfg->chunk_multiplier);
-    int64_t per_wb = ceil_div((int64_t)nth * mult, fp->nwb);
+    const int64_t per_wb = ceil_div((int64_t)nth * mult, fp->nwb);
     /* items of one size, in a multiple of the threads where up to nth - 1
-     * more per weight batch make one: 3 KV heads x 3 chunks on 2 threads
-     * left one thread idle a ninth of the call (SmolLM2's 9 / 3 heads) */
-    for (int64_t more = 0; nth > 1 && more < nth; more++)
-        if ((per_wb + more) * fp->nwb % nth == 0) {
-            per_wb += more;
+     * more asked per weight batch make one (the chunks as cut, rounded to
+     * the steps): 3 KV heads x 3 chunks on 2 threads left one thread idle a
+     * ninth of the call (SmolLM2's 9 / 3 heads) */
+    for (int64_t more = 0; more < (nth > 1 ? nth : 1); more++) {
+        f16_cut(fp, per_wb + more, step);
+        if (fp->nitems % nth == 0)
             break;
-        }
-    fp->chunk_cols = qmm_chunk_cols(fp->n, (int)per_wb, 1, step);
-    fp->chunk_rows = fp->g;
-    if (!fp->local && fp->n <= QMM_F16_ROWS_MAX_COLS && per_wb > 1) {
-        /* few columns (PV): the items split the group's rows, not its
-         * columns, so that each row is read once and the tiles keep their
-         * width (9 / 3 heads' PV: 2 chunks of 32 columns read P twice) */
-        fp->chunk_cols = fp->n;
-        const int64_t ms = fp->al->m_step;
-        fp->chunk_rows = ceil_div(ceil_div(fp->g, per_wb), ms) * ms;
     }
-    fp->cpw = ceil_div(fp->n, fp->chunk_cols);
-    fp->rpw = ceil_div(fp->g, fp->chunk_rows);
-    fp->nitems = fp->cpw * fp->rpw * fp->nwb;
+    if (fp->nitems % nth != 0)
+        f16_cut(fp, per_wb, step);
     fp->act_group = align_up(fp->al->packed_size(fp->g, fp->k), ALIGN);
     fp->tmp_cols = ceil_div(F16_TMP_COLS, step) * step;
     const size_t staging = (size_t)fp->al->m_step * (size_t)fp->k * 4;
