@@ -57,7 +57,9 @@ void bench_usage(FILE *f) {
                "expert. No reference family on MoE rows.\n"
                "\n"
                "Limits: on the same thread count, 201 runs (x --time) of ~1 ms each; the limit is the\n"
-               "best run (other processes can only slow a probe down), the median is shown beside it.\n"
+               "best run (other processes can only slow a probe down), the median is shown beside it;\n"
+               "a second round after the rows, and short rounds (9 runs) through them: the int8 and FMA\n"
+               "probes before each prefill row and after the last, the read probes as below.\n"
                "A run lasts from the first thread's start to the last thread's end. The probes:\n");
     qmm_cpu_desc cpu;
     qmm_cpu_describe(NULL, &cpu);

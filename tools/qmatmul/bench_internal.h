@@ -79,6 +79,7 @@ void bench_measure_reference_limits(bench *b);
 void bench_refresh_limits(bench *b);                        /* a second round of every probe run so far */
 void bench_sample_read_limit(bench *b);                     /* a short round of the read probes, between decode passes */
 void bench_sample_read_limit_every(bench *b, double *last); /* ... when > 1 s since *last (then *last = now) */
+void bench_sample_compute_limits(bench *b);                 /* a short round of the int8 / FMA probes, between prefill rows */
 void bench_set_limit(bench *b, bench_row *w);
 int bench_print_probes(bench *b, uint64_t features, FILE *f); /* exit code */
 

@@ -44,23 +44,25 @@ void bench_refresh_limits(bench *b) {
     bench_measure_machine_limits(b, feats);
 }
 
-/* Runs of each read probe per sample between decode passes. */
-#define READ_SAMPLE_REPS 9
+/* Runs of each probe per sample between passes. */
+#define SAMPLE_REPS 9
 
-/* A short round of every read probe run so far, its best run kept where it
- * beats the probe's (the median stays the full round's): called between
- * decode passes. On a shared machine the memory bandwidth left to this one
- * swings with its neighbours' load (a Zen 3 guest: decode rows from 26 to
- * 50 GB/s between runs of minutes), and decode rows measured in a quieter
- * minute than both full rounds ran up to 115% of the limit; sampled through
- * the passes, the limit sees the minutes the rows saw. */
-void bench_sample_read_limit(bench *b) {
+/* A short round of every probe run so far of one side (read: between decode
+ * passes; the compute peaks: between prefill rows), each probe's best run
+ * kept where it beats the probe's (the median stays the full round's). On a
+ * shared machine what this one gets swings with its neighbours' load (a
+ * Zen 3 guest: decode rows from 26 to 50 GB/s between runs of minutes; the
+ * FMA peak of a 61-run round 187 against 204 GFLOP/s a minute later), and
+ * rows measured in a quieter minute than both full rounds ran up to 115% of
+ * the limit; sampled through the passes, the limits see the minutes the rows
+ * saw. */
+static void sample_limits(bench *b, int read) {
     int any = 0;
     for (int i = 0; i < b->n_probe_done; i++) {
         qmm_probe_result r, *old = &b->probe_res[i];
-        if (old->probe->kind != QMM_PROBE_READ)
+        if ((old->probe->kind == QMM_PROBE_READ) != read)
             continue;
-        if (qmm_probe_run(b->probe_done[i], b->nth, READ_SAMPLE_REPS, 0.001, probe_bytes(b), &r) != 0)
+        if (qmm_probe_run(b->probe_done[i], b->nth, SAMPLE_REPS, 0.001, probe_bytes(b), &r) != 0)
             continue;
         old->reps += r.reps;
         old->min = r.min < old->min ? r.min : old->min;
@@ -72,6 +74,10 @@ void bench_sample_read_limit(bench *b) {
     memset(&b->rep->read, 0, sizeof b->rep->read);
     bench_measure_machine_limits(b, b->machine_features); /* the best read variant again; nothing reruns */
 }
+
+void bench_sample_read_limit(bench *b) { sample_limits(b, 1); }
+
+void bench_sample_compute_limits(bench *b) { sample_limits(b, 0); }
 
 void bench_sample_read_limit_every(bench *b, double *last) {
     if (qmm_bench_now() - *last > 1.0) {

@@ -210,6 +210,7 @@ qmm_status bench_prefill(bench *b, bench_matrix *mats, int nm, bench_row *dec, b
     for (int j = 0; j < nm && st == QMM_OK; j++) {
         const bench_matrix *mx = &mats[j];
         bench_row *w = &pre[j];
+        bench_sample_compute_limits(b); /* the int8 / FMA limits through the rows, as the read limit's */
         progress_line("prefill (m = %lld): %s (%d of %d)", (long long)b->m_pre, mx->name, j + 1, nm);
         const double budget = 20.0 * b->budget_scale * (2.0 * (double)b->m_pre * (double)mx->n * (double)mx->k) / total_flops;
         const void *src = mx->n_members ? mx->members[0] : srcs[j];
@@ -221,6 +222,8 @@ qmm_status bench_prefill(bench *b, bench_matrix *mats, int nm, bench_row *dec, b
         w->pack_s = dec[j].pack_s;
         fill_rates(w);
     }
+    if (st == QMM_OK)
+        bench_sample_compute_limits(b);
     return st;
 }
 
