@@ -156,9 +156,17 @@ int bench_attn(bench *b, const bench_preset *pr, const int64_t *rows, int n_rows
                               (long long)m, (long long)kv);
                 bench_row *w = &rep->rows[rep->n_rows];
                 memset(w, 0, sizeof *w);
+                if (m == 1) /* the limit of this row, sampled right before it (bench_limits.c) */
+                    bench_sample_read_limit(b);
+                else
+                    bench_sample_compute_limits(b);
                 if ((st = attn_row(b, &shapes[sh], pv, m, kv, w)) == QMM_OK)
                     rep->n_rows++;
             }
+    if (st == QMM_OK) {
+        bench_sample_read_limit(b);
+        bench_sample_compute_limits(b);
+    }
     progress_done();
     if (st != QMM_OK) {
         fprintf(stderr, "qmatmul bench: attention: %s (%s)\n", qmm_status_str(st), qmm_last_error());
