@@ -267,6 +267,7 @@ static qmm_status prefill_row(bench *b, const moe_matrix *mx, int routing, const
     qmm_status st = make_inputs(&r, b->m_pre, routing);
     if (st == QMM_OK)
         st = pack_copies(&r, 1, NULL);
+    bench_sample_compute_limits(b); /* the int8 / FMA limits through the rows (bench_limits.c) */
     progress_line("MoE prefill (%lld tokens): %s", (long long)b->m_pre, w->name);
     double t, s[15];
     if (st == QMM_OK)
