@@ -11,7 +11,7 @@
 #include "test_util.h"
 #include "test_weights.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(QMM_PORTABLE_ONLY)
 #include "kernels/x86/avx2_fp_widen.h"
 #endif
 
@@ -294,10 +294,11 @@ static void visit_family(const qmm_family *kf, struct visit_ctx *vc);
 
 static void visit(const qmm_family *kf, void *user) {
     struct visit_ctx *vc = user;
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(QMM_PORTABLE_ONLY)
     /* the AVX2 16-bit GEMMs widen their panels once or in the tiles, by CPU
-     * (avx2_fp_widen.h): both ways, whatever this host's default */
-    if ((strcmp(kf->name, "avx2_f16") == 0 || strcmp(kf->name, "avx2_bf16") == 0) && (kf->required & ~vc->features) == 0) {
+     * (avx2_fp_widen.h, the families' `widen_once`): both ways, whatever
+     * this host's default */
+    if (kf->widen_once == qmm_avx2fp_widen_copy && (kf->required & ~vc->features) == 0) {
         for (int mode = 0; mode <= 1; mode++) {
             qmm_avx2fp_force_widen_copy(mode);
             printf("     %s with the widened copy %s\n", kf->name, mode ? "on" : "off");

@@ -423,6 +423,15 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
  * direct decode kernel's edges: k = 1..5, 17, 31, 300 (rows too long for
  * two blocks at once), 611 and 1030 (rows copied in blocks), n off 16, groups of 1..16 rows. The other runnable
  * F16 families (AVX2 on an AVX-512 host) forced, on 1 and 3 threads. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(QMM_PORTABLE_ONLY)
+#include "kernels/x86/avx2_fp_widen.h"
+#define F16_WIDEN_MODES 1
+static void f16_force_widen(int mode) { qmm_avx2fp_force_widen_copy(mode); }
+#else
+#define F16_WIDEN_MODES 0
+static void f16_force_widen(int mode) { (void)mode; }
+#endif
+
 static void f16_grouping(void) {
     static const int64_t cases[][8] = {
         /* k, n, bw2, bw3, r2, r3, max m (, min m: 1 when left out) */
@@ -522,17 +531,24 @@ static void f16_grouping(void) {
                     yv.data = (char *)expect + (size_t)i2 * y.nb[2] + (size_t)i3 * y.nb[3];
                     CHECK_OK(qmm_mul_mat(ref, pw[i2 / cases[c][4] + (i3 / cases[c][5]) * bw2], &xv, &yv));
                 }
-            for (int t = 0; t < 5; t++)
-                for (int u = 0; u < 2; u++) {
-                    memset(got, 0x7f, ybytes);
-                    y.data = got;
-                    CHECK_OK(qmm_mul_mat_f16(ctxs[t][u], &w, &x, &y));
-                    calls++;
-                    if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
-                        CHECK(0, "f16 grouping k=%lld n=%lld r2=%lld r3=%lld m=%lld dense=%d nth=%d mult=%d differs",
-                              (long long)k, (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense,
-                              t + 1, mults[u]);
-                }
+            /* the wide case both ways on x86: whether AVX2 takes its F32
+             * sibling is the CPU's choice (the family's widen_once) */
+            const int modes = F16_WIDEN_MODES && cases[c][7] > 0 ? 2 : 1;
+            for (int mode = 0; mode < modes; mode++) {
+                f16_force_widen(modes > 1 ? mode : -1);
+                for (int t = 0; t < 5; t++)
+                    for (int u = 0; u < 2; u++) {
+                        memset(got, 0x7f, ybytes);
+                        y.data = got;
+                        CHECK_OK(qmm_mul_mat_f16(ctxs[t][u], &w, &x, &y));
+                        calls++;
+                        if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
+                            CHECK(0, "f16 grouping k=%lld n=%lld r2=%lld r3=%lld m=%lld dense=%d nth=%d mult=%d widen=%d differs",
+                                  (long long)k, (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense,
+                                  t + 1, mults[u], modes > 1 ? mode : -1);
+                    }
+            }
+            f16_force_widen(-1);
             for (int o = 0; o < nothers; o++)
                 for (int u = 0; u < 2; u++) {
                     memset(got, 0x7f, ybytes);

@@ -303,7 +303,9 @@ void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_te
 #define QMM_F16_ROWS_MAX_COLS 128
 #endif
 /* Groups of at least this many rows (4 m blocks) get their weights widened
- * once a call (family.h's `wide`): prefill attention of 512 and 2048 rows
+ * once a call (family.h's `wide`), where the family says widening once pays
+ * on this CPU (`widen_once`; AVX2 on AMD: no, and measured no different
+ * there, docs/performance.md stop 36): prefill attention of 512 and 2048 rows
  * (32 / 8 heads, head dim 64 and 128) ran 1.6-5.9% faster so (AVX2 1-5%);
  * 64 rows (256 and 192 group rows) 5-16% slower on 2 threads, twice the
  * packed bytes crossing between the cores for items of ~10 us. */
@@ -381,7 +383,7 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
      * every item */
     fp->w_pack = kf->w_pack;
     fp->packer = kf;
-    if (!fp->local && fp->g >= QMM_F16_WIDE_MIN_ROWS && kf->wide && kf->w_pack_wide) {
+    if (!fp->local && fp->g >= QMM_F16_WIDE_MIN_ROWS && kf->wide && kf->w_pack_wide && (!kf->widen_once || kf->widen_once())) {
         fp->w_pack = kf->w_pack_wide;
         kf = kf->wide;
     }

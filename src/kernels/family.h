@@ -130,6 +130,12 @@ typedef struct qmm_family {
      * in every m block and item. NULL: exec packs with w_pack. */
     const struct qmm_family *wide;
     void (*w_pack_wide)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t src_row_stride, void *dst);
+    /* Optional, 16-bit families: whether widening the weights once (into a
+     * copy its tiles read, or through `wide`) beats widening them at each use
+     * on this CPU. The family's gemm asks it, and so does exec before taking
+     * `wide`: one answer for both. NULL: widening once pays wherever the
+     * family does it. */
+    int (*widen_once)(void);
 } qmm_family;
 
 static inline const qmm_act_layout *qmm_family_act_layout(const qmm_family *kf, int gemv) {

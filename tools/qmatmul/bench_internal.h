@@ -46,6 +46,7 @@ typedef struct bench {
     /* probe results by probe, run on demand */
     const qmm_probe *probe_done[BENCH_MAX_PROBES];
     qmm_probe_result probe_res[BENCH_MAX_PROBES];
+    unsigned char probe_is_limit[BENCH_MAX_PROBES]; /* some row's or the machine's int8 / FMA limit: sampled */
     int n_probe_done;
     int probe_reps;
     uint64_t machine_features; /* the features the machine limits were chosen by */

@@ -20,7 +20,18 @@ const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p) {
     qmm_probe_result *r = &b->probe_res[b->n_probe_done];
     if (qmm_probe_run(p, b->nth, b->probe_reps, 0.001, probe_bytes(b), r) != 0)
         return NULL;
+    b->probe_is_limit[b->n_probe_done] = 0;
     b->probe_done[b->n_probe_done++] = p;
+    return r;
+}
+
+/* bench_probe_get for a probe some row is read against: marked, so the
+ * samples between prefill rows run it (and not the reference probes of a
+ * run without reference rows, nor the fp tile ceiling). */
+static const qmm_probe_result *limit_probe_get(bench *b, const qmm_probe *p) {
+    const qmm_probe_result *r = bench_probe_get(b, p);
+    if (r)
+        b->probe_is_limit[r - b->probe_res] = 1;
     return r;
 }
 
@@ -48,7 +59,7 @@ void bench_refresh_limits(bench *b) {
 #define SAMPLE_REPS 9
 
 /* A short round of every probe run so far of one side (read: between decode
- * passes; the compute peaks: between prefill rows), each probe's best run
+ * passes; the int8 / FMA limits: between prefill rows), each probe's best run
  * kept where it beats the probe's (the median stays the full round's). On a
  * shared machine what this one gets swings with its neighbours' load (a
  * Zen 3 guest: decode rows from 26 to 50 GB/s between runs of minutes; the
@@ -60,7 +71,7 @@ static void sample_limits(bench *b, int read) {
     int any = 0;
     for (int i = 0; i < b->n_probe_done; i++) {
         qmm_probe_result r, *old = &b->probe_res[i];
-        if ((old->probe->kind == QMM_PROBE_READ) != read)
+        if (read ? old->probe->kind != QMM_PROBE_READ : !b->probe_is_limit[i])
             continue;
         if (qmm_probe_run(b->probe_done[i], b->nth, SAMPLE_REPS, 0.001, probe_bytes(b), &r) != 0)
             continue;
@@ -98,9 +109,9 @@ void bench_measure_machine_limits(bench *b, uint64_t features) {
         if ((*v)->kind == QMM_PROBE_READ && ((*v)->required & ~features) == 0 && (p = bench_probe_get(b, *v)) &&
             p->max > b->rep->read.max)
             b->rep->read = *p;
-    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, features))))
+    if ((p = limit_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, features))))
         b->rep->int8 = *p;
-    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, features))))
+    if ((p = limit_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, features))))
         b->rep->fma = *p;
     /* not a limit: the fp families' register tile, read beside the FMA limit */
     if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA_TILE, features))))
@@ -110,9 +121,9 @@ void bench_measure_machine_limits(bench *b, uint64_t features) {
 /* The portable probes, to read the reference rows against. */
 void bench_measure_reference_limits(bench *b) {
     const qmm_probe_result *p;
-    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, 0))))
+    if ((p = limit_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, 0))))
         b->rep->ref_int8 = *p;
-    if ((p = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, 0))))
+    if ((p = limit_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, 0))))
         b->rep->ref_fma = *p;
     b->rep->have_ref_probes = 1;
 }
@@ -129,10 +140,10 @@ void bench_set_limit(bench *b, bench_row *w) {
         pr = &b->rep->read;
         w->limit_name = "read";
     } else if (w->type != QMM_TYPE_F32 && w->type != QMM_TYPE_F16 && w->type != QMM_TYPE_BF16) { /* int8 activations */
-        pr = bench_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, feats));
+        pr = limit_probe_get(b, qmm_probe_best(QMM_PROBE_INT8, feats));
         w->limit_name = pr && pr->probe ? pr->probe->name : "int8";
     } else {
-        pr = bench_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, feats));
+        pr = limit_probe_get(b, qmm_probe_best(QMM_PROBE_FMA, feats));
         w->limit_name = pr && pr->probe ? pr->probe->name : "fma";
     }
     w->limit = pr ? pr->max : 0; /* the best run: the roof */

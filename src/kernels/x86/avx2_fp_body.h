@@ -17,7 +17,7 @@
  * Optional, for a 16-bit element whose widening is cheaper 16 at a time
  * (BF16): FP_LOAD16(p, &w0, &w1) widens a k step's 16 weights (default: two
  * fp_load8), FP_COL_POS(j) is where row j's element sits in the step (default
- * j), FP_PACK16_INTERLEAVE reorders each packed step to match, and
+ * j), FP_PACK16_INTERLEAVE packs each step in that order, and
  * FP_LAYOUT_ID names the layout (default 1). */
 #include <immintrin.h>
 #include <string.h>
@@ -69,17 +69,8 @@ static size_t fp_w_offset(int64_t n_idx, int64_t k) { return (size_t)(n_idx / FP
 
 static void fp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     if (sizeof(FP_ELEM) == 2) {
-        qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, fp_panel_bytes(k));
-        if (FP_PACK16_INTERLEAVE) /* each step's rows 0-7 and 8-15 as (j, j + 8) pairs */
-            for (int64_t p = n0 / FP_NR; p * FP_NR < n1; p++) {
-                uint16_t *panel = (uint16_t *)(void *)((char *)dst + (size_t)p * fp_panel_bytes(k));
-                for (int64_t l = 0; l < k; l++) {
-                    const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(panel + l * FP_NR));
-                    const __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(panel + l * FP_NR + 8));
-                    _mm_storeu_si128((__m128i *)(void *)(panel + l * FP_NR), _mm_unpacklo_epi16(lo, hi));
-                    _mm_storeu_si128((__m128i *)(void *)(panel + l * FP_NR + 8), _mm_unpackhi_epi16(lo, hi));
-                }
-            }
+        /* with FP_PACK16_INTERLEAVE each step's rows 0-7 and 8-15 as (j, j + 8) pairs */
+        qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, fp_panel_bytes(k), FP_PACK16_INTERLEAVE);
         return;
     }
     enum { KC = 64 }; /* k steps per slice: the slice of the panel (4 KiB F32) stays in L1 while 16 rows fill it */
@@ -299,6 +290,8 @@ static void fp_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y
 #ifndef FP_DIRECT
 #define FP_DIRECT NULL
 #endif
+/* The family's `widen_once` (family.h): the 16-bit families' choice. */
+#define FP_WIDEN_ONCE (FP_WIDEN ? qmm_avx2fp_widen_copy : NULL)
 /* The family's `wide` / `w_pack_wide` entries (family.h): F16 defines them. */
 #ifndef FP_WIDE
 #define FP_WIDE      NULL
@@ -329,4 +322,5 @@ const qmm_family FP_SYM = {
     .direct = FP_DIRECT,
     .wide = FP_WIDE,
     .w_pack_wide = FP_PACK_WIDE,
+    .widen_once = FP_WIDEN_ONCE,
 };

@@ -234,16 +234,17 @@ static void DRV(gemm_x)(int64_t m, int64_t n, int64_t nb, const qmm_act_block *a
                     DRV(tile_x)(1, DRV_MR, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols);
             }
             float *yi = (float *)((char *)y + (size_t)i * ys) + j0;
-            for (int p = 0; p < np; p++) { /* the row tail, one panel at a time */
-                const int nc = p == np - 1 ? ncols : DRV_NR;
-                const DRV(wv) *pw = xw + p * DRV_KB * DRV_CHUNKS;
-                switch (m - i) {
-                case 3: DRV(tile_x)(1, 3, nb, b0, b1, act + i * nb, pw, xs + p * DRV_KB, yi + p * DRV_NR, ys, nc); break;
-                case 2: DRV(tile_x)(1, 2, nb, b0, b1, act + i * nb, pw, xs + p * DRV_KB, yi + p * DRV_NR, ys, nc); break;
-                case 1: DRV(tile_x)(1, 1, nb, b0, b1, act + i * nb, pw, xs + p * DRV_KB, yi + p * DRV_NR, ys, nc); break;
-                default: break;
-                }
+            /* the row tail: both panels on each activation broadcast too */
+#define DRV_TAIL(rows)                                                                                                           \
+    (np == 2 ? DRV(tile_x)(2, rows, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols)                                             \
+             : DRV(tile_x)(1, rows, nb, b0, b1, act + i * nb, xw, xs, yi, ys, ncols))
+            switch (m - i) {
+            case 3: DRV_TAIL(3); break;
+            case 2: DRV_TAIL(2); break;
+            case 1: DRV_TAIL(1); break;
+            default: break;
             }
+#undef DRV_TAIL
         }
     }
 }

@@ -105,15 +105,17 @@ static inline __attribute__((always_inline)) __m256 q6k_float(__m256 acc, const 
  * 32 sc_b) against (sum_a, sum_b), each within int16): the same integer isum,
  * without the two vpmulld and the second state per output. */
 typedef struct q6k_ws_x {
-    q6k_ws w;               /* d and the int32 sub-scales */
+    __m256 d;               /* the rows' super-block scales */
     __m256i sa16, sb16, sp; /* lane j: (sc_a, sc_a), (sc_b, sc_b), (32 sc_a, 32 sc_b) of row j, int16 */
 } q6k_ws_x;
 
 static inline __attribute__((always_inline)) void q6k_scales_x(q6k_ws_x *ws, const uint8_t *panel, int64_t nb, int64_t b) {
-    q6k_scales(&ws->w, panel, nb, b);
-    ws->sa16 = qmm_avx2_pair16(ws->w.sca);
-    ws->sb16 = qmm_avx2_pair16(ws->w.scb);
-    ws->sp = qmm_avx2_pack16x2(_mm256_slli_epi32(ws->w.sca, 5), _mm256_slli_epi32(ws->w.scb, 5)); /* |32 sc| <= 4096 */
+    q6k_ws w; /* the int32 sub-scales, only to build the pairs from */
+    q6k_scales(&w, panel, nb, b);
+    ws->d = w.d;
+    ws->sa16 = qmm_avx2_pair16(w.sca);
+    ws->sb16 = qmm_avx2_pair16(w.scb);
+    ws->sp = qmm_avx2_pack16x2(_mm256_slli_epi32(w.sca, 5), _mm256_slli_epi32(w.scb, 5)); /* |32 sc| <= 4096 */
 }
 
 static inline __attribute__((always_inline)) void q6k_dot_x(q6k_iacc *is, const q6k_wv *wv, const q6k_xv *xv,
@@ -127,7 +129,7 @@ static inline __attribute__((always_inline)) __m256 q6k_float_x(__m256 acc, cons
                                                                 const qmm_act_block *xb) {
     const __m256i pair = _mm256_set1_epi32(xb->sum); /* (sum_a, sum_b) as int16, from the packer */
     const __m256i isum = _mm256_sub_epi32(is->a, _mm256_madd_epi16(ws->sp, pair));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->w.d, _mm256_set1_ps(xb->d)), acc);
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, _mm256_set1_ps(xb->d)), acc);
 }
 #define DRV_X_SCALED 1
 #endif

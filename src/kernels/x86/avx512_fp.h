@@ -171,7 +171,7 @@ static inline void qmm_avx512fp_act1_pack(int64_t m, int64_t k, const float *x, 
  * into panels; padding rows and the panel tail are zero. */
 static inline void qmm_avx512fp_pack16(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
                                        int esz) {
-    qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, qmm_avx512fp_panel_bytes(k, esz));
+    qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, qmm_avx512fp_panel_bytes(k, esz), 0);
 }
 
 /* ------------------------------------------------------------------ tiles */

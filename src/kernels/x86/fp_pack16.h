@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
-/* 8 rows x 8 l of 16-bit values transposed: out + l * 16 gets the 8 rows at l
- * (the panel's stride; F16 / BF16 keep their bits, so this is exact). */
-static inline __attribute__((always_inline)) void qmm_x86fp_transpose8_u16(const __m128i r[8], uint16_t *out) {
+/* 8 rows x 8 l of 16-bit values transposed: c[l] gets the 8 rows at l (F16 /
+ * BF16 keep their bits, so this is exact). */
+static inline __attribute__((always_inline)) void qmm_x86fp_transpose8_u16(const __m128i r[8], __m128i c[8]) {
     const __m128i a0 = _mm_unpacklo_epi16(r[0], r[1]), a1 = _mm_unpackhi_epi16(r[0], r[1]);
     const __m128i a2 = _mm_unpacklo_epi16(r[2], r[3]), a3 = _mm_unpackhi_epi16(r[2], r[3]);
     const __m128i a4 = _mm_unpacklo_epi16(r[4], r[5]), a5 = _mm_unpackhi_epi16(r[4], r[5]);
@@ -20,11 +20,14 @@ static inline __attribute__((always_inline)) void qmm_x86fp_transpose8_u16(const
     const __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3); /* l 4,5 / 6,7 */
     const __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
     const __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
-    const __m128i c[8] = {_mm_unpacklo_epi64(b0, b4), _mm_unpackhi_epi64(b0, b4), _mm_unpacklo_epi64(b1, b5),
-                          _mm_unpackhi_epi64(b1, b5), _mm_unpacklo_epi64(b2, b6), _mm_unpackhi_epi64(b2, b6),
-                          _mm_unpacklo_epi64(b3, b7), _mm_unpackhi_epi64(b3, b7)};
-    for (int l = 0; l < 8; l++)
-        _mm_storeu_si128((__m128i *)(void *)(out + l * 16), c[l]);
+    c[0] = _mm_unpacklo_epi64(b0, b4);
+    c[1] = _mm_unpackhi_epi64(b0, b4);
+    c[2] = _mm_unpacklo_epi64(b1, b5);
+    c[3] = _mm_unpackhi_epi64(b1, b5);
+    c[4] = _mm_unpacklo_epi64(b2, b6);
+    c[5] = _mm_unpackhi_epi64(b2, b6);
+    c[6] = _mm_unpacklo_epi64(b3, b7);
+    c[7] = _mm_unpackhi_epi64(b3, b7);
 }
 
 /* The 16 source rows of the panel starting at row p0 of n (rows `stride`
@@ -35,11 +38,13 @@ static inline void qmm_x86fp_panel_rows(int64_t n, int64_t p0, const void *src, 
 }
 
 /* Elements [l, l + 8) of the 16 rows transposed: out + j * 16 gets the rows at
- * l + j; only cnt <= 8 of them are read (the rest are zeros), so a row's last
- * l never reads past its end. */
+ * l + j, in row order, or with pairs as (j, j + 8) pairs of rows (AVX2 BF16's
+ * layout 2: a 32-bit lane widens by a shift or a mask); only cnt <= 8 of them
+ * are read (the rest are zeros), so a row's last l never reads past its end. */
 static inline __attribute__((always_inline)) void qmm_x86fp_transpose16x8(const uint16_t *const row[16], int64_t l, int64_t cnt,
-                                                                          uint16_t *out) {
+                                                                          int pairs, uint16_t *out) {
     static const uint16_t zeros[8] = {0};
+    __m128i c[2][8]; /* rows 0-7 and 8-15 at each l */
     for (int h = 0; h < 2; h++) {
         __m128i r8[8];
         for (int i = 0; i < 8; i++) {
@@ -53,7 +58,12 @@ static inline __attribute__((always_inline)) void qmm_x86fp_transpose16x8(const 
                 r8[i] = _mm_loadu_si128((const __m128i *)(const void *)(rp ? part : zeros));
             }
         }
-        qmm_x86fp_transpose8_u16(r8, out + h * 8);
+        qmm_x86fp_transpose8_u16(r8, c[h]);
+    }
+    for (int j = 0; j < 8; j++) {
+        __m128i *o = (__m128i *)(void *)(out + j * 16);
+        _mm_storeu_si128(o, pairs ? _mm_unpacklo_epi16(c[0][j], c[1][j]) : c[0][j]);
+        _mm_storeu_si128(o + 1, pairs ? _mm_unpackhi_epi16(c[0][j], c[1][j]) : c[1][j]);
     }
 }
 
@@ -62,17 +72,17 @@ static inline __attribute__((always_inline)) void qmm_x86fp_transpose16x8(const 
  * fp families. qmm_mul_mat_f16 packs every call, so this goes by register
  * transposes, not element by element. */
 static inline void qmm_x86fp_pack16(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
-                                    size_t panel_bytes) {
+                                    size_t panel_bytes, int pairs) {
     for (int64_t p0 = n0; p0 < n1; p0 += 16) {
         uint16_t *panel = (uint16_t *)(void *)((char *)dst + (size_t)(p0 / 16) * panel_bytes);
         const uint16_t *row[16];
         qmm_x86fp_panel_rows(n, p0, src, stride, row);
         int64_t l = 0;
         for (; l + 8 <= k; l += 8)
-            qmm_x86fp_transpose16x8(row, l, 8, panel + l * 16);
+            qmm_x86fp_transpose16x8(row, l, 8, pairs, panel + l * 16);
         if (l < k) { /* the last l: through a block, the panel ends at k */
             uint16_t t[8 * 16];
-            qmm_x86fp_transpose16x8(row, l, k - l, t);
+            qmm_x86fp_transpose16x8(row, l, k - l, pairs, t);
             memcpy(panel + l * 16, t, (size_t)(k - l) * 32);
         }
         memset(panel + k * 16, 0, panel_bytes - (size_t)k * 32);
@@ -94,7 +104,7 @@ static inline void qmm_x86fp_pack16_wide(int64_t k, int64_t n, int64_t n0, int64
         for (int64_t l = 0; l < k; l += 8) {
             const int64_t cnt = k - l < 8 ? k - l : 8;
             uint16_t t[8 * 16]; /* 8 l x 16 rows, fp16 */
-            qmm_x86fp_transpose16x8(row, l, cnt, t);
+            qmm_x86fp_transpose16x8(row, l, cnt, 0, t);
             for (int64_t j = 0; j < cnt; j++) {
                 float *out = panel + (size_t)(l + j) * 16;
                 _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(t + j * 16))));
