@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: host builds with gcc and clang (warnings are
-# errors), the install/package check, sanitizers (ASan+UBSan, TSan), the Arm
+# errors), the portable-only build (QMM_PORTABLE_ONLY: no SIMD families; its
+# tests too), the install/package check, sanitizers (ASan+UBSan, TSan), the Arm
 # matrix under qemu-aarch64, bounded fuzzing, and the formatting check. Each
 # stage prints its time; the last line counts the stages that passed.
 # QMM_SKIP_STAGES="arm fuzz" skips stages by name (for local iteration).
@@ -35,11 +36,13 @@ stage() {
   fi
 }
 
-host_build() { # dir compiler
-  cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$2" -DQMM_WERROR=ON \
-    -DPython3_EXECUTABLE="$PY" >/dev/null &&
-    cmake --build "$1" -j "$JOBS" &&
-    ctest --test-dir "$1" --output-on-failure -j "$JOBS"
+host_build() { # dir compiler [extra configure arguments]
+  local dir=$1 cc=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" -DQMM_WERROR=ON \
+    -DPython3_EXECUTABLE="$PY" "$@" >/dev/null &&
+    cmake --build "$dir" -j "$JOBS" &&
+    ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
 }
 
 format_check() {
@@ -57,6 +60,9 @@ optional() { # name script [args]: runs a stage script that the tree has
 stage setup bash scripts/setup.sh
 stage gcc host_build build-ci-gcc gcc
 stage clang host_build build-ci-clang clang
+# the build a target without SIMD families gets (QMM_PORTABLE_ONLY): the tests
+# must build and pass there too
+stage portable host_build build-ci-portable gcc -DQMM_PORTABLE_ONLY=ON
 stage install bash scripts/check-install.sh build-ci-gcc
 stage format format_check
 optional models scripts/test-models.sh
