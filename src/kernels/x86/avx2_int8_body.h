@@ -34,7 +34,12 @@
  *   and DRV(float_x)(acc, is, const DRV(ws_x) *, xb): the AVX2 K-quants
  *   multiply by their sub-scales inside vpmaddwd, prepared once per slice),
  *   DRV_X_ACC_QUAL (default empty; volatile: that tile's float accumulators
- *   stay in memory, so its 8 integer states keep their registers).
+ *   stay in memory, so its 8 integer states keep their registers), and
+ *   DRV_SB_BLOCKS (the blocks of a super-block whose scales the format
+ *   decodes at once for the GEMV / small-m tile: type DRV(sbs) filled by
+ *   DRV(sb_scales)(DRV(sbs) *, panel, nb, b) at each super-block's first
+ *   block, and DRV(scales_sb)(DRV(ws) *, const DRV(sbs) *, int i), block i
+ *   of it, instead of DRV(scales)).
  * A panel is 8 weight rows (n_step 8); one int32 lane per row, so the float
  * step is one vector op for 8 outputs, the reference's order exactly.
  * Activations: the reference layout (qmm_act_block rows), by the AVX2
@@ -95,11 +100,19 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
     for (int p = 0; p < np; p++)
         for (int r = 0; r < mr; r++)
             acc[p][r] = _mm256_setzero_ps();
+#ifdef DRV_SB_BLOCKS
+    DRV(sbs) sbs[4];
+#endif
     for (int64_t b = 0; b < nb; b++) {
         DRV(iacc) is[4][DRV_MR];
         for (int p = 0; p < np; p++)
             for (int r = 0; r < mr; r++)
                 DRV(zero)(&is[p][r]);
+#ifdef DRV_SB_BLOCKS
+        if (b % DRV_SB_BLOCKS == 0)
+            for (int p = 0; p < np; p++)
+                DRV(sb_scales)(&sbs[p], panel + p * pb, nb, b);
+#endif
         for (int p = 0; p < np; p++) { /* memory bound at small m: run ahead across 4 KiB pages */
             const uint8_t *qw = panel + p * pb + DRV_QUANTS(nb, b);
             for (int l = 0; l < DRV_PF_LINES; l++)
@@ -134,7 +147,11 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
         }
         for (int p = 0; p < np; p++) {
             DRV(ws) ws;
+#ifdef DRV_SB_BLOCKS
+            DRV(scales_sb)(&ws, &sbs[p], (int)(b % DRV_SB_BLOCKS));
+#else
             DRV(scales)(&ws, panel + p * pb, nb, b);
+#endif
             for (int r = 0; r < mr; r++)
                 acc[p][r] = DRV(float)(acc[p][r], &is[p][r], &ws, &a[r * nb + b]);
         }
@@ -328,6 +345,7 @@ const qmm_family DRV_SYM = {
 #undef DRV_PANEL_BYTES
 #undef DRV_QUANTS
 #undef DRV_PF
+#undef DRV_SB_BLOCKS
 #undef DRV_PF_LINES
 #undef DRV_GEMV_FUSED
 #undef DRV_GEMM_EXPAND

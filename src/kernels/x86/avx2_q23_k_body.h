@@ -143,6 +143,47 @@ static inline __attribute__((always_inline)) void K23(scales)(K23(ws) * ws, cons
 #endif
 }
 
+#if QMM_Q23_Q3
+/* The GEMV's scales (the driver's DRV_SB_BLOCKS): the 16 sub-block scales of
+ * a super-block's 8 rows decoded at once, 32 bytes a vector, into signed
+ * bytes (block i, row j: a[off(i) + j] for 2i, b[off(i) + j] for 2i + 1),
+ * where per 32-block they took 12 vector ops for 16 scales. */
+typedef struct {
+    __m256 d;
+    int8_t a[64], b[64]; /* blocks in the order 0, 1, 4, 5, 2, 3, 6, 7 (the in-lane unpacks') */
+} K23(sbs);
+
+static inline __attribute__((always_inline)) void K23(sb_scales)(K23(sbs) * s, const uint8_t *panel, int64_t nb, int64_t b) {
+    (void)nb;
+    const uint8_t *sb = panel + (size_t)(b / 8) * K23_SB_BYTES;
+    s->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sb));
+    const __m256i l0 = _mm256_loadu_si256((const __m256i *)(sb + 16)), l1 = _mm256_loadu_si256((const __m256i *)(sb + 48));
+    const __m256i h = _mm256_loadu_si256((const __m256i *)(sb + 80)); /* 8 B per pair of blocks: nibble i % 2 */
+    const __m256i m4 = _mm256_set1_epi8(0x0f), m2 = _mm256_set1_epi8(0x03), off = _mm256_set1_epi8(32);
+    const __m256i hn0 = _mm256_and_si256(h, m4), hn1 = _mm256_and_si256(_mm256_srli_epi16(h, 4), m4);
+    /* blocks (0, 1 | 4, 5) and (2, 3 | 6, 7), the low and high bits alike */
+    const __m256i lo[2] = {_mm256_permute2x128_si256(l0, l1, 0x20), _mm256_permute2x128_si256(l0, l1, 0x31)};
+    const __m256i hi[2] = {_mm256_unpacklo_epi64(hn0, hn1), _mm256_unpackhi_epi64(hn0, hn1)};
+    for (int t = 0; t < 2; t++) {
+        /* 16-bit shifts: the masks keep each byte's own bits */
+        const __m256i sa = _mm256_or_si256(_mm256_and_si256(lo[t], m4), _mm256_slli_epi16(_mm256_and_si256(hi[t], m2), 4));
+        const __m256i sb2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lo[t], 4), m4),
+                                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hi[t], 2), m2), 4));
+        _mm256_storeu_si256((__m256i *)(void *)(s->a + 32 * t), _mm256_sub_epi8(sa, off));
+        _mm256_storeu_si256((__m256i *)(void *)(s->b + 32 * t), _mm256_sub_epi8(sb2, off));
+    }
+}
+
+static inline __attribute__((always_inline)) void K23(scales_sb)(K23(ws) * ws, const K23(sbs) * s, int i) {
+    const int at = 8 * ((i & 1) | (i >> 2) << 1 | ((i >> 1) & 1) << 2); /* block i's 8 bytes (order above) */
+    ws->d = ws->dmin = s->d;
+    ws->sca = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s->a + at)));
+    ws->scb = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s->b + at)));
+    ws->ma = ws->mb = _mm256_setzero_si256();
+}
+#define DRV_SB_BLOCKS 8
+#endif
+
 static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const K23(iacc) * is, const K23(ws) * ws,
                                                                const qmm_act_block *xb) {
     const int32_t sa = (int16_t)(uint16_t)((uint32_t)xb->sum & 0xffffu);
