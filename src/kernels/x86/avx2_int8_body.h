@@ -102,6 +102,7 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
             acc[p][r] = _mm256_setzero_ps();
 #ifdef DRV_SB_BLOCKS
     DRV(sbs) sbs[4];
+    memset(sbs, 0, sizeof sbs); /* filled at b = 0; gcc cannot tell */
 #endif
     for (int64_t b = 0; b < nb; b++) {
         DRV(iacc) is[4][DRV_MR];

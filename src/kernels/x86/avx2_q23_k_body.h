@@ -3,7 +3,9 @@
  * AVX-VNNI families (matmul_q2_k_avxvnni.c, matmul_q3_k_avxvnni.c), on the
  * AVX2 int8 driver (avx2_int8_body.h). The includer defines QMM_Q23_SYM,
  * QMM_Q23_NAME, QMM_Q23_REQUIRED, dot_step and dot_finish (as for
- * avx2_q4_0_body.h), QMM_Q23_Q3 1 for Q3_K (default 0: Q2_K), and
+ * avx2_q4_0_body.h; Q2_K with QMM_Q23_I16: dot_step only, every float step
+ * multiplies its int16 pairs by vpmaddwd), QMM_Q23_Q3 1 for Q3_K (default 0:
+ * Q2_K), and
  * QMM_Q23_I16 1 when dot_step's states are int16 pair sums (AVX2; the
  * expanded GEMM's float step then widens them by vpmaddwd against the
  * scales, not dot_finish and vpmulld). Both have
@@ -81,6 +83,7 @@ typedef struct {
 typedef struct {
     __m256 d, dmin;
     __m256i sca, scb, ma, mb;
+    __m256i sa16, sb16, sp; /* Q2_K on AVX2, the GEMV's: lane j (sc_a, sc_a), (sc_b, sc_b), (m_a, m_b) as int16 */
 } K23(ws);
 
 #define DRV(x)              K23(x)
@@ -182,6 +185,46 @@ static inline __attribute__((always_inline)) void K23(scales_sb)(K23(ws) * ws, c
     ws->ma = ws->mb = _mm256_setzero_si256();
 }
 #define DRV_SB_BLOCKS 8
+#elif QMM_Q23_I16
+/* Q2_K on AVX2, the GEMV's and the small-m tile's scales: d and dmin once a
+ * super-block; per 32-block its 16 scale bytes (sc | m << 4, row j of the
+ * two sub-blocks at j and 8 + j) in both lanes, whose nibbles vpshufb puts
+ * into lane j as the int16 pairs vpmaddwd multiplies the dot's int16 pair
+ * sums by (and the mins by the activation's (sum_a, sum_b)): no vpmulld. */
+typedef struct {
+    __m256 d, dmin;
+    const uint8_t *sb;
+} K23(sbs);
+
+static inline __attribute__((always_inline)) void K23(sb_scales)(K23(sbs) * s, const uint8_t *panel, int64_t nb, int64_t b) {
+    (void)nb;
+    s->sb = panel + (size_t)(b / 8) * K23_SB_BYTES;
+    s->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)s->sb));
+    s->dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s->sb + 16)));
+}
+
+static inline __attribute__((always_inline)) void K23(scales_sb)(K23(ws) * ws, const K23(sbs) * s, int i) {
+    const __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(s->sb + 32 + 16 * i)));
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i sc = _mm256_and_si256(v, m4), mn = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+    /* lane j (j < 4 in the low half, 4..7 in the high one): bytes j / 8 + j, zero-extended */
+#define K23_Z -128
+    const __m256i pa = _mm256_setr_epi8(0, K23_Z, 0, K23_Z, 1, K23_Z, 1, K23_Z, 2, K23_Z, 2, K23_Z, 3, K23_Z, 3, K23_Z, 4, K23_Z,
+                                        4, K23_Z, 5, K23_Z, 5, K23_Z, 6, K23_Z, 6, K23_Z, 7, K23_Z, 7, K23_Z);
+    const __m256i pm = _mm256_setr_epi8(0, K23_Z, 8, K23_Z, 1, K23_Z, 9, K23_Z, 2, K23_Z, 10, K23_Z, 3, K23_Z, 11, K23_Z, 4,
+                                        K23_Z, 12, K23_Z, 5, K23_Z, 13, K23_Z, 6, K23_Z, 14, K23_Z, 7, K23_Z, 15, K23_Z);
+#undef K23_Z
+    ws->d = s->d;
+    ws->dmin = s->dmin;
+    ws->sa16 = _mm256_shuffle_epi8(sc, pa);
+    ws->sb16 = _mm256_shuffle_epi8(sc, _mm256_add_epi8(pa, _mm256_set1_epi8(8))); /* -128 + 8 keeps bit 7: still a zero */
+    ws->sp = _mm256_shuffle_epi8(mn, pm);
+}
+#define DRV_SB_BLOCKS  8
+#define K23_PAIR_FLOAT 1
+#endif
+#ifndef K23_PAIR_FLOAT
+#define K23_PAIR_FLOAT 0
 #endif
 
 static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const K23(iacc) * is, const K23(ws) * ws,
@@ -194,6 +237,13 @@ static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const
     const __m256i db = _mm256_sub_epi32(dot_finish(is->b), _mm256_set1_epi32(4 * sb));
     const __m256i isum = _mm256_add_epi32(_mm256_mullo_epi32(ws->sca, da), _mm256_mullo_epi32(ws->scb, db));
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, xd), acc);
+#elif K23_PAIR_FLOAT
+    /* the int16 pair sums times (sc, sc): sc_a da + sc_b db; the mins (m_a, m_b) times (sum_a, sum_b) */
+    (void)sa, (void)sb;
+    const __m256i isum = _mm256_add_epi32(_mm256_madd_epi16(is->a, ws->sa16), _mm256_madd_epi16(is->b, ws->sb16));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, xd), acc);
+    const __m256i imin = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(ws->sp, _mm256_set1_epi32(xb->sum)));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(ws->dmin, xd), acc);
 #else
     const __m256i isum =
         _mm256_add_epi32(_mm256_mullo_epi32(ws->sca, dot_finish(is->a)), _mm256_mullo_epi32(ws->scb, dot_finish(is->b)));
@@ -377,6 +427,7 @@ static void K23(read_row)(const void *w, int64_t k, int64_t n, int64_t row, floa
 #undef K23_QS_OFF
 #undef K23_QB
 #undef K23_SB_BYTES
+#undef K23_PAIR_FLOAT
 #undef QMM_Q23_Q3
 #undef QMM_Q23_SYM
 #undef QMM_Q23_NAME
