@@ -83,7 +83,9 @@ typedef struct {
 typedef struct {
     __m256 d, dmin;
     __m256i sca, scb, ma, mb;
+#if !QMM_Q23_Q3 && QMM_Q23_I16
     __m256i sa16, sb16, sp; /* Q2_K on AVX2, the GEMV's: lane j (sc_a, sc_a), (sc_b, sc_b), (m_a, m_b) as int16 */
+#endif
 } K23(ws);
 
 #define DRV(x)              K23(x)
@@ -207,7 +209,8 @@ static inline __attribute__((always_inline)) void K23(scales_sb)(K23(ws) * ws, c
     const __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(s->sb + 32 + 16 * i)));
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i sc = _mm256_and_si256(v, m4), mn = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
-    /* lane j (j < 4 in the low half, 4..7 in the high one): bytes j / 8 + j, zero-extended */
+    /* lane j (j < 4 in the low half, 4..7 in the high one, each half holding
+     * all 16 bytes): byte j (sub-block a) or 8 + j (b), zero-extended */
 #define K23_Z -128
     const __m256i pa = _mm256_setr_epi8(0, K23_Z, 0, K23_Z, 1, K23_Z, 1, K23_Z, 2, K23_Z, 2, K23_Z, 3, K23_Z, 3, K23_Z, 4, K23_Z,
                                         4, K23_Z, 5, K23_Z, 5, K23_Z, 6, K23_Z, 6, K23_Z, 7, K23_Z, 7, K23_Z);
