@@ -432,6 +432,18 @@ static void f16_force_widen(int mode) { qmm_avx2fp_force_widen_copy(mode); }
 static void f16_force_widen(int mode) { (void)mode; }
 #endif
 
+/* One qmm_mul_mat_f16 call on ctx against the expected bytes; what says
+ * which case and which context. */
+static void f16_check_call(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, qmm_tensor *y, float *got,
+                           const float *expect, size_t ybytes, long *calls, long *bad, const char *what) {
+    memset(got, 0x7f, ybytes);
+    y->data = got;
+    CHECK_OK(qmm_mul_mat_f16(ctx, w, x, y));
+    (*calls)++;
+    if (memcmp(got, expect, ybytes) != 0 && (*bad)++ < 5)
+        CHECK(0, "f16 grouping %s differs", what);
+}
+
 static void f16_grouping(void) {
     static const int64_t cases[][8] = {
         /* k, n, bw2, bw3, r2, r3, max m (, min m: 1 when left out) */
@@ -533,32 +545,23 @@ static void f16_grouping(void) {
                 }
             /* the wide case both ways on x86: whether AVX2 takes its F32
              * sibling is the CPU's choice (the family's widen_once) */
+            char shape[96], what[160];
+            snprintf(shape, sizeof shape, "k=%lld n=%lld r2=%lld r3=%lld m=%lld dense=%d", (long long)k, (long long)n,
+                     (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense);
             const int modes = F16_WIDEN_MODES && cases[c][7] > 0 ? 2 : 1;
             for (int mode = 0; mode < modes; mode++) {
                 f16_force_widen(modes > 1 ? mode : -1);
                 for (int t = 0; t < 5; t++)
                     for (int u = 0; u < 2; u++) {
-                        memset(got, 0x7f, ybytes);
-                        y.data = got;
-                        CHECK_OK(qmm_mul_mat_f16(ctxs[t][u], &w, &x, &y));
-                        calls++;
-                        if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
-                            CHECK(0, "f16 grouping k=%lld n=%lld r2=%lld r3=%lld m=%lld dense=%d nth=%d mult=%d widen=%d differs",
-                                  (long long)k, (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense,
-                                  t + 1, mults[u], modes > 1 ? mode : -1);
+                        snprintf(what, sizeof what, "%s nth=%d mult=%d widen=%d", shape, t + 1, mults[u], modes > 1 ? mode : -1);
+                        f16_check_call(ctxs[t][u], &w, &x, &y, got, expect, ybytes, &calls, &bad, what);
                     }
             }
             f16_force_widen(-1);
             for (int o = 0; o < nothers; o++)
                 for (int u = 0; u < 2; u++) {
-                    memset(got, 0x7f, ybytes);
-                    y.data = got;
-                    CHECK_OK(qmm_mul_mat_f16(others[o][u], &w, &x, &y));
-                    calls++;
-                    if (memcmp(got, expect, ybytes) != 0 && bad++ < 5)
-                        CHECK(0, "f16 grouping (%s) k=%lld n=%lld r2=%lld r3=%lld m=%lld dense=%d nth=%d differs", other_names[o],
-                              (long long)k, (long long)n, (long long)cases[c][4], (long long)cases[c][5], (long long)m, dense,
-                              u ? 3 : 1);
+                    snprintf(what, sizeof what, "(%s) %s nth=%d", other_names[o], shape, u ? 3 : 1);
+                    f16_check_call(others[o][u], &w, &x, &y, got, expect, ybytes, &calls, &bad, what);
                 }
             if (!dense && (m == 1 || m == cases[c][6])) { /* one local group and one shared (or local) */
                 memset(got, 0x7f, ybytes);

@@ -101,8 +101,9 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
         for (int r = 0; r < mr; r++)
             acc[p][r] = _mm256_setzero_ps();
 #ifdef DRV_SB_BLOCKS
-    DRV(sbs) sbs[4];
-    memset(sbs, 0, sizeof sbs); /* filled at b = 0; gcc cannot tell */
+    DRV(sbs) sbs[4]; /* the first super-block's here, the others' at their first block */
+    for (int p = 0; p < np; p++)
+        DRV(sb_scales)(&sbs[p], panel + p * pb, nb, 0);
 #endif
     for (int64_t b = 0; b < nb; b++) {
         DRV(iacc) is[4][DRV_MR];
@@ -110,7 +111,7 @@ static inline __attribute__((always_inline)) void DRV(tile)(const int np, const 
             for (int r = 0; r < mr; r++)
                 DRV(zero)(&is[p][r]);
 #ifdef DRV_SB_BLOCKS
-        if (b % DRV_SB_BLOCKS == 0)
+        if (b > 0 && b % DRV_SB_BLOCKS == 0)
             for (int p = 0; p < np; p++)
                 DRV(sb_scales)(&sbs[p], panel + p * pb, nb, b);
 #endif

@@ -51,6 +51,9 @@
 #ifndef QMM_Q23_I16
 #define QMM_Q23_I16 0 /* 1: dot_step leaves int16 pair sums (AVX2) */
 #endif
+/* Q2_K on AVX2: every float step multiplies the int16 pair sums by the
+ * scales as int16 pairs (vpmaddwd), so its block scales are only those */
+#define K23_PAIR_FLOAT (!QMM_Q23_Q3 && QMM_Q23_I16)
 
 #if QMM_Q23_Q3
 #define K23(x)     q3k_##x
@@ -82,9 +85,10 @@ typedef struct {
 } K23(iacc);
 typedef struct {
     __m256 d, dmin;
+#if K23_PAIR_FLOAT
+    __m256i sa16, sb16, sp; /* lane j, int16: (sc_a, sc_a), (sc_b, sc_b), (m_a, m_b) */
+#else
     __m256i sca, scb, ma, mb;
-#if !QMM_Q23_Q3 && QMM_Q23_I16
-    __m256i sa16, sb16, sp; /* Q2_K on AVX2, the GEMV's: lane j (sc_a, sc_a), (sc_b, sc_b), (m_a, m_b) as int16 */
 #endif
 } K23(ws);
 
@@ -123,6 +127,7 @@ static inline __attribute__((always_inline)) void K23(dot)(K23(iacc) * is, const
     is->b = dot_step(is->b, wv->hi, xv->xh);
 }
 
+#if !K23_PAIR_FLOAT
 static inline __attribute__((always_inline)) void K23(scales)(K23(ws) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
     (void)nb;
     const uint8_t *sb = panel + (size_t)(b / 8) * K23_SB_BYTES;
@@ -147,6 +152,7 @@ static inline __attribute__((always_inline)) void K23(scales)(K23(ws) * ws, cons
     ws->scb = _mm256_and_si256(pb, m4), ws->mb = _mm256_srli_epi32(pb, 4);
 #endif
 }
+#endif
 
 #if QMM_Q23_Q3
 /* The GEMV's scales (the driver's DRV_SB_BLOCKS): the 16 sub-block scales of
@@ -155,7 +161,7 @@ static inline __attribute__((always_inline)) void K23(scales)(K23(ws) * ws, cons
  * where per 32-block they took 12 vector ops for 16 scales. */
 typedef struct {
     __m256 d;
-    int8_t a[64], b[64]; /* blocks in the order 0, 1, 4, 5, 2, 3, 6, 7 (the in-lane unpacks') */
+    int8_t a[64], b[64]; /* block i, row j at 8 i + j */
 } K23(sbs);
 
 static inline __attribute__((always_inline)) void K23(sb_scales)(K23(sbs) * s, const uint8_t *panel, int64_t nb, int64_t b) {
@@ -169,27 +175,33 @@ static inline __attribute__((always_inline)) void K23(sb_scales)(K23(sbs) * s, c
     /* blocks (0, 1 | 4, 5) and (2, 3 | 6, 7), the low and high bits alike */
     const __m256i lo[2] = {_mm256_permute2x128_si256(l0, l1, 0x20), _mm256_permute2x128_si256(l0, l1, 0x31)};
     const __m256i hi[2] = {_mm256_unpacklo_epi64(hn0, hn1), _mm256_unpackhi_epi64(hn0, hn1)};
+    __m256i sa[2], sb2[2];
     for (int t = 0; t < 2; t++) {
         /* 16-bit shifts: the masks keep each byte's own bits */
-        const __m256i sa = _mm256_or_si256(_mm256_and_si256(lo[t], m4), _mm256_slli_epi16(_mm256_and_si256(hi[t], m2), 4));
-        const __m256i sb2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lo[t], 4), m4),
-                                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hi[t], 2), m2), 4));
-        _mm256_storeu_si256((__m256i *)(void *)(s->a + 32 * t), _mm256_sub_epi8(sa, off));
-        _mm256_storeu_si256((__m256i *)(void *)(s->b + 32 * t), _mm256_sub_epi8(sb2, off));
+        sa[t] =
+            _mm256_sub_epi8(_mm256_or_si256(_mm256_and_si256(lo[t], m4), _mm256_slli_epi16(_mm256_and_si256(hi[t], m2), 4)), off);
+        sb2[t] = _mm256_sub_epi8(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lo[t], 4), m4),
+                                                 _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hi[t], 2), m2), 4)),
+                                 off);
     }
+    /* (0, 1 | 4, 5), (2, 3 | 6, 7) -> (0, 1, 2, 3), (4, 5, 6, 7) */
+    _mm256_storeu_si256((__m256i *)(void *)s->a, _mm256_permute2x128_si256(sa[0], sa[1], 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(s->a + 32), _mm256_permute2x128_si256(sa[0], sa[1], 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)s->b, _mm256_permute2x128_si256(sb2[0], sb2[1], 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(s->b + 32), _mm256_permute2x128_si256(sb2[0], sb2[1], 0x31));
 }
 
 static inline __attribute__((always_inline)) void K23(scales_sb)(K23(ws) * ws, const K23(sbs) * s, int i) {
-    const int at = 8 * ((i & 1) | (i >> 2) << 1 | ((i >> 1) & 1) << 2); /* block i's 8 bytes (order above) */
     ws->d = ws->dmin = s->d;
-    ws->sca = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s->a + at)));
-    ws->scb = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s->b + at)));
+    ws->sca = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s->a + 8 * i)));
+    ws->scb = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(s->b + 8 * i)));
     ws->ma = ws->mb = _mm256_setzero_si256();
 }
 #define DRV_SB_BLOCKS 8
-#elif QMM_Q23_I16
-/* Q2_K on AVX2, the GEMV's and the small-m tile's scales: d and dmin once a
- * super-block; per 32-block its 16 scale bytes (sc | m << 4, row j of the
+#elif K23_PAIR_FLOAT
+/* Q2_K on AVX2, every tile's scales: d and dmin once a super-block (the
+ * GEMV's and the small-m tile's; the expanded GEMM's K23(scales) below runs
+ * both steps once a slice); per 32-block its 16 scale bytes (sc | m << 4, row j of the
  * two sub-blocks at j and 8 + j) in both lanes, whose nibbles vpshufb puts
  * into lane j as the int16 pairs vpmaddwd multiplies the dot's int16 pair
  * sums by (and the mins by the activation's (sum_a, sum_b)): no vpmulld. */
@@ -223,11 +235,12 @@ static inline __attribute__((always_inline)) void K23(scales_sb)(K23(ws) * ws, c
     ws->sb16 = _mm256_shuffle_epi8(sc, _mm256_add_epi8(pa, _mm256_set1_epi8(8))); /* -128 + 8 keeps bit 7: still a zero */
     ws->sp = _mm256_shuffle_epi8(mn, pm);
 }
-#define DRV_SB_BLOCKS  8
-#define K23_PAIR_FLOAT 1
-#endif
-#ifndef K23_PAIR_FLOAT
-#define K23_PAIR_FLOAT 0
+static inline __attribute__((always_inline)) void K23(scales)(K23(ws) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
+    K23(sbs) s;
+    K23(sb_scales)(&s, panel, nb, b);
+    K23(scales_sb)(ws, &s, (int)(b % 8));
+}
+#define DRV_SB_BLOCKS 8
 #endif
 
 static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const K23(iacc) * is, const K23(ws) * ws,
@@ -258,27 +271,23 @@ static inline __attribute__((always_inline)) __m256 K23(float)(__m256 acc, const
 #endif
 }
 
-#if QMM_Q23_I16
-/* The expanded GEMM's block scales and float step (AVX2): the int16 chains
- * are widened by vpmaddwd against the scales as int16 pairs (no vpmulld),
- * and the sums' share is one more vpmaddwd against the packer's (sa, sb)
- * pair: the same integers. Prepared once per slice, so only there: in the
- * GEMV the extra preparation per block cost more than it saved (Q3_K from
- * L2 8.8 -> 10.0 us). */
+#if QMM_Q23_I16 && QMM_Q23_Q3
+/* Q3_K's expanded GEMM's block scales and float step (AVX2): the int16
+ * chains are widened by vpmaddwd against the scales as int16 pairs (no
+ * vpmulld), and the sums' share is one more vpmaddwd against the packer's
+ * (sa, sb) pair: the same integers. Prepared once per slice, so only there:
+ * in the GEMV the extra preparation per block cost more than it saved (Q3_K
+ * from L2 8.8 -> 10.0 us). (Q2_K's K23(ws) is in this form everywhere.) */
 typedef struct {
     K23(ws) w;
-    __m256i sa16, sb16, sp; /* lane j, int16 pairs: (sc_a, sc_a), (sc_b, sc_b), Q3_K (4 sc_a, 4 sc_b) / Q2_K (m_a, m_b) */
+    __m256i sa16, sb16, sp; /* lane j, int16 pairs: (sc_a, sc_a), (sc_b, sc_b), (4 sc_a, 4 sc_b) */
 } K23(ws_x);
 
 static inline __attribute__((always_inline)) void K23(scales_x)(K23(ws_x) * ws, const uint8_t *panel, int64_t nb, int64_t b) {
     K23(scales)(&ws->w, panel, nb, b);
     ws->sa16 = qmm_avx2_pair16(ws->w.sca);
     ws->sb16 = qmm_avx2_pair16(ws->w.scb);
-#if QMM_Q23_Q3
     ws->sp = qmm_avx2_pack16x2(_mm256_slli_epi32(ws->w.sca, 2), _mm256_slli_epi32(ws->w.scb, 2));
-#else
-    ws->sp = qmm_avx2_pack16x2(ws->w.ma, ws->w.mb);
-#endif
 }
 
 static inline __attribute__((always_inline)) void K23(dot_x)(K23(iacc) * is, const K23(wv) * wv, const K23(xv) * xv,
@@ -290,16 +299,9 @@ static inline __attribute__((always_inline)) void K23(dot_x)(K23(iacc) * is, con
 static inline __attribute__((always_inline)) __m256 K23(float_x)(__m256 acc, const K23(iacc) * is, const K23(ws_x) * ws,
                                                                  const qmm_act_block *xb) {
     const __m256 xd = _mm256_set1_ps(xb->d);
-    const __m256i pair = _mm256_set1_epi32(xb->sum);
     const __m256i dots = _mm256_add_epi32(_mm256_madd_epi16(is->a, ws->sa16), _mm256_madd_epi16(is->b, ws->sb16));
-#if QMM_Q23_Q3
-    const __m256i isum = _mm256_sub_epi32(dots, _mm256_madd_epi16(ws->sp, pair));
+    const __m256i isum = _mm256_sub_epi32(dots, _mm256_madd_epi16(ws->sp, _mm256_set1_epi32(xb->sum)));
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->w.d, xd), acc);
-#else
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots), _mm256_mul_ps(ws->w.d, xd), acc);
-    const __m256i imin = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_madd_epi16(ws->sp, pair));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(imin), _mm256_mul_ps(ws->w.dmin, xd), acc);
-#endif
 }
 #define DRV_X_SCALED 1
 #endif
