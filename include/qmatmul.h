@@ -367,7 +367,10 @@ QMM_API qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qm
 /* y = W x for F16 weights that change every call (e.g. the KV cache): w F16
  * [k, n, bw2, bw3] (rows contiguous in elements, nb[0] == 2), x F32 [k, m, b2,
  * b3] with b2 % bw2 == 0 and b3 % bw3 == 0 (ggml broadcast), y F32 [n, m, b2, b3].
- * The weights are packed inside the call. */
+ * The weights are packed inside the call; for a few rows of x (decode) they
+ * are read where they are, so a KV cache in huge pages (2 MiB aligned,
+ * madvise(MADV_HUGEPAGE)) reads faster: V^T's rows lie far apart (PV at
+ * kv = 4096 on Zen 3: ~20% faster than from 4 KiB pages). */
 QMM_API qmm_status qmm_mul_mat_f16(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y);
 
 /* Expert-routed y = W[ids] x, ggml_mul_mat_id: w experts weights
