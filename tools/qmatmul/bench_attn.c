@@ -8,9 +8,11 @@
  * at m = 1 (decode), where kv = 4096. Decode rows are read against the memory
  * limit (F16 K or V bytes per call), each call on the next of copies of K or V
  * holding >= 8 x LLC and >= 256 MiB, in huge pages where the OS grants them
- * (as the weights of `qmatmul bench`), so they come from memory (PV's 16 rows
- * of a pass, 8 KiB apart at kv = 4096, read 20-25% slower from 4 KiB pages): a small model's K (SmolLM2: 1.5 MiB) stays in cache
- * otherwise and read 115% of the memory limit; the others against the FMA limit.
+ * (as the weights of `qmatmul bench` and the read probe's buffer: PV's 16
+ * rows of a pass, 8 KiB apart at kv = 4096, read 20-25% slower from 4 KiB
+ * pages), so they come from memory: a small model's K (SmolLM2: 1.5 MiB)
+ * stays in cache otherwise and read 115% of the memory limit; the others
+ * against the FMA limit.
  * After the preset's heads, the head-dim-64 shapes below (short k for QK,
  * short n for PV) unless the preset has them. */
 #include <math.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "bench_internal.h"
+#include "huge_pages.h"
 #include "progress.h"
 
 #define ATTN_DECODE_KV 4096
@@ -54,7 +57,7 @@ static qmm_status attn_row(bench *b, const attn_shape *pr, int pv, int64_t m, in
     const int64_t hd = pr->head_dim, k = pv ? kv : hd, n = pv ? hd : kv;
     const size_t we = (size_t)(k * n * pr->kv_heads), xe = (size_t)(k * m * pr->heads), ye = (size_t)(n * m * pr->heads);
     const size_t copies = attn_copies(b, m, we * 2);
-    uint16_t *wd = bench_alloc_cold(copies * we * 2); /* the pages of the weights and of the read probe */
+    uint16_t *wd = tool_alloc_huge(copies * we * 2); /* the pages of the weights and of the read probe */
     float *x = malloc(xe * 4), *y = malloc(ye * 4);
     qmm_status st = wd && x && y ? QMM_OK : QMM_ERR_NO_MEMORY;
     for (size_t i = 0; st == QMM_OK && i < we; i++)

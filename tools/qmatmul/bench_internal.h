@@ -72,10 +72,6 @@ double bench_load_average(void); /* 1-minute; 0 if unknown */
 /* The bytes a cold-data rotation (decode weights, attention K / V, the read
  * probes' buffer) spans: max(256 MiB, 8 x LLC), so every pass reads memory. */
 double bench_rotation_bytes(const bench *b);
-/* A buffer for such a rotation, as the library's packed weights and the read
- * probes' buffer are: 2 MiB aligned, madvise(MADV_HUGEPAGE) where the OS
- * grants it (a hint). free() releases it; NULL: out of memory. */
-void *bench_alloc_cold(size_t bytes);
 
 /* bench_limits.c */
 const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p);

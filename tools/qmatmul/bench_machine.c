@@ -1,11 +1,9 @@
 /* qmatmul bench: the machine's description in the report (CPU, features,
  * LLC, the context's kernel chains), the report's notes, the load, the size
- * and the pages of cold-data rotations. */
+ * of cold-data rotations. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "bench_internal.h"
 
@@ -42,17 +40,6 @@ void bench_note(bench *b, const char *fmt, ...) {
 double bench_rotation_bytes(const bench *b) {
     const double floor_bytes = 256.0 * 1048576, llc8 = 8.0 * b->rep->llc_bytes;
     return llc8 > floor_bytes ? llc8 : floor_bytes;
-}
-
-void *bench_alloc_cold(size_t bytes) {
-    const size_t huge = (size_t)2 << 20, rounded = (bytes + huge - 1) / huge * huge;
-    void *p = NULL;
-    if (rounded < bytes || posix_memalign(&p, huge, rounded ? rounded : huge) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    return p;
 }
 
 double bench_load_average(void) {

@@ -1,5 +1,6 @@
 /* The llama forward pass: see model.h. */
 #include "model.h"
+#include "../huge_pages.h"
 #include "vecmath.h"
 
 #include <math.h>
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 /* ------------------------------------------- profile (QMM_RUN_PROFILE=1) */
@@ -248,21 +248,6 @@ static int check_metadata(run_model *m, char *err, size_t es) {
 
 static void *alloc_floats(size_t n) { return aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64); }
 
-/* The KV cache: in huge pages where the OS grants them (qmm_mul_mat_f16's
- * header: decode reads V^T's rows far apart); free() releases it. */
-static void *alloc_cache(size_t bytes) {
-    const size_t huge = (size_t)2 << 20, rounded = (bytes + huge - 1) / huge * huge;
-    void *p = NULL;
-    if (bytes < huge)
-        return aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (posix_memalign(&p, huge, rounded) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, int n_ctx, run_model *m, char *err, size_t es) {
     memset(m, 0, sizeof *m);
     if (qmm_gguf_open(path, &m->gguf) != QMM_OK)
@@ -325,8 +310,8 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     m->n_ctx = n_ctx;
     m->n_batch = n_ctx < RUN_MAX_BATCH ? n_ctx : RUN_MAX_BATCH;
     const size_t kv = (size_t)m->n_layer * (size_t)dkv * (size_t)n_ctx;
-    m->k_cache = alloc_cache(kv * 2);
-    m->v_cache = alloc_cache(kv * 2);
+    m->k_cache = tool_alloc_huge(kv * 2); /* decode reads V^T's rows far apart */
+    m->v_cache = tool_alloc_huge(kv * 2);
     const size_t b = (size_t)m->n_batch;
     m->x = alloc_floats(b * d);
     m->xn = alloc_floats(b * d);
