@@ -47,8 +47,8 @@ static double now_s(void) {
     OP("vpmaddubsw " T(i) ", " W(i) ", " T(i)) OP("vpmaddwd " ONES ", " T(i) ", " T(i)) OP("vpaddd " T(i) ", " A(i) ", " A(i))
 #define XOR_SIGN_DOT(i)                                                                                                          \
     OP("vpxor " X ", " W(i) ", " T(i))                                                                                           \
-    OP("vpsubb " W(i) ", " T(i) ", " T(i)) OP("vpmaddubsw " T(i) ", " W(i) ", " T(i)) OP("vpmaddwd " ONES ", " T(i) ", " T(i))   \
-        OP("vpaddd " T(i) ", " A(i) ", " A(i))
+    OP("vpsubb " W(i) ", " T(i) ", " T(i))                                                                                       \
+    OP("vpmaddubsw " T(i) ", " W(i) ", " T(i)) OP("vpmaddwd " ONES ", " T(i) ", " T(i)) OP("vpaddd " T(i) ", " A(i) ", " A(i))
 #define TWO_MUL_DOT(i)                                                                                                           \
     OP("vpmaddubsw " X ", " W(i) ", " T(i))                                                                                      \
     OP("vpaddw " T(i) ", " A(i) ", " A(i)) OP("vpmaddwd " ONES ", " W(i) ", " T(i)) OP("vpaddd " T(i) ", " A(i) ", " A(i))
