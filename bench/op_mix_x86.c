@@ -4,7 +4,7 @@
  * "which exact formulation of a dot can be faster here?" (docs/performance.md,
  * stop 37: IQ4_NL's dot against Q4_0's).
  *
- *   cc -O2 bench/op_mix_x86.c -o op_mix && ./op_mix
+ *   ./build/op_mix_x86   (a CMake target on x86; or cc -O2 bench/op_mix_x86.c)
  *
  * Each mix runs in inline asm (the compiler cannot hoist or fuse it): four
  * accumulator chains, each group's temporaries written fresh, 8 groups per
@@ -70,20 +70,25 @@ static double now_s(void) {
             best = t < best ? t : best;                                                                                          \
         }                                                                                                                        \
         const double ns = best / ITERS / 8 * 1e9;                                                                                \
-        printf("%-58s %6.3f ns %5.2f cycles\n", name, ns, ns *ghz);                                                              \
+        printf("%-58s %6.3f ns %5.2f cycles\n", name, ns, ghz *(ns));                                                            \
     } while (0)
 
-int main(void) {
-    static int buf[16] __attribute__((aligned(64)));
+/* One scalar add a cycle: 4 dependent adds an iteration, best of 5. */
+static double clock_ghz(void) {
     double best = 1e30;
-    for (int r = 0; r < 5; r++) { /* 4 dependent adds an iteration */
+    for (int r = 0; r < 5; r++) {
         long n = 100000000L, x = 0;
         const double t0 = now_s();
         __asm__ volatile("1:\n\tadd $1, %1\n\tadd $1, %1\n\tadd $1, %1\n\tadd $1, %1\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(x));
         const double t = now_s() - t0;
         best = t < best ? t : best;
     }
-    const double ghz = 4.0 * 100000000.0 / best / 1e9;
+    return 4.0 * 100000000.0 / best / 1e9;
+}
+
+int main(void) {
+    static int buf[16] __attribute__((aligned(64)));
+    const double ghz = clock_ghz();
     printf("clock %.2f GHz (dependent adds); per group of 32 int8 products:\n", ghz);
     RUN("vpmaddubsw + vpaddw (Q4_0: int16 accumulation)", Q4_0_DOT);
     RUN("vpmaddubsw + vpmaddwd + vpaddd", WIDEN_DOT);
