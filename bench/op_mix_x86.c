@@ -55,6 +55,12 @@ static double now_s(void) {
 #define BCAST_DOT(i) IQ4_NL_DOT(i) OP("vpbroadcastd (%1), " T(i))
 #define LOAD_DOT(i)  IQ4_NL_DOT(i) OP("vmovdqu (%1), " T(i))
 
+/* One line: a mix's best time over ITERS iterations of 8 groups. */
+static void report(const char *name, double best_s, double ghz) {
+    const double ns = best_s / ITERS / 8 * 1e9;
+    printf("%-58s %6.3f ns %5.2f cycles\n", name, ns, ns * ghz);
+}
+
 #define FOUR(g) g(0) g(1) g(2) g(3)
 #define RUN(name, g)                                                                                                             \
     do {                                                                                                                         \
@@ -69,8 +75,7 @@ static double now_s(void) {
             const double t = now_s() - t0;                                                                                       \
             best = t < best ? t : best;                                                                                          \
         }                                                                                                                        \
-        const double ns = best / ITERS / 8 * 1e9;                                                                                \
-        printf("%-58s %6.3f ns %5.2f cycles\n", name, ns, ghz *(ns));                                                            \
+        report(name, best, ghz);                                                                                                 \
     } while (0)
 
 /* One scalar add a cycle: 4 dependent adds an iteration, best of 5. */
