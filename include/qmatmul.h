@@ -350,6 +350,15 @@ QMM_API qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int
  * is valid but was packed for kernels this CPU or build cannot run. */
 QMM_API qmm_status qmm_weights_from_blob(qmm_context *ctx, const void *blob, size_t size, qmm_weights **out);
 
+/* Memory for data an engine reads row by row from far apart (a KV cache,
+ * large activations): *out is 64-byte aligned; from 2 MiB up it is 2 MiB
+ * aligned, rounded up to whole 2 MiB pages and advised for huge pages
+ * (madvise(MADV_HUGEPAGE), a hint the OS may refuse), as packed weights are.
+ * QMM_ERR_NO_MEMORY (with *out NULL) when out of memory, QMM_ERR_INVALID_ARG
+ * for a NULL out. Free with qmm_free_huge (NULL is fine). */
+QMM_API qmm_status qmm_alloc_huge(size_t bytes, void **out);
+QMM_API void qmm_free_huge(void *p);
+
 /* -------------------------------------------------------------- operations */
 
 /* y = W x, ggml MUL_MAT: x F32 [k, m, b2, b3] (nb[0] == 4), y F32 [n, m, b2,
@@ -368,10 +377,9 @@ QMM_API qmm_status qmm_get_rows(qmm_context *ctx, const qmm_weights *w, const qm
  * [k, n, bw2, bw3] (rows contiguous in elements, nb[0] == 2), x F32 [k, m, b2,
  * b3] with b2 % bw2 == 0 and b3 % bw3 == 0 (ggml broadcast), y F32 [n, m, b2, b3].
  * The weights are packed inside the call; for a few rows of x (decode) they
- * are read where they are. Huge pages (2 MiB aligned, madvise(MADV_HUGEPAGE))
- * help where rows lie far apart: a KV cache's V^T (PV at kv = 4096 on Zen 3:
- * ~20% faster than from 4 KiB pages) and QK^T's scores y (medians at head
- * dim 64: 84-85% of the FMA peak against 73-81%). */
+ * are read where they are. Memory from qmm_alloc_huge helps where rows lie
+ * far apart: a KV cache's V^T (decode's PV reads 16 rows of a pass k * 2
+ * bytes apart) and QK^T's scores y (docs/performance.md has the figures). */
 QMM_API qmm_status qmm_mul_mat_f16(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y);
 
 /* Expert-routed y = W[ids] x, ggml_mul_mat_id: w experts weights

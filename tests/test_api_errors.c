@@ -44,6 +44,27 @@ static int x_untouched(void) { return memcmp(xbuf, shadow, BIG) == 0; }
         CHECK(x_untouched(), "%s wrote into an input", #expr);                                                                   \
     } while (0)
 
+/* ------------------------------------------------------- huge buffers */
+
+static void test_alloc_huge(void) {
+    void *p = (void *)1;
+    EXPECT_ERR(qmm_alloc_huge(64, NULL), QMM_ERR_INVALID_ARG);
+    /* a size whose round-up to 2 MiB wraps: refused before any allocator sees it */
+    EXPECT_ERR(qmm_alloc_huge(SIZE_MAX - 4096, &p), QMM_ERR_NO_MEMORY);
+    CHECK(p == NULL, "alloc_huge: *out not cleared on failure");
+    const size_t sizes[] = {0, 1, 4096, ((size_t)2 << 20) - 1, (size_t)2 << 20, ((size_t)3 << 20) + 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        p = NULL;
+        CHECK(qmm_alloc_huge(sizes[i], &p) == QMM_OK && p, "alloc_huge(%zu): %s", sizes[i], qmm_last_error());
+        const uintptr_t align = sizes[i] >= ((size_t)2 << 20) ? (uintptr_t)2 << 20 : 64;
+        CHECK(((uintptr_t)p & (align - 1)) == 0, "alloc_huge(%zu) = %p: not %zu-byte aligned", sizes[i], p, (size_t)align);
+        if (p && sizes[i])
+            memset(p, 0x5a, sizes[i]); /* all of it is ours (ASan checks) */
+        qmm_free_huge(p);
+    }
+    qmm_free_huge(NULL);
+}
+
 /* ------------------------------------------------------------ basics */
 
 static void test_basics(void) {
@@ -646,6 +667,7 @@ int main(void) {
         return 2;
     }
     test_basics();
+    test_alloc_huge();
     test_context();
     test_conversion();
     test_weights();

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "bench_internal.h"
-#include "huge_pages.h"
 #include "progress.h"
 
 #define ATTN_DECODE_KV 4096
@@ -57,7 +56,9 @@ static qmm_status attn_row(bench *b, const attn_shape *pr, int pv, int64_t m, in
     const int64_t hd = pr->head_dim, k = pv ? kv : hd, n = pv ? hd : kv;
     const size_t we = (size_t)(k * n * pr->kv_heads), xe = (size_t)(k * m * pr->heads), ye = (size_t)(n * m * pr->heads);
     const size_t copies = attn_copies(b, m, we * 2);
-    uint16_t *wd = tool_alloc_huge(copies * we * 2); /* the pages of the weights and of the read probe */
+    void *wd_mem = NULL; /* the pages of the weights and of the read probe */
+    qmm_alloc_huge(copies * we * 2, &wd_mem);
+    uint16_t *wd = wd_mem;
     float *x = malloc(xe * 4), *y = malloc(ye * 4);
     qmm_status st = wd && x && y ? QMM_OK : QMM_ERR_NO_MEMORY;
     for (size_t i = 0; st == QMM_OK && i < we; i++)
@@ -100,7 +101,7 @@ static qmm_status attn_row(bench *b, const attn_shape *pr, int pv, int64_t m, in
         w->flops = 2.0 * (double)m * (double)n * (double)k * (double)pr->heads;
         w->rate = (w->phase == PHASE_DECODE ? w->weight_bytes : w->flops) / w->t.median * 1e-9;
     }
-    free(wd);
+    qmm_free_huge(wd);
     free(x);
     free(y);
     return st;

@@ -1,6 +1,5 @@
 /* The llama forward pass: see model.h. */
 #include "model.h"
-#include "../huge_pages.h"
 #include "vecmath.h"
 
 #include <math.h>
@@ -247,6 +246,11 @@ static int check_metadata(run_model *m, char *err, size_t es) {
 #define RUN_MAX_BATCH 256 /* tokens per forward step at most (v_cache_rows' column) */
 
 static void *alloc_floats(size_t n) { return aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64); }
+/* For data read from rows far apart (the KV cache, QK^T's scores): qmm_alloc_huge. */
+static void *alloc_huge(size_t bytes) {
+    void *p = NULL;
+    return qmm_alloc_huge(bytes, &p) == QMM_OK ? p : NULL;
+}
 
 int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, int n_ctx, run_model *m, char *err, size_t es) {
     memset(m, 0, sizeof *m);
@@ -310,8 +314,8 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     m->n_ctx = n_ctx;
     m->n_batch = n_ctx < RUN_MAX_BATCH ? n_ctx : RUN_MAX_BATCH;
     const size_t kv = (size_t)m->n_layer * (size_t)dkv * (size_t)n_ctx;
-    m->k_cache = tool_alloc_huge(kv * 2); /* decode reads V^T's rows far apart */
-    m->v_cache = tool_alloc_huge(kv * 2);
+    m->k_cache = alloc_huge(kv * 2); /* decode reads V^T's rows far apart */
+    m->v_cache = alloc_huge(kv * 2);
     const size_t b = (size_t)m->n_batch;
     m->x = alloc_floats(b * d);
     m->xn = alloc_floats(b * d);
@@ -320,7 +324,7 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     m->v = alloc_floats(b * dkv);
     m->att = alloc_floats(b * dq);
     m->att_heads = alloc_floats(b * dq);
-    m->scores = alloc_floats(b * (size_t)n_ctx * m->n_head);
+    m->scores = alloc_huge(b * (size_t)n_ctx * m->n_head * sizeof(float)); /* QK^T's y: rows n_ctx apart */
     m->gate = alloc_floats(b * m->n_ff);
     m->up = alloc_floats(b * m->n_ff);
     m->fused = alloc_floats(b * (size_t)(dq + 2 * dkv > 2 * m->n_ff ? dq + 2 * dkv : 2 * m->n_ff));
@@ -351,12 +355,12 @@ void run_model_free(run_model *m) {
     qmm_weights_free(m->tok_embd);
     qmm_cache_close(m->cache);
     qmm_gguf_close(m->gguf);
-    float *bufs[] = {m->x,      m->xn,   m->q,  m->k,     m->v,      m->att,    m->att_heads,
-                     m->scores, m->gate, m->up, m->fused, m->logits, m->rope_cs};
+    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->att_heads, m->gate, m->up, m->fused, m->logits, m->rope_cs};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
-    free(m->k_cache);
-    free(m->v_cache);
+    qmm_free_huge(m->scores);
+    qmm_free_huge(m->k_cache);
+    qmm_free_huge(m->v_cache);
     memset(m, 0, sizeof *m);
 }
 
