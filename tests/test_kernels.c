@@ -50,7 +50,13 @@ static void *make_weights(qmm_type t, int64_t k, int64_t n, size_t *row_bytes) {
                 ((uint16_t *)row)[l] = qmm_fp32_to_bf16(f[l]);
             break;
         case QMM_TYPE_Q4_0: qmm_quantize_row_q4_0(f, row, k); break;
-        default: qmm_quantize_row_q8_0(f, row, k); break;
+        default:
+            qmm_quantize_row_q8_0(f, row, k);
+            /* GGUF allows q = -128, which ggml's quantizer never writes: one
+             * row in 3 holds it (every family must take any int8) */
+            for (int64_t b = 0; i % 3 == 2 && b < k / 32; b++)
+                ((qmm_block_q8_0 *)row)[b].qs[(i + b) % 32] = -128;
+            break;
         }
     }
     free(f);

@@ -7,6 +7,8 @@
 extern const qmm_family qmm_family_amx_q4_k;
 extern const qmm_family qmm_family_amx_q6_k;
 extern const qmm_family qmm_family_amx_q5_0;
+extern const qmm_family qmm_family_amx_q4_0;
+extern const qmm_family qmm_family_amx_q8_0;
 extern const qmm_family qmm_family_amx_q4_1;
 extern const qmm_family qmm_family_amx_q5_k;
 extern const qmm_family qmm_family_amx_q5_1;
@@ -65,6 +67,8 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_amx_q4_k,
     &qmm_family_amx_q6_k,
     &qmm_family_amx_q5_0,
+    &qmm_family_amx_q4_0,
+    &qmm_family_amx_q8_0,
     &qmm_family_amx_q4_1,
     &qmm_family_amx_q5_k,
     &qmm_family_amx_q5_1,

@@ -162,13 +162,13 @@ QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint
  * instructions: an integer product sc * da or -m * sum qx (below 2^24, see
  * kernels/family.h) is exactly the product of the two exact floats, so
  * vpmulld + vcvtdq2ps become vcvtdq2ps + vmulps, and the row's block sum
- * arrives as a float (fsum) or, for Q5_0's zero point, as -16 sum (zsum). */
+ * arrives as a float (fsum) or, for a zero point (Q4_0, Q5_0), as -zp sum (zsum). */
 QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512i da, float fsum, int32_t zsum, float xd,
                                        const qmm_amx_bvals *v) {
     const __m512 s = v->s, t = v->t, scf = v->scf, mnf = v->mnf;
     const __m512 vxd = _mm512_set1_ps(xd);
     __m512 fi;
-    if (kind == QMM_AVX512X_Q5_0)
+    if (QMM_AVX512X_ZP(kind))
         fi = _mm512_cvtepi32_ps(_mm512_add_epi32(da, _mm512_set1_epi32(zsum)));
     else if (QMM_AVX512X_IS_K(kind))
         fi = _mm512_mul_ps(_mm512_cvtepi32_ps(da), scf);
@@ -187,14 +187,14 @@ QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512
  * i at dots + 16 i), v the block's weight values. */
 QMM_AVX512_INLINE void qmm_amx_x_rows(qmm_avx512x_kind kind, __m512 *acc, const uint8_t *ab, const int32_t *dots,
                                       const qmm_amx_bvals *v) {
-    /* the 16 rows' block sums (int16 pairs) as floats, or Q5_0's -16 sum */
+    /* the 16 rows' block sums (int16 pairs) as floats, or -zp sum (Q4_0, Q5_0) */
     union {
         float f[QMM_AMX_G];
         int32_t z[QMM_AMX_G];
     } bsum __attribute__((aligned(64)));
     const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
-    if (kind == QMM_AVX512X_Q5_0)
-        _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-16)));
+    if (QMM_AVX512X_ZP(kind))
+        _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-QMM_AVX512X_ZP(kind))));
     else
         _mm512_store_ps(bsum.f, _mm512_cvtepi32_ps(sum16));
     /* the rows read their sums back from memory: a broadcast load takes no

@@ -562,7 +562,9 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
 
 /* ================================================ the other GGUF types
  *
- * Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (the "x" families). Same tile
+ * Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (the "x" families), and the
+ * x panels of Q4_0 and Q8_0 that only the AMX families read (their VNNI
+ * families keep the layout above, tuned for them). Same tile
  * shape (8 activation rows x a 16-row panel, one zmm lane per weight row),
  * same activation geometry (40 bytes per row and 32-block), but the int32
  * slot holds the two 16-element sums of the block as int16 (low: elements
@@ -581,6 +583,7 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
  * 32-block (qb), lane r at 4r of every 64-byte vector:
  *   nibbles (256 B): vector v < 4, byte t: element 4v+t | element 16+4v+t << 4
  *                    (Q4_0's form);
+ *   whole bytes (512 B: Q8_0's u = q + 128): vector c, byte t = element 4c+t;
  *   bit 4 (64 B, after the nibbles: Q5_*): byte t, bit c = bit 4 of element 4c+t;
  *   2-bit planes (128 B: after the nibbles for Q6_K's bits 4-5, alone for Q2_K's
  *                    and Q3_K's bits 0-1): plane c / 4, byte t, bits 2 (c % 4) = the
@@ -599,6 +602,8 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
  * with s, t the fp16 scales widened exactly by vcvtph2ps. */
 
 typedef enum {
+    QMM_AVX512X_Q4_0,
+    QMM_AVX512X_Q8_0,
     QMM_AVX512X_Q4_1,
     QMM_AVX512X_Q5_0,
     QMM_AVX512X_Q5_1,
@@ -610,10 +615,17 @@ typedef enum {
 } qmm_avx512x_kind;
 
 #define QMM_AVX512X_IS_K(kind) ((kind) >= QMM_AVX512X_Q2_K)
+/* the zero point of the kinds whose stored q is unsigned with no min: isum
+ * starts at -zp sum qx (Q4_0: q - 8, Q5_0: q - 16, Q8_0: (q + 128) - 128) */
+#define QMM_AVX512X_ZP(kind)                                                                                                     \
+    ((kind) == QMM_AVX512X_Q4_0 ? 8 : (kind) == QMM_AVX512X_Q5_0 ? 16 : (kind) == QMM_AVX512X_Q8_0 ? 128 : 0)
+/* kinds whose weight bytes are 4-bit fields (a mask or shift away), against
+ * Q8_0's whole bytes and Q2_K / Q3_K's 2-bit fields */
+#define QMM_AVX512X_NIB(kind) ((kind) != QMM_AVX512X_Q8_0 && (kind) != QMM_AVX512X_Q2_K && (kind) != QMM_AVX512X_Q3_K)
 /* elements per unit (a GGUF block or super-block) */
 #define QMM_AVX512X_UE(kind) (QMM_AVX512X_IS_K(kind) ? QMM_QK_K : QMM_QK)
 /* header bytes per unit and panel:
- *   Q4_1, Q5_1: fp16 d[16], fp16 m[16]; Q5_0: fp16 d[16];
+ *   Q4_1, Q5_1: fp16 d[16], fp16 m[16]; Q4_0, Q5_0, Q8_0: fp16 d[16];
  *   Q4_K, Q5_K: fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16];
  *   Q6_K: fp16 d[16], 32 zero bytes, int8 sc[8][16][2] (per 16: a, b);
  *   Q2_K: fp16 d[16], fp16 dmin[16], u8 (sc | m << 4)[8][16][2] (GGUF's bytes);
@@ -622,17 +634,18 @@ typedef enum {
  *         (row r at 16 (j / 2) + r, nibble j % 2: top 2 bits of scale 2j | of
  *         2j+1 << 2), 32 zero bytes (as bytes the scales would be +3.6%). */
 #define QMM_AVX512X_HDR(kind)                                                                                                    \
-    ((kind) == QMM_AVX512X_Q3_K                                 ? 256                                                            \
-     : (kind) == QMM_AVX512X_Q5_0                               ? 32                                                             \
-     : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1 ? 64                                                             \
-                                                                : 320)
+    ((kind) == QMM_AVX512X_Q3_K                                                               ? 256                              \
+     : (kind) == QMM_AVX512X_Q4_0 || (kind) == QMM_AVX512X_Q5_0 || (kind) == QMM_AVX512X_Q8_0 ? 32                               \
+     : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1                               ? 64                               \
+                                                                                              : 320)
 /* quant bytes per 32-block and panel */
 #define QMM_AVX512X_QB(kind)                                                                                                     \
-    ((kind) == QMM_AVX512X_Q3_K                                 ? 192                                                            \
-     : (kind) == QMM_AVX512X_Q2_K                               ? 128                                                            \
-     : (kind) == QMM_AVX512X_Q6_K                               ? 384                                                            \
-     : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q4_K ? 256                                                            \
-                                                                : 320)
+    ((kind) == QMM_AVX512X_Q3_K                                                               ? 192                              \
+     : (kind) == QMM_AVX512X_Q8_0                                                             ? 512                              \
+     : (kind) == QMM_AVX512X_Q2_K                                                             ? 128                              \
+     : (kind) == QMM_AVX512X_Q6_K                                                             ? 384                              \
+     : (kind) == QMM_AVX512X_Q4_0 || (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q4_K ? 256                              \
+                                                                                              : 320)
 #define QMM_AVX512X_CHUNK(kind) (QMM_AVX512X_HDR(kind) + (QMM_AVX512X_UE(kind) / QMM_QK) * QMM_AVX512X_QB(kind))
 
 static inline size_t qmm_avx512x_panel_bytes(int64_t k, int chunk, int ue) { return (size_t)(k / ue) * (size_t)chunk; }
@@ -677,10 +690,12 @@ static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, si
  * described above), and back. q < 16 (nibbles only), < 32 (Q5_*), < 64
  * (Q6_K), < 4 (Q2_K), < 8 (Q3_K). The quant bytes must start zeroed. */
 static inline void qmm_avx512x_put_q(qmm_avx512x_kind kind, uint8_t *qb, int r, const uint8_t q[QMM_QK]) {
-    const int nib = kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K;
+    const int nib = QMM_AVX512X_NIB(kind);
     for (int c = 0; c < 8; c++)
         for (int t = 0; t < 4; t++) {
             const int e = 4 * c + t;
+            if (kind == QMM_AVX512X_Q8_0)
+                qb[64 * c + 4 * r + t] = q[e];
             if (nib)
                 qb[64 * (c % 4) + 4 * r + t] |= (uint8_t)((q[e] & 0x0f) << (c < 4 ? 0 : 4));
             if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K)
@@ -695,11 +710,13 @@ static inline void qmm_avx512x_put_q(qmm_avx512x_kind kind, uint8_t *qb, int r, 
 }
 
 static inline void qmm_avx512x_get_q(qmm_avx512x_kind kind, const uint8_t *qb, int r, uint8_t q[QMM_QK]) {
-    const int nib = kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K;
+    const int nib = QMM_AVX512X_NIB(kind);
     for (int c = 0; c < 8; c++)
         for (int t = 0; t < 4; t++) {
             const int e = 4 * c + t;
             int v = nib ? (qb[64 * (c % 4) + 4 * r + t] >> (c < 4 ? 0 : 4)) & 0x0f : 0;
+            if (kind == QMM_AVX512X_Q8_0)
+                v = qb[64 * c + 4 * r + t];
             if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K)
                 v |= ((qb[256 + 4 * r + t] >> c) & 1) << 4;
             if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
@@ -735,7 +752,10 @@ static inline void qmm_avx512x_get_k_header(const uint8_t *unit, int r, uint16_t
 
 /* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3). */
 QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8]) {
-    if (kind != QMM_AVX512X_Q2_K && kind != QMM_AVX512X_Q3_K)
+    if (kind == QMM_AVX512X_Q8_0)
+        for (int c = 0; c < 8; c++)
+            w[c] = _mm512_loadu_si512((const void *)(qb + 64 * c));
+    if (QMM_AVX512X_NIB(kind))
         qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w, _mm512_setzero_si512());
     if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K) {
         const __m512i h = _mm512_loadu_si512((const void *)(qb + 256));
@@ -792,7 +812,7 @@ typedef struct {
 } qmm_avx512x_bscales;
 
 #define QMM_AVX512X_SPLIT(kind)   ((kind) == QMM_AVX512X_Q6_K || (kind) == QMM_AVX512X_Q2_K || (kind) == QMM_AVX512X_Q3_K)
-#define QMM_AVX512X_HAS_MIN(kind) ((kind) != QMM_AVX512X_Q5_0 && (kind) != QMM_AVX512X_Q6_K && (kind) != QMM_AVX512X_Q3_K)
+#define QMM_AVX512X_HAS_MIN(kind) (!QMM_AVX512X_ZP(kind) && (kind) != QMM_AVX512X_Q6_K && (kind) != QMM_AVX512X_Q3_K)
 
 QMM_AVX512_INLINE qmm_avx512x_bscales qmm_avx512x_block_scales(qmm_avx512x_kind kind, const uint8_t *unit, int j) {
     qmm_avx512x_bscales bs;
@@ -801,8 +821,8 @@ QMM_AVX512_INLINE qmm_avx512x_bscales qmm_avx512x_block_scales(qmm_avx512x_kind 
     bs.t = QMM_AVX512X_HAS_MIN(kind) ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : bs.s;
     if (kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q5_1) {
         bs.mpair = _mm512_set1_epi16(1); /* imin = sum qx */
-    } else if (kind == QMM_AVX512X_Q5_0) {
-        bs.zpair = _mm512_set1_epi16(-16); /* isum gets -16 sum qx */
+    } else if (QMM_AVX512X_ZP(kind)) {
+        bs.zpair = _mm512_set1_epi16((short)-QMM_AVX512X_ZP(kind)); /* isum gets -zp sum qx */
     } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
         /* 6-bit values: the sign extension is a zero extension */
         bs.sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
@@ -850,7 +870,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_row_block(qmm_avx512x_kind kind, __m512 acc
         isum = _mm512_add_epi32(_mm512_mullo_epi32(bs->sca, da), _mm512_mullo_epi32(bs->scb, db));
         if (kind == QMM_AVX512X_Q6_K || kind == QMM_AVX512X_Q3_K)
             isum = _mm512_add_epi32(isum, _mm512_madd_epi16(sums, bs->zpair));
-    } else if (kind == QMM_AVX512X_Q5_0) {
+    } else if (QMM_AVX512X_ZP(kind)) {
         isum = _mm512_add_epi32(da, _mm512_madd_epi16(sums, bs->zpair));
     } else {
         isum = QMM_AVX512X_IS_K(kind) ? _mm512_mullo_epi32(bs->sc, da) : da;
@@ -915,10 +935,10 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
  * that a single row does not need:
  *  - the unit's fp16 scales are widened once per unit, not per 32-block;
  *  - the block sums are scalars: the zero points start the int32 chains
- *    (Q5_0: -16 sum qx; Q6_K: -32 sum_a qx and -32 sum_b qx, so isum =
+ *    (Q4_0 / Q5_0: -8 / -16 sum qx; Q6_K: -32 sum_a qx and -32 sum_b qx, so isum =
  *    sc_a da + sc_b db with no vpmaddwd), and imin is sum qx (Q4_1, Q5_1) or
  *    m_j times -sum qx by one vpmulld (Q4_K, Q5_K);
- *  - nibble-only kinds (Q4_1, Q4_K) mask the high nibbles in place, in their
+ *  - nibble-only kinds (Q4_0, Q4_1, Q4_K) mask the high nibbles in place, in their
  *    own vpdpbusd chain (16 times its sum, brought back by an exact shift), as
  *    qmm_avx512_gemv_panels.
  * Every isum and imin is the same exact integer as the tile's, and the float
@@ -926,8 +946,8 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
 QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint8_t *unit, const uint8_t *act, __m512 acc) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int step = QMM_AVX512X_CHUNK(kind) / (QMM_AVX512X_UE(kind) / QMM_QK);
-    const int has_min = kind != QMM_AVX512X_Q5_0 && kind != QMM_AVX512X_Q6_K;
-    const int nib_only = kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q4_K;
+    const int has_min = QMM_AVX512X_HAS_MIN(kind); /* Q2_K / Q3_K never come here */
+    const int nib_only = kind == QMM_AVX512X_Q4_0 || kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q4_K;
     const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
     const __m512 t = has_min ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : s;
     for (int j = 0; j < per; j++) {
@@ -941,7 +961,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
         const int32_t sum_b = (int16_t)(uint16_t)((uint32_t)sums >> 16);
         __m512i isum;
         if (nib_only) {
-            isum = qmm_avx512_nib_dot(qb, aq, _mm512_setzero_si512());
+            isum = qmm_avx512_nib_dot(qb, aq, _mm512_set1_epi32(-QMM_AVX512X_ZP(kind) * (sum_a + sum_b)));
         } else {
             __m512i w[8];
             qmm_avx512x_load_w(kind, qb, w);
@@ -950,8 +970,8 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
             if (kind == QMM_AVX512X_Q6_K) {
                 da = _mm512_set1_epi32(-32 * sum_a);
                 db = _mm512_set1_epi32(-32 * sum_b);
-            } else if (kind == QMM_AVX512X_Q5_0) {
-                da = _mm512_set1_epi32(-16 * (sum_a + sum_b));
+            } else if (QMM_AVX512X_ZP(kind)) {
+                da = _mm512_set1_epi32(-QMM_AVX512X_ZP(kind) * (sum_a + sum_b));
             }
             for (int c = 0; c < 4; c++) {
                 da = _mm512_dpbusd_epi32(da, w[c], _mm512_set1_epi32(qmm_avx512_ld32(aq + 4 * c)));

@@ -9,6 +9,59 @@
 
 #include "kernels/x86/avx512_int8.h"
 
+/* Q4_0: the x-family layout of avx512_int8.h, one unit per 32-element block and
+ * 16-row panel (288 bytes = 16 x 18, GGUF's own bytes): fp16 d[16], the
+ * unsigned q (0..15) as Q4_0-form nibbles. The zero point 8 is the dot chain's
+ * start, -8 sum qx, so the int32 sum is exactly sum (q - 8) qx, as the
+ * reference's. Used by the AMX family (amx_q4_0); the AVX-512 VNNI family
+ * avx512vnni_q4_0 keeps its own panels (avx512_int8.h's Q4 kind). */
+static inline void qmm_avx512x_put_q4_0(const void *src_row, int64_t u, int r, uint8_t *chunk) {
+    const qmm_block_q4_0 *blk = (const qmm_block_q4_0 *)src_row + u;
+    memcpy(chunk + 2 * r, &blk->d, 2);
+    uint8_t q[QMM_QK];
+    for (int l = 0; l < QMM_QK / 2; l++) {
+        q[l] = (uint8_t)(blk->qs[l] & 0x0f);
+        q[l + QMM_QK / 2] = (uint8_t)(blk->qs[l] >> 4);
+    }
+    qmm_avx512x_put_q(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, q);
+}
+
+static inline void qmm_avx512x_get_q4_0(const uint8_t *chunk, int r, float *dst) {
+    qmm_block_q4_0 blk; /* rebuild the GGUF block: ggml's values exactly */
+    memset(&blk, 0, sizeof blk);
+    memcpy(&blk.d, chunk + 2 * r, 2);
+    uint8_t q[QMM_QK];
+    qmm_avx512x_get_q(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, q);
+    for (int l = 0; l < QMM_QK; l++)
+        blk.qs[l % 16] |= (uint8_t)(q[l] << (4 * (l / 16)));
+    qmm_dequantize_row_q4_0(&blk, dst, QMM_QK);
+}
+
+/* Q8_0: the x-family layout of avx512_int8.h, one unit per 32-element block and
+ * 16-row panel (544 bytes = 16 x 34, GGUF's size): fp16 d[16], then u = q + 128
+ * (0..255) as whole bytes, vector c holding elements 4c..4c+3 of each row (the
+ * unsigned operand of vpdpbusd / TDPBSUD). The zero point 128 is the dot
+ * chain's start, -128 sum qx, so the int32 sum is exactly sum q qx. Used by the
+ * AMX family (amx_q8_0); avx512vnni_q8_0, its fallback, keeps its own panels. */
+static inline void qmm_avx512x_put_q8_0(const void *src_row, int64_t u, int r, uint8_t *chunk) {
+    const qmm_block_q8_0 *blk = (const qmm_block_q8_0 *)src_row + u;
+    memcpy(chunk + 2 * r, &blk->d, 2);
+    uint8_t q[QMM_QK];
+    for (int l = 0; l < QMM_QK; l++)
+        q[l] = (uint8_t)(blk->qs[l] + 128);
+    qmm_avx512x_put_q(QMM_AVX512X_Q8_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q8_0), r, q);
+}
+
+static inline void qmm_avx512x_get_q8_0(const uint8_t *chunk, int r, float *dst) {
+    qmm_block_q8_0 blk; /* rebuild the GGUF block: ggml's values exactly */
+    memcpy(&blk.d, chunk + 2 * r, 2);
+    uint8_t q[QMM_QK];
+    qmm_avx512x_get_q(QMM_AVX512X_Q8_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q8_0), r, q);
+    for (int l = 0; l < QMM_QK; l++)
+        blk.qs[l] = (int8_t)(q[l] - 128);
+    qmm_dequantize_row_q8_0(&blk, dst, QMM_QK);
+}
+
 /* Q4_1: the x-family layout of avx512_int8.h, one unit per 32-element block and
  * 16-row panel (320 bytes = 16 x 20): fp16 d[16], fp16 m[16], the nibbles in
  * Q4_0's form. isum = sum q qx (no bias: q is unsigned); the min step's

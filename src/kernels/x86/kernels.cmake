@@ -3,6 +3,8 @@
 set(QMM_X86_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mf16c)
 # AMX int8 GEMM on the AVX-512 VNNI panels (before them in priority)
 set(QMM_X86_AMX_FLAGS ${QMM_X86_AVX512_FLAGS} -mamx-tile -mamx-int8)
+qmm_add_kernel(src/kernels/x86/matmul_q4_0_amx.c ${QMM_X86_AMX_FLAGS})
+qmm_add_kernel(src/kernels/x86/matmul_q8_0_amx.c ${QMM_X86_AMX_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_q4_1_amx.c ${QMM_X86_AMX_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_q5_0_amx.c ${QMM_X86_AMX_FLAGS})
 qmm_add_kernel(src/kernels/x86/matmul_q5_1_amx.c ${QMM_X86_AMX_FLAGS})
