@@ -97,6 +97,8 @@ static const qmm_probe *const probe_table[] = {
     &probe_read_scalar,         &probe_int8_scalar,        &probe_fma_scalar,         NULL,
 };
 
+_Static_assert(sizeof probe_table / sizeof probe_table[0] - 1 <= QMM_PROBE_MAX, "more probes than QMM_PROBE_MAX");
+
 const qmm_probe *const *qmm_probes(void) { return probe_table; }
 
 const char *qmm_probe_kind_label(qmm_probe_kind kind) {

@@ -49,6 +49,9 @@ typedef struct qmm_probe_result {
 
 /* All variants this build has, in priority order within a kind (widest
  * first), NULL-terminated. */
+/* Every probe this build has, NULL-terminated: at most QMM_PROBE_MAX (checked
+ * at compile time in probe.c; callers size their tables by it). */
+#define QMM_PROBE_MAX 32
 const qmm_probe *const *qmm_probes(void);
 /* The best variant of a kind that the given features allow (the portable
  * variant if no other). */

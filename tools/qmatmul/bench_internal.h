@@ -31,7 +31,7 @@ typedef struct bench_matrix {
     int n_members;
 } bench_matrix;
 
-#define BENCH_MAX_PROBES 16
+#define BENCH_MAX_PROBES QMM_PROBE_MAX /* every probe can run (x86 with AMX and AVX-VNNI has 17) */
 
 typedef struct bench {
     qmm_context *ctx, *ref_ctx;

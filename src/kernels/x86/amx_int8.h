@@ -1,4 +1,4 @@
-/* AMX int8 GEMM on the x-family panels (Q4_1, Q5_0, Q5_1, Q2_K..Q6_K):
+/* AMX int8 GEMM on the x-family panels (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K):
  * included by exactly the translation units compiled with AVX-512 VNNI and
  * AMX-TILE / AMX-INT8 flags (matmul_<type>_amx.c).
  *
