@@ -687,7 +687,7 @@ static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, si
 }
 
 /* Unsigned q of 32 elements of a block into lane r of its quant bytes (as
- * described above), and back. q < 16 (nibbles only), < 32 (Q5_*), < 64
+ * described above), and back. q < 16 (nibbles only), < 256 (Q8_0), < 32 (Q5_*), < 64
  * (Q6_K), < 4 (Q2_K), < 8 (Q3_K). The quant bytes must start zeroed. */
 static inline void qmm_avx512x_put_q(qmm_avx512x_kind kind, uint8_t *qb, int r, const uint8_t q[QMM_QK]) {
     const int nib = QMM_AVX512X_NIB(kind);
