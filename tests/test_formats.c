@@ -566,6 +566,38 @@ static void test_k_scale_min_put(void) {
     CHECK(bad == 0, "qmm_k_scale_min_put: %ld cases not the inverse of qmm_k_scale_min", bad);
 }
 
+/* qmm_q4_nibbles_put / qmm_q5_high_bits_put are the inverses of the element
+ * accessors: random Q4_0 and Q5_1 blocks read out as q and written back
+ * come back byte for byte (the helpers write every byte: the targets start
+ * as garbage). */
+static void test_nibbles_put(void) {
+    long bad = 0;
+    uint64_t rs = 11;
+    for (int it = 0; it < 10000; it++) {
+        qmm_block_q4_0 a;
+        qmm_block_q5_1 b;
+        for (int i = 0; i < QMM_QK / 2; i++) {
+            a.qs[i] = (uint8_t)(qmm_test_rand_u64(&rs) >> 56);
+            b.qs[i] = (uint8_t)(qmm_test_rand_u64(&rs) >> 56);
+        }
+        for (int i = 0; i < 4; i++)
+            b.qh[i] = (uint8_t)(qmm_test_rand_u64(&rs) >> 56);
+        uint8_t qa[QMM_QK], qb[QMM_QK], ra[QMM_QK / 2], rb[QMM_QK / 2], rh[4];
+        for (int l = 0; l < QMM_QK; l++) {
+            qa[l] = (uint8_t)(qmm_q4_0_q(&a, l) + 8);
+            qb[l] = (uint8_t)qmm_q5_1_q(&b, l);
+        }
+        memset(ra, 0xa5, sizeof ra);
+        memset(rb, 0x5a, sizeof rb);
+        memset(rh, 0xff, sizeof rh);
+        qmm_q4_nibbles_put(qa, ra);
+        qmm_q4_nibbles_put(qb, rb);
+        qmm_q5_high_bits_put(qb, rh);
+        bad += memcmp(ra, a.qs, sizeof ra) != 0 || memcmp(rb, b.qs, sizeof rb) != 0 || memcmp(rh, b.qh, 4) != 0;
+    }
+    CHECK(bad == 0, "qmm_q4_nibbles_put / qmm_q5_high_bits_put: %ld blocks not rebuilt", bad);
+}
+
 int main(int argc, char **argv) {
     test_fp16();
     if (argc > 1)
@@ -574,6 +606,7 @@ int main(int argc, char **argv) {
         CHECK(0, "usage: test_formats VECTORS_FILE");
     test_bf16();
     test_k_scale_min_put();
+    test_nibbles_put();
     test_act_quantizer();
     test_ground_truth();
     test_new_types_error();

@@ -19,21 +19,17 @@ static inline void qmm_avx512x_put_q4_0(const void *src_row, int64_t u, int r, u
     const qmm_block_q4_0 *blk = (const qmm_block_q4_0 *)src_row + u;
     memcpy(chunk + 2 * r, &blk->d, 2);
     uint8_t q[QMM_QK];
-    for (int l = 0; l < QMM_QK / 2; l++) {
-        q[l] = (uint8_t)(blk->qs[l] & 0x0f);
-        q[l + QMM_QK / 2] = (uint8_t)(blk->qs[l] >> 4);
-    }
+    for (int l = 0; l < QMM_QK; l++)
+        q[l] = (uint8_t)(qmm_q4_0_q(blk, l) + 8);
     qmm_avx512x_put_q(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, q);
 }
 
 static inline void qmm_avx512x_get_q4_0(const uint8_t *chunk, int r, float *dst) {
     qmm_block_q4_0 blk; /* rebuild the GGUF block: ggml's values exactly */
-    memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     uint8_t q[QMM_QK];
     qmm_avx512x_get_q(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, q);
-    for (int l = 0; l < QMM_QK; l++)
-        blk.qs[l % 16] |= (uint8_t)(q[l] << (4 * (l / 16)));
+    qmm_q4_nibbles_put(q, blk.qs);
     qmm_dequantize_row_q4_0(&blk, dst, QMM_QK);
 }
 
@@ -78,13 +74,11 @@ static inline void qmm_avx512x_put_q4_1(const void *src_row, int64_t u, int r, u
 
 static inline void qmm_avx512x_get_q4_1(const uint8_t *chunk, int r, float *dst) {
     qmm_block_q4_1 blk; /* rebuild the GGUF block: ggml's values exactly */
-    memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     memcpy(&blk.m, chunk + 32 + 2 * r, 2);
     uint8_t q[QMM_QK];
     qmm_avx512x_get_q(QMM_AVX512X_Q4_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_1), r, q);
-    for (int l = 0; l < QMM_QK; l++)
-        blk.qs[l % 16] |= (uint8_t)(q[l] << (4 * (l / 16)));
+    qmm_q4_nibbles_put(q, blk.qs);
     qmm_dequantize_row_q4_1(&blk, dst, QMM_QK);
 }
 
@@ -104,14 +98,11 @@ static inline void qmm_avx512x_put_q5_0(const void *src_row, int64_t u, int r, u
 
 static inline void qmm_avx512x_get_q5_0(const uint8_t *chunk, int r, float *dst) {
     qmm_block_q5_0 blk; /* rebuild the GGUF block: ggml's values exactly */
-    memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     uint8_t q[QMM_QK];
     qmm_avx512x_get_q(QMM_AVX512X_Q5_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q5_0), r, q);
-    for (int l = 0; l < QMM_QK; l++) {
-        blk.qs[l % 16] |= (uint8_t)((q[l] & 0x0f) << (4 * (l / 16)));
-        blk.qh[l / 8] |= (uint8_t)(((q[l] >> 4) & 1) << (l % 8));
-    }
+    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_q5_high_bits_put(q, blk.qh);
     qmm_dequantize_row_q5_0(&blk, dst, QMM_QK);
 }
 
@@ -131,15 +122,12 @@ static inline void qmm_avx512x_put_q5_1(const void *src_row, int64_t u, int r, u
 
 static inline void qmm_avx512x_get_q5_1(const uint8_t *chunk, int r, float *dst) {
     qmm_block_q5_1 blk; /* rebuild the GGUF block: ggml's values exactly */
-    memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     memcpy(&blk.m, chunk + 32 + 2 * r, 2);
     uint8_t q[QMM_QK];
     qmm_avx512x_get_q(QMM_AVX512X_Q5_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q5_1), r, q);
-    for (int l = 0; l < QMM_QK; l++) {
-        blk.qs[l % 16] |= (uint8_t)((q[l] & 0x0f) << (4 * (l / 16)));
-        blk.qh[l / 8] |= (uint8_t)(((q[l] >> 4) & 1) << (l % 8));
-    }
+    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_q5_high_bits_put(q, blk.qh);
     qmm_dequantize_row_q5_1(&blk, dst, QMM_QK);
 }
 
