@@ -566,10 +566,10 @@ static void test_k_scale_min_put(void) {
     CHECK(bad == 0, "qmm_k_scale_min_put: %ld cases not the inverse of qmm_k_scale_min", bad);
 }
 
-/* qmm_q4_nibbles_put / qmm_q5_high_bits_put are the inverses of the element
+/* qmm_q4_nibbles_get / _put and qmm_q5_high_bits_put against the element
  * accessors: random Q4_0 and Q5_1 blocks read out as q and written back
- * come back byte for byte (the helpers write every byte: the targets start
- * as garbage). */
+ * come back byte for byte (the puts write every byte: the targets start as
+ * garbage), and Q5_1's nibbles read by _get are its q's low 4 bits. */
 static void test_nibbles_put(void) {
     long bad = 0;
     uint64_t rs = 11;
@@ -583,9 +583,12 @@ static void test_nibbles_put(void) {
         for (int i = 0; i < 4; i++)
             b.qh[i] = (uint8_t)(qmm_test_rand_u64(&rs) >> 56);
         uint8_t qa[QMM_QK], qb[QMM_QK], ra[QMM_QK / 2], rb[QMM_QK / 2], rh[4];
+        uint8_t nb[QMM_QK];
+        qmm_q4_nibbles_get(a.qs, qa);
+        qmm_q4_nibbles_get(b.qs, nb);
         for (int l = 0; l < QMM_QK; l++) {
-            qa[l] = (uint8_t)(qmm_q4_0_q(&a, l) + 8);
             qb[l] = (uint8_t)qmm_q5_1_q(&b, l);
+            bad += nb[l] != (qb[l] & 0x0f) || qa[l] > 15;
         }
         memset(ra, 0xa5, sizeof ra);
         memset(rb, 0x5a, sizeof rb);

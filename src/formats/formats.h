@@ -154,9 +154,7 @@ void qmm_k_scale_min_put(uint8_t scales[12], int j, int sc, int m);
 /* Q3_K: signed scale (-32..31) of 16-block i (0..15). */
 int qmm_q3_k_scale(const uint8_t scales[12], int i);
 /* q of element l of a block, in the value formula's terms: Q4_1 / Q5_1 /
- * Q4_K / Q5_K / Q2_K unsigned q; Q4_0 q - 8; Q5_0 q - 16; Q3_K q in -4..3;
- * Q6_K q - 32. */
-int qmm_q4_0_q(const qmm_block_q4_0 *b, int l);
+ * Q4_K / Q5_K / Q2_K unsigned q; Q5_0 q - 16; Q3_K q in -4..3; Q6_K q - 32. */
 int qmm_q4_1_q(const qmm_block_q4_1 *b, int l);
 int qmm_q5_0_q(const qmm_block_q5_0 *b, int l);
 int qmm_q5_1_q(const qmm_block_q5_1 *b, int l);
@@ -165,10 +163,12 @@ int qmm_q3_k_q(const qmm_block_q3_k *b, int l);
 int qmm_q4_k_q(const qmm_block_q4_k *b, int l);
 int qmm_q5_k_q(const qmm_block_q5_k *b, int l);
 int qmm_q6_k_q(const qmm_block_q6_k *b, int l);
-/* The inverse for a 32-element block's unsigned q: the low 4 bits of q[l] as
- * GGUF's nibbles (qs[l % 16], high half for l >= 16) and, for Q5_*, bit 4 as
- * qh's bit l. They write every byte of qs / qh (packers that rebuild a GGUF
- * block from a repacked one). */
+/* The 16 nibble bytes of a 32-element block (Q4_0, Q4_1, Q5_*, IQ4_NL, MXFP4,
+ * and each 32-block of IQ4_XS) as 32 unsigned q (element l: low nibble of
+ * qs[l % 16], high for l >= 16), and back: the low 4 bits of q[l] as GGUF's
+ * nibbles and, for Q5_*, bit 4 as qh's bit l. The puts write every byte of
+ * qs / qh (packers that rebuild a GGUF block from a repacked one). */
+void qmm_q4_nibbles_get(const uint8_t qs[QMM_QK / 2], uint8_t q[QMM_QK]);
 void qmm_q4_nibbles_put(const uint8_t q[QMM_QK], uint8_t qs[QMM_QK / 2]);
 void qmm_q5_high_bits_put(const uint8_t q[QMM_QK], uint8_t qh[4]);
 

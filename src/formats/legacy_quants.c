@@ -10,10 +10,14 @@ static int nibble(const uint8_t *qs, int l) { return l < QMM_QK / 2 ? (qs[l] & 0
 
 static int high_bit(const uint8_t qh[4], int l) { return (qh[l / 8] >> (l % 8)) & 1; }
 
-int qmm_q4_0_q(const qmm_block_q4_0 *b, int l) { return nibble(b->qs, l) - 8; }
 int qmm_q4_1_q(const qmm_block_q4_1 *b, int l) { return nibble(b->qs, l); }
 int qmm_q5_0_q(const qmm_block_q5_0 *b, int l) { return (nibble(b->qs, l) | (high_bit(b->qh, l) << 4)) - 16; }
 int qmm_q5_1_q(const qmm_block_q5_1 *b, int l) { return nibble(b->qs, l) | (high_bit(b->qh, l) << 4); }
+
+void qmm_q4_nibbles_get(const uint8_t qs[QMM_QK / 2], uint8_t q[QMM_QK]) {
+    for (int l = 0; l < QMM_QK; l++)
+        q[l] = (uint8_t)nibble(qs, l);
+}
 
 void qmm_q4_nibbles_put(const uint8_t q[QMM_QK], uint8_t qs[QMM_QK / 2]) {
     for (int l = 0; l < QMM_QK / 2; l++)

@@ -14,6 +14,8 @@ extern const qmm_family qmm_family_amx_q5_k;
 extern const qmm_family qmm_family_amx_q5_1;
 extern const qmm_family qmm_family_amx_q2_k;
 extern const qmm_family qmm_family_amx_q3_k;
+extern const qmm_family qmm_family_amx_iq4_nl;
+extern const qmm_family qmm_family_amx_iq4_xs;
 extern const qmm_family qmm_family_avx512vnni_q4_0;
 extern const qmm_family qmm_family_avx512vnni_q8_0;
 extern const qmm_family qmm_family_avx512vnni_q4_k;
@@ -74,6 +76,8 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_amx_q5_1,
     &qmm_family_amx_q2_k,
     &qmm_family_amx_q3_k,
+    &qmm_family_amx_iq4_nl,
+    &qmm_family_amx_iq4_xs,
     &qmm_family_avx512vnni_q4_0,
     &qmm_family_avx512vnni_q8_0,
     &qmm_family_avx512vnni_q4_k,

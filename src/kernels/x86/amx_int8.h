@@ -1,4 +1,5 @@
-/* AMX int8 GEMM on the x-family panels (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K):
+/* AMX int8 GEMM on the x-family panels (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K,
+ * IQ4_NL, IQ4_XS):
  * included by exactly the translation units compiled with AVX-512 VNNI and
  * AMX-TILE / AMX-INT8 flags (matmul_<type>_amx.c).
  *
@@ -90,11 +91,12 @@ static inline void qmm_amx_configure(qmm_avx512x_kind kind) {
 QMM_AVX512_INLINE void qmm_amx_x_unpack(qmm_avx512x_kind kind, const uint8_t *panel, int64_t b0, int nk, uint8_t *wb) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int chunk = QMM_AVX512X_CHUNK(kind);
+    const __m512i table = qmm_avx512x_table(kind);
     for (int t = 0; t < nk; t++) {
         const int64_t b = b0 + t;
         const uint8_t *qb = panel + (size_t)(b / per) * (size_t)chunk + hdr + (int)(b % per) * qbytes;
         __m512i w[8];
-        qmm_avx512x_load_w(kind, qb, w);
+        qmm_avx512x_load_w(kind, qb, w, table);
         for (int v = 0; v < 8; v++)
             _mm512_store_si512((void *)(wb + 512 * (size_t)t + 64 * (size_t)v), w[v]);
     }
@@ -104,7 +106,7 @@ QMM_AVX512_INLINE void qmm_amx_x_unpack(qmm_avx512x_kind kind, const uint8_t *pa
  * the weights, the same for every row group: computed once per k chunk. */
 typedef struct {
     __m512 s, t; /* the fp16 scales (and the min's), widened */
-    __m512 scf;  /* Q4_K / Q5_K: the 6-bit sub-scale as a float (exact) */
+    __m512 scf;  /* Q4_K / Q5_K / IQ4_XS: the sub-scale as a float (exact) */
     __m512 mnf;  /* Q4_K / Q5_K: -m as a float (exact) */
 } qmm_amx_bvals;
 
@@ -162,18 +164,15 @@ QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint
  * instructions: an integer product sc * da or -m * sum qx (below 2^24, see
  * kernels/family.h) is exactly the product of the two exact floats, so
  * vpmulld + vcvtdq2ps become vcvtdq2ps + vmulps, and the row's block sum
- * arrives as a float (fsum) or, for a zero point (Q4_0, Q5_0), as -zp sum (zsum). */
+ * arrives as a float (fsum) or, for a zero point (Q4_0, Q5_0, Q8_0, the table
+ * kinds), as -zp sum (zsum). */
 QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512i da, float fsum, int32_t zsum, float xd,
                                        const qmm_amx_bvals *v) {
     const __m512 s = v->s, t = v->t, scf = v->scf, mnf = v->mnf;
     const __m512 vxd = _mm512_set1_ps(xd);
-    __m512 fi;
-    if (QMM_AVX512X_ZP(kind))
-        fi = _mm512_cvtepi32_ps(_mm512_add_epi32(da, _mm512_set1_epi32(zsum)));
-    else if (QMM_AVX512X_IS_K(kind))
-        fi = _mm512_mul_ps(_mm512_cvtepi32_ps(da), scf);
-    else
-        fi = _mm512_cvtepi32_ps(da);
+    __m512 fi = _mm512_cvtepi32_ps(QMM_AVX512X_ZP(kind) ? _mm512_add_epi32(da, _mm512_set1_epi32(zsum)) : da);
+    if (QMM_AVX512X_IS_K(kind)) /* Q4_K, Q5_K, IQ4_XS: times the sub-scale */
+        fi = _mm512_mul_ps(fi, scf);
     acc = _mm512_fmadd_ps(fi, _mm512_mul_ps(s, vxd), acc);
     if (QMM_AVX512X_HAS_MIN(kind)) {
         const __m512 fmin = QMM_AVX512X_IS_K(kind) ? _mm512_mul_ps(mnf, _mm512_set1_ps(fsum)) : _mm512_set1_ps(fsum);
@@ -187,7 +186,7 @@ QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512
  * i at dots + 16 i), v the block's weight values. */
 QMM_AVX512_INLINE void qmm_amx_x_rows(qmm_avx512x_kind kind, __m512 *acc, const uint8_t *ab, const int32_t *dots,
                                       const qmm_amx_bvals *v) {
-    /* the 16 rows' block sums (int16 pairs) as floats, or -zp sum (Q4_0, Q5_0) */
+    /* the 16 rows' block sums (int16 pairs) as floats, or -zp sum (the zero point kinds) */
     union {
         float f[QMM_AMX_G];
         int32_t z[QMM_AMX_G];
@@ -268,8 +267,7 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
     qmm_amx_acc_store(acc, y, ys, mr, cols);
 }
 
-/* The tile of Q4_K and Q5_K (the kinds with the most float steps, 7 a row
- * and block), with the per-block values bv: all the blocks' tile
+/* The tile of Q4_K, Q5_K and IQ4_XS (the kinds with a sub-scale step), with the per-block values bv: all the blocks' tile
  * instructions back to back (the raw dot products to c, 16 KiB, in L1 beside
  * the B tiles), then all their float steps. Why: here (Sapphire Rapids class)
  * tile instructions overlap little with the vector instructions around them
@@ -279,7 +277,10 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
  * Q5_0 ran 72.0 -> 77.4, Q4_1 77.2 -> 75.7, Q6_K / Q3_K 1-5% slower (split,
  * batches of 8), so they stay pipelined. Batches of 4 or 8 ran slower than
  * 16; the dots loop stays rolled (unrolled by -O3: 4% slower). See
- * docs/performance.md, stop 26. */
+ * docs/performance.md, stop 26. IQ4_XS (stop 39, `qmatmul bench --type IQ4_XS
+ * --threads 1`, m = 512, four alternations): batched 2725-2939 against
+ * pipelined 2715-2992 GFLOP/s summed over the 7 matrices, batched ahead in
+ * three of four. */
 #define QMM_AMX_BATCHED(kind) (QMM_AVX512X_IS_K(kind) && !QMM_AVX512X_SPLIT(kind))
 
 QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *wb,

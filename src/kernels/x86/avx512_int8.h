@@ -607,25 +607,35 @@ typedef enum {
     QMM_AVX512X_Q4_1,
     QMM_AVX512X_Q5_0,
     QMM_AVX512X_Q5_1,
+    QMM_AVX512X_IQ4_NL,
     QMM_AVX512X_Q2_K,
     QMM_AVX512X_Q4_K,
     QMM_AVX512X_Q5_K,
     QMM_AVX512X_Q6_K,
     QMM_AVX512X_Q3_K,
+    QMM_AVX512X_IQ4_XS,
 } qmm_avx512x_kind;
 
 #define QMM_AVX512X_IS_K(kind) ((kind) >= QMM_AVX512X_Q2_K)
-/* the zero point of the kinds whose stored q is unsigned with no min: isum
- * starts at -zp sum qx (Q4_0: q - 8, Q5_0: q - 16, Q8_0: (q + 128) - 128) */
+/* the table kinds: their nibbles index qmm_kvalues_iq4nl, looked up (vpshufb)
+ * into the level + 128 as the weight byte */
+#define QMM_AVX512X_TABLE(kind) ((kind) == QMM_AVX512X_IQ4_NL || (kind) == QMM_AVX512X_IQ4_XS)
+/* the zero point of the kinds whose weight byte is unsigned with no min: isum
+ * starts at -zp sum qx (Q4_0: q - 8, Q5_0: q - 16, Q8_0: (q + 128) - 128, the
+ * table kinds: (kv[q] + 128) - 128) */
 #define QMM_AVX512X_ZP(kind)                                                                                                     \
-    ((kind) == QMM_AVX512X_Q4_0 ? 8 : (kind) == QMM_AVX512X_Q5_0 ? 16 : (kind) == QMM_AVX512X_Q8_0 ? 128 : 0)
+    ((kind) == QMM_AVX512X_Q4_0                              ? 8                                                                 \
+     : (kind) == QMM_AVX512X_Q5_0                            ? 16                                                                \
+     : (kind) == QMM_AVX512X_Q8_0 || QMM_AVX512X_TABLE(kind) ? 128                                                               \
+                                                             : 0)
 /* kinds whose weight bytes are 4-bit fields (a mask or shift away), against
  * Q8_0's whole bytes and Q2_K / Q3_K's 2-bit fields */
 #define QMM_AVX512X_NIB(kind) ((kind) != QMM_AVX512X_Q8_0 && (kind) != QMM_AVX512X_Q2_K && (kind) != QMM_AVX512X_Q3_K)
 /* elements per unit (a GGUF block or super-block) */
 #define QMM_AVX512X_UE(kind) (QMM_AVX512X_IS_K(kind) ? QMM_QK_K : QMM_QK)
 /* header bytes per unit and panel:
- *   Q4_1, Q5_1: fp16 d[16], fp16 m[16]; Q4_0, Q5_0, Q8_0: fp16 d[16];
+ *   Q4_1, Q5_1: fp16 d[16], fp16 m[16]; Q4_0, Q5_0, Q8_0, IQ4_NL: fp16 d[16];
+ *   IQ4_XS: fp16 d[16], int8 ls[8][16] (the signed sub-scale, -32..31);
  *   Q4_K, Q5_K: fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16];
  *   Q6_K: fp16 d[16], 32 zero bytes, int8 sc[8][16][2] (per 16: a, b);
  *   Q2_K: fp16 d[16], fp16 dmin[16], u8 (sc | m << 4)[8][16][2] (GGUF's bytes);
@@ -635,7 +645,9 @@ typedef enum {
  *         2j+1 << 2), 32 zero bytes (as bytes the scales would be +3.6%). */
 #define QMM_AVX512X_HDR(kind)                                                                                                    \
     ((kind) == QMM_AVX512X_Q3_K                                                               ? 256                              \
+     : (kind) == QMM_AVX512X_IQ4_XS                                                           ? 160                              \
      : (kind) == QMM_AVX512X_Q4_0 || (kind) == QMM_AVX512X_Q5_0 || (kind) == QMM_AVX512X_Q8_0 ? 32                               \
+     : (kind) == QMM_AVX512X_IQ4_NL                                                           ? 32                               \
      : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1                               ? 64                               \
                                                                                               : 320)
 /* quant bytes per 32-block and panel */
@@ -645,6 +657,7 @@ typedef enum {
      : (kind) == QMM_AVX512X_Q2_K                                                             ? 128                              \
      : (kind) == QMM_AVX512X_Q6_K                                                             ? 384                              \
      : (kind) == QMM_AVX512X_Q4_0 || (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q4_K ? 256                              \
+     : QMM_AVX512X_TABLE(kind)                                                                ? 256                              \
                                                                                               : 320)
 #define QMM_AVX512X_CHUNK(kind) (QMM_AVX512X_HDR(kind) + (QMM_AVX512X_UE(kind) / QMM_QK) * QMM_AVX512X_QB(kind))
 
@@ -750,13 +763,21 @@ static inline void qmm_avx512x_get_k_header(const uint8_t *unit, int r, uint16_t
         qmm_k_scale_min_put(scales, j, unit[64 + 16 * j + r], unit[192 + 16 * j + r]);
 }
 
-/* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3). */
-QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8]) {
+/* The lookup table of a kind (qmm_avx512x_load_w's last operand): the
+ * table kinds' level + 128 in every 128-bit lane, zero for the others. Built
+ * once per tile or GEMV call, outside the block loops. */
+QMM_AVX512_INLINE __m512i qmm_avx512x_table(qmm_avx512x_kind kind) {
+    return QMM_AVX512X_TABLE(kind) ? qmm_avx512_table(qmm_kvalues_iq4nl) : _mm512_setzero_si512();
+}
+
+/* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3; the
+ * table kinds: kv[q] + 128, one vpshufb per vector). */
+QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8], __m512i table) {
     if (kind == QMM_AVX512X_Q8_0)
         for (int c = 0; c < 8; c++)
             w[c] = _mm512_loadu_si512((const void *)(qb + 64 * c));
     if (QMM_AVX512X_NIB(kind))
-        qmm_avx512_load_w(QMM_AVX512_W_Q4, qb, w, _mm512_setzero_si512());
+        qmm_avx512_load_w(QMM_AVX512X_TABLE(kind) ? QMM_AVX512_W_IQ4_NL : QMM_AVX512_W_Q4, qb, w, table);
     if (kind == QMM_AVX512X_Q5_0 || kind == QMM_AVX512X_Q5_1 || kind == QMM_AVX512X_Q5_K) {
         const __m512i h = _mm512_loadu_si512((const void *)(qb + 256));
         const __m512i b4 = _mm512_set1_epi8(0x10);
@@ -823,6 +844,8 @@ QMM_AVX512_INLINE qmm_avx512x_bscales qmm_avx512x_block_scales(qmm_avx512x_kind 
         bs.mpair = _mm512_set1_epi16(1); /* imin = sum qx */
     } else if (QMM_AVX512X_ZP(kind)) {
         bs.zpair = _mm512_set1_epi16((short)-QMM_AVX512X_ZP(kind)); /* isum gets -zp sum qx */
+        if (kind == QMM_AVX512X_IQ4_XS)                             /* the signed sub-scale, times the sum after the zero point */
+            bs.sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
     } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
         /* 6-bit values: the sign extension is a zero extension */
         bs.sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
@@ -872,6 +895,8 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_row_block(qmm_avx512x_kind kind, __m512 acc
             isum = _mm512_add_epi32(isum, _mm512_madd_epi16(sums, bs->zpair));
     } else if (QMM_AVX512X_ZP(kind)) {
         isum = _mm512_add_epi32(da, _mm512_madd_epi16(sums, bs->zpair));
+        if (QMM_AVX512X_IS_K(kind)) /* IQ4_XS: ls (sum (kv[q] + 128) qx - 128 sum qx) */
+            isum = _mm512_mullo_epi32(bs->sc, isum);
     } else {
         isum = QMM_AVX512X_IS_K(kind) ? _mm512_mullo_epi32(bs->sc, da) : da;
     }
@@ -888,6 +913,7 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int chunk = QMM_AVX512X_CHUNK(kind);
     const size_t ablk = (size_t)G * QMM_AVX512_ACT_BLK;
+    const __m512i table = qmm_avx512x_table(kind);
     __m512 acc[QMM_AVX512_MR];
     for (int i = 0; i < MR; i++)
         acc[i] = _mm512_setzero_ps();
@@ -900,7 +926,7 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
             _mm_prefetch((const char *)(qb + 8 * (size_t)chunk / (size_t)per + (size_t)l), _MM_HINT_T0);
         const qmm_avx512x_bscales bs = qmm_avx512x_block_scales(kind, unit, j);
         __m512i w[8];
-        qmm_avx512x_load_w(kind, qb, w);
+        qmm_avx512x_load_w(kind, qb, w, table);
         for (int i = 0; i < MR; i++) {
             const uint8_t *aq = ab + 8 * G + QMM_QK * i;
             const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
@@ -943,7 +969,8 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
  *    qmm_avx512_gemv_panels.
  * Every isum and imin is the same exact integer as the tile's, and the float
  * steps are the tile's: the same bits. Q2_K and Q3_K run the tile. */
-QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint8_t *unit, const uint8_t *act, __m512 acc) {
+QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint8_t *unit, const uint8_t *act, __m512 acc,
+                                               __m512i table) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int step = QMM_AVX512X_CHUNK(kind) / (QMM_AVX512X_UE(kind) / QMM_QK);
     const int has_min = QMM_AVX512X_HAS_MIN(kind); /* Q2_K / Q3_K never come here */
@@ -964,7 +991,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
             isum = qmm_avx512_nib_dot(qb, aq, _mm512_set1_epi32(-QMM_AVX512X_ZP(kind) * (sum_a + sum_b)));
         } else {
             __m512i w[8];
-            qmm_avx512x_load_w(kind, qb, w);
+            qmm_avx512x_load_w(kind, qb, w, table);
             /* chain a: elements 0..15, chain b: 16..31 */
             __m512i da = _mm512_setzero_si512(), db = da;
             if (kind == QMM_AVX512X_Q6_K) {
@@ -987,7 +1014,10 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
             }
         }
         __m512 fmin = _mm512_setzero_ps();
-        if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
+        if (kind == QMM_AVX512X_IQ4_XS) {
+            const __m512i sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
+            isum = _mm512_mullo_epi32(sc, isum);
+        } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
             /* 6-bit values: the sign extension is a zero extension */
             const __m512i sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
             const __m512i m = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 192 + 16 * j)));
@@ -1017,13 +1047,14 @@ QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, in
         return;
     }
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
+    const __m512i table = qmm_avx512x_table(kind);
     __m512 acc[QMM_AVX512_GEMV_NP];
     for (int pi = 0; pi < NP; pi++)
         acc[pi] = _mm512_setzero_ps();
     for (int64_t u = 0; u < nb / per; u++)
         for (int pi = 0; pi < NP; pi++)
             acc[pi] = qmm_avx512x_gemv_unit(kind, panel + (size_t)pi * pb + (size_t)u * (size_t)chunk,
-                                            act + (size_t)(u * per) * QMM_AVX512_ACT_BLK, acc[pi]);
+                                            act + (size_t)(u * per) * QMM_AVX512_ACT_BLK, acc[pi], table);
     for (int pi = 0; pi < NP - 1; pi++)
         _mm512_storeu_ps(y + pi * NR, acc[pi]);
     _mm512_mask_storeu_ps(y + (NP - 1) * NR, (__mmask16)((1u << ncols) - 1u), acc[NP - 1]);

@@ -19,8 +19,7 @@ static inline void qmm_avx512x_put_q4_0(const void *src_row, int64_t u, int r, u
     const qmm_block_q4_0 *blk = (const qmm_block_q4_0 *)src_row + u;
     memcpy(chunk + 2 * r, &blk->d, 2);
     uint8_t q[QMM_QK];
-    for (int l = 0; l < QMM_QK; l++)
-        q[l] = (uint8_t)(qmm_q4_0_q(blk, l) + 8);
+    qmm_q4_nibbles_get(blk->qs, q);
     qmm_avx512x_put_q(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, q);
 }
 
@@ -324,6 +323,60 @@ static inline void qmm_avx512x_get_q6_k(const uint8_t *chunk, int r, float *dst)
         }
     }
     qmm_dequantize_row_q6_k(&blk, dst, QMM_QK_K);
+}
+
+/* IQ4_NL: the x-family layout of avx512_int8.h, one unit per 32-element block
+ * and 16-row panel (288 bytes = 16 x 18, GGUF's size): fp16 d[16], the table
+ * indices q (0..15) as Q4_0-form nibbles. qmm_avx512x_load_w looks them up
+ * into kv[q] + 128; the zero point 128 starts the dot chain, so the int32 sum
+ * is exactly sum kv[q] qx. */
+static inline void qmm_avx512x_put_iq4_nl(const void *src_row, int64_t u, int r, uint8_t *chunk) {
+    const qmm_block_iq4_nl *blk = (const qmm_block_iq4_nl *)src_row + u;
+    memcpy(chunk + 2 * r, &blk->d, 2);
+    uint8_t q[QMM_QK];
+    qmm_q4_nibbles_get(blk->qs, q);
+    qmm_avx512x_put_q(QMM_AVX512X_IQ4_NL, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r, q);
+}
+
+static inline void qmm_avx512x_get_iq4_nl(const uint8_t *chunk, int r, float *dst) {
+    qmm_block_iq4_nl blk; /* rebuild the GGUF block: ggml's values exactly */
+    memcpy(&blk.d, chunk + 2 * r, 2);
+    uint8_t q[QMM_QK];
+    qmm_avx512x_get_q(QMM_AVX512X_IQ4_NL, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r, q);
+    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_dequantize_row_iq4_nl(&blk, dst, QMM_QK);
+}
+
+/* IQ4_XS: the x-family layout of avx512_int8.h, one unit per 256-element
+ * super-block and 16-row panel (2208 bytes = 16 x 138, +1.5% on GGUF's 136):
+ * fp16 d[16], int8 ls[8][16] (32-block j, row r: the signed sub-scale
+ * -32..31), then per 32-block the table indices as Q4_0-form nibbles. Per
+ * 32-block isum = ls_j (sum (kv[q] + 128) qx - 128 sum qx) = ls_j sum kv[q] qx,
+ * exact, then the reference's one step fma((float)isum, d x_d, acc). */
+static inline void qmm_avx512x_put_iq4_xs(const void *src_row, int64_t u, int r, uint8_t *chunk) {
+    const qmm_block_iq4_xs *blk = (const qmm_block_iq4_xs *)src_row + u;
+    memcpy(chunk + 2 * r, &blk->d, 2);
+    for (int j = 0; j < 8; j++) {
+        chunk[32 + 16 * j + r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(blk, j);
+        uint8_t q[QMM_QK];
+        qmm_q4_nibbles_get(blk->qs + 16 * j, q);
+        qmm_avx512x_put_q(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, q);
+    }
+}
+
+static inline void qmm_avx512x_get_iq4_xs(const uint8_t *chunk, int r, float *dst) {
+    qmm_block_iq4_xs blk; /* rebuild the GGUF block: ggml's values exactly */
+    memset(&blk, 0, sizeof blk);
+    memcpy(&blk.d, chunk + 2 * r, 2);
+    for (int j = 0; j < 8; j++) {
+        const int st = (int8_t)chunk[32 + 16 * j + r] + 32; /* the stored 6 bits */
+        blk.scales_l[j / 2] |= (uint8_t)((st & 0x0f) << (4 * (j % 2)));
+        blk.scales_h |= (uint16_t)(((st >> 4) & 3) << (2 * j));
+        uint8_t q[QMM_QK];
+        qmm_avx512x_get_q(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, q);
+        qmm_q4_nibbles_put(q, blk.qs + 16 * j);
+    }
+    qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
 }
 
 #endif
