@@ -16,6 +16,7 @@ extern const qmm_family qmm_family_amx_q2_k;
 extern const qmm_family qmm_family_amx_q3_k;
 extern const qmm_family qmm_family_amx_iq4_nl;
 extern const qmm_family qmm_family_amx_iq4_xs;
+extern const qmm_family qmm_family_amx_mxfp4;
 extern const qmm_family qmm_family_avx512vnni_q4_0;
 extern const qmm_family qmm_family_avx512vnni_q8_0;
 extern const qmm_family qmm_family_avx512vnni_q4_k;
@@ -78,6 +79,7 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_amx_q3_k,
     &qmm_family_amx_iq4_nl,
     &qmm_family_amx_iq4_xs,
+    &qmm_family_amx_mxfp4,
     &qmm_family_avx512vnni_q4_0,
     &qmm_family_avx512vnni_q8_0,
     &qmm_family_avx512vnni_q4_k,

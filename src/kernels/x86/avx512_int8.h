@@ -608,6 +608,7 @@ typedef enum {
     QMM_AVX512X_Q5_0,
     QMM_AVX512X_Q5_1,
     QMM_AVX512X_IQ4_NL,
+    QMM_AVX512X_MXFP4,
     QMM_AVX512X_Q2_K,
     QMM_AVX512X_Q4_K,
     QMM_AVX512X_Q5_K,
@@ -617,9 +618,10 @@ typedef enum {
 } qmm_avx512x_kind;
 
 #define QMM_AVX512X_IS_K(kind) ((kind) >= QMM_AVX512X_Q2_K)
-/* the table kinds: their nibbles index qmm_kvalues_iq4nl, looked up (vpshufb)
- * into the level + 128 as the weight byte */
-#define QMM_AVX512X_TABLE(kind) ((kind) == QMM_AVX512X_IQ4_NL || (kind) == QMM_AVX512X_IQ4_XS)
+/* the table kinds: their nibbles index 16 int8 levels (qmm_kvalues_iq4nl,
+ * MXFP4's qmm_kvalues_mxfp4), looked up (vpshufb) into the level + 128 as the
+ * weight byte */
+#define QMM_AVX512X_TABLE(kind) ((kind) == QMM_AVX512X_IQ4_NL || (kind) == QMM_AVX512X_IQ4_XS || (kind) == QMM_AVX512X_MXFP4)
 /* the zero point of the kinds whose weight byte is unsigned with no min: isum
  * starts at -zp sum qx (Q4_0: q - 8, Q5_0: q - 16, Q8_0: (q + 128) - 128, the
  * table kinds: (kv[q] + 128) - 128) */
@@ -636,6 +638,7 @@ typedef enum {
 /* header bytes per unit and panel:
  *   Q4_1, Q5_1: fp16 d[16], fp16 m[16]; Q4_0, Q5_0, Q8_0, IQ4_NL: fp16 d[16];
  *   IQ4_XS: fp16 d[16], int8 ls[8][16] (the signed sub-scale, -32..31);
+ *   MXFP4: u8 e[16] (GGUF's E8M0 bytes; the scale 2^(e - 128), exact);
  *   Q4_K, Q5_K: fp16 d[16], fp16 dmin[16], u8 sc[8][16], u8 m[8][16];
  *   Q6_K: fp16 d[16], 32 zero bytes, int8 sc[8][16][2] (per 16: a, b);
  *   Q2_K: fp16 d[16], fp16 dmin[16], u8 (sc | m << 4)[8][16][2] (GGUF's bytes);
@@ -648,6 +651,7 @@ typedef enum {
      : (kind) == QMM_AVX512X_IQ4_XS                                                           ? 160                              \
      : (kind) == QMM_AVX512X_Q4_0 || (kind) == QMM_AVX512X_Q5_0 || (kind) == QMM_AVX512X_Q8_0 ? 32                               \
      : (kind) == QMM_AVX512X_IQ4_NL                                                           ? 32                               \
+     : (kind) == QMM_AVX512X_MXFP4                                                            ? 16                               \
      : (kind) == QMM_AVX512X_Q4_1 || (kind) == QMM_AVX512X_Q5_1                               ? 64                               \
                                                                                               : 320)
 /* quant bytes per 32-block and panel */
@@ -767,7 +771,16 @@ static inline void qmm_avx512x_get_k_header(const uint8_t *unit, int r, uint16_t
  * table kinds' level + 128 in every 128-bit lane, zero for the others. Built
  * once per tile or GEMV call, outside the block loops. */
 QMM_AVX512_INLINE __m512i qmm_avx512x_table(qmm_avx512x_kind kind) {
-    return QMM_AVX512X_TABLE(kind) ? qmm_avx512_table(qmm_kvalues_iq4nl) : _mm512_setzero_si512();
+    return kind == QMM_AVX512X_MXFP4 ? qmm_avx512_table(qmm_kvalues_mxfp4)
+           : QMM_AVX512X_TABLE(kind) ? qmm_avx512_table(qmm_kvalues_iq4nl)
+                                     : _mm512_setzero_si512();
+}
+
+/* A unit's 16 lane scales s: the fp16 d widened (vcvtph2ps), MXFP4's E8M0
+ * bytes as 2^(e - 128); both exact. */
+QMM_AVX512_INLINE __m512 qmm_avx512x_scale(qmm_avx512x_kind kind, const uint8_t *unit) {
+    return kind == QMM_AVX512X_MXFP4 ? qmm_avx512_e8m0(unit)
+                                     : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
 }
 
 /* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3; the
@@ -838,7 +851,7 @@ typedef struct {
 QMM_AVX512_INLINE qmm_avx512x_bscales qmm_avx512x_block_scales(qmm_avx512x_kind kind, const uint8_t *unit, int j) {
     qmm_avx512x_bscales bs;
     bs.sc = bs.sca = bs.scb = bs.zpair = bs.mpair = _mm512_setzero_si512();
-    bs.s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
+    bs.s = qmm_avx512x_scale(kind, unit);
     bs.t = QMM_AVX512X_HAS_MIN(kind) ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : bs.s;
     if (kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q5_1) {
         bs.mpair = _mm512_set1_epi16(1); /* imin = sum qx */
@@ -975,7 +988,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
     const int step = QMM_AVX512X_CHUNK(kind) / (QMM_AVX512X_UE(kind) / QMM_QK);
     const int has_min = QMM_AVX512X_HAS_MIN(kind); /* Q2_K / Q3_K never come here */
     const int nib_only = kind == QMM_AVX512X_Q4_0 || kind == QMM_AVX512X_Q4_1 || kind == QMM_AVX512X_Q4_K;
-    const __m512 s = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
+    const __m512 s = qmm_avx512x_scale(kind, unit);
     const __m512 t = has_min ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(unit + 32))) : s;
     for (int j = 0; j < per; j++) {
         const uint8_t *ab = act + (size_t)j * QMM_AVX512_ACT_BLK;

@@ -347,6 +347,29 @@ static inline void qmm_avx512x_get_iq4_nl(const uint8_t *chunk, int r, float *ds
     qmm_dequantize_row_iq4_nl(&blk, dst, QMM_QK);
 }
 
+/* MXFP4: the x-family layout of avx512_int8.h, one unit per 32-element block
+ * and 16-row panel (272 bytes = 16 x 17, GGUF's size): u8 e[16] (the E8M0
+ * bytes), the E2M1 codes q (0..15) as Q4_0-form nibbles. qmm_avx512x_load_w
+ * looks them up into kv2[q] + 128 (the doubled E2M1 values); the zero point
+ * 128 starts the dot chain, so the int32 sum is exactly sum kv2[q] qx, then
+ * fma((float)isum, 2^(e - 128) x_d, acc) as the reference. */
+static inline void qmm_avx512x_put_mxfp4(const void *src_row, int64_t u, int r, uint8_t *chunk) {
+    const qmm_block_mxfp4 *blk = (const qmm_block_mxfp4 *)src_row + u;
+    chunk[r] = blk->e;
+    uint8_t q[QMM_QK];
+    qmm_q4_nibbles_get(blk->qs, q);
+    qmm_avx512x_put_q(QMM_AVX512X_MXFP4, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r, q);
+}
+
+static inline void qmm_avx512x_get_mxfp4(const uint8_t *chunk, int r, float *dst) {
+    qmm_block_mxfp4 blk; /* rebuild the GGUF block: ggml's values exactly */
+    blk.e = chunk[r];
+    uint8_t q[QMM_QK];
+    qmm_avx512x_get_q(QMM_AVX512X_MXFP4, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r, q);
+    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_dequantize_row_mxfp4(&blk, dst, QMM_QK);
+}
+
 /* IQ4_XS: the x-family layout of avx512_int8.h, one unit per 256-element
  * super-block and 16-row panel (2208 bytes = 16 x 138, +1.5% on GGUF's 136):
  * fp16 d[16], int8 ls[8][16] (32-block j, row r: the signed sub-scale
