@@ -599,6 +599,27 @@ static void test_nibbles_put(void) {
         bad += memcmp(ra, a.qs, sizeof ra) != 0 || memcmp(rb, b.qs, sizeof rb) != 0 || memcmp(rh, b.qh, 4) != 0;
     }
     CHECK(bad == 0, "qmm_q4_nibbles_put / qmm_q5_high_bits_put: %ld blocks not rebuilt", bad);
+    /* qmm_iq4_xs_scale_put: every (j, ls) reads back; random scale bytes rebuilt from their 8 ls */
+    bad = 0;
+    for (int j = 0; j < 8; j++)
+        for (int ls = -32; ls < 32; ls++) {
+            qmm_block_iq4_xs x;
+            memset(&x, 0, sizeof x);
+            qmm_iq4_xs_scale_put(&x, j, ls);
+            bad += qmm_iq4_xs_scale(&x, j) != ls;
+        }
+    for (int it = 0; it < 10000; it++) {
+        qmm_block_iq4_xs x, y;
+        memset(&x, 0, sizeof x);
+        memset(&y, 0, sizeof y);
+        x.scales_h = (uint16_t)(qmm_test_rand_u64(&rs) >> 48);
+        for (int i = 0; i < 4; i++)
+            x.scales_l[i] = (uint8_t)(qmm_test_rand_u64(&rs) >> 56);
+        for (int j = 0; j < 8; j++)
+            qmm_iq4_xs_scale_put(&y, j, qmm_iq4_xs_scale(&x, j));
+        bad += x.scales_h != y.scales_h || memcmp(x.scales_l, y.scales_l, 4) != 0;
+    }
+    CHECK(bad == 0, "qmm_iq4_xs_scale_put: %ld cases not the inverse of qmm_iq4_xs_scale", bad);
 }
 
 int main(int argc, char **argv) {

@@ -127,6 +127,9 @@ extern const int8_t qmm_kvalues_iq4nl[16];
 extern const int8_t qmm_kvalues_mxfp4[16];
 /* IQ4_XS: signed sub-scale (-32..31) of 32-block j (0..7). */
 int qmm_iq4_xs_scale(const qmm_block_iq4_xs *b, int j);
+/* Its inverse: ORs ls (-32..31) of 32-block j into b's scales_l / scales_h,
+ * which must start zeroed (packers that rebuild a GGUF block). */
+void qmm_iq4_xs_scale_put(qmm_block_iq4_xs *b, int j, int ls);
 /* The table level of element l: IQ4_NL (l < 32), IQ4_XS (l < 256), MXFP4. */
 int qmm_iq4_nl_q(const qmm_block_iq4_nl *b, int l);
 int qmm_iq4_xs_q(const qmm_block_iq4_xs *b, int l);

@@ -22,6 +22,12 @@ int qmm_iq4_xs_scale(const qmm_block_iq4_xs *b, int j) {
     return (lo | (hi << 4)) - 32;
 }
 
+void qmm_iq4_xs_scale_put(qmm_block_iq4_xs *b, int j, int ls) {
+    const unsigned st = (unsigned)(ls + 32) & 63u; /* the stored 6 bits */
+    b->scales_l[j / 2] |= (uint8_t)((st & 0x0fu) << (4 * (j % 2)));
+    b->scales_h |= (uint16_t)((st >> 4) << (2 * j));
+}
+
 float qmm_e8m0_half_to_fp32(uint8_t e) {
     /* 2^(e - 128): a normal's exponent field e - 1 for e >= 2; the subnormals
      * 2^-128 (bit 21) and 2^-127 (bit 22) below */

@@ -137,9 +137,7 @@ static inline void qmm_neon_read_iq4_xs(int arrangement, const void *packed, int
         memset(&g, 0, sizeof g);
         memcpy(&g.d, sb + 2 * r, 2);
         for (int j = 0; j < 8; j++) {
-            const unsigned u = (unsigned)((int)(int8_t)sb[8 + 4 * j + r] + 32); /* 0..63 */
-            g.scales_l[j / 2] |= (uint8_t)((u & 0x0fu) << (4 * (j % 2)));
-            g.scales_h |= (uint16_t)((u >> 4) << (2 * j));
+            qmm_iq4_xs_scale_put(&g, j, (int8_t)sb[8 + 4 * j + r]);
             for (int t = 0; t < QMM_QK / 2; t++)
                 g.qs[16 * j + t] = sb[QMM_NEON_IQ4_XS_HDR + 64 * j + qmm_neon_pos(arrangement, r, t)];
         }

@@ -228,11 +228,8 @@ static void TB(get)(const uint8_t *h, const uint8_t *q, int j, float *dst) {
         qmm_block_iq4_xs blk;
         memset(&blk, 0, sizeof blk);
         memcpy(&blk.d, h + 2 * j, 2);
-        for (int s = 0; s < 8; s++) {
-            const int st = (int8_t)h[16 + 8 * s + j] + 32; /* the stored 6 bits */
-            blk.scales_l[s / 2] |= (uint8_t)((st & 0x0f) << (4 * (s % 2)));
-            blk.scales_h |= (uint16_t)(((st >> 4) & 3) << (2 * s));
-        }
+        for (int s = 0; s < 8; s++)
+            qmm_iq4_xs_scale_put(&blk, s, (int8_t)h[16 + 8 * s + j]);
         memcpy(blk.qs, qs, 128);
         qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
     }

@@ -106,9 +106,7 @@ static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, cons
     memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, h + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
-        const int st = (int8_t)h[32 + 16 * j + r] + 32; /* the stored 6 bits */
-        blk.scales_l[j / 2] |= (uint8_t)((st & 0x0f) << (4 * (j % 2)));
-        blk.scales_h |= (uint16_t)(((st >> 4) & 3) << (2 * j));
+        qmm_iq4_xs_scale_put(&blk, j, (int8_t)h[32 + 16 * j + r]);
     }
     for (int j = 0; j < 8; j++)
         for (int v = 0; v < 4; v++)

@@ -392,9 +392,7 @@ static inline void qmm_avx512x_get_iq4_xs(const uint8_t *chunk, int r, float *ds
     memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
-        const int st = (int8_t)chunk[32 + 16 * j + r] + 32; /* the stored 6 bits */
-        blk.scales_l[j / 2] |= (uint8_t)((st & 0x0f) << (4 * (j % 2)));
-        blk.scales_h |= (uint16_t)(((st >> 4) & 3) << (2 * j));
+        qmm_iq4_xs_scale_put(&blk, j, (int8_t)chunk[32 + 16 * j + r]);
         uint8_t q[QMM_QK];
         qmm_avx512x_get_q(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, q);
         qmm_q4_nibbles_put(q, blk.qs + 16 * j);
