@@ -9,6 +9,20 @@
 
 #include "kernels/x86/avx512_int8.h"
 
+/* GGUF's 16 nibble bytes of a 32-block <-> lane r of the block's quant bytes
+ * qb (the kinds whose q is a nibble: Q4_0, Q4_1, the table kinds). */
+static inline void qmm_avx512x_put_nibbles(qmm_avx512x_kind kind, const uint8_t qs[QMM_QK / 2], uint8_t *qb, int r) {
+    uint8_t q[QMM_QK];
+    qmm_q4_nibbles_get(qs, q);
+    qmm_avx512x_put_q(kind, qb, r, q);
+}
+
+static inline void qmm_avx512x_get_nibbles(qmm_avx512x_kind kind, const uint8_t *qb, int r, uint8_t qs[QMM_QK / 2]) {
+    uint8_t q[QMM_QK];
+    qmm_avx512x_get_q(kind, qb, r, q);
+    qmm_q4_nibbles_put(q, qs);
+}
+
 /* Q4_0: the x-family layout of avx512_int8.h, one unit per 32-element block and
  * 16-row panel (288 bytes = 16 x 18, GGUF's own bytes): fp16 d[16], the
  * unsigned q (0..15) as Q4_0-form nibbles. The zero point 8 is the dot chain's
@@ -18,17 +32,13 @@
 static inline void qmm_avx512x_put_q4_0(const void *src_row, int64_t u, int r, uint8_t *chunk) {
     const qmm_block_q4_0 *blk = (const qmm_block_q4_0 *)src_row + u;
     memcpy(chunk + 2 * r, &blk->d, 2);
-    uint8_t q[QMM_QK];
-    qmm_q4_nibbles_get(blk->qs, q);
-    qmm_avx512x_put_q(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, q);
+    qmm_avx512x_put_nibbles(QMM_AVX512X_Q4_0, blk->qs, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r);
 }
 
 static inline void qmm_avx512x_get_q4_0(const uint8_t *chunk, int r, float *dst) {
     qmm_block_q4_0 blk; /* rebuild the GGUF block: ggml's values exactly */
     memcpy(&blk.d, chunk + 2 * r, 2);
-    uint8_t q[QMM_QK];
-    qmm_avx512x_get_q(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, q);
-    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_avx512x_get_nibbles(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, blk.qs);
     qmm_dequantize_row_q4_0(&blk, dst, QMM_QK);
 }
 
@@ -75,9 +85,7 @@ static inline void qmm_avx512x_get_q4_1(const uint8_t *chunk, int r, float *dst)
     qmm_block_q4_1 blk; /* rebuild the GGUF block: ggml's values exactly */
     memcpy(&blk.d, chunk + 2 * r, 2);
     memcpy(&blk.m, chunk + 32 + 2 * r, 2);
-    uint8_t q[QMM_QK];
-    qmm_avx512x_get_q(QMM_AVX512X_Q4_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_1), r, q);
-    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_avx512x_get_nibbles(QMM_AVX512X_Q4_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_1), r, blk.qs);
     qmm_dequantize_row_q4_1(&blk, dst, QMM_QK);
 }
 
@@ -333,17 +341,13 @@ static inline void qmm_avx512x_get_q6_k(const uint8_t *chunk, int r, float *dst)
 static inline void qmm_avx512x_put_iq4_nl(const void *src_row, int64_t u, int r, uint8_t *chunk) {
     const qmm_block_iq4_nl *blk = (const qmm_block_iq4_nl *)src_row + u;
     memcpy(chunk + 2 * r, &blk->d, 2);
-    uint8_t q[QMM_QK];
-    qmm_q4_nibbles_get(blk->qs, q);
-    qmm_avx512x_put_q(QMM_AVX512X_IQ4_NL, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r, q);
+    qmm_avx512x_put_nibbles(QMM_AVX512X_IQ4_NL, blk->qs, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r);
 }
 
 static inline void qmm_avx512x_get_iq4_nl(const uint8_t *chunk, int r, float *dst) {
     qmm_block_iq4_nl blk; /* rebuild the GGUF block: ggml's values exactly */
     memcpy(&blk.d, chunk + 2 * r, 2);
-    uint8_t q[QMM_QK];
-    qmm_avx512x_get_q(QMM_AVX512X_IQ4_NL, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r, q);
-    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_avx512x_get_nibbles(QMM_AVX512X_IQ4_NL, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r, blk.qs);
     qmm_dequantize_row_iq4_nl(&blk, dst, QMM_QK);
 }
 
@@ -356,17 +360,13 @@ static inline void qmm_avx512x_get_iq4_nl(const uint8_t *chunk, int r, float *ds
 static inline void qmm_avx512x_put_mxfp4(const void *src_row, int64_t u, int r, uint8_t *chunk) {
     const qmm_block_mxfp4 *blk = (const qmm_block_mxfp4 *)src_row + u;
     chunk[r] = blk->e;
-    uint8_t q[QMM_QK];
-    qmm_q4_nibbles_get(blk->qs, q);
-    qmm_avx512x_put_q(QMM_AVX512X_MXFP4, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r, q);
+    qmm_avx512x_put_nibbles(QMM_AVX512X_MXFP4, blk->qs, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r);
 }
 
 static inline void qmm_avx512x_get_mxfp4(const uint8_t *chunk, int r, float *dst) {
     qmm_block_mxfp4 blk; /* rebuild the GGUF block: ggml's values exactly */
     blk.e = chunk[r];
-    uint8_t q[QMM_QK];
-    qmm_avx512x_get_q(QMM_AVX512X_MXFP4, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r, q);
-    qmm_q4_nibbles_put(q, blk.qs);
+    qmm_avx512x_get_nibbles(QMM_AVX512X_MXFP4, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r, blk.qs);
     qmm_dequantize_row_mxfp4(&blk, dst, QMM_QK);
 }
 
@@ -381,9 +381,7 @@ static inline void qmm_avx512x_put_iq4_xs(const void *src_row, int64_t u, int r,
     memcpy(chunk + 2 * r, &blk->d, 2);
     for (int j = 0; j < 8; j++) {
         chunk[32 + 16 * j + r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(blk, j);
-        uint8_t q[QMM_QK];
-        qmm_q4_nibbles_get(blk->qs + 16 * j, q);
-        qmm_avx512x_put_q(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, q);
+        qmm_avx512x_put_nibbles(QMM_AVX512X_IQ4_XS, blk->qs + 16 * j, chunk + 160 + 256 * j, r);
     }
 }
 
@@ -393,9 +391,7 @@ static inline void qmm_avx512x_get_iq4_xs(const uint8_t *chunk, int r, float *ds
     memcpy(&blk.d, chunk + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
         qmm_iq4_xs_scale_put(&blk, j, (int8_t)chunk[32 + 16 * j + r]);
-        uint8_t q[QMM_QK];
-        qmm_avx512x_get_q(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, q);
-        qmm_q4_nibbles_put(q, blk.qs + 16 * j);
+        qmm_avx512x_get_nibbles(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, blk.qs + 16 * j);
     }
     qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
 }
