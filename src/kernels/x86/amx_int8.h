@@ -1,5 +1,5 @@
 /* AMX int8 GEMM on the x-family panels (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1, Q2_K..Q6_K,
- * IQ4_NL, IQ4_XS):
+ * IQ4_NL, IQ4_XS, MXFP4):
  * included by exactly the translation units compiled with AVX-512 VNNI and
  * AMX-TILE / AMX-INT8 flags (matmul_<type>_amx.c).
  *
@@ -267,9 +267,10 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
     qmm_amx_acc_store(acc, y, ys, mr, cols);
 }
 
-/* The tile of Q4_K, Q5_K and IQ4_XS (the kinds with a sub-scale step), with the per-block values bv: all the blocks' tile
- * instructions back to back (the raw dot products to c, 16 KiB, in L1 beside
- * the B tiles), then all their float steps. Why: here (Sapphire Rapids class)
+/* The tile of Q4_K, Q5_K and IQ4_XS (the kinds with a sub-scale step), with
+ * the per-block values bv: all the blocks' tile instructions back to back
+ * (the raw dot products to c, 16 KiB, in L1 beside the B tiles), then all
+ * their float steps. Why: here (Sapphire Rapids class)
  * tile instructions overlap little with the vector instructions around them
  * (a lone TILEZERO among 112 independent FMAs cost 42-52 cycles). The 16 x 16
  * x 4096 tile loop (one thread, -O3, data in L1 / L2; TSC cycles a block):

@@ -563,8 +563,9 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
 /* ================================================ the other GGUF types
  *
  * Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (the "x" families), and the
- * x panels of Q4_0 and Q8_0 that only the AMX families read (their VNNI
- * families keep the layout above, tuned for them). Same tile
+ * x panels of Q4_0, Q8_0 and the table types IQ4_NL, MXFP4, IQ4_XS that only
+ * the AMX families read (their VNNI families keep the layouts above and of
+ * avx512_table.h, tuned for them). Same tile
  * shape (8 activation rows x a 16-row panel, one zmm lane per weight row),
  * same activation geometry (40 bytes per row and 32-block), but the int32
  * slot holds the two 16-element sums of the block as int16 (low: elements
@@ -582,7 +583,7 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
  * elements 0..15, c >= 4 are 16..31 (the per-16 sub-blocks). Quant bytes of a
  * 32-block (qb), lane r at 4r of every 64-byte vector:
  *   nibbles (256 B): vector v < 4, byte t: element 4v+t | element 16+4v+t << 4
- *                    (Q4_0's form);
+ *                    (Q4_0's form; the table kinds' indices, looked up on load);
  *   whole bytes (512 B: Q8_0's u = q + 128): vector c, byte t = element 4c+t;
  *   bit 4 (64 B, after the nibbles: Q5_*): byte t, bit c = bit 4 of element 4c+t;
  *   2-bit planes (128 B: after the nibbles for Q6_K's bits 4-5, alone for Q2_K's
@@ -857,7 +858,8 @@ QMM_AVX512_INLINE qmm_avx512x_bscales qmm_avx512x_block_scales(qmm_avx512x_kind 
         bs.mpair = _mm512_set1_epi16(1); /* imin = sum qx */
     } else if (QMM_AVX512X_ZP(kind)) {
         bs.zpair = _mm512_set1_epi16((short)-QMM_AVX512X_ZP(kind)); /* isum gets -zp sum qx */
-        if (kind == QMM_AVX512X_IQ4_XS)                             /* the signed sub-scale, times the sum after the zero point */
+        /* IQ4_XS: the signed sub-scale, times the sum after the zero point */
+        if (kind == QMM_AVX512X_IQ4_XS)
             bs.sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
     } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
         /* 6-bit values: the sign extension is a zero extension */
