@@ -5,8 +5,10 @@
  *     by the `gguf` Python package (argv[1], from gen_format_vectors.py), and
  *     the dequantization and GET_ROWS of every packable quantized type (K-quants
  *     included) on random valid blocks against the package's.
- *  3. The activation quantizer on hand-checked cases (ties, NaN, inf, clamp).
- *  4. The reference mul_mat path against double-precision ground truth on odd
+ *  3. The packers' inverse helpers (qmm_k_scale_min_put, qmm_q4_nibbles_get /
+ *     _put, qmm_q5_high_bits_put, qmm_iq4_xs_scale_put) against the accessors.
+ *  4. The activation quantizer on hand-checked cases (ties, NaN, inf, clamp).
+ *  5. The reference mul_mat path against double-precision ground truth on odd
  *     shapes, within error bounds derived below. */
 #include <math.h>
 
@@ -599,8 +601,13 @@ static void test_nibbles_put(void) {
         bad += memcmp(ra, a.qs, sizeof ra) != 0 || memcmp(rb, b.qs, sizeof rb) != 0 || memcmp(rh, b.qh, 4) != 0;
     }
     CHECK(bad == 0, "qmm_q4_nibbles_put / qmm_q5_high_bits_put: %ld blocks not rebuilt", bad);
-    /* qmm_iq4_xs_scale_put: every (j, ls) reads back; random scale bytes rebuilt from their 8 ls */
-    bad = 0;
+}
+
+/* qmm_iq4_xs_scale_put is the inverse of qmm_iq4_xs_scale: every (j, ls)
+ * reads back, and random scale bytes come back from their 8 ls. */
+static void test_iq4_xs_scale_put(void) {
+    long bad = 0;
+    uint64_t rs = 13;
     for (int j = 0; j < 8; j++)
         for (int ls = -32; ls < 32; ls++) {
             qmm_block_iq4_xs x;
@@ -631,6 +638,7 @@ int main(int argc, char **argv) {
     test_bf16();
     test_k_scale_min_put();
     test_nibbles_put();
+    test_iq4_xs_scale_put();
     test_act_quantizer();
     test_ground_truth();
     test_new_types_error();

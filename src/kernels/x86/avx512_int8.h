@@ -784,6 +784,11 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_scale(qmm_avx512x_kind kind, const uint8_t 
                                      : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)unit));
 }
 
+/* IQ4_XS: the 16 lanes' signed sub-scales (-32..31) of 32-block j of a unit. */
+QMM_AVX512_INLINE __m512i qmm_avx512x_iq4_xs_ls(const uint8_t *unit, int j) {
+    return qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
+}
+
 /* The 8 weight vectors of a 32-block (unsigned q of elements 4c..4c+3; the
  * table kinds: kv[q] + 128, one vpshufb per vector). */
 QMM_AVX512_INLINE void qmm_avx512x_load_w(qmm_avx512x_kind kind, const uint8_t *qb, __m512i w[8], __m512i table) {
@@ -860,7 +865,7 @@ QMM_AVX512_INLINE qmm_avx512x_bscales qmm_avx512x_block_scales(qmm_avx512x_kind 
         bs.zpair = _mm512_set1_epi16((short)-QMM_AVX512X_ZP(kind)); /* isum gets -zp sum qx */
         /* IQ4_XS: the signed sub-scale, times the sum after the zero point */
         if (kind == QMM_AVX512X_IQ4_XS)
-            bs.sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
+            bs.sc = qmm_avx512x_iq4_xs_ls(unit, j);
     } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
         /* 6-bit values: the sign extension is a zero extension */
         bs.sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
@@ -1030,8 +1035,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
         }
         __m512 fmin = _mm512_setzero_ps();
         if (kind == QMM_AVX512X_IQ4_XS) {
-            const __m512i sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 32 + 16 * j)));
-            isum = _mm512_mullo_epi32(sc, isum);
+            isum = _mm512_mullo_epi32(qmm_avx512x_iq4_xs_ls(unit, j), isum);
         } else if (kind == QMM_AVX512X_Q4_K || kind == QMM_AVX512X_Q5_K) {
             /* 6-bit values: the sign extension is a zero extension */
             const __m512i sc = qmm_avx512x_i8_to_i32(_mm_loadu_si128((const __m128i *)(const void *)(unit + 64 + 16 * j)));
