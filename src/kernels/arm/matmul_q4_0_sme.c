@@ -7,9 +7,9 @@
  * with SME but without non-streaming SVE (Apple M4) runs it. */
 #include <arm_sme.h>
 
-#define QMM_SVESME_Q4  1
-#define QMM_SVESME_FN  __arm_streaming
-#define QMM_SVESME_SME 1
+#define QMM_SVESME_KIND QMM_SVESME_KIND_Q4_0
+#define QMM_SVESME_FN   __arm_streaming
+#define QMM_SVESME_SME  1
 #include "kernels/arm/sve_sme_int8_body.h"
 
 QMM_SVESME_FAMILY(sme_q4_0, QMM_TYPE_Q4_0, QMM_CPU_SME, QMM_CPU_SME | QMM_CPU_SME2)

@@ -4,7 +4,7 @@
  * weight loads. Activations: the reference layout. */
 #include <arm_sve.h>
 
-#define QMM_SVESME_Q4 1
+#define QMM_SVESME_KIND QMM_SVESME_KIND_Q4_0
 #define QMM_SVESME_FN
 #define QMM_SVESME_SME 0
 #include "kernels/arm/sve_sme_int8_body.h"

@@ -4,7 +4,7 @@
  * selected on CPUs with SME2 (an SME-only CPU never runs it). */
 #include <arm_sme.h>
 
-#define QMM_SVESME_Q4   0
+#define QMM_SVESME_KIND QMM_SVESME_KIND_Q8_0
 #define QMM_SVESME_FN   __arm_streaming
 #define QMM_SVESME_SME  1
 #define QMM_SVESME_SME2 1

@@ -1,6 +1,7 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_q4_0_sve_i8mm.c and matmul_q8_0_sve_i8mm.c (define QMM_SVEI8MM_Q4,
- * then invoke QMM_SVEI8MM_FAMILY(id, wtype) once).
+ * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL and MXFP4 (define
+ * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
+ * QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
  * SMMLA multiplies, in every 128-bit segment, a 2x8 int8 matrix (two
  * activation rows, 8 k) by the transpose of another 2x8 (two weight rows,
@@ -17,7 +18,10 @@
  * block: 16 fp16 scales (32 bytes), then groups h of 8 row pairs x 16 bytes
  * [row 2p: 8 bytes, row 2p+1: 8 bytes]: Q8_0: 4 groups, k = 8h..8h+7;
  * Q4_0: 2 groups of GGUF bytes qs[8h..8h+7] xor 0x88 (low nibbles k = 8h..,
- * high nibbles k = 16 + 8h..; signed 4-bit value = q - 8).
+ * high nibbles k = 16 + 8h..; signed 4-bit value = q - 8); IQ4_NL, MXFP4:
+ * the same 2 groups of GGUF bytes as they are (indices that TBL turns into
+ * the int8 levels), MXFP4's scales its 16 E8M0 bytes (2^(e - 128) built
+ * exactly): both keep GGUF's size.
  * Activations: row pairs (a zero row pads an odd m), per block: d0, d1
  * (fp32), then 4 x 16 bytes [row 0: q[8h..8h+7], row 1: q[8h..8h+7]]. */
 #include <arm_sve.h>
@@ -26,29 +30,94 @@
 
 #include "cpu/cpu.h"
 #include "formats/formats.h"
+#include "kernels/arm/sve_sme_layout.h"
 #include "kernels/family.h"
 
 #define QMM_SVEI8MM_NP     16
-#define QMM_SVEI8MM_SCALES 32
-#define QMM_SVEI8MM_GROUP  128 /* 8 row pairs x 16 bytes */
-#if QMM_SVEI8MM_Q4
-#define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 2 * QMM_SVEI8MM_GROUP)
-#else
+#define QMM_SVEI8MM_SB     QMM_SVESME_SB(QMM_SVEI8MM_KIND)   /* scale bytes per row and block */
+#define QMM_SVEI8MM_SCALES (QMM_SVEI8MM_NP * QMM_SVEI8MM_SB) /* the scales' bytes of a block */
+#define QMM_SVEI8MM_GROUP  128                               /* 8 row pairs x 16 bytes */
+#define QMM_SVEI8MM_TABLE                                                                                                        \
+    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_NL || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4 ||                                  \
+     QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS)
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q8_0
 #define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 4 * QMM_SVEI8MM_GROUP)
+#else
+#define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 2 * QMM_SVEI8MM_GROUP)
 #endif
 #define QMM_SVEI8MM_ACT_BLK 72
 
+/* Where block b of a panel at wp starts, where its scales d are, and the
+ * nibbles' offset in a block. IQ4_XS, per super-block of 8: d[16] (32
+ * bytes), then per 32-block its 16 int8 sub-scales and Q4_0's 2 groups of
+ * nibble bytes (QMM_SVESME_XS_BLK = 16 + 2 x 128 bytes: sve_sme_layout.h's
+ * sizes, +1.5% on GGUF). */
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
+#define QMM_SVEI8MM_UNIT QMM_SVESME_XS_SUPER /* bytes per panel and k unit (a super-block) */
+#define QMM_SVEI8MM_UE   QMM_QK_K
+#define QMM_SVEI8MM_QOFF QMM_SVEI8MM_NP
+#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_XS_SUPER + QMM_SVEI8MM_SCALES + (size_t)((b)&7) * QMM_SVESME_XS_BLK)
+#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_XS_SUPER)
+#else
+#define QMM_SVEI8MM_UNIT QMM_SVEI8MM_BLK
+#define QMM_SVEI8MM_UE   QMM_QK
+#define QMM_SVEI8MM_QOFF QMM_SVEI8MM_SCALES
+#define SI_BLK(wp, b)    ((wp) + (size_t)(b)*QMM_SVEI8MM_BLK)
+#define SI_DPTR(wp, b)   SI_BLK(wp, b)
+#endif
+
 static size_t svei8mm_w_size(int64_t k, int64_t n) {
-    return (size_t)((n + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_BLK;
+    return (size_t)((n + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP) * (size_t)(k / QMM_SVEI8MM_UE) * QMM_SVEI8MM_UNIT;
 }
 static size_t svei8mm_w_offset(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVEI8MM_NP) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_BLK;
+    return (size_t)(n_idx / QMM_SVEI8MM_NP) * (size_t)(k / QMM_SVEI8MM_UE) * QMM_SVEI8MM_UNIT;
 }
 
 /* Byte of row r (in its panel), k-chunk h (8 k) inside a packed block. */
 static inline size_t svei8mm_at(int r, int h) {
-    return QMM_SVEI8MM_SCALES + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
+    return QMM_SVEI8MM_QOFF + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
 }
+
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
+static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
+        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT);
+        for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
+            const qmm_block_iq4_xs *row =
+                (const qmm_block_iq4_xs *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
+            for (int64_t b = 0; b < 8 * ns; b++) {
+                const qmm_block_iq4_xs *g = row + b / 8;
+                uint8_t *blk = SI_BLK(panel, b);
+                memcpy(SI_DPTR(panel, b) + 2 * r, &g->d, 2);
+                blk[r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(g, (int)(b % 8));
+                for (int h = 0; h < 2; h++)
+                    memcpy(blk + svei8mm_at(r, h), g->qs + 16 * (b % 8) + 8 * h, 8);
+            }
+        }
+    }
+}
+
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
+    for (int64_t s = 0; s < ns; s++) {
+        qmm_block_iq4_xs g;
+        memset(&g, 0, sizeof g);
+        memcpy(&g.d, SI_DPTR(panel, 8 * s) + 2 * r, 2);
+        for (int j = 0; j < 8; j++) {
+            const uint8_t *blk = SI_BLK(panel, 8 * s + j);
+            qmm_iq4_xs_scale_put(&g, j, (int8_t)blk[r]);
+            for (int h = 0; h < 2; h++)
+                memcpy(g.qs + 16 * j + 8 * h, blk + svei8mm_at(r, h), 8);
+        }
+        qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+#else
 
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nb = k / QMM_QK;
@@ -59,7 +128,12 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
                 uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
-#if QMM_SVEI8MM_Q4
+#if QMM_SVEI8MM_TABLE /* IQ4_NL and MXFP4 blocks: the scale bytes, then the 16 qs */
+                const uint8_t *wb = row + (size_t)b * (QMM_SVEI8MM_SB + QMM_QK / 2);
+                memcpy(blk + QMM_SVEI8MM_SB * r, wb, QMM_SVEI8MM_SB);
+                for (int h = 0; h < 2; h++)
+                    memcpy(blk + svei8mm_at(r, h), wb + QMM_SVEI8MM_SB + 8 * h, 8);
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
                 const qmm_block_q4_0 *wb = (const qmm_block_q4_0 *)row + b;
                 memcpy(blk + 2 * r, &wb->d, 2);
                 for (int h = 0; h < 2; h++)
@@ -82,10 +156,26 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
     const int r = (int)(row % QMM_SVEI8MM_NP);
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
+#if QMM_SVEI8MM_TABLE /* the GGUF block rebuilt: ggml's values exactly */
+        uint8_t qs[QMM_QK / 2];
+        for (int h = 0; h < 2; h++)
+            memcpy(qs + 8 * h, blk + svei8mm_at(r, h), 8);
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4
+        qmm_block_mxfp4 g;
+        g.e = blk[r];
+        memcpy(g.qs, qs, sizeof qs);
+        qmm_dequantize_row_mxfp4(&g, dst + b * QMM_QK, QMM_QK);
+#else
+        qmm_block_iq4_nl g;
+        memcpy(&g.d, blk + 2 * r, 2);
+        memcpy(g.qs, qs, sizeof qs);
+        qmm_dequantize_row_iq4_nl(&g, dst + b * QMM_QK, QMM_QK);
+#endif
+#else
         uint16_t hbits;
         memcpy(&hbits, blk + 2 * r, 2);
         const float d = qmm_fp16_to_fp32(hbits);
-#if QMM_SVEI8MM_Q4
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
         for (int l = 0; l < QMM_QK / 2; l++) {
             const uint8_t s = (uint8_t)(blk[svei8mm_at(r, l / 8) + l % 8] ^ 0x88);
             dst[b * QMM_QK + l] = (float)((s & 0x0f) - 8) * d;
@@ -95,8 +185,11 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
         for (int l = 0; l < QMM_QK; l++)
             dst[b * QMM_QK + l] = (float)(int8_t)blk[svei8mm_at(r, l / 8) + l % 8] * d;
 #endif
+#endif
     }
 }
+
+#endif
 
 static size_t svei8mm_act_size(int64_t m, int64_t k) {
     return (size_t)((m + 1) / 2) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_ACT_BLK;
@@ -127,7 +220,14 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 
 #define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
-#if QMM_SVEI8MM_Q4
+#if QMM_SVEI8MM_TABLE
+#define SI_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
+#define SI_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
+#define SI_LOAD_W(blk, c0)                                                                                                       \
+    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
+    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
+    const svint8_t w0 = SI_LO(v0_), w1 = SI_LO(v1_), w2 = SI_HI(v0_), w3 = SI_HI(v1_)
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
 #define SI_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SI_HI(v) svasr_n_s8_x(pt8, v, 4)
 #define SI_LOAD_W(blk, c0)                                                                                                       \
@@ -152,8 +252,35 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
         s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 48), w3);                                                                      \
         const float *xd_ = (const float *)(ab);                                                                                  \
         const svfloat32_t sc_ = svmul_f32_x(pw, wd, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]));                               \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), sc_);                                                                \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SI_LS(s_)), sc_);                                                         \
     } while (0)
+
+/* IQ4_XS: the block's sub-scales of rows c0.. as int32, in the lane order
+ * of the scales (duplicated pairwise), and a block sum times them. */
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
+#define SI_LS_DECL(blk, c0)                                                                                                      \
+    const svuint64_t lu_ = svreinterpret_u64_s32(svld1sb_s32(ph, (const int8_t *)(blk) + (c0)));                                 \
+    const svint32_t ls = svreinterpret_s32_u64(svzip1_u64(lu_, lu_))
+#define SI_LS(s) svmul_s32_x(pw, s, ls)
+#else
+#define SI_LS_DECL(blk, c0)                                                                                                      \
+    do {                                                                                                                         \
+    } while (0)
+#define SI_LS(s) (s)
+#endif
+
+/* The 16 panel scales from lane c0 on, exactly as fp32: the fp16 d widened,
+ * or MXFP4's 2^(e - 128) from its E8M0 byte (qmm_e8m0_half_to_fp32's bits). */
+QMM_SVEI8MM_INLINE svfloat32_t svei8mm_wscale(svbool_t ph, const uint8_t *blk, int64_t c0) {
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4
+    const svuint32_t e = svld1ub_u32(ph, blk + c0);
+    const svuint32_t normal = svlsl_n_u32_x(ph, svsub_n_u32_x(ph, e, 1), 23);
+    const svuint32_t sub = svlsl_u32_x(ph, svdup_n_u32(0x00200000u), e);
+    return svreinterpret_f32_u32(svsel_u32(svcmplt_n_u32(ph, e, 2), sub, normal));
+#else
+    return svcvt_f32_f16_x(ph, svreinterpret_f16_u32(svld1uh_u32(ph, (const uint16_t *)blk + c0)));
+#endif
+}
 
 /* Stores the two rows of a pair's accumulators (rows: 1 or 2 to store). */
 QMM_SVEI8MM_INLINE void svei8mm_store(svbool_t pst, svfloat32_t acc, int64_t rows, float *y, size_t ys) {
@@ -170,10 +297,15 @@ QMM_SVEI8MM_INLINE void svei8mm_rows(const int NP, int64_t rows, int64_t nb, con
     const svbool_t pt8 = svptrue_b8(), ph = svwhilelt_b32_s64(0, cw);
     const uint8_t *a1 = a0 + (rows > 2 ? (size_t)nb * QMM_SVEI8MM_ACT_BLK : 0);
     svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0;
+#if QMM_SVEI8MM_TABLE /* TBL's table: the 16 levels in the low bytes (indices are nibbles) */
+    const svint8_t tab =
+        svld1_s8(svwhilelt_b8_s32(0, 16), QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl);
+#endif
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = wp + (size_t)b * QMM_SVEI8MM_BLK;
-        /* d of rows c0.., widened exactly, then duplicated pairwise */
-        const svfloat32_t wh = svcvt_f32_f16_x(ph, svreinterpret_f16_u32(svld1uh_u32(ph, (const uint16_t *)blk + c0)));
+        const uint8_t *blk = SI_BLK(wp, b);
+        /* the scales of rows c0.., exactly as fp32, then duplicated pairwise */
+        const svfloat32_t wh = svei8mm_wscale(ph, SI_DPTR(wp, b), c0);
+        SI_LS_DECL(blk, c0);
         const svuint64_t wu = svreinterpret_u64_f32(wh);
         const svfloat32_t wd = svreinterpret_f32_u64(svzip1_u64(wu, wu));
         SI_LOAD_W(blk, c0);

@@ -1,6 +1,7 @@
 /* Kernel bodies shared by the SVE and SME int8 families, instantiated once
  * per translation unit (each with its own target flags). Before including:
- *   QMM_SVESME_Q4   1 for Q4_0 weights, 0 for Q8_0 (sve_sme_layout.h panels);
+ *   QMM_SVESME_KIND the weight format, QMM_SVESME_KIND_Q8_0, _Q4_0, _IQ4_NL,
+ *               _MXFP4 or _IQ4_XS (sve_sme_layout.h panels);
  *   QMM_SVESME_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
@@ -12,8 +13,13 @@
  * activations; SME: the SMOPA GEMM and the streaming SDOT GEMV, capped).
  *
  * Numerics (kernel.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
- * int8 dot products), then per output, blocks in ascending order:
+ * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
+ * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
+ * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^31, exact), then per output,
+ * blocks in ascending order:
  *   acc = fma((float)isum, fl(w_d * x_d), acc)
+ * with w_d the exactly widened fp16 d (IQ4_XS: its super-block's), or MXFP4's
+ * 2^(e - 128)
  * as SCVTF, FMUL, FMLA (fused, one rounding) on lanes = outputs. Nothing is
  * ever summed across k in floating point. */
 #include <stdint.h>
@@ -28,13 +34,44 @@
 #define QMM_SVESME_SME2 0
 #endif
 
-#if QMM_SVESME_Q4
-#define QMM_SVESME_BLK QMM_SVESME_Q4_BLK
+#define QMM_SVESME_TABLE                                                                                                         \
+    (QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL || QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4 ||                                    \
+     QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS)
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
+#define QMM_SVESME_QOFF   QMM_SVESME_NP /* after the 32-block's sub-scales */
+#define QMM_SVESME_LEVELS qmm_kvalues_iq4nl
+#elif QMM_SVESME_TABLE
+#define QMM_SVESME_BLK    QMM_SVESME_TABLE_BLK(QMM_SVESME_KIND)
+#define QMM_SVESME_QOFF   (QMM_SVESME_NP * QMM_SVESME_SB(QMM_SVESME_KIND)) /* the nibbles' offset in a block */
+#define QMM_SVESME_LEVELS (QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl)
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_0
+#define QMM_SVESME_BLK  QMM_SVESME_Q4_BLK
+#define QMM_SVESME_QOFF QMM_SVESME_SCALES
 #else
-#define QMM_SVESME_BLK QMM_SVESME_Q8_BLK
+#define QMM_SVESME_BLK  QMM_SVESME_Q8_BLK
+#define QMM_SVESME_QOFF QMM_SVESME_SCALES
 #endif
 
 #define QMM_SVESME_INLINE static inline __attribute__((always_inline))
+
+/* Where block b of a panel at wp starts (IQ4_XS: its sub-scales), where its
+ * scales d are, and the bytes of a panel of nb blocks. */
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
+#define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * QMM_SVESME_XS_SUPER + QMM_SVESME_SCALES + (size_t)((b)&7) * QMM_SVESME_XS_BLK)
+#define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * QMM_SVESME_XS_SUPER)
+#define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * QMM_SVESME_XS_SUPER)
+/* IQ4_XS: the panel rows' sub-scales of a block, and a block sum times them */
+#define SS_LS_DECL(blk, c0) const svint32_t ls = svld1sb_s32(pw, (const int8_t *)(blk) + (c0))
+#define SS_LS(s)            svmul_s32_x(pw, s, ls)
+#else
+#define SS_BLK(wp, b)        ((wp) + (size_t)(b)*QMM_SVESME_BLK)
+#define SS_DPTR(wp, b)       SS_BLK(wp, b)
+#define QMM_SVESME_PANEL(nb) ((size_t)(nb)*QMM_SVESME_BLK)
+#define SS_LS_DECL(blk, c0)                                                                                                      \
+    do {                                                                                                                         \
+    } while (0)
+#define SS_LS(s) (s)
+#endif
 
 /* The 4 int8 activations q[0..3] in every 32-bit lane (LD1RW). */
 QMM_SVESME_INLINE svint8_t svesme_bcast4(const int8_t *q) QMM_SVESME_FN {
@@ -43,14 +80,42 @@ QMM_SVESME_INLINE svint8_t svesme_bcast4(const int8_t *q) QMM_SVESME_FN {
     return svreinterpret_s8_s32(svdup_n_s32(v));
 }
 
-/* The 16 fp16 panel scales from lane c0 on, exactly converted to fp32. */
+/* The 16 panel scales from lane c0 on, exactly as fp32: the fp16 d widened,
+ * or MXFP4's 2^(e - 128) built from its E8M0 byte as qmm_e8m0_half_to_fp32
+ * does (exponent field e - 1; e < 2: the subnormal bit 21 + e). */
 QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int64_t c0) QMM_SVESME_FN {
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4
+    const svuint32_t e = svld1ub_u32(pw, blk + c0);
+    const svuint32_t normal = svlsl_n_u32_x(pw, svsub_n_u32_x(pw, e, 1), 23);
+    const svuint32_t sub = svlsl_u32_x(pw, svdup_n_u32(0x00200000u), e);
+    return svreinterpret_f32_u32(svsel_u32(svcmplt_n_u32(pw, e, 2), sub, normal));
+#else
     return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)blk + c0)));
+#endif
 }
+
+/* The table kinds' 16 levels in the low bytes of a vector (TBL's table;
+ * indices are nibbles, so the lanes past 16 are never read). */
+#if QMM_SVESME_TABLE
+#define SS_TABLE_DECL const svint8_t tab = svld1_s8(svwhilelt_b8_s32(0, 16), QMM_SVESME_LEVELS)
+#else
+#define SS_TABLE_DECL                                                                                                            \
+    do {                                                                                                                         \
+    } while (0)
+#endif
 
 /* The 8 signed weight vectors w0..w7 (k groups 0..7 of a block) of panel
  * rows c0.. (lanes of 4 bytes). */
-#if QMM_SVESME_Q4
+#if QMM_SVESME_TABLE
+#define SS_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
+#define SS_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVESME_QOFF + 4 * (c0);                                                    \
+    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVESME_GROUP);                                         \
+    const svuint8_t v2_ = svld1_u8(pb, wq_ + 2 * QMM_SVESME_GROUP), v3_ = svld1_u8(pb, wq_ + 3 * QMM_SVESME_GROUP);              \
+    const svint8_t w0 = SS_LO(v0_), w1 = SS_LO(v1_), w2 = SS_LO(v2_), w3 = SS_LO(v3_);                                           \
+    const svint8_t w4 = SS_HI(v0_), w5 = SS_HI(v1_), w6 = SS_HI(v2_), w7 = SS_HI(v3_)
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_0
 #define SS_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SS_HI(v) svasr_n_s8_x(pt8, v, 4)
 #define SS_LOAD_W(blk, c0)                                                                                                       \
@@ -80,7 +145,7 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
         s_ = svdot_s32(s_, w5, svesme_bcast4((xb)->q + 20));                                                                     \
         s_ = svdot_s32(s_, w6, svesme_bcast4((xb)->q + 24));                                                                     \
         s_ = svdot_s32(s_, w7, svesme_bcast4((xb)->q + 28));                                                                     \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, s_), svmul_n_f32_x(pw, wd, (xb)->d));                                     \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SS_LS(s_)), svmul_n_f32_x(pw, wd, (xb)->d));                              \
     } while (0)
 
 /* MR (1 or 4, a constant after inlining) activation rows x[0..MR) in the
@@ -91,13 +156,15 @@ QMM_SVESME_INLINE void svesme_dot_rows(const int MR, int64_t rows, int64_t nb, c
                                        int64_t c0, svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) QMM_SVESME_FN {
     const svbool_t pt8 = svptrue_b8();
     (void)pt8;
+    SS_TABLE_DECL;
     const qmm_act_block *x1 = x0 + (rows > 1 ? nb : 0);
     const qmm_act_block *x2 = x0 + (rows > 2 ? 2 * nb : 0);
     const qmm_act_block *x3 = x0 + (rows > 3 ? 3 * nb : 0);
     svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = wp + (size_t)b * QMM_SVESME_BLK;
-        const svfloat32_t wd = svesme_wscale(pw, blk, c0);
+        const uint8_t *blk = SS_BLK(wp, b);
+        const svfloat32_t wd = svesme_wscale(pw, SS_DPTR(wp, b), c0);
+        SS_LS_DECL(blk, c0);
         SS_LOAD_W(blk, c0);
         SS_ROW_STEP(x0 + b, acc0);
         if (MR > 1) {
@@ -126,7 +193,7 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
     const svbool_t pw = svwhilelt_b32_s64(0, cw), pb = svwhilelt_b8_s64(0, 4 * cw);
     const qmm_act_block *act = (const qmm_act_block *)a;
     for (int64_t n0 = 0; n0 < n; n0 += QMM_SVESME_NP) {
-        const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * (size_t)nb * QMM_SVESME_BLK;
+        const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * QMM_SVESME_PANEL(nb);
         for (int64_t c0 = 0; c0 < QMM_SVESME_NP && n0 + c0 < n; c0 += cw) {
             const int64_t cols = n - n0 - c0 < cw ? n - n0 - c0 : cw;
             const svbool_t pst = svwhilelt_b32_s64(0, cols);
@@ -147,13 +214,15 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
  * its scales (ZA2.S slice i), fused into the row's accumulator. */
 #define SS_FP_ROW(I)                                                                                                             \
     if (rows > I)                                                                                                                \
-    acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, svread_hor_za32_s32_m(svundef_s32(), pw, 0, I)),                        \
+    acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, SS_LS(svread_hor_za32_s32_m(svundef_s32(), pw, 0, I))),                 \
                          svread_hor_za32_f32_m(svundef_f32(), pw, 2, I))
 /* SME2: rows 4G..4G+3 at once (4-slice MOVA, 4-vector SCVTF); a group is
  * entered when its first row exists, the rows past `rows` are never stored. */
 #define SS_FP_ROW4(G, A0, A1, A2, A3)                                                                                            \
     if (rows > 4 * G) {                                                                                                          \
-        const svfloat32x4_t s_ = svcvt_f32_s32_x4(svread_hor_za32_s32_vg4(0, 4 * G));                                            \
+        const svint32x4_t i_ = svread_hor_za32_s32_vg4(0, 4 * G);                                                                \
+        const svfloat32x4_t s_ = svcvt_f32_s32_x4(svcreate4_s32(SS_LS(svget4_s32(i_, 0)), SS_LS(svget4_s32(i_, 1)),              \
+                                                                SS_LS(svget4_s32(i_, 2)), SS_LS(svget4_s32(i_, 3))));            \
         const svfloat32x4_t c_ = svread_hor_za32_f32_vg4(2, 4 * G);                                                              \
         A0 = svmla_f32_x(pw, A0, svget4_f32(s_, 0), svget4_f32(c_, 0));                                                          \
         A1 = svmla_f32_x(pw, A1, svget4_f32(s_, 1), svget4_f32(c_, 1));                                                          \
@@ -180,10 +249,11 @@ static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
     const svbool_t pw = svwhilelt_b32_s64(0, tw), pb = svwhilelt_b8_s64(0, 4 * tw), pt8 = svptrue_b8();
     const svfloat32_t zf = svdup_n_f32(0.0f);
     (void)pt8;
+    SS_TABLE_DECL;
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SVESME_MP) {
         const uint8_t *ag = (const uint8_t *)a + qmm_svesme_act_offset(m0, k);
         for (int64_t n0 = 0; n0 < n; n0 += QMM_SVESME_NP) {
-            const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * (size_t)nb * QMM_SVESME_BLK;
+            const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * QMM_SVESME_PANEL(nb);
             for (int64_t r0 = 0; r0 < QMM_SVESME_MP && m0 + r0 < m; r0 += tw) {
                 const int64_t rows = m - m0 - r0 < tw ? m - m0 - r0 : tw;
                 for (int64_t c0 = 0; c0 < QMM_SVESME_NP && n0 + c0 < n; c0 += tw) {
@@ -192,10 +262,12 @@ static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
                     svfloat32_t acc8 = zf, acc9 = zf, acc10 = zf, acc11 = zf, acc12 = zf, acc13 = zf, acc14 = zf, acc15 = zf;
                     for (int64_t b = 0; b < nb; b++) {
                         const uint8_t *ab = ag + (size_t)b * QMM_SVESME_ACT_BLK;
-                        const uint8_t *blk = wp + (size_t)b * QMM_SVESME_BLK;
+                        const uint8_t *blk = SS_BLK(wp, b);
                         const int8_t *xq = (const int8_t *)ab + QMM_SVESME_MP * 4 + 4 * r0;
                         svzero_mask_za(0x55); /* ZA0.S and ZA2.S */
-                        svmopa_za32_f32_m(2, pw, pw, svld1_f32(pw, (const float *)ab + r0), svesme_wscale(pw, blk, c0));
+                        svmopa_za32_f32_m(2, pw, pw, svld1_f32(pw, (const float *)ab + r0),
+                                          svesme_wscale(pw, SS_DPTR(wp, b), c0));
+                        SS_LS_DECL(blk, c0);
                         SS_LOAD_W(blk, c0);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq), w0);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + QMM_SVESME_MP * 4), w1);
@@ -283,7 +355,13 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 #endif
 
 /* The panel functions of the weight format (sve_sme_layout.h). */
-#if QMM_SVESME_Q4
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_iq4_xs
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_iq4_nl
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_mxfp4
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_0
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4
 #else
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q8

@@ -18,7 +18,17 @@
  *   Q4_0: 4 groups g of [16 rows x 4 bytes], the GGUF bytes qs[4g..4g+3]
  *         xor 0x88: low nibbles hold k = 4g.., high nibbles k = 16 + 4g..,
  *         and a nibble s stores q ^ 8, whose signed 4-bit value is q - 8,
- *         so two shifts (lsl+asr, asr) yield the signed weights.
+ *         so two shifts (lsl+asr, asr) yield the signed weights;
+ *   IQ4_NL, MXFP4 (the 4-bit table types): Q4_0's groups of GGUF bytes as
+ *         they are (low nibbles k = 4g.., high nibbles k = 16 + 4g..: indices
+ *         that TBL turns into the int8 levels); MXFP4's scales are its E8M0
+ *         bytes, 16 bytes instead of 32, so both keep GGUF's size;
+ *   IQ4_XS, per super-block of 8 blocks instead: 16 x fp16 d (32 bytes), then
+ *         per 32-block j its 16 signed sub-scales ls_j as int8 (16 bytes) and
+ *         IQ4_NL's 4 groups of nibble bytes (GGUF's qs[16j..16j+15]):
+ *         2208 bytes per 16 x 256, +1.5% on GGUF's 136 per row (as the x86
+ *         and NEON families: the 6-bit scales unpacked once, at packing).
+ * The body headers take the format as QMM_SVESME_KIND, one of the kinds below.
  */
 #ifndef QMM_SVE_SME_LAYOUT_H
 #define QMM_SVE_SME_LAYOUT_H
@@ -33,6 +43,20 @@
 #define QMM_SVESME_GROUP  (QMM_SVESME_NP * 4) /* bytes of one 4-k group of a panel */
 #define QMM_SVESME_Q8_BLK (QMM_SVESME_SCALES + 8 * QMM_SVESME_GROUP)
 #define QMM_SVESME_Q4_BLK (QMM_SVESME_SCALES + 4 * QMM_SVESME_GROUP)
+
+/* The weight formats of the SVE / SME int8 bodies (QMM_SVESME_KIND). */
+#define QMM_SVESME_KIND_Q8_0   0
+#define QMM_SVESME_KIND_Q4_0   1
+#define QMM_SVESME_KIND_IQ4_NL 2
+#define QMM_SVESME_KIND_MXFP4  3
+#define QMM_SVESME_KIND_IQ4_XS 4
+/* IQ4_XS: a 32-block's sub-scales and nibbles, and a super-block of 8. */
+#define QMM_SVESME_XS_BLK   (QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
+#define QMM_SVESME_XS_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_XS_BLK)
+/* Scale bytes per row and block: fp16 d, or MXFP4's E8M0 byte. */
+#define QMM_SVESME_SB(kind) ((kind) == QMM_SVESME_KIND_MXFP4 ? 1 : 2)
+/* Bytes of a panel block of the table kinds (the scales, then Q4_0's 4 groups). */
+#define QMM_SVESME_TABLE_BLK(kind) (QMM_SVESME_NP * QMM_SVESME_SB(kind) + 4 * QMM_SVESME_GROUP)
 
 static inline int64_t qmm_svesme_panels(int64_t n) { return (n + QMM_SVESME_NP - 1) / QMM_SVESME_NP; }
 
@@ -114,6 +138,122 @@ static inline void qmm_svesme_w_read_row_q4(const void *packed, int64_t k, int64
             dst[b * QMM_QK + l] = (float)((s & 0x0f) - 8) * d;
             dst[b * QMM_QK + l + QMM_QK / 2] = (float)((s >> 4) - 8) * d;
         }
+    }
+}
+
+/* The table kinds' panels: the scale bytes of row r at SB r, the GGUF nibble
+ * bytes qs[4g..4g+3] at scales + 64 g + 4 r. IQ4_NL and MXFP4 blocks both
+ * hold their scale first, then the 16 qs bytes (formats.h). */
+static inline void qmm_svesme_w_pack_table(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                           void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const int sb = QMM_SVESME_SB(kind), blk_bytes = QMM_SVESME_TABLE_BLK(kind), row_bytes = sb + QMM_QK / 2;
+    for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
+        uint8_t *panel = (uint8_t *)dst + (size_t)p * (size_t)nb * (size_t)blk_bytes;
+        memset(panel, 0, (size_t)nb * (size_t)blk_bytes); /* pad rows: zero scales (their outputs are never stored) */
+        for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride;
+            for (int64_t b = 0; b < nb; b++) {
+                const uint8_t *g = row + (size_t)b * (size_t)row_bytes;
+                uint8_t *blk = panel + (size_t)b * (size_t)blk_bytes;
+                memcpy(blk + sb * r, g, (size_t)sb);
+                for (int j = 0; j < 4; j++)
+                    memcpy(blk + QMM_SVESME_NP * sb + j * QMM_SVESME_GROUP + 4 * r, g + sb + 4 * j, 4);
+            }
+        }
+    }
+}
+
+/* GET_ROWS of the table kinds: the row's GGUF blocks rebuilt, ggml's values exactly. */
+static inline void qmm_svesme_w_read_row_table(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
+    const int64_t nb = k / QMM_QK;
+    const int sb = QMM_SVESME_SB(kind), blk_bytes = QMM_SVESME_TABLE_BLK(kind);
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * (size_t)blk_bytes;
+    const int r = (int)(row % QMM_SVESME_NP);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * (size_t)blk_bytes;
+        uint8_t qs[QMM_QK / 2];
+        for (int j = 0; j < 4; j++)
+            memcpy(qs + 4 * j, blk + QMM_SVESME_NP * sb + j * QMM_SVESME_GROUP + 4 * r, 4);
+        if (kind == QMM_SVESME_KIND_MXFP4) {
+            qmm_block_mxfp4 g;
+            g.e = blk[r];
+            memcpy(g.qs, qs, sizeof qs);
+            qmm_dequantize_row_mxfp4(&g, dst + b * QMM_QK, QMM_QK);
+        } else {
+            qmm_block_iq4_nl g;
+            memcpy(&g.d, blk + 2 * r, 2);
+            memcpy(g.qs, qs, sizeof qs);
+            qmm_dequantize_row_iq4_nl(&g, dst + b * QMM_QK, QMM_QK);
+        }
+    }
+}
+
+/* The descriptor's functions of the two table kinds. */
+#define QMM_SVESME_TABLE_FNS(fmt, KIND)                                                                                          \
+    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) {                                                         \
+        return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK) * QMM_SVESME_TABLE_BLK(KIND);                                 \
+    }                                                                                                                            \
+    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) {                                                   \
+        return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK) * QMM_SVESME_TABLE_BLK(KIND);                              \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
+                                               void *dst) {                                                                      \
+        qmm_svesme_w_pack_table(KIND, k, n, n0, n1, src, stride, dst);                                                           \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
+        (void)n;                                                                                                                 \
+        qmm_svesme_w_read_row_table(KIND, packed, k, row, dst);                                                                  \
+    }
+QMM_SVESME_TABLE_FNS(iq4_nl, QMM_SVESME_KIND_IQ4_NL)
+QMM_SVESME_TABLE_FNS(mxfp4, QMM_SVESME_KIND_MXFP4)
+
+/* IQ4_XS: GGUF rows [n0, n1) (whole panels; pad rows zero). */
+static inline size_t qmm_svesme_w_size_iq4_xs(int64_t k, int64_t n) {
+    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_XS_SUPER;
+}
+static inline size_t qmm_svesme_w_offset_iq4_xs(int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_XS_SUPER;
+}
+static inline void qmm_svesme_w_pack_iq4_xs(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                            void *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_iq4_xs(p * QMM_SVESME_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVESME_XS_SUPER);
+        for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
+            const qmm_block_iq4_xs *row =
+                (const qmm_block_iq4_xs *)((const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride);
+            for (int64_t s = 0; s < ns; s++) {
+                uint8_t *sup = panel + (size_t)s * QMM_SVESME_XS_SUPER;
+                memcpy(sup + 2 * r, &row[s].d, 2);
+                for (int j = 0; j < 8; j++) {
+                    uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_XS_BLK;
+                    blk[r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(&row[s], j);
+                    for (int g = 0; g < 4; g++)
+                        memcpy(blk + QMM_SVESME_NP + g * QMM_SVESME_GROUP + 4 * r, row[s].qs + 16 * j + 4 * g, 4);
+                }
+            }
+        }
+    }
+}
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_iq4_xs(row, k);
+    const int r = (int)(row % QMM_SVESME_NP);
+    for (int64_t s = 0; s < ns; s++) {
+        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_XS_SUPER;
+        qmm_block_iq4_xs g;
+        memset(&g, 0, sizeof g);
+        memcpy(&g.d, sup + 2 * r, 2);
+        for (int j = 0; j < 8; j++) {
+            const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_XS_BLK;
+            qmm_iq4_xs_scale_put(&g, j, (int8_t)blk[r]);
+            for (int q = 0; q < 4; q++)
+                memcpy(g.qs + 16 * j + 4 * q, blk + QMM_SVESME_NP + q * QMM_SVESME_GROUP + 4 * r, 4);
+        }
+        qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
     }
 }
 

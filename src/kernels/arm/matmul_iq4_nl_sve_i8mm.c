@@ -1,0 +1,10 @@
+/* IQ4_NL x int8 activations with SVE SMMLA (i8mm), vector-length agnostic:
+ * Q4_0's row-pair panels with the GGUF nibbles kept, TBL turning them into
+ * the int8 levels; see sve_i8mm_body.h for the lane order and why the
+ * numerics are the reference's. */
+#include <arm_sve.h>
+
+#define QMM_SVEI8MM_KIND QMM_SVESME_KIND_IQ4_NL
+#include "kernels/arm/sve_i8mm_body.h"
+
+QMM_SVEI8MM_FAMILY(sve_i8mm_iq4_nl, QMM_TYPE_IQ4_NL)
