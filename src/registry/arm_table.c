@@ -18,6 +18,7 @@ extern const qmm_family qmm_family_sme_mxfp4;
 extern const qmm_family qmm_family_sme_iq4_xs;
 extern const qmm_family qmm_family_sme_f32;
 extern const qmm_family qmm_family_sme_f16;
+extern const qmm_family qmm_family_sme_bf16;
 #endif
 extern const qmm_family qmm_family_sve_i8mm_q4_0;
 extern const qmm_family qmm_family_sve_i8mm_q8_0;
@@ -76,6 +77,7 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme_iq4_xs,
     &qmm_family_sme_f32,
     &qmm_family_sme_f16,
+    &qmm_family_sme_bf16,
 #endif
     &qmm_family_sve_i8mm_q4_0,
     &qmm_family_sve_i8mm_q8_0,

@@ -3,7 +3,7 @@
  * all SVE work runs in streaming mode. */
 #include <arm_sme.h>
 
-#define QMM_SMEFP_F16 1
+#define QMM_SMEFP_ELT QMM_SMEFP_F16
 #include "kernels/arm/sme_fp_body.h"
 
 QMM_SMEFP_FAMILY(sme_f16, QMM_TYPE_F16)

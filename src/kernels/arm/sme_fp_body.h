@@ -1,19 +1,21 @@
-/* F32 / F16 weights with SME FMOPA, shared by matmul_f32_sme.c and
- * matmul_f16_sme.c (define QMM_SMEFP_F16 0 or 1 before including,
- * then invoke QMM_SMEFP_FAMILY(id, wtype) once).
+/* F32 / F16 / BF16 weights with SME FMOPA, shared by matmul_f32_sme.c,
+ * matmul_f16_sme.c and matmul_bf16_sme.c (define QMM_SMEFP_ELT as
+ * QMM_SMEFP_F32, _F16 or _BF16 before including, then invoke
+ * QMM_SMEFP_FAMILY(id, wtype) once).
  *
  * Why this is bit-exact: the non-widening single-precision FMOPA computes
  * every ZA element as a fused multiply-add, ZA[i][j] = ZA[i][j] + x_i * w_j
  * with one rounding (the Arm ARM's FPMulAdd per element), i.e. exactly
  * fmaf(w, x, acc). One FMOPA per k, in ascending k, from a zeroed tile, is
  * the reference's fmaf chain per output. F16 weights are widened exactly
- * (FCVT h->s) before. (The widening FMOPA f16->f32 is a 2-way dot product
+ * (FCVT h->s) before, BF16 ones by a 16-bit shift (their bits are the top
+ * half of the fp32 ones). (The widening FMOPA f16->f32 is a 2-way dot product
  * with a different rounding: not used.) NaN payloads are not promised: ZA
  * arithmetic may return the default NaN where fmaf propagates an operand.
  *
  * Layouts (independent of the vector length, like sve_sme_layout.h):
  *   weights: 16-row panels, k-major: for each k, the 16 rows' values
- *            (fp32, or the fp16 bits), zero rows pad the last panel;
+ *            (fp32, or the fp16 / bf16 bits), zero rows pad the last panel;
  *   GEMM activations: 16-row groups, k-major: for each k, 16 fp32;
  *   GEMV activations: the reference rows (contiguous fp32). */
 #include <stdint.h>
@@ -24,9 +26,15 @@
 #include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
 
-#define QMM_SMEFP_NP 16
-#define QMM_SMEFP_MP 16
-#if QMM_SMEFP_F16
+#define QMM_SMEFP_NP   16
+#define QMM_SMEFP_MP   16
+#define QMM_SMEFP_F32  0
+#define QMM_SMEFP_F16  1
+#define QMM_SMEFP_BF16 2
+#if !defined(QMM_SMEFP_ELT)
+#error "define QMM_SMEFP_ELT (QMM_SMEFP_F32, _F16 or _BF16) before including sme_fp_body.h"
+#endif
+#if QMM_SMEFP_ELT != QMM_SMEFP_F32
 typedef uint16_t qmm_smefp_welt;
 #else
 typedef float qmm_smefp_welt;
@@ -53,8 +61,10 @@ static void smefp_w_read_row(const void *packed, int64_t k, int64_t n, int64_t r
     const qmm_smefp_welt *panel = (const qmm_smefp_welt *)((const uint8_t *)packed + smefp_w_offset(row, k));
     const int r = (int)(row % QMM_SMEFP_NP);
     for (int64_t l = 0; l < k; l++)
-#if QMM_SMEFP_F16
+#if QMM_SMEFP_ELT == QMM_SMEFP_F16
         dst[l] = qmm_fp16_to_fp32(panel[l * QMM_SMEFP_NP + r]);
+#elif QMM_SMEFP_ELT == QMM_SMEFP_BF16
+        dst[l] = qmm_bf16_to_fp32(panel[l * QMM_SMEFP_NP + r]);
 #else
         dst[l] = panel[l * QMM_SMEFP_NP + r];
 #endif
@@ -91,10 +101,12 @@ QMM_SMEFP_INLINE svbool_t smefp_pst(svbool_t pw, int64_t c, int64_t n) __arm_str
     return svand_b_z(pw, pw, svwhilelt_b32_s64(c, n));
 }
 
-/* The weights of one chunk at k = l as fp32 lanes (exact widening for F16). */
+/* The weights of one chunk at k = l as fp32 lanes (exact widening for F16, BF16). */
 QMM_SMEFP_INLINE svfloat32_t smefp_wvec(svbool_t pw, const qmm_smefp_welt *p) __arm_streaming {
-#if QMM_SMEFP_F16
+#if QMM_SMEFP_ELT == QMM_SMEFP_F16
     return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, p)));
+#elif QMM_SMEFP_ELT == QMM_SMEFP_BF16
+    return svreinterpret_f32_u32(svlsl_n_u32_x(pw, svld1uh_u32(pw, p), 16));
 #else
     return svld1_f32(pw, p);
 #endif
