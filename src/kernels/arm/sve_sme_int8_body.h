@@ -15,13 +15,12 @@
  * Numerics (kernel.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
  * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
  * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
- * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^31, exact), then per output,
- * blocks in ascending order:
+ * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^24: exact in int32 and as
+ * a float), then per output, blocks in ascending order:
  *   acc = fma((float)isum, fl(w_d * x_d), acc)
- * with w_d the exactly widened fp16 d (IQ4_XS: its super-block's), or MXFP4's
- * 2^(e - 128)
- * as SCVTF, FMUL, FMLA (fused, one rounding) on lanes = outputs. Nothing is
- * ever summed across k in floating point. */
+ * with w_d the exactly widened fp16 d (IQ4_XS: its super-block's) or MXFP4's
+ * 2^(e - 128), as SCVTF, FMUL, FMLA (fused, one rounding) on lanes =
+ * outputs. Nothing is ever summed across k in floating point. */
 #include <stdint.h>
 
 #include "cpu/cpu.h"
