@@ -137,6 +137,10 @@ int qmm_mxfp4_q(const qmm_block_mxfp4 *b, int l);
 /* MXFP4's halved scale 2^(e - 128), exact for every e: 2^-128 and 2^-127 are
  * subnormal, e = 255 is 2^127 (ggml has no NaN code). */
 float qmm_e8m0_half_to_fp32(uint8_t e);
+/* One IQ4_NL (mxfp4 = 0) or MXFP4 (mxfp4 = 1) block rebuilt from a packed
+ * panel's parts, ggml's values exactly (GET_ROWS readers): scale is the fp16
+ * d's 2 bytes or the E8M0 byte, qs the GGUF nibble bytes. */
+void qmm_dequantize_nl_block(int mxfp4, const uint8_t *scale, const uint8_t qs[QMM_QK / 2], float *y);
 /* bf16 -> fp32 is exact (the bits shifted up); fp32 -> bf16 is ggml's: NaN
  * kept quiet (top half | 0x40), else rounded to nearest even. */
 static inline float qmm_bf16_to_fp32(uint16_t h) {

@@ -61,6 +61,20 @@ void qmm_dequantize_row_mxfp4(const qmm_block_mxfp4 *x, float *y, int64_t k) {
     }
 }
 
+void qmm_dequantize_nl_block(int mxfp4, const uint8_t *scale, const uint8_t qs[QMM_QK / 2], float *y) {
+    if (mxfp4) {
+        qmm_block_mxfp4 g;
+        g.e = scale[0];
+        memcpy(g.qs, qs, sizeof g.qs);
+        qmm_dequantize_row_mxfp4(&g, y, QMM_QK);
+    } else {
+        qmm_block_iq4_nl g;
+        memcpy(&g.d, scale, 2);
+        memcpy(g.qs, qs, sizeof g.qs);
+        qmm_dequantize_row_iq4_nl(&g, y, QMM_QK);
+    }
+}
+
 void qmm_dequantize_row_iq4_xs(const qmm_block_iq4_xs *x, float *y, int64_t k) {
     for (int64_t b = 0; b < k / QMM_QK_K; b++) {
         const float d = qmm_fp16_to_fp32(x[b].d);

@@ -74,17 +74,7 @@ static inline void qmm_neon_table_read(int kind, int arrangement, const void *pa
         uint8_t qs[QMM_QK / 2];
         for (int t = 0; t < QMM_QK / 2; t++)
             qs[t] = blk[hdr + qmm_neon_pos(arrangement, r, t)];
-        if (kind == QMM_NEON_T_MXFP4) { /* rebuild the GGUF block: ggml's values exactly */
-            qmm_block_mxfp4 g;
-            g.e = blk[r];
-            memcpy(g.qs, qs, sizeof qs);
-            qmm_dequantize_row_mxfp4(&g, dst + b * QMM_QK, QMM_QK);
-        } else {
-            qmm_block_iq4_nl g;
-            memcpy(&g.d, blk + 2 * r, 2);
-            memcpy(g.qs, qs, sizeof qs);
-            qmm_dequantize_row_iq4_nl(&g, dst + b * QMM_QK, QMM_QK);
-        }
+        qmm_dequantize_nl_block(kind == QMM_NEON_T_MXFP4, blk + (kind == QMM_NEON_T_MXFP4 ? r : 2 * r), qs, dst + b * QMM_QK);
     }
 }
 

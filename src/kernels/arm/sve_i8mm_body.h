@@ -1,5 +1,5 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL and MXFP4 (define
+ * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4 and IQ4_XS (define
  * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
  * QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
@@ -160,17 +160,7 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
         uint8_t qs[QMM_QK / 2];
         for (int h = 0; h < 2; h++)
             memcpy(qs + 8 * h, blk + svei8mm_at(r, h), 8);
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4
-        qmm_block_mxfp4 g;
-        g.e = blk[r];
-        memcpy(g.qs, qs, sizeof qs);
-        qmm_dequantize_row_mxfp4(&g, dst + b * QMM_QK, QMM_QK);
-#else
-        qmm_block_iq4_nl g;
-        memcpy(&g.d, blk + 2 * r, 2);
-        memcpy(g.qs, qs, sizeof qs);
-        qmm_dequantize_row_iq4_nl(&g, dst + b * QMM_QK, QMM_QK);
-#endif
+        qmm_dequantize_nl_block(QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4, blk + QMM_SVEI8MM_SB * r, qs, dst + b * QMM_QK);
 #else
         uint16_t hbits;
         memcpy(&hbits, blk + 2 * r, 2);
@@ -270,13 +260,11 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #endif
 
 /* The 16 panel scales from lane c0 on, exactly as fp32: the fp16 d widened,
- * or MXFP4's 2^(e - 128) from its E8M0 byte (qmm_e8m0_half_to_fp32's bits). */
+ * or MXFP4's 2^(e - 128) from its E8M0 byte (QMM_SVE_E8M0_HALF). */
 QMM_SVEI8MM_INLINE svfloat32_t svei8mm_wscale(svbool_t ph, const uint8_t *blk, int64_t c0) {
 #if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4
     const svuint32_t e = svld1ub_u32(ph, blk + c0);
-    const svuint32_t normal = svlsl_n_u32_x(ph, svsub_n_u32_x(ph, e, 1), 23);
-    const svuint32_t sub = svlsl_u32_x(ph, svdup_n_u32(0x00200000u), e);
-    return svreinterpret_f32_u32(svsel_u32(svcmplt_n_u32(ph, e, 2), sub, normal));
+    return QMM_SVE_E8M0_HALF(ph, e);
 #else
     return svcvt_f32_f16_x(ph, svreinterpret_f16_u32(svld1uh_u32(ph, (const uint16_t *)blk + c0)));
 #endif

@@ -80,14 +80,11 @@ QMM_SVESME_INLINE svint8_t svesme_bcast4(const int8_t *q) QMM_SVESME_FN {
 }
 
 /* The 16 panel scales from lane c0 on, exactly as fp32: the fp16 d widened,
- * or MXFP4's 2^(e - 128) built from its E8M0 byte as qmm_e8m0_half_to_fp32
- * does (exponent field e - 1; e < 2: the subnormal bit 21 + e). */
+ * or MXFP4's 2^(e - 128) built from its E8M0 byte (QMM_SVE_E8M0_HALF). */
 QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int64_t c0) QMM_SVESME_FN {
 #if QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4
     const svuint32_t e = svld1ub_u32(pw, blk + c0);
-    const svuint32_t normal = svlsl_n_u32_x(pw, svsub_n_u32_x(pw, e, 1), 23);
-    const svuint32_t sub = svlsl_u32_x(pw, svdup_n_u32(0x00200000u), e);
-    return svreinterpret_f32_u32(svsel_u32(svcmplt_n_u32(pw, e, 2), sub, normal));
+    return QMM_SVE_E8M0_HALF(pw, e);
 #else
     return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)blk + c0)));
 #endif

@@ -55,6 +55,15 @@
 #define QMM_SVESME_XS_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_XS_BLK)
 /* Scale bytes per row and block: fp16 d, or MXFP4's E8M0 byte. */
 #define QMM_SVESME_SB(kind) ((kind) == QMM_SVESME_KIND_MXFP4 ? 1 : 2)
+/* MXFP4's scales in the kernel bodies: 2^(e - 128) from E8M0 bytes e widened
+ * to the 32-bit lanes (svuint32_t) of predicate pg, exactly as
+ * qmm_e8m0_half_to_fp32: exponent field e - 1, or for e < 2 the subnormal
+ * bit 21 + e. A macro of SVE ACLE calls, so that streaming (SME) and
+ * non-streaming (SVE) bodies share it. */
+#define QMM_SVE_E8M0_HALF(pg, e)                                                                                                 \
+    svreinterpret_f32_u32(svsel_u32(svcmplt_n_u32(pg, e, 2), svlsl_u32_x(pg, svdup_n_u32(0x00200000u), e),                       \
+                                    svlsl_n_u32_x(pg, svsub_n_u32_x(pg, e, 1), 23)))
+
 /* Bytes of a panel block of the table kinds (the scales, then Q4_0's 4 groups). */
 #define QMM_SVESME_TABLE_BLK(kind) (QMM_SVESME_NP * QMM_SVESME_SB(kind) + 4 * QMM_SVESME_GROUP)
 
@@ -175,17 +184,7 @@ static inline void qmm_svesme_w_read_row_table(int kind, const void *packed, int
         uint8_t qs[QMM_QK / 2];
         for (int j = 0; j < 4; j++)
             memcpy(qs + 4 * j, blk + QMM_SVESME_NP * sb + j * QMM_SVESME_GROUP + 4 * r, 4);
-        if (kind == QMM_SVESME_KIND_MXFP4) {
-            qmm_block_mxfp4 g;
-            g.e = blk[r];
-            memcpy(g.qs, qs, sizeof qs);
-            qmm_dequantize_row_mxfp4(&g, dst + b * QMM_QK, QMM_QK);
-        } else {
-            qmm_block_iq4_nl g;
-            memcpy(&g.d, blk + 2 * r, 2);
-            memcpy(g.qs, qs, sizeof qs);
-            qmm_dequantize_row_iq4_nl(&g, dst + b * QMM_QK, QMM_QK);
-        }
+        qmm_dequantize_nl_block(kind == QMM_SVESME_KIND_MXFP4, blk + sb * r, qs, dst + b * QMM_QK);
     }
 }
 

@@ -214,16 +214,8 @@ static void TB(get)(const uint8_t *h, const uint8_t *q, int j, float *dst) {
     for (int s = 0; s < nblk; s++)
         for (int c = 0; c < 4; c++)
             memcpy(qs + 16 * s + 4 * c, q + 128 * s + 32 * c + 4 * j, 4);
-    if (TB_KIND == 0) {
-        qmm_block_iq4_nl blk;
-        memcpy(&blk.d, h + 2 * j, 2);
-        memcpy(blk.qs, qs, 16);
-        qmm_dequantize_row_iq4_nl(&blk, dst, QMM_QK);
-    } else if (TB_KIND == 1) {
-        qmm_block_mxfp4 blk;
-        blk.e = h[j];
-        memcpy(blk.qs, qs, 16);
-        qmm_dequantize_row_mxfp4(&blk, dst, QMM_QK);
+    if (TB_KIND != 2) {
+        qmm_dequantize_nl_block(TB_KIND == 1, h + (TB_KIND == 1 ? j : 2 * j), qs, dst);
     } else {
         qmm_block_iq4_xs blk;
         memset(&blk, 0, sizeof blk);
