@@ -4,8 +4,10 @@
 # SVE at 128/256/2048 bits and the SME streaming length at 128/512/1024/2048
 # bits, and SME without SVE at SVL 512 (Apple M4's shape). The SVE and SME
 # families are vector-length agnostic and read the same packed blob at every
-# length: this is where that is checked. Prints one line per CPU setting and
-# "N passed, N failed" (settings) at the end.
+# length: this is where that is checked. Only they run here
+# (QMM_TEST_KERNELS="sve_,sme": NEON and the reference do not depend on the
+# vector length, and scripts/test-arm.sh runs them on every CPU setting).
+# Prints one line per CPU setting and "N passed, N failed" (settings) at the end.
 #   QMM_ARM_BUILD=dir   the clang aarch64 build (default build-arm; configured
 #                       and built here when it has no test_kernels yet)
 set -uo pipefail
@@ -31,7 +33,7 @@ run_cpu() { # cpu: its report on stdout, exit 0 if both oracles passed
     t0=$(date +%s)
     for t in test_kernels test_kernel_edges; do
         # the wrapper ctest uses: the cross sysroot's own libc (never a multiarch libc6:arm64 of another build)
-        out=$(QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$QEMU" /usr/aarch64-linux-gnu max "$BUILD/tests/$t" 2>&1) || ok=0
+        out=$(QMM_TEST_KERNELS="sve_,sme" QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$QEMU" /usr/aarch64-linux-gnu max "$BUILD/tests/$t" 2>&1) || ok=0
         last=$(echo "$out" | tail -n 1)
         fams=$(echo "$out" | awk '/^ok /{printf "%s ", $2}')
         echo "  $cpu $t: $last"

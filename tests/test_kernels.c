@@ -300,6 +300,8 @@ static void visit_family(const qmm_family *kf, struct visit_ctx *vc);
 
 static void visit(const qmm_family *kf, void *user) {
     struct visit_ctx *vc = user;
+    if (!qmm_test_family_wanted(kf->name))
+        return;
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(QMM_PORTABLE_ONLY)
     /* the AVX2 16-bit GEMMs widen their panels once or in the tiles, by CPU
      * (avx2_fp_widen.h, the families' `widen_once`): both ways, whatever

@@ -56,4 +56,23 @@ static inline void *qmm_test_alloc(size_t n) {
     return p;
 }
 
+/* QMM_TEST_KERNELS: a comma-separated list of family-name prefixes (e.g.
+ * "sve_,sme"); the oracle tests (test_kernels, test_kernel_edges) then visit
+ * only the families whose names start with one of them. scripts/test-arm-vl.sh
+ * runs the vector-length-dependent families so at every length. Unset: all. */
+static inline int qmm_test_family_wanted(const char *name) {
+    const char *spec = getenv("QMM_TEST_KERNELS");
+    if (!spec || !*spec)
+        return 1;
+    for (const char *p = spec;;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 0 && strncmp(name, p, len) == 0)
+            return 1;
+        if (!e)
+            return 0;
+        p = e + 1;
+    }
+}
+
 #endif
