@@ -130,6 +130,10 @@ int qmm_iq4_xs_scale(const qmm_block_iq4_xs *b, int j);
 /* Its inverse: ORs ls (-32..31) of 32-block j into b's scales_l / scales_h,
  * which must start zeroed (packers that rebuild a GGUF block). */
 void qmm_iq4_xs_scale_put(qmm_block_iq4_xs *b, int j, int ls);
+/* A packed panel's IQ4_XS header back into b (GET_ROWS readers, which then
+ * copy the nibbles and dequantize): b zeroed, its fp16 d from the 2 bytes at
+ * d, sub-scale j from the int8 at ls[j * ls_stride]. */
+void qmm_iq4_xs_header_put(qmm_block_iq4_xs *b, const uint8_t *d, const uint8_t *ls, ptrdiff_t ls_stride);
 /* The table level of element l: IQ4_NL (l < 32), IQ4_XS (l < 256), MXFP4. */
 int qmm_iq4_nl_q(const qmm_block_iq4_nl *b, int l);
 int qmm_iq4_xs_q(const qmm_block_iq4_xs *b, int l);

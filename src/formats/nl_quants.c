@@ -28,6 +28,13 @@ void qmm_iq4_xs_scale_put(qmm_block_iq4_xs *b, int j, int ls) {
     b->scales_h |= (uint16_t)((st >> 4) << (2 * j));
 }
 
+void qmm_iq4_xs_header_put(qmm_block_iq4_xs *b, const uint8_t *d, const uint8_t *ls, ptrdiff_t ls_stride) {
+    memset(b, 0, sizeof *b);
+    memcpy(&b->d, d, 2);
+    for (int j = 0; j < 8; j++)
+        qmm_iq4_xs_scale_put(b, j, (int8_t)ls[j * ls_stride]);
+}
+
 float qmm_e8m0_half_to_fp32(uint8_t e) {
     /* 2^(e - 128): a normal's exponent field e - 1 for e >= 2; the subnormals
      * 2^-128 (bit 21) and 2^-127 (bit 22) below */

@@ -124,13 +124,10 @@ static inline void qmm_neon_read_iq4_xs(int arrangement, const void *packed, int
     for (int64_t s = 0; s < nsb; s++) {
         const uint8_t *sb = panel + (size_t)s * QMM_NEON_IQ4_XS_SB;
         qmm_block_iq4_xs g;
-        memset(&g, 0, sizeof g);
-        memcpy(&g.d, sb + 2 * r, 2);
-        for (int j = 0; j < 8; j++) {
-            qmm_iq4_xs_scale_put(&g, j, (int8_t)sb[8 + 4 * j + r]);
+        qmm_iq4_xs_header_put(&g, sb + 2 * r, sb + 8 + r, 4);
+        for (int j = 0; j < 8; j++)
             for (int t = 0; t < QMM_QK / 2; t++)
                 g.qs[16 * j + t] = sb[QMM_NEON_IQ4_XS_HDR + 64 * j + qmm_neon_pos(arrangement, r, t)];
-        }
         qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
     }
 }

@@ -106,11 +106,9 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
     const int r = (int)(row % QMM_SVEI8MM_NP);
     for (int64_t s = 0; s < ns; s++) {
         qmm_block_iq4_xs g;
-        memset(&g, 0, sizeof g);
-        memcpy(&g.d, SI_DPTR(panel, 8 * s) + 2 * r, 2);
+        qmm_iq4_xs_header_put(&g, SI_DPTR(panel, 8 * s) + 2 * r, SI_BLK(panel, 8 * s) + r, QMM_SVESME_XS_BLK);
         for (int j = 0; j < 8; j++) {
             const uint8_t *blk = SI_BLK(panel, 8 * s + j);
-            qmm_iq4_xs_scale_put(&g, j, (int8_t)blk[r]);
             for (int h = 0; h < 2; h++)
                 memcpy(g.qs + 16 * j + 8 * h, blk + svei8mm_at(r, h), 8);
         }

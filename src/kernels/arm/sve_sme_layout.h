@@ -244,11 +244,9 @@ static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, i
     for (int64_t s = 0; s < ns; s++) {
         const uint8_t *sup = panel + (size_t)s * QMM_SVESME_XS_SUPER;
         qmm_block_iq4_xs g;
-        memset(&g, 0, sizeof g);
-        memcpy(&g.d, sup + 2 * r, 2);
+        qmm_iq4_xs_header_put(&g, sup + 2 * r, sup + QMM_SVESME_SCALES + r, QMM_SVESME_XS_BLK);
         for (int j = 0; j < 8; j++) {
             const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_XS_BLK;
-            qmm_iq4_xs_scale_put(&g, j, (int8_t)blk[r]);
             for (int q = 0; q < 4; q++)
                 memcpy(g.qs + 16 * j + 4 * q, blk + QMM_SVESME_NP + q * QMM_SVESME_GROUP + 4 * r, 4);
         }

@@ -218,10 +218,7 @@ static void TB(get)(const uint8_t *h, const uint8_t *q, int j, float *dst) {
         qmm_dequantize_nl_block(TB_KIND == 1, h + (TB_KIND == 1 ? j : 2 * j), qs, dst);
     } else {
         qmm_block_iq4_xs blk;
-        memset(&blk, 0, sizeof blk);
-        memcpy(&blk.d, h + 2 * j, 2);
-        for (int s = 0; s < 8; s++)
-            qmm_iq4_xs_scale_put(&blk, s, (int8_t)h[16 + 8 * s + j]);
+        qmm_iq4_xs_header_put(&blk, h + 2 * j, h + 16 + j, 8);
         memcpy(blk.qs, qs, 128);
         qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
     }

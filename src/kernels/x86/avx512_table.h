@@ -103,11 +103,7 @@ static inline void qmm_avx512t_put(qmm_avx512t_kind kind, const void *row, int64
 static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, const uint8_t *q, int r, float *dst) {
     (void)kind;
     qmm_block_iq4_xs blk; /* rebuild the GGUF block: ggml's values exactly */
-    memset(&blk, 0, sizeof blk);
-    memcpy(&blk.d, h + 2 * r, 2);
-    for (int j = 0; j < 8; j++) {
-        qmm_iq4_xs_scale_put(&blk, j, (int8_t)h[32 + 16 * j + r]);
-    }
+    qmm_iq4_xs_header_put(&blk, h + 2 * r, h + 32 + r, 16);
     for (int j = 0; j < 8; j++)
         for (int v = 0; v < 4; v++)
             memcpy(blk.qs + 16 * j + 4 * v, q + 256 * j + 64 * v + 4 * r, 4);

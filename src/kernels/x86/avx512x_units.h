@@ -387,12 +387,9 @@ static inline void qmm_avx512x_put_iq4_xs(const void *src_row, int64_t u, int r,
 
 static inline void qmm_avx512x_get_iq4_xs(const uint8_t *chunk, int r, float *dst) {
     qmm_block_iq4_xs blk; /* rebuild the GGUF block: ggml's values exactly */
-    memset(&blk, 0, sizeof blk);
-    memcpy(&blk.d, chunk + 2 * r, 2);
-    for (int j = 0; j < 8; j++) {
-        qmm_iq4_xs_scale_put(&blk, j, (int8_t)chunk[32 + 16 * j + r]);
+    qmm_iq4_xs_header_put(&blk, chunk + 2 * r, chunk + 32 + r, 16);
+    for (int j = 0; j < 8; j++)
         qmm_avx512x_get_nibbles(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, blk.qs + 16 * j);
-    }
     qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
 }
 
