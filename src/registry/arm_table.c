@@ -11,11 +11,13 @@ extern const qmm_family qmm_family_sme2_q8_0;
 extern const qmm_family qmm_family_sme2_iq4_nl;
 extern const qmm_family qmm_family_sme2_mxfp4;
 extern const qmm_family qmm_family_sme2_iq4_xs;
+extern const qmm_family qmm_family_sme2_q4_k;
 extern const qmm_family qmm_family_sme_q4_0;
 extern const qmm_family qmm_family_sme_q8_0;
 extern const qmm_family qmm_family_sme_iq4_nl;
 extern const qmm_family qmm_family_sme_mxfp4;
 extern const qmm_family qmm_family_sme_iq4_xs;
+extern const qmm_family qmm_family_sme_q4_k;
 extern const qmm_family qmm_family_sme_f32;
 extern const qmm_family qmm_family_sme_f16;
 extern const qmm_family qmm_family_sme_bf16;
@@ -25,11 +27,13 @@ extern const qmm_family qmm_family_sve_i8mm_q8_0;
 extern const qmm_family qmm_family_sve_i8mm_iq4_nl;
 extern const qmm_family qmm_family_sve_i8mm_mxfp4;
 extern const qmm_family qmm_family_sve_i8mm_iq4_xs;
+extern const qmm_family qmm_family_sve_i8mm_q4_k;
 extern const qmm_family qmm_family_sve_dotprod_q4_0;
 extern const qmm_family qmm_family_sve_dotprod_q8_0;
 extern const qmm_family qmm_family_sve_dotprod_iq4_nl;
 extern const qmm_family qmm_family_sve_dotprod_mxfp4;
 extern const qmm_family qmm_family_sve_dotprod_iq4_xs;
+extern const qmm_family qmm_family_sve_dotprod_q4_k;
 
 /* NEON */
 extern const qmm_family qmm_family_neon_i8mm_q4_0;
@@ -70,11 +74,13 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme2_iq4_nl,
     &qmm_family_sme2_mxfp4,
     &qmm_family_sme2_iq4_xs,
+    &qmm_family_sme2_q4_k,
     &qmm_family_sme_q4_0,
     &qmm_family_sme_q8_0,
     &qmm_family_sme_iq4_nl,
     &qmm_family_sme_mxfp4,
     &qmm_family_sme_iq4_xs,
+    &qmm_family_sme_q4_k,
     &qmm_family_sme_f32,
     &qmm_family_sme_f16,
     &qmm_family_sme_bf16,
@@ -84,11 +90,13 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_i8mm_iq4_nl,
     &qmm_family_sve_i8mm_mxfp4,
     &qmm_family_sve_i8mm_iq4_xs,
+    &qmm_family_sve_i8mm_q4_k,
     &qmm_family_sve_dotprod_q4_0,
     &qmm_family_sve_dotprod_q8_0,
     &qmm_family_sve_dotprod_iq4_nl,
     &qmm_family_sve_dotprod_mxfp4,
     &qmm_family_sve_dotprod_iq4_xs,
+    &qmm_family_sve_dotprod_q4_k,
 
     /* NEON: i8mm before dotprod, then fp32 / fp16. */
     &qmm_family_neon_i8mm_q4_0,

@@ -1,5 +1,5 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4 and IQ4_XS (define
+ * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS and Q4_K (define
  * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
  * QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
@@ -12,7 +12,9 @@
  * the scales arranged alike: w_d zipped [d0 d1 d0 d1 d2 d3 ...] and x_d as
  * [x0 x0 x1 x1] per segment; UZP1/UZP2 on 64-bit pairs sort the two rows
  * out at the end. Per output, per block in order: fma((float)isum,
- * fl(w_d * x_d), acc), as kernel.h requires.
+ * fl(w_d * x_d), acc), as kernel.h requires; Q4_K then fma((float)(-m_j *
+ * sum qx), fl(dmin * x_d), acc), its mins and the pair's block sums in the
+ * same lane order.
  *
  * Weights: 16-row panels (a VL-independent blob, see sve_sme_layout.h), per
  * block: 16 fp16 scales (32 bytes), then groups h of 8 row pairs x 16 bytes
@@ -23,7 +25,8 @@
  * the int8 levels), MXFP4's scales its 16 E8M0 bytes (2^(e - 128) built
  * exactly): both keep GGUF's size.
  * Activations: row pairs (a zero row pads an odd m), per block: d0, d1
- * (fp32), then 4 x 16 bytes [row 0: q[8h..8h+7], row 1: q[8h..8h+7]]. */
+ * (fp32), then 4 x 16 bytes [row 0: q[8h..8h+7], row 1: q[8h..8h+7]];
+ * Q4_K adds the two rows' block sums (int32) after them. */
 #include <arm_sve.h>
 #include <stdint.h>
 #include <string.h>
@@ -45,14 +48,21 @@
 #else
 #define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 2 * QMM_SVEI8MM_GROUP)
 #endif
-#define QMM_SVEI8MM_ACT_BLK 72
+#define QMM_SVEI8MM_MIN     (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K) /* a min term, activation sums */
+#define QMM_SVEI8MM_ACT_BLK (QMM_SVEI8MM_MIN ? 80 : 72)
 
 /* Where block b of a panel at wp starts, where its scales d are, and the
  * nibbles' offset in a block. IQ4_XS, per super-block of 8: d[16] (32
  * bytes), then per 32-block its 16 int8 sub-scales and Q4_0's 2 groups of
  * nibble bytes (QMM_SVESME_XS_BLK = 16 + 2 x 128 bytes: sve_sme_layout.h's
  * sizes, +1.5% on GGUF). */
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups */
+#define QMM_SVEI8MM_UNIT QMM_SVESME_K_SUPER
+#define QMM_SVEI8MM_UE   QMM_QK_K
+#define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
+#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK)
+#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER)
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVEI8MM_UNIT QMM_SVESME_XS_SUPER /* bytes per panel and k unit (a super-block) */
 #define QMM_SVEI8MM_UE   QMM_QK_K
 #define QMM_SVEI8MM_QOFF QMM_SVEI8MM_NP
@@ -78,7 +88,45 @@ static inline size_t svei8mm_at(int r, int h) {
     return QMM_SVEI8MM_QOFF + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
 }
 
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
+static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
+        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
+        for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
+            const qmm_block_q4_k *row = (const qmm_block_q4_k *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
+            for (int64_t s = 0; s < ns; s++) {
+                qmm_svesme_k_header_get(&row[s], SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK, r);
+                for (int j = 0; j < 8; j++) {
+                    uint8_t nib[QMM_QK / 2];
+                    qmm_svesme_k_nibbles(&row[s], j, nib);
+                    for (int h = 0; h < 2; h++)
+                        memcpy(SI_BLK(panel, 8 * s + j) + svei8mm_at(r, h), nib + 8 * h, 8);
+                }
+            }
+        }
+    }
+}
+
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
+    for (int64_t s = 0; s < ns; s++) {
+        qmm_block_q4_k g;
+        qmm_svesme_k_header_put(&g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK, r);
+        for (int j = 0; j < 8; j++) {
+            uint8_t nib[QMM_QK / 2];
+            for (int h = 0; h < 2; h++)
+                memcpy(nib + 8 * h, SI_BLK(panel, 8 * s + j) + svei8mm_at(r, h), 8);
+            qmm_svesme_k_nibbles_put(&g, j, nib);
+        }
+        qmm_dequantize_row_q4_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
@@ -201,6 +249,8 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
                 memcpy(blk + 4 * i, &d, 4);
                 for (int h = 0; h < 4; h++)
                     memcpy(blk + 8 + 16 * h + 8 * i, q + 8 * h, 8);
+                if (QMM_SVEI8MM_MIN)
+                    memcpy(blk + 72 + 4 * i, &sum, 4);
             }
         }
     }
@@ -208,9 +258,14 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 
 #define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
+#if QMM_SVEI8MM_TABLE || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
 #if QMM_SVEI8MM_TABLE
 #define SI_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SI_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
+#else /* Q4_K: the unsigned q 0..15 as int8 */
+#define SI_LO(v) svreinterpret_s8_u8(svand_n_u8_x(pt8, v, 0x0f))
+#define SI_HI(v) svreinterpret_s8_u8(svlsr_n_u8_x(pt8, v, 4))
+#endif
 #define SI_LOAD_W(blk, c0)                                                                                                       \
     const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
     const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
@@ -241,17 +296,40 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
         const float *xd_ = (const float *)(ab);                                                                                  \
         const svfloat32_t sc_ = svmul_f32_x(pw, wd, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]));                               \
         acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SI_LS(s_)), sc_);                                                         \
+        SI_MIN_STEP(ab, xd_, acc);                                                                                               \
     } while (0)
+/* Q4_K: then the min term, -m_j times the rows' block sums [s0 s0 s1 s1]. */
+#if QMM_SVEI8MM_MIN
+#define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
+    do {                                                                                                                         \
+        const int32_t *xs_ = (const int32_t *)((const uint8_t *)(ab) + 72);                                                      \
+        const svint32_t im_ = svmul_s32_x(pw, nm, svdupq_n_s32(xs_[0], xs_[0], xs_[1], xs_[1]));                                 \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, im_), svmul_f32_x(pw, wm, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1])));  \
+    } while (0)
+#else
+#define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
+    do {                                                                                                                         \
+    } while (0)
+#endif
 
 /* IQ4_XS: the block's sub-scales of rows c0.. as int32, in the lane order
  * of the scales (duplicated pairwise), and a block sum times them. */
 #if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
-#define SI_LS_DECL(blk, c0)                                                                                                      \
-    const svuint64_t lu_ = svreinterpret_u64_s32(svld1sb_s32(ph, (const int8_t *)(blk) + (c0)));                                 \
+#define SI_LS_DECL(wp, b, c0)                                                                                                      \
+    const svuint64_t lu_ = svreinterpret_u64_s32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                 \
     const svint32_t ls = svreinterpret_s32_u64(svzip1_u64(lu_, lu_))
 #define SI_LS(s) svmul_s32_x(pw, s, ls)
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
+/* Q4_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
+#define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
+#define SI_LS_DECL(wp, b, c0)                                                                                                      \
+    const svint32_t ls = SI_PAIRS_S32(svld1ub_s32(ph, SI_BLK(wp, b) + (c0)));                                           \
+    const svint32_t nm = SI_PAIRS_S32(svneg_s32_x(ph, svld1ub_s32(ph, SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0))));         \
+    const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
+    const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
+#define SI_LS(s) svmul_s32_x(pw, s, ls)
 #else
-#define SI_LS_DECL(blk, c0)                                                                                                      \
+#define SI_LS_DECL(wp, b, c0)                                                                                                      \
     do {                                                                                                                         \
     } while (0)
 #define SI_LS(s) (s)
@@ -291,7 +369,7 @@ QMM_SVEI8MM_INLINE void svei8mm_rows(const int NP, int64_t rows, int64_t nb, con
         const uint8_t *blk = SI_BLK(wp, b);
         /* the scales of rows c0.., exactly as fp32, then duplicated pairwise */
         const svfloat32_t wh = svei8mm_wscale(ph, SI_DPTR(wp, b), c0);
-        SI_LS_DECL(blk, c0);
+        SI_LS_DECL(wp, b, c0);
         const svuint64_t wu = svreinterpret_u64_f32(wh);
         const svfloat32_t wd = svreinterpret_f32_u64(svzip1_u64(wu, wu));
         SI_LOAD_W(blk, c0);

@@ -1,7 +1,7 @@
 /* Kernel bodies shared by the SVE and SME int8 families, instantiated once
  * per translation unit (each with its own target flags). Before including:
  *   QMM_SVESME_KIND the weight format, QMM_SVESME_KIND_Q8_0, _Q4_0, _IQ4_NL,
- *               _MXFP4 or _IQ4_XS (sve_sme_layout.h panels);
+ *               _MXFP4, _IQ4_XS or _Q4_K (sve_sme_layout.h panels);
  *   QMM_SVESME_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
@@ -16,11 +16,15 @@
  * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
  * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
  * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^24: exact in int32 and as
- * a float), then per output, blocks in ascending order:
+ * a float; Q4_K by its sc_j, <= 3.84e6), then per output, blocks in
+ * ascending order:
  *   acc = fma((float)isum, fl(w_d * x_d), acc)
- * with w_d the exactly widened fp16 d (IQ4_XS: its super-block's) or MXFP4's
- * 2^(e - 128), as SCVTF, FMUL, FMLA (fused, one rounding) on lanes =
- * outputs. Nothing is ever summed across k in floating point. */
+ * with w_d the exactly widened fp16 d (IQ4_XS, Q4_K: the super-block's) or
+ * MXFP4's 2^(e - 128), as SCVTF, FMUL, FMLA (fused, one rounding) on lanes =
+ * outputs; Q4_K then adds its min term the same way:
+ *   acc = fma((float)(-m_j * sum qx), fl(dmin * x_d), acc)
+ * (|m_j sum qx| <= 63 * 4064: exact in int32 and as a float). Nothing is
+ * ever summed across k in floating point. */
 #include <stdint.h>
 
 #include "cpu/cpu.h"
@@ -36,7 +40,11 @@
 #define QMM_SVESME_TABLE                                                                                                         \
     (QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL || QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4 ||                                    \
      QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS)
-#if QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
+/* The formats with a min term per block (and activation sums for it). */
+#define QMM_SVESME_MIN (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K)
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
+#define QMM_SVESME_QOFF (2 * QMM_SVESME_NP) /* after the 32-block's sc and m */
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVESME_QOFF   QMM_SVESME_NP /* after the 32-block's sub-scales */
 #define QMM_SVESME_LEVELS qmm_kvalues_iq4nl
 #elif QMM_SVESME_TABLE
@@ -60,13 +68,24 @@
 #define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * QMM_SVESME_XS_SUPER)
 #define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * QMM_SVESME_XS_SUPER)
 /* IQ4_XS: the panel rows' sub-scales of a block, and a block sum times them */
-#define SS_LS_DECL(blk, c0) const svint32_t ls = svld1sb_s32(pw, (const int8_t *)(blk) + (c0))
+#define SS_LS_DECL(wp, b, c0) const svint32_t ls = svld1sb_s32(pw, (const int8_t *)SS_BLK(wp, b) + (c0))
 #define SS_LS(s)            svmul_s32_x(pw, s, ls)
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
+#define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK)
+#define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER)
+#define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * QMM_SVESME_K_SUPER)
+/* Q4_K: the panel rows' sc_j (times a block sum), -m_j and dmin of a block */
+#define SS_LS_DECL(wp, b, c0)                                                                                                    \
+    const uint8_t *scm_ = SS_BLK(wp, b) + (c0);                                                                                  \
+    const svint32_t ls = svreinterpret_s32_u32(svld1ub_u32(pw, scm_));                                                           \
+    const svint32_t nm = svneg_s32_x(pw, svreinterpret_s32_u32(svld1ub_u32(pw, scm_ + QMM_SVESME_NP)));                          \
+    const svfloat32_t wm = svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
+#define SS_LS(s) svmul_s32_x(pw, s, ls)
 #else
 #define SS_BLK(wp, b)        ((wp) + (size_t)(b)*QMM_SVESME_BLK)
 #define SS_DPTR(wp, b)       SS_BLK(wp, b)
 #define QMM_SVESME_PANEL(nb) ((size_t)(nb)*QMM_SVESME_BLK)
-#define SS_LS_DECL(blk, c0)                                                                                                      \
+#define SS_LS_DECL(wp, b, c0)                                                                                                    \
     do {                                                                                                                         \
     } while (0)
 #define SS_LS(s) (s)
@@ -102,9 +121,14 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
 
 /* The 8 signed weight vectors w0..w7 (k groups 0..7 of a block) of panel
  * rows c0.. (lanes of 4 bytes). */
+#if QMM_SVESME_TABLE || QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
 #if QMM_SVESME_TABLE
 #define SS_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SS_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
+#else /* Q4_K: the unsigned q 0..15 as int8 */
+#define SS_LO(v) svreinterpret_s8_u8(svand_n_u8_x(pt8, v, 0x0f))
+#define SS_HI(v) svreinterpret_s8_u8(svlsr_n_u8_x(pt8, v, 4))
+#endif
 #define SS_LOAD_W(blk, c0)                                                                                                       \
     const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVESME_QOFF + 4 * (c0);                                                    \
     const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVESME_GROUP);                                         \
@@ -142,7 +166,16 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
         s_ = svdot_s32(s_, w6, svesme_bcast4((xb)->q + 24));                                                                     \
         s_ = svdot_s32(s_, w7, svesme_bcast4((xb)->q + 28));                                                                     \
         acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SS_LS(s_)), svmul_n_f32_x(pw, wd, (xb)->d));                              \
+        SS_MIN_STEP(xb, acc);                                                                                                    \
     } while (0)
+#if QMM_SVESME_MIN /* then the min term: -m_j times the block's activation sum */
+#define SS_MIN_STEP(xb, acc)                                                                                                     \
+    acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, svmul_n_s32_x(pw, nm, (xb)->sum)), svmul_n_f32_x(pw, wm, (xb)->d))
+#else
+#define SS_MIN_STEP(xb, acc)                                                                                                     \
+    do {                                                                                                                         \
+    } while (0)
+#endif
 
 /* MR (1 or 4, a constant after inlining) activation rows x[0..MR) in the
  * reference layout against panel rows c0.. (lanes pw), all blocks; stores
@@ -160,7 +193,7 @@ QMM_SVESME_INLINE void svesme_dot_rows(const int MR, int64_t rows, int64_t nb, c
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = SS_BLK(wp, b);
         const svfloat32_t wd = svesme_wscale(pw, SS_DPTR(wp, b), c0);
-        SS_LS_DECL(blk, c0);
+        SS_LS_DECL(wp, b, c0);
         SS_LOAD_W(blk, c0);
         SS_ROW_STEP(x0 + b, acc0);
         if (MR > 1) {
@@ -209,9 +242,33 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
 /* One row i of a sub-tile: its block sums (ZA0.S slice i), converted, times
  * its scales (ZA2.S slice i), fused into the row's accumulator. */
 #define SS_FP_ROW(I)                                                                                                             \
-    if (rows > I)                                                                                                                \
-    acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, SS_LS(svread_hor_za32_s32_m(svundef_s32(), pw, 0, I))),                 \
-                         svread_hor_za32_f32_m(svundef_f32(), pw, 2, I))
+    if (rows > I) {                                                                                                              \
+        acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, SS_LS(svread_hor_za32_s32_m(svundef_s32(), pw, 0, I))),             \
+                             svread_hor_za32_f32_m(svundef_f32(), pw, 2, I));                                                    \
+        SS_FP_MIN_ROW(I);                                                                                                        \
+    }
+/* Q4_K: then the min term, -m_j sum qx (ZA1.S, exact) times fl(dmin * x_d) (ZA3.S). */
+#if QMM_SVESME_MIN
+#define SS_FP_MIN_ROW(I)                                                                                                         \
+    acc##I = svmla_f32_x(pw, acc##I, svread_hor_za32_f32_m(svundef_f32(), pw, 1, I), svread_hor_za32_f32_m(svundef_f32(), pw, 3, I))
+#define SS_FP_MIN_ROW4(G, A0, A1, A2, A3)                                                                                        \
+    do {                                                                                                                         \
+        const svfloat32x4_t t_ = svread_hor_za32_f32_vg4(1, 4 * G), u_ = svread_hor_za32_f32_vg4(3, 4 * G);                      \
+        A0 = svmla_f32_x(pw, A0, svget4_f32(t_, 0), svget4_f32(u_, 0));                                                          \
+        A1 = svmla_f32_x(pw, A1, svget4_f32(t_, 1), svget4_f32(u_, 1));                                                          \
+        A2 = svmla_f32_x(pw, A2, svget4_f32(t_, 2), svget4_f32(u_, 2));                                                          \
+        A3 = svmla_f32_x(pw, A3, svget4_f32(t_, 3), svget4_f32(u_, 3));                                                          \
+    } while (0)
+#define SS_ZA_MASK 0xff /* ZA0.S..ZA3.S */
+#else
+#define SS_FP_MIN_ROW(I)                                                                                                         \
+    do {                                                                                                                         \
+    } while (0)
+#define SS_FP_MIN_ROW4(G, A0, A1, A2, A3)                                                                                        \
+    do {                                                                                                                         \
+    } while (0)
+#define SS_ZA_MASK 0x55 /* ZA0.S and ZA2.S */
+#endif
 /* SME2: rows 4G..4G+3 at once (4-slice MOVA, 4-vector SCVTF); a group is
  * entered when its first row exists, the rows past `rows` are never stored. */
 #define SS_FP_ROW4(G, A0, A1, A2, A3)                                                                                            \
@@ -224,6 +281,7 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
         A1 = svmla_f32_x(pw, A1, svget4_f32(s_, 1), svget4_f32(c_, 1));                                                          \
         A2 = svmla_f32_x(pw, A2, svget4_f32(s_, 2), svget4_f32(c_, 2));                                                          \
         A3 = svmla_f32_x(pw, A3, svget4_f32(s_, 3), svget4_f32(c_, 3));                                                          \
+        SS_FP_MIN_ROW4(G, A0, A1, A2, A3);                                                                                       \
     }
 #define SS_STORE_ROW(I)                                                                                                          \
     if (rows > I)                                                                                                                \
@@ -237,7 +295,11 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
  *           fused add of +0 changes nothing: a -0 product becomes +0, and an
  *           accumulator never is -0, so fma(isum, +-0, acc) agree);
  *   then per row: acc_i = fma(scvtf(ZA0 slice i), ZA2 slice i, acc_i), the
- *   accumulators held in 16 Z registers (rows past tw are never touched). */
+ *   accumulators held in 16 Z registers (rows past tw are never touched).
+ * Q4_K also fills ZA1.S = sum qx (outer) -m_j (fp32 integers: exact) and
+ * ZA3.S = fl(x_d * dmin) by two more FMOPA, then acc_i = fma(ZA1 slice i,
+ * ZA3 slice i, acc_i) after the first step: its activations carry the block
+ * sums (qmm_svesme_act_pack_sums). */
 static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
     __arm_inout("za") {
     const int64_t nb = k / QMM_QK;
@@ -247,7 +309,7 @@ static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
     (void)pt8;
     SS_TABLE_DECL;
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SVESME_MP) {
-        const uint8_t *ag = (const uint8_t *)a + qmm_svesme_act_offset(m0, k);
+        const uint8_t *ag = (const uint8_t *)a + qmm_svesme_act_offset_any(QMM_SVESME_MIN, m0, k);
         for (int64_t n0 = 0; n0 < n; n0 += QMM_SVESME_NP) {
             const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * QMM_SVESME_PANEL(nb);
             for (int64_t r0 = 0; r0 < QMM_SVESME_MP && m0 + r0 < m; r0 += tw) {
@@ -257,13 +319,18 @@ static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
                     svfloat32_t acc0 = zf, acc1 = zf, acc2 = zf, acc3 = zf, acc4 = zf, acc5 = zf, acc6 = zf, acc7 = zf;
                     svfloat32_t acc8 = zf, acc9 = zf, acc10 = zf, acc11 = zf, acc12 = zf, acc13 = zf, acc14 = zf, acc15 = zf;
                     for (int64_t b = 0; b < nb; b++) {
-                        const uint8_t *ab = ag + (size_t)b * QMM_SVESME_ACT_BLK;
+                        const uint8_t *ab = ag + (size_t)b * QMM_SVESME_ACT_BLK(QMM_SVESME_MIN);
                         const uint8_t *blk = SS_BLK(wp, b);
                         const int8_t *xq = (const int8_t *)ab + QMM_SVESME_MP * 4 + 4 * r0;
-                        svzero_mask_za(0x55); /* ZA0.S and ZA2.S */
-                        svmopa_za32_f32_m(2, pw, pw, svld1_f32(pw, (const float *)ab + r0),
-                                          svesme_wscale(pw, SS_DPTR(wp, b), c0));
-                        SS_LS_DECL(blk, c0);
+                        svzero_mask_za(SS_ZA_MASK);
+                        const svfloat32_t xd = svld1_f32(pw, (const float *)ab + r0);
+                        svmopa_za32_f32_m(2, pw, pw, xd, svesme_wscale(pw, SS_DPTR(wp, b), c0));
+                        SS_LS_DECL(wp, b, c0);
+#if QMM_SVESME_MIN /* ZA1.S = sum qx (outer) -m_j, exact; ZA3.S = fl(x_d * dmin) */
+                        svmopa_za32_f32_m(1, pw, pw, svld1_f32(pw, (const float *)(ab + QMM_SVESME_ACT_QBYTES) + r0),
+                                          svcvt_f32_s32_x(pw, nm));
+                        svmopa_za32_f32_m(3, pw, pw, xd, wm);
+#endif
                         SS_LOAD_W(blk, c0);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq), w0);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + QMM_SVESME_MP * 4), w1);
@@ -333,8 +400,13 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 
 #define QMM_SVESME_MR    QMM_SVESME_MP
 #define QMM_SVESME_FLAGS QMM_FAMILY_CAPPED
+#if QMM_SVESME_MIN
+#define QMM_SVESME_ACT                                                                                                           \
+    { QMM_SVESME_MP, qmm_svesme_act_size_sums, qmm_svesme_act_offset_sums, qmm_svesme_act_pack_sums }
+#else
 #define QMM_SVESME_ACT                                                                                                           \
     { QMM_SVESME_MP, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack }
+#endif
 #define QMM_SVESME_ACT_GEMV                                                                                                      \
     { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
 #define QMM_SVESME_GEMM sme_gemm
@@ -351,7 +423,9 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 #endif
 
 /* The panel functions of the weight format (sve_sme_layout.h). */
-#if QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4_k
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_iq4_xs
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_iq4_nl

@@ -27,7 +27,13 @@
  *         per 32-block j its 16 signed sub-scales ls_j as int8 (16 bytes) and
  *         IQ4_NL's 4 groups of nibble bytes (GGUF's qs[16j..16j+15]):
  *         2208 bytes per 16 x 256, +1.5% on GGUF's 136 per row (as the x86
- *         and NEON families: the 6-bit scales unpacked once, at packing).
+ *         and NEON families: the 6-bit scales unpacked once, at packing);
+ *   Q4_K, per super-block of 8 blocks: 16 x fp16 d, 16 x fp16 dmin (64
+ *         bytes), then per 32-block j its 16 sub-scales sc_j and 16 mins m_j
+ *         (uint8, 0..63) and 4 groups of nibble bytes in Q4_0's form (low
+ *         nibbles k = 4g.., high k = 16 + 4g.., the unsigned q 0..15; GGUF
+ *         keeps a 32-block in the low or high nibbles of 32 bytes instead):
+ *         2368 bytes per 16 x 256, +2.8% on GGUF's 144 per row.
  * The body headers take the format as QMM_SVESME_KIND, one of the kinds below.
  */
 #ifndef QMM_SVE_SME_LAYOUT_H
@@ -50,6 +56,7 @@
 #define QMM_SVESME_KIND_IQ4_NL 2
 #define QMM_SVESME_KIND_MXFP4  3
 #define QMM_SVESME_KIND_IQ4_XS 4
+#define QMM_SVESME_KIND_Q4_K   5
 /* IQ4_XS: a 32-block's sub-scales and nibbles, and a super-block of 8. */
 #define QMM_SVESME_XS_BLK   (QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
 #define QMM_SVESME_XS_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_XS_BLK)
@@ -254,28 +261,123 @@ static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, i
     }
 }
 
+/* Q4_K: a super-block's d and dmin, a 32-block's sc, m and nibbles. */
+#define QMM_SVESME_K_HEAD  (2 * QMM_SVESME_SCALES)
+#define QMM_SVESME_K_BLK   (2 * QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
+#define QMM_SVESME_K_SUPER (QMM_SVESME_K_HEAD + 8 * QMM_SVESME_K_BLK)
+
+/* Q4_K's 32-block j as Q4_0's 16 nibble bytes (byte t: q[t] | q[t + 16] << 4),
+ * and back into a block's qs (the bits of j only: ORed into zeroed qs). */
+static inline void qmm_svesme_k_nibbles(const qmm_block_q4_k *g, int j, uint8_t out[QMM_QK / 2]) {
+    const uint8_t *qs = g->qs + 32 * (j / 2);
+    const int sh = 4 * (j % 2);
+    for (int t = 0; t < QMM_QK / 2; t++)
+        out[t] = (uint8_t)(((qs[t] >> sh) & 0x0f) | (((qs[t + 16] >> sh) & 0x0f) << 4));
+}
+static inline void qmm_svesme_k_nibbles_put(qmm_block_q4_k *g, int j, const uint8_t in[QMM_QK / 2]) {
+    uint8_t *qs = g->qs + 32 * (j / 2);
+    const int sh = 4 * (j % 2);
+    for (int t = 0; t < QMM_QK / 2; t++) {
+        qs[t] |= (uint8_t)((in[t] & 0x0f) << sh);
+        qs[t + 16] |= (uint8_t)((in[t] >> 4) << sh);
+    }
+}
+/* Q4_K's header of row r from a super-block's packed parts: d at dptr[r],
+ * dmin at dptr[16 + r], sc_j / m_j at scm[j * blk_stride + r] / [+ 16]. */
+static inline void qmm_svesme_k_header_put(qmm_block_q4_k *g, const uint8_t *dptr, const uint8_t *scm, size_t blk_stride, int r) {
+    memset(g, 0, sizeof *g);
+    memcpy(&g->d, dptr + 2 * r, 2);
+    memcpy(&g->dmin, dptr + QMM_SVESME_SCALES + 2 * r, 2);
+    for (int j = 0; j < 8; j++)
+        qmm_k_scale_min_put(g->scales, j, scm[j * blk_stride + r], scm[j * blk_stride + QMM_SVESME_NP + r]);
+}
+/* ... and into packed parts: d, dmin, sc_j, m_j of row r. */
+static inline void qmm_svesme_k_header_get(const qmm_block_q4_k *g, uint8_t *dptr, uint8_t *scm, size_t blk_stride, int r) {
+    memcpy(dptr + 2 * r, &g->d, 2);
+    memcpy(dptr + QMM_SVESME_SCALES + 2 * r, &g->dmin, 2);
+    for (int j = 0; j < 8; j++) {
+        int sc, m;
+        qmm_k_scale_min(g->scales, j, &sc, &m);
+        scm[j * blk_stride + r] = (uint8_t)sc;
+        scm[j * blk_stride + QMM_SVESME_NP + r] = (uint8_t)m;
+    }
+}
+
+static inline size_t qmm_svesme_w_size_q4_k(int64_t k, int64_t n) {
+    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER;
+}
+static inline size_t qmm_svesme_w_offset_q4_k(int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER;
+}
+static inline void qmm_svesme_w_pack_q4_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_q4_k(p * QMM_SVESME_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVESME_K_SUPER); /* pad rows: zero scales, never stored */
+        for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
+            const qmm_block_q4_k *row = (const qmm_block_q4_k *)((const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride);
+            for (int64_t s = 0; s < ns; s++) {
+                uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER;
+                qmm_svesme_k_header_get(&row[s], sup, sup + QMM_SVESME_K_HEAD, QMM_SVESME_K_BLK, r);
+                for (int j = 0; j < 8; j++) {
+                    uint8_t nib[QMM_QK / 2];
+                    qmm_svesme_k_nibbles(&row[s], j, nib);
+                    uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * QMM_SVESME_K_BLK + 2 * QMM_SVESME_NP;
+                    for (int g = 0; g < 4; g++)
+                        memcpy(blk + g * QMM_SVESME_GROUP + 4 * r, nib + 4 * g, 4);
+                }
+            }
+        }
+    }
+}
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static inline void qmm_svesme_w_read_row_q4_k(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q4_k(row, k);
+    const int r = (int)(row % QMM_SVESME_NP);
+    (void)n;
+    for (int64_t s = 0; s < ns; s++) {
+        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER;
+        qmm_block_q4_k g;
+        qmm_svesme_k_header_put(&g, sup, sup + QMM_SVESME_K_HEAD, QMM_SVESME_K_BLK, r);
+        for (int j = 0; j < 8; j++) {
+            const uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * QMM_SVESME_K_BLK + 2 * QMM_SVESME_NP;
+            uint8_t nib[QMM_QK / 2];
+            for (int q = 0; q < 4; q++)
+                memcpy(nib + 4 * q, blk + q * QMM_SVESME_GROUP + 4 * r, 4);
+            qmm_svesme_k_nibbles_put(&g, j, nib);
+        }
+        qmm_dequantize_row_q4_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
 /* SME GEMM activations: groups of 16 rows (zero rows pad the last), per
  * block: 16 fp32 scales d (64 bytes), then 8 groups of [16 rows x 4 int8]
- * (row i's q[4g..4g+3] at 64 + 64 g + 4 i): the SMOPA row operand. The int8
- * values and d are exactly qmm_act_quantize_block's (it is called here). */
-#define QMM_SVESME_MP      16
-#define QMM_SVESME_ACT_BLK (QMM_SVESME_MP * 4 + 8 * QMM_SVESME_MP * 4)
+ * (row i's q[4g..4g+3] at 64 + 64 g + 4 i): the SMOPA row operand; the
+ * formats with a min (Q4_K) add the 16 rows' block sums as fp32 (exact:
+ * |sum| <= 4064) at 576 + 4 i, the FMOPA operand of their min term. The
+ * int8 values, d and sums are exactly qmm_act_quantize_block's (it is called
+ * here). */
+#define QMM_SVESME_MP        16
+#define QMM_SVESME_ACT_QBYTES (QMM_SVESME_MP * 4 + 8 * QMM_SVESME_MP * 4)
+#define QMM_SVESME_ACT_BLK(sums) (QMM_SVESME_ACT_QBYTES + ((sums) ? QMM_SVESME_MP * 4 : 0))
 
-static inline size_t qmm_svesme_act_size(int64_t m, int64_t k) {
-    return (size_t)((m + QMM_SVESME_MP - 1) / QMM_SVESME_MP) * (size_t)(k / QMM_QK) * QMM_SVESME_ACT_BLK;
+static inline size_t qmm_svesme_act_size_any(int sums, int64_t m, int64_t k) {
+    return (size_t)((m + QMM_SVESME_MP - 1) / QMM_SVESME_MP) * (size_t)(k / QMM_QK) * QMM_SVESME_ACT_BLK(sums);
 }
-static inline size_t qmm_svesme_act_offset(int64_t m_idx, int64_t k) {
-    return (size_t)(m_idx / QMM_SVESME_MP) * (size_t)(k / QMM_QK) * QMM_SVESME_ACT_BLK;
+static inline size_t qmm_svesme_act_offset_any(int sums, int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / QMM_SVESME_MP) * (size_t)(k / QMM_QK) * QMM_SVESME_ACT_BLK(sums);
 }
-static inline void qmm_svesme_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+static inline void qmm_svesme_act_pack_any(int sums, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
     const int64_t nb = k / QMM_QK;
+    const size_t blk_bytes = QMM_SVESME_ACT_BLK(sums);
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SVESME_MP) {
-        uint8_t *grp = (uint8_t *)dst + qmm_svesme_act_offset(m0, k);
-        memset(grp, 0, (size_t)nb * QMM_SVESME_ACT_BLK);
+        uint8_t *grp = (uint8_t *)dst + qmm_svesme_act_offset_any(sums, m0, k);
+        memset(grp, 0, (size_t)nb * blk_bytes);
         for (int i = 0; i < QMM_SVESME_MP && m0 + i < m; i++) {
             const float *row = (const float *)((const char *)x + (size_t)(m0 + i) * x_row_stride);
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = grp + (size_t)b * QMM_SVESME_ACT_BLK;
+                uint8_t *blk = grp + (size_t)b * blk_bytes;
                 int8_t q[QMM_QK];
                 float d;
                 int32_t sum;
@@ -283,9 +385,24 @@ static inline void qmm_svesme_act_pack(int64_t m, int64_t k, const float *x, siz
                 memcpy(blk + 4 * i, &d, 4);
                 for (int g = 0; g < 8; g++)
                     memcpy(blk + QMM_SVESME_MP * 4 + g * QMM_SVESME_MP * 4 + 4 * i, q + 4 * g, 4);
+                if (sums) {
+                    const float fs = (float)sum;
+                    memcpy(blk + QMM_SVESME_ACT_QBYTES + 4 * i, &fs, 4);
+                }
             }
         }
     }
+}
+/* The activation descriptor's functions: without sums, and with them. */
+static inline size_t qmm_svesme_act_size(int64_t m, int64_t k) { return qmm_svesme_act_size_any(0, m, k); }
+static inline size_t qmm_svesme_act_offset(int64_t m_idx, int64_t k) { return qmm_svesme_act_offset_any(0, m_idx, k); }
+static inline void qmm_svesme_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    qmm_svesme_act_pack_any(0, m, k, x, x_row_stride, dst);
+}
+static inline size_t qmm_svesme_act_size_sums(int64_t m, int64_t k) { return qmm_svesme_act_size_any(1, m, k); }
+static inline size_t qmm_svesme_act_offset_sums(int64_t m_idx, int64_t k) { return qmm_svesme_act_offset_any(1, m_idx, k); }
+static inline void qmm_svesme_act_pack_sums(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    qmm_svesme_act_pack_any(1, m, k, x, x_row_stride, dst);
 }
 
 #endif
