@@ -12,12 +12,14 @@ extern const qmm_family qmm_family_sme2_iq4_nl;
 extern const qmm_family qmm_family_sme2_mxfp4;
 extern const qmm_family qmm_family_sme2_iq4_xs;
 extern const qmm_family qmm_family_sme2_q4_k;
+extern const qmm_family qmm_family_sme2_q6_k;
 extern const qmm_family qmm_family_sme_q4_0;
 extern const qmm_family qmm_family_sme_q8_0;
 extern const qmm_family qmm_family_sme_iq4_nl;
 extern const qmm_family qmm_family_sme_mxfp4;
 extern const qmm_family qmm_family_sme_iq4_xs;
 extern const qmm_family qmm_family_sme_q4_k;
+extern const qmm_family qmm_family_sme_q6_k;
 extern const qmm_family qmm_family_sme_f32;
 extern const qmm_family qmm_family_sme_f16;
 extern const qmm_family qmm_family_sme_bf16;
@@ -28,12 +30,14 @@ extern const qmm_family qmm_family_sve_i8mm_iq4_nl;
 extern const qmm_family qmm_family_sve_i8mm_mxfp4;
 extern const qmm_family qmm_family_sve_i8mm_iq4_xs;
 extern const qmm_family qmm_family_sve_i8mm_q4_k;
+extern const qmm_family qmm_family_sve_i8mm_q6_k;
 extern const qmm_family qmm_family_sve_dotprod_q4_0;
 extern const qmm_family qmm_family_sve_dotprod_q8_0;
 extern const qmm_family qmm_family_sve_dotprod_iq4_nl;
 extern const qmm_family qmm_family_sve_dotprod_mxfp4;
 extern const qmm_family qmm_family_sve_dotprod_iq4_xs;
 extern const qmm_family qmm_family_sve_dotprod_q4_k;
+extern const qmm_family qmm_family_sve_dotprod_q6_k;
 
 /* NEON */
 extern const qmm_family qmm_family_neon_i8mm_q4_0;
@@ -75,12 +79,14 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme2_mxfp4,
     &qmm_family_sme2_iq4_xs,
     &qmm_family_sme2_q4_k,
+    &qmm_family_sme2_q6_k,
     &qmm_family_sme_q4_0,
     &qmm_family_sme_q8_0,
     &qmm_family_sme_iq4_nl,
     &qmm_family_sme_mxfp4,
     &qmm_family_sme_iq4_xs,
     &qmm_family_sme_q4_k,
+    &qmm_family_sme_q6_k,
     &qmm_family_sme_f32,
     &qmm_family_sme_f16,
     &qmm_family_sme_bf16,
@@ -91,12 +97,14 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_i8mm_mxfp4,
     &qmm_family_sve_i8mm_iq4_xs,
     &qmm_family_sve_i8mm_q4_k,
+    &qmm_family_sve_i8mm_q6_k,
     &qmm_family_sve_dotprod_q4_0,
     &qmm_family_sve_dotprod_q8_0,
     &qmm_family_sve_dotprod_iq4_nl,
     &qmm_family_sve_dotprod_mxfp4,
     &qmm_family_sve_dotprod_iq4_xs,
     &qmm_family_sve_dotprod_q4_k,
+    &qmm_family_sve_dotprod_q6_k,
 
     /* NEON: i8mm before dotprod, then fp32 / fp16. */
     &qmm_family_neon_i8mm_q4_0,

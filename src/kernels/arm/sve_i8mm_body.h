@@ -1,5 +1,5 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS and Q4_K (define
+ * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K and Q6_K (define
  * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
  * QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
@@ -14,7 +14,8 @@
  * out at the end. Per output, per block in order: fma((float)isum,
  * fl(w_d * x_d), acc), as kernel.h requires; Q4_K then fma((float)(-m_j *
  * sum qx), fl(dmin * x_d), acc), its mins and the pair's block sums in the
- * same lane order.
+ * same lane order; Q6_K's isum is sc_a times the sum of elements 0..15 plus
+ * sc_b times that of 16..31 (two SMMLA chains), as its reference.
  *
  * Weights: 16-row panels (a VL-independent blob, see sve_sme_layout.h), per
  * block: 16 fp16 scales (32 bytes), then groups h of 8 row pairs x 16 bytes
@@ -56,7 +57,13 @@
  * bytes), then per 32-block its 16 int8 sub-scales and Q4_0's 2 groups of
  * nibble bytes (QMM_SVESME_XS_BLK = 16 + 2 x 128 bytes: sve_sme_layout.h's
  * sizes, +1.5% on GGUF). */
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups */
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K /* d[16], then per 32-block sc_a[16], sc_b[16], 2 nibble groups, 1 hi group */
+#define QMM_SVEI8MM_UNIT QMM_SVESME_Q6_SUPER
+#define QMM_SVEI8MM_UE   QMM_QK_K
+#define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
+#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVEI8MM_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
+#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER)
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups */
 #define QMM_SVEI8MM_UNIT QMM_SVESME_K_SUPER
 #define QMM_SVEI8MM_UE   QMM_QK_K
 #define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
@@ -88,7 +95,56 @@ static inline size_t svei8mm_at(int r, int h) {
     return QMM_SVEI8MM_QOFF + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
 }
 
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
+static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
+        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
+        for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
+            const qmm_block_q6_k *row = (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
+            for (int64_t s = 0; s < ns; s++) {
+                memcpy(SI_DPTR(panel, 8 * s) + 2 * r, &row[s].d, 2);
+                for (int j = 0; j < 8; j++) {
+                    uint8_t *blk = SI_BLK(panel, 8 * s + j);
+                    uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
+                    blk[r] = (uint8_t)row[s].scales[2 * j];
+                    blk[QMM_SVEI8MM_NP + r] = (uint8_t)row[s].scales[2 * j + 1];
+                    qmm_svesme_q6_get(&row[s], j, q);
+                    qmm_svesme_q6_split(q, 8, lo, hi);
+                    for (int h = 0; h < 2; h++)
+                        memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
+                    memcpy(blk + svei8mm_at(r, 2), hi, 8);
+                }
+            }
+        }
+    }
+}
+
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
+    for (int64_t s = 0; s < ns; s++) {
+        qmm_block_q6_k g;
+        memset(&g, 0, sizeof g);
+        memcpy(&g.d, SI_DPTR(panel, 8 * s) + 2 * r, 2);
+        for (int j = 0; j < 8; j++) {
+            const uint8_t *blk = SI_BLK(panel, 8 * s + j);
+            uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
+            g.scales[2 * j] = (int8_t)blk[r];
+            g.scales[2 * j + 1] = (int8_t)blk[QMM_SVEI8MM_NP + r];
+            for (int h = 0; h < 2; h++)
+                memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
+            memcpy(hi, blk + svei8mm_at(r, 2), 8);
+            qmm_svesme_q6_join(lo, hi, 8, q);
+            qmm_svesme_q6_put(&g, j, q);
+        }
+        qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
@@ -270,6 +326,15 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
     const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
     const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
     const svint8_t w0 = SI_LO(v0_), w1 = SI_LO(v1_), w2 = SI_HI(v0_), w3 = SI_HI(v1_)
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K /* the signed q per vector (QMM_SVE_Q6_W) */
+#define SI_LOAD_W(blk, c0)                                                                                                       \
+    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
+    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
+    const svuint32_t h_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 2 * QMM_SVEI8MM_GROUP));                                       \
+    const svint8_t w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0_, 0x0f), h_, 0);                                                 \
+    const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), h_, 1);                                                 \
+    const svint8_t w2 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), h_, 2);                                                    \
+    const svint8_t w3 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), h_, 3)
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
 #define SI_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SI_HI(v) svasr_n_s8_x(pt8, v, 4)
@@ -291,13 +356,23 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
         const int8_t *aq_ = (const int8_t *)(ab) + 8;                                                                            \
         svint32_t s_ = svmmla_s32(svdup_n_s32(0), svld1rq_s8(pt8, aq_), w0);                                                     \
         s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 16), w1);                                                                      \
-        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 32), w2);                                                                      \
-        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 48), w3);                                                                      \
+        svint32_t t_ = SI_SECOND(s_);                                                                                            \
+        t_ = svmmla_s32(t_, svld1rq_s8(pt8, aq_ + 32), w2);                                                                      \
+        t_ = svmmla_s32(t_, svld1rq_s8(pt8, aq_ + 48), w3);                                                                      \
         const float *xd_ = (const float *)(ab);                                                                                  \
         const svfloat32_t sc_ = svmul_f32_x(pw, wd, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]));                               \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SI_LS(s_)), sc_);                                                         \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SI_ISUM(s_, t_)), sc_);                                                   \
         SI_MIN_STEP(ab, xd_, acc);                                                                                               \
     } while (0)
+/* The isum from the sums of k 0..15 (s) and then of 16..31 (t): one chain
+ * (times a sub-scale), or Q6_K's two, each times its own. */
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
+#define SI_SECOND(s)  svdup_n_s32(0)
+#define SI_ISUM(s, t) svmla_s32_x(pw, svmul_s32_x(pw, s, lsa), t, lsb)
+#else
+#define SI_SECOND(s)  (s)
+#define SI_ISUM(s, t) SI_LS(t)
+#endif
 /* Q4_K: then the min term, -m_j times the rows' block sums [s0 s0 s1 s1]. */
 #if QMM_SVEI8MM_MIN
 #define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
@@ -319,6 +394,12 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
     const svuint64_t lu_ = svreinterpret_u64_s32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                 \
     const svint32_t ls = svreinterpret_s32_u64(svzip1_u64(lu_, lu_))
 #define SI_LS(s) svmul_s32_x(pw, s, ls)
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
+/* Q6_K: sc_a and sc_b of rows c0.., duplicated pairwise as the scales */
+#define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
+#define SI_LS_DECL(wp, b, c0)                                                                                                    \
+    const svint32_t lsa = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                   \
+    const svint32_t lsb = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0)))
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
 /* Q4_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
 #define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))

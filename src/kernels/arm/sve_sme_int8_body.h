@@ -1,7 +1,7 @@
 /* Kernel bodies shared by the SVE and SME int8 families, instantiated once
  * per translation unit (each with its own target flags). Before including:
  *   QMM_SVESME_KIND the weight format, QMM_SVESME_KIND_Q8_0, _Q4_0, _IQ4_NL,
- *               _MXFP4, _IQ4_XS or _Q4_K (sve_sme_layout.h panels);
+ *               _MXFP4, _IQ4_XS, _Q4_K or _Q6_K (sve_sme_layout.h panels);
  *   QMM_SVESME_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
@@ -16,7 +16,9 @@
  * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
  * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
  * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^24: exact in int32 and as
- * a float; Q4_K by its sc_j, <= 3.84e6), then per output, blocks in
+ * a float; Q4_K by its sc_j, <= 3.84e6; Q6_K's is sc_a times the sum of
+ * elements 0..15 plus sc_b times that of 16..31, <= 16646144, as its
+ * reference), then per output, blocks in
  * ascending order:
  *   acc = fma((float)isum, fl(w_d * x_d), acc)
  * with w_d the exactly widened fp16 d (IQ4_XS, Q4_K: the super-block's) or
@@ -42,8 +44,10 @@
      QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS)
 /* The formats with a min term per block (and activation sums for it). */
 #define QMM_SVESME_MIN (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K)
-#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
-#define QMM_SVESME_QOFF (2 * QMM_SVESME_NP) /* after the 32-block's sc and m */
+/* Q6_K: two block sums per output, of elements 0..15 and 16..31 */
+#define QMM_SVESME_SPLIT (QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K)
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
+#define QMM_SVESME_QOFF (2 * QMM_SVESME_NP) /* after the 32-block's sc and m, or sc_a and sc_b */
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVESME_QOFF   QMM_SVESME_NP /* after the 32-block's sub-scales */
 #define QMM_SVESME_LEVELS qmm_kvalues_iq4nl
@@ -81,6 +85,15 @@
     const svint32_t nm = svneg_s32_x(pw, svreinterpret_s32_u32(svld1ub_u32(pw, scm_ + QMM_SVESME_NP)));                          \
     const svfloat32_t wm = svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
 #define SS_LS(s) svmul_s32_x(pw, s, ls)
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
+#define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVESME_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
+#define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER)
+#define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * QMM_SVESME_Q6_SUPER)
+/* Q6_K: the panel rows' sc_a and sc_b, and the block's isum from its two sums */
+#define SS_LS_DECL(wp, b, c0)                                                                                                    \
+    const int8_t *sab_ = (const int8_t *)SS_BLK(wp, b) + (c0);                                                                   \
+    const svint32_t lsa = svld1sb_s32(pw, sab_), lsb = svld1sb_s32(pw, sab_ + QMM_SVESME_NP)
+#define SS_LS2(sa, sb) svmla_s32_x(pw, svmul_s32_x(pw, sa, lsa), sb, lsb)
 #else
 #define SS_BLK(wp, b)        ((wp) + (size_t)(b)*QMM_SVESME_BLK)
 #define SS_DPTR(wp, b)       SS_BLK(wp, b)
@@ -135,6 +148,22 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
     const svuint8_t v2_ = svld1_u8(pb, wq_ + 2 * QMM_SVESME_GROUP), v3_ = svld1_u8(pb, wq_ + 3 * QMM_SVESME_GROUP);              \
     const svint8_t w0 = SS_LO(v0_), w1 = SS_LO(v1_), w2 = SS_LO(v2_), w3 = SS_LO(v3_);                                           \
     const svint8_t w4 = SS_HI(v0_), w5 = SS_HI(v1_), w6 = SS_HI(v2_), w7 = SS_HI(v3_)
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
+/* Q6_K: the signed q of each weight vector (QMM_SVE_Q6_W, sve_sme_layout.h). */
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVESME_QOFF + 4 * (c0);                                                    \
+    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVESME_GROUP);                                         \
+    const svuint8_t v2_ = svld1_u8(pb, wq_ + 2 * QMM_SVESME_GROUP), v3_ = svld1_u8(pb, wq_ + 3 * QMM_SVESME_GROUP);              \
+    const svuint32_t ha_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 4 * QMM_SVESME_GROUP));                                       \
+    const svuint32_t hb_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 5 * QMM_SVESME_GROUP));                                       \
+    const svint8_t w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0_, 0x0f), ha_, 0);                                           \
+    const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), ha_, 1);                                           \
+    const svint8_t w2 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v2_, 0x0f), ha_, 2);                                           \
+    const svint8_t w3 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v3_, 0x0f), ha_, 3);                                           \
+    const svint8_t w4 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), hb_, 0);                                              \
+    const svint8_t w5 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), hb_, 1);                                              \
+    const svint8_t w6 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v2_, 4), hb_, 2);                                              \
+    const svint8_t w7 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v3_, 4), hb_, 3)
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_0
 #define SS_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SS_HI(v) svasr_n_s8_x(pt8, v, 4)
@@ -161,13 +190,29 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
         s_ = svdot_s32(s_, w1, svesme_bcast4((xb)->q + 4));                                                                      \
         s_ = svdot_s32(s_, w2, svesme_bcast4((xb)->q + 8));                                                                      \
         s_ = svdot_s32(s_, w3, svesme_bcast4((xb)->q + 12));                                                                     \
-        s_ = svdot_s32(s_, w4, svesme_bcast4((xb)->q + 16));                                                                     \
-        s_ = svdot_s32(s_, w5, svesme_bcast4((xb)->q + 20));                                                                     \
-        s_ = svdot_s32(s_, w6, svesme_bcast4((xb)->q + 24));                                                                     \
-        s_ = svdot_s32(s_, w7, svesme_bcast4((xb)->q + 28));                                                                     \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SS_LS(s_)), svmul_n_f32_x(pw, wd, (xb)->d));                              \
+        svint32_t t_ = SS_SECOND(s_);                                                                                            \
+        t_ = svdot_s32(t_, w4, svesme_bcast4((xb)->q + 16));                                                                     \
+        t_ = svdot_s32(t_, w5, svesme_bcast4((xb)->q + 20));                                                                     \
+        t_ = svdot_s32(t_, w6, svesme_bcast4((xb)->q + 24));                                                                     \
+        t_ = svdot_s32(t_, w7, svesme_bcast4((xb)->q + 28));                                                                     \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SS_ISUM(s_, t_)), svmul_n_f32_x(pw, wd, (xb)->d));                        \
         SS_MIN_STEP(xb, acc);                                                                                                    \
     } while (0)
+/* The block's isum from the sums of k 0..15 (s) and then of 16..31 (t): one
+ * chain and its sub-scale, or Q6_K's two chains and theirs. */
+#if QMM_SVESME_SPLIT
+#define SS_SECOND(s)   svdup_n_s32(0)
+#define SS_ISUM(s, t)  SS_LS2(s, t)
+#define SS_TILE_B      1    /* ZA1.S holds the second sums */
+#define SS_ZA_INT_MASK 0x33 /* ZA0.S, ZA1.S */
+#define SS_I4_DECL(G)  const svint32x4_t i_ = svread_hor_za32_s32_vg4(0, 4 * G), j_ = svread_hor_za32_s32_vg4(1, 4 * G)
+#else
+#define SS_SECOND(s)   (s)
+#define SS_ISUM(s, t)  SS_LS(t)
+#define SS_TILE_B      0
+#define SS_ZA_INT_MASK 0x11 /* ZA0.S */
+#define SS_I4_DECL(G)  const svint32x4_t j_ = svread_hor_za32_s32_vg4(0, 4 * G) /* SS_ISUM reads t only */
+#endif
 #if QMM_SVESME_MIN /* then the min term: -m_j times the block's activation sum */
 #define SS_MIN_STEP(xb, acc)                                                                                                     \
     acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, svmul_n_s32_x(pw, nm, (xb)->sum)), svmul_n_f32_x(pw, wm, (xb)->d))
@@ -243,7 +288,9 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
  * its scales (ZA2.S slice i), fused into the row's accumulator. */
 #define SS_FP_ROW(I)                                                                                                             \
     if (rows > I) {                                                                                                              \
-        acc##I = svmla_f32_x(pw, acc##I, svcvt_f32_s32_x(pw, SS_LS(svread_hor_za32_s32_m(svundef_s32(), pw, 0, I))),             \
+        acc##I = svmla_f32_x(pw, acc##I,                                                                                         \
+                             svcvt_f32_s32_x(pw, SS_ISUM(svread_hor_za32_s32_m(svundef_s32(), pw, 0, I),                         \
+                                                         svread_hor_za32_s32_m(svundef_s32(), pw, SS_TILE_B, I))),               \
                              svread_hor_za32_f32_m(svundef_f32(), pw, 2, I));                                                    \
         SS_FP_MIN_ROW(I);                                                                                                        \
     }
@@ -259,7 +306,7 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
         A2 = svmla_f32_x(pw, A2, svget4_f32(t_, 2), svget4_f32(u_, 2));                                                          \
         A3 = svmla_f32_x(pw, A3, svget4_f32(t_, 3), svget4_f32(u_, 3));                                                          \
     } while (0)
-#define SS_ZA_MASK 0xff /* ZA0.S..ZA3.S */
+#define SS_ZA_MASK 0xff /* ZA0.S (sums), ZA1.S (min terms), ZA2.S, ZA3.S (scales) */
 #else
 #define SS_FP_MIN_ROW(I)                                                                                                         \
     do {                                                                                                                         \
@@ -267,15 +314,16 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
 #define SS_FP_MIN_ROW4(G, A0, A1, A2, A3)                                                                                        \
     do {                                                                                                                         \
     } while (0)
-#define SS_ZA_MASK 0x55 /* ZA0.S and ZA2.S */
+#define SS_ZA_MASK (SS_ZA_INT_MASK | 0x44) /* the sums' tiles and ZA2.S (scales) */
 #endif
 /* SME2: rows 4G..4G+3 at once (4-slice MOVA, 4-vector SCVTF); a group is
  * entered when its first row exists, the rows past `rows` are never stored. */
 #define SS_FP_ROW4(G, A0, A1, A2, A3)                                                                                            \
     if (rows > 4 * G) {                                                                                                          \
-        const svint32x4_t i_ = svread_hor_za32_s32_vg4(0, 4 * G);                                                                \
-        const svfloat32x4_t s_ = svcvt_f32_s32_x4(svcreate4_s32(SS_LS(svget4_s32(i_, 0)), SS_LS(svget4_s32(i_, 1)),              \
-                                                                SS_LS(svget4_s32(i_, 2)), SS_LS(svget4_s32(i_, 3))));            \
+        SS_I4_DECL(G);                                                                                                           \
+        const svfloat32x4_t s_ = svcvt_f32_s32_x4(                                                                               \
+            svcreate4_s32(SS_ISUM(svget4_s32(i_, 0), svget4_s32(j_, 0)), SS_ISUM(svget4_s32(i_, 1), svget4_s32(j_, 1)),          \
+                          SS_ISUM(svget4_s32(i_, 2), svget4_s32(j_, 2)), SS_ISUM(svget4_s32(i_, 3), svget4_s32(j_, 3))));        \
         const svfloat32x4_t c_ = svread_hor_za32_f32_vg4(2, 4 * G);                                                              \
         A0 = svmla_f32_x(pw, A0, svget4_f32(s_, 0), svget4_f32(c_, 0));                                                          \
         A1 = svmla_f32_x(pw, A1, svget4_f32(s_, 1), svget4_f32(c_, 1));                                                          \
@@ -336,10 +384,10 @@ static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + QMM_SVESME_MP * 4), w1);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 2 * QMM_SVESME_MP * 4), w2);
                         svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 3 * QMM_SVESME_MP * 4), w3);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 4 * QMM_SVESME_MP * 4), w4);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 5 * QMM_SVESME_MP * 4), w5);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 6 * QMM_SVESME_MP * 4), w6);
-                        svmopa_za32_s8_m(0, pb, pb, svld1_s8(pb, xq + 7 * QMM_SVESME_MP * 4), w7);
+                        svmopa_za32_s8_m(SS_TILE_B, pb, pb, svld1_s8(pb, xq + 4 * QMM_SVESME_MP * 4), w4);
+                        svmopa_za32_s8_m(SS_TILE_B, pb, pb, svld1_s8(pb, xq + 5 * QMM_SVESME_MP * 4), w5);
+                        svmopa_za32_s8_m(SS_TILE_B, pb, pb, svld1_s8(pb, xq + 6 * QMM_SVESME_MP * 4), w6);
+                        svmopa_za32_s8_m(SS_TILE_B, pb, pb, svld1_s8(pb, xq + 7 * QMM_SVESME_MP * 4), w7);
 #if QMM_SVESME_SME2
                         SS_FP_ROW4(0, acc0, acc1, acc2, acc3)
                         SS_FP_ROW4(1, acc4, acc5, acc6, acc7)
@@ -423,7 +471,9 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 #endif
 
 /* The panel functions of the weight format (sve_sme_layout.h). */
-#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q6_k
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4_k
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_iq4_xs

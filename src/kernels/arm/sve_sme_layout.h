@@ -33,7 +33,12 @@
  *         (uint8, 0..63) and 4 groups of nibble bytes in Q4_0's form (low
  *         nibbles k = 4g.., high k = 16 + 4g.., the unsigned q 0..15; GGUF
  *         keeps a 32-block in the low or high nibbles of 32 bytes instead):
- *         2368 bytes per 16 x 256, +2.8% on GGUF's 144 per row.
+ *         2368 bytes per 16 x 256, +2.8% on GGUF's 144 per row;
+ *   Q6_K, per super-block of 8 blocks: 16 x fp16 d (32 bytes), then per
+ *         32-block j its 16 int8 sub-scales of elements 0..15 (sc_a), 16 of
+ *         16..31 (sc_b), the low 4 bits of q (0..63) in Q4_0's nibble form (4
+ *         groups) and the high 2 bits (2 groups, qmm_svesme_q6_split's form
+ *         with kr = 4): GGUF's 210 bytes per row and 256 exactly.
  * The body headers take the format as QMM_SVESME_KIND, one of the kinds below.
  */
 #ifndef QMM_SVE_SME_LAYOUT_H
@@ -57,6 +62,7 @@
 #define QMM_SVESME_KIND_MXFP4  3
 #define QMM_SVESME_KIND_IQ4_XS 4
 #define QMM_SVESME_KIND_Q4_K   5
+#define QMM_SVESME_KIND_Q6_K   6
 /* IQ4_XS: a 32-block's sub-scales and nibbles, and a super-block of 8. */
 #define QMM_SVESME_XS_BLK   (QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
 #define QMM_SVESME_XS_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_XS_BLK)
@@ -70,6 +76,19 @@
 #define QMM_SVE_E8M0_HALF(pg, e)                                                                                                 \
     svreinterpret_f32_u32(svsel_u32(svcmplt_n_u32(pg, e, 2), svlsl_u32_x(pg, svdup_n_u32(0x00200000u), e),                       \
                                     svlsl_n_u32_x(pg, svsub_n_u32_x(pg, e, 1), 23)))
+
+/* Q6_K's signed weights q - 32 of weight vector i (0..3 of a hi word) in
+ * the kernel bodies: q = nib | high 2 bits << 4, the high bits at bits 2i of
+ * every byte of the hi word h (svuint32_t, qmm_svesme_q6_split) moved to
+ * bits 4..5 by one 32-bit shift (byte-local under the mask). pg: all lanes. */
+#define QMM_SVE_Q6_HI(pg, h, i)                                                                                                  \
+    ((i) == 0   ? svlsl_n_u32_x(pg, h, 4)                                                                                        \
+     : (i) == 1 ? svlsl_n_u32_x(pg, h, 2)                                                                                        \
+     : (i) == 2 ? (h)                                                                                                            \
+                : svlsr_n_u32_x(pg, h, 2))
+#define QMM_SVE_Q6_W(pg, nib, h, i)                                                                                              \
+    svreinterpret_s8_u8(                                                                                                         \
+        svsub_n_u8_x(pg, svorr_u8_x(pg, nib, svand_n_u8_x(pg, svreinterpret_u8_u32(QMM_SVE_Q6_HI(pg, h, i)), 0x30)), 32))
 
 /* Bytes of a panel block of the table kinds (the scales, then Q4_0's 4 groups). */
 #define QMM_SVESME_TABLE_BLK(kind) (QMM_SVESME_NP * QMM_SVESME_SB(kind) + 4 * QMM_SVESME_GROUP)
@@ -348,6 +367,102 @@ static inline void qmm_svesme_w_read_row_q4_k(const void *packed, int64_t k, int
             qmm_svesme_k_nibbles_put(&g, j, nib);
         }
         qmm_dequantize_row_q4_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
+/* Q6_K: a 32-block's sub-scales, low nibbles and high bits, and a super-block of 8. */
+#define QMM_SVESME_Q6_BLK   (2 * QMM_SVESME_NP + 6 * QMM_SVESME_GROUP)
+#define QMM_SVESME_Q6_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_Q6_BLK)
+
+/* Q6_K's 32-block j as its q (0..63), and back (ORed into a zeroed block). */
+static inline void qmm_svesme_q6_get(const qmm_block_q6_k *g, int j, uint8_t q[QMM_QK]) {
+    for (int l = 0; l < QMM_QK; l++)
+        q[l] = (uint8_t)(qmm_q6_k_q(g, 32 * j + l) + 32);
+}
+static inline void qmm_svesme_q6_put(qmm_block_q6_k *g, int j, const uint8_t q[QMM_QK]) {
+    for (int l = 0; l < QMM_QK; l++) {
+        const int e = 32 * j + l, h = e / 128, r = e % 128;
+        g->ql[64 * h + r % 64] |= (uint8_t)((q[l] & 0x0f) << (4 * (r / 64)));
+        g->qh[32 * h + r % 32] |= (uint8_t)((q[l] >> 4) << (2 * (r / 32)));
+    }
+}
+/* 32 q (0..63) as Q4_0-form low nibbles (byte t: q[t] & 15 | (q[t + 16] & 15)
+ * << 4) and high 2 bits for weight vectors of kr bytes per row (4: SDOT, 8:
+ * SMMLA): element k is byte t = k % kr of vector i = k / kr, and its high
+ * bits sit at bits 2 (i % 4) of hi[kr (i / 4) + t], so that vector i's are
+ * (hi word >> 2 (i % 4)) & 0x03 in every byte: 8 bytes either way. */
+static inline void qmm_svesme_q6_split(const uint8_t q[QMM_QK], int kr, uint8_t lo[QMM_QK / 2], uint8_t hi[8]) {
+    memset(hi, 0, 8);
+    for (int t = 0; t < QMM_QK / 2; t++)
+        lo[t] = (uint8_t)((q[t] & 0x0f) | (q[t + 16] & 0x0f) << 4);
+    for (int k = 0; k < QMM_QK; k++) {
+        const int i = k / kr;
+        hi[kr * (i / 4) + k % kr] |= (uint8_t)((q[k] >> 4) << (2 * (i % 4)));
+    }
+}
+static inline void qmm_svesme_q6_join(const uint8_t lo[QMM_QK / 2], const uint8_t hi[8], int kr, uint8_t q[QMM_QK]) {
+    for (int k = 0; k < QMM_QK; k++) {
+        const int i = k / kr, n = k < 16 ? lo[k] & 0x0f : lo[k - 16] >> 4;
+        q[k] = (uint8_t)(n | ((hi[kr * (i / 4) + k % kr] >> (2 * (i % 4))) & 0x03) << 4);
+    }
+}
+
+static inline size_t qmm_svesme_w_size_q6_k(int64_t k, int64_t n) {
+    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_Q6_SUPER;
+}
+static inline size_t qmm_svesme_w_offset_q6_k(int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_Q6_SUPER;
+}
+static inline void qmm_svesme_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_q6_k(p * QMM_SVESME_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVESME_Q6_SUPER); /* pad rows: zero scales, never stored */
+        for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
+            const qmm_block_q6_k *row = (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride);
+            for (int64_t s = 0; s < ns; s++) {
+                uint8_t *sup = panel + (size_t)s * QMM_SVESME_Q6_SUPER;
+                memcpy(sup + 2 * r, &row[s].d, 2);
+                for (int j = 0; j < 8; j++) {
+                    uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_Q6_BLK;
+                    uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
+                    blk[r] = (uint8_t)row[s].scales[2 * j];
+                    blk[QMM_SVESME_NP + r] = (uint8_t)row[s].scales[2 * j + 1];
+                    qmm_svesme_q6_get(&row[s], j, q);
+                    qmm_svesme_q6_split(q, 4, lo, hi);
+                    for (int g = 0; g < 4; g++)
+                        memcpy(blk + 2 * QMM_SVESME_NP + g * QMM_SVESME_GROUP + 4 * r, lo + 4 * g, 4);
+                    for (int g = 0; g < 2; g++)
+                        memcpy(blk + 2 * QMM_SVESME_NP + (4 + g) * QMM_SVESME_GROUP + 4 * r, hi + 4 * g, 4);
+                }
+            }
+        }
+    }
+}
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static inline void qmm_svesme_w_read_row_q6_k(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q6_k(row, k);
+    const int r = (int)(row % QMM_SVESME_NP);
+    (void)n;
+    for (int64_t s = 0; s < ns; s++) {
+        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_Q6_SUPER;
+        qmm_block_q6_k g;
+        memset(&g, 0, sizeof g);
+        memcpy(&g.d, sup + 2 * r, 2);
+        for (int j = 0; j < 8; j++) {
+            const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_Q6_BLK;
+            uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
+            g.scales[2 * j] = (int8_t)blk[r];
+            g.scales[2 * j + 1] = (int8_t)blk[QMM_SVESME_NP + r];
+            for (int q4 = 0; q4 < 4; q4++)
+                memcpy(lo + 4 * q4, blk + 2 * QMM_SVESME_NP + q4 * QMM_SVESME_GROUP + 4 * r, 4);
+            for (int q4 = 0; q4 < 2; q4++)
+                memcpy(hi + 4 * q4, blk + 2 * QMM_SVESME_NP + (4 + q4) * QMM_SVESME_GROUP + 4 * r, 4);
+            qmm_svesme_q6_join(lo, hi, 4, q);
+            qmm_svesme_q6_put(&g, j, q);
+        }
+        qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
     }
 }
 
