@@ -12,6 +12,7 @@ extern const qmm_family qmm_family_sme2_iq4_nl;
 extern const qmm_family qmm_family_sme2_mxfp4;
 extern const qmm_family qmm_family_sme2_iq4_xs;
 extern const qmm_family qmm_family_sme2_q4_k;
+extern const qmm_family qmm_family_sme2_q5_k;
 extern const qmm_family qmm_family_sme2_q6_k;
 extern const qmm_family qmm_family_sme_q4_0;
 extern const qmm_family qmm_family_sme_q8_0;
@@ -19,6 +20,7 @@ extern const qmm_family qmm_family_sme_iq4_nl;
 extern const qmm_family qmm_family_sme_mxfp4;
 extern const qmm_family qmm_family_sme_iq4_xs;
 extern const qmm_family qmm_family_sme_q4_k;
+extern const qmm_family qmm_family_sme_q5_k;
 extern const qmm_family qmm_family_sme_q6_k;
 extern const qmm_family qmm_family_sme_f32;
 extern const qmm_family qmm_family_sme_f16;
@@ -30,6 +32,7 @@ extern const qmm_family qmm_family_sve_i8mm_iq4_nl;
 extern const qmm_family qmm_family_sve_i8mm_mxfp4;
 extern const qmm_family qmm_family_sve_i8mm_iq4_xs;
 extern const qmm_family qmm_family_sve_i8mm_q4_k;
+extern const qmm_family qmm_family_sve_i8mm_q5_k;
 extern const qmm_family qmm_family_sve_i8mm_q6_k;
 extern const qmm_family qmm_family_sve_dotprod_q4_0;
 extern const qmm_family qmm_family_sve_dotprod_q8_0;
@@ -37,6 +40,7 @@ extern const qmm_family qmm_family_sve_dotprod_iq4_nl;
 extern const qmm_family qmm_family_sve_dotprod_mxfp4;
 extern const qmm_family qmm_family_sve_dotprod_iq4_xs;
 extern const qmm_family qmm_family_sve_dotprod_q4_k;
+extern const qmm_family qmm_family_sve_dotprod_q5_k;
 extern const qmm_family qmm_family_sve_dotprod_q6_k;
 
 /* NEON */
@@ -79,6 +83,7 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme2_mxfp4,
     &qmm_family_sme2_iq4_xs,
     &qmm_family_sme2_q4_k,
+    &qmm_family_sme2_q5_k,
     &qmm_family_sme2_q6_k,
     &qmm_family_sme_q4_0,
     &qmm_family_sme_q8_0,
@@ -86,6 +91,7 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme_mxfp4,
     &qmm_family_sme_iq4_xs,
     &qmm_family_sme_q4_k,
+    &qmm_family_sme_q5_k,
     &qmm_family_sme_q6_k,
     &qmm_family_sme_f32,
     &qmm_family_sme_f16,
@@ -97,6 +103,7 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_i8mm_mxfp4,
     &qmm_family_sve_i8mm_iq4_xs,
     &qmm_family_sve_i8mm_q4_k,
+    &qmm_family_sve_i8mm_q5_k,
     &qmm_family_sve_i8mm_q6_k,
     &qmm_family_sve_dotprod_q4_0,
     &qmm_family_sve_dotprod_q8_0,
@@ -104,6 +111,7 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_dotprod_mxfp4,
     &qmm_family_sve_dotprod_iq4_xs,
     &qmm_family_sve_dotprod_q4_k,
+    &qmm_family_sve_dotprod_q5_k,
     &qmm_family_sve_dotprod_q6_k,
 
     /* NEON: i8mm before dotprod, then fp32 / fp16. */

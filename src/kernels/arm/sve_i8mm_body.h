@@ -1,5 +1,6 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K and Q6_K (define
+ * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K, Q5_K and Q6_K
+ * (define
  * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
  * QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
@@ -12,7 +13,7 @@
  * the scales arranged alike: w_d zipped [d0 d1 d0 d1 d2 d3 ...] and x_d as
  * [x0 x0 x1 x1] per segment; UZP1/UZP2 on 64-bit pairs sort the two rows
  * out at the end. Per output, per block in order: fma((float)isum,
- * fl(w_d * x_d), acc), as kernel.h requires; Q4_K then fma((float)(-m_j *
+ * fl(w_d * x_d), acc), as kernel.h requires; Q4_K / Q5_K then fma((float)(-m_j *
  * sum qx), fl(dmin * x_d), acc), its mins and the pair's block sums in the
  * same lane order; Q6_K's isum is sc_a times the sum of elements 0..15 plus
  * sc_b times that of 16..31 (two SMMLA chains), as its reference.
@@ -27,7 +28,7 @@
  * exactly): both keep GGUF's size.
  * Activations: row pairs (a zero row pads an odd m), per block: d0, d1
  * (fp32), then 4 x 16 bytes [row 0: q[8h..8h+7], row 1: q[8h..8h+7]];
- * Q4_K adds the two rows' block sums (int32) after them. */
+ * Q4_K and Q5_K add the two rows' block sums (int32) after them. */
 #include <arm_sve.h>
 #include <stdint.h>
 #include <string.h>
@@ -49,7 +50,8 @@
 #else
 #define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 2 * QMM_SVEI8MM_GROUP)
 #endif
-#define QMM_SVEI8MM_MIN     (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K) /* a min term, activation sums */
+#define QMM_SVEI8MM_MIN     (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K) /* a min term */
+#define QMM_SVEI8MM_FIVE    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K) /* Q5_K: Q4_K's panels with a bit-4 group */
 #define QMM_SVEI8MM_ACT_BLK (QMM_SVEI8MM_MIN ? 80 : 72)
 
 /* Where block b of a panel at wp starts, where its scales d are, and the
@@ -63,12 +65,12 @@
 #define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
 #define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVEI8MM_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
 #define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER)
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups */
-#define QMM_SVEI8MM_UNIT QMM_SVESME_K_SUPER
+#elif QMM_SVEI8MM_MIN /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups (Q5_K: then 16 x 4 bytes of bit 4) */
+#define QMM_SVEI8MM_UNIT QMM_SVESME_K_SUPER(QMM_SVEI8MM_FIVE)
 #define QMM_SVEI8MM_UE   QMM_QK_K
 #define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
-#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK)
-#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER)
+#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE))
+#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT)
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVEI8MM_UNIT QMM_SVESME_XS_SUPER /* bytes per panel and k unit (a super-block) */
 #define QMM_SVEI8MM_UE   QMM_QK_K
@@ -144,21 +146,29 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
         qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
     }
 }
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
+#elif QMM_SVEI8MM_MIN
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
+    const size_t gb_bytes = QMM_SVEI8MM_FIVE ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
         uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
         memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
-            const qmm_block_q4_k *row = (const qmm_block_q4_k *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t s = 0; s < ns; s++) {
-                qmm_svesme_k_header_get(&row[s], SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK, r);
+                const uint8_t *gb = row + (size_t)s * gb_bytes;
+                qmm_svesme_k_header_get(gb, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE), r);
                 for (int j = 0; j < 8; j++) {
-                    uint8_t nib[QMM_QK / 2];
-                    qmm_svesme_k_nibbles(&row[s], j, nib);
+                    uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
+                    uint8_t *blk = SI_BLK(panel, 8 * s + j);
+                    qmm_svesme_kmin_q(QMM_SVEI8MM_FIVE, gb, j, q);
+                    qmm_svesme_nibbles(q, lo);
                     for (int h = 0; h < 2; h++)
-                        memcpy(SI_BLK(panel, 8 * s + j) + svei8mm_at(r, h), nib + 8 * h, 8);
+                        memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
+                    if (QMM_SVEI8MM_FIVE) {
+                        qmm_svesme_q5_split(q, 8, hi);
+                        memcpy(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
+                    }
                 }
             }
         }
@@ -171,15 +181,23 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
     const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
     const int r = (int)(row % QMM_SVEI8MM_NP);
     for (int64_t s = 0; s < ns; s++) {
-        qmm_block_q4_k g;
-        qmm_svesme_k_header_put(&g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK, r);
+        qmm_svesme_kmin_block g;
+        memset(&g, 0, sizeof g);
+        qmm_svesme_k_header_put((uint8_t *)&g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE), r);
         for (int j = 0; j < 8; j++) {
-            uint8_t nib[QMM_QK / 2];
+            const uint8_t *blk = SI_BLK(panel, 8 * s + j);
+            uint8_t q[QMM_QK], lo[QMM_QK / 2];
             for (int h = 0; h < 2; h++)
-                memcpy(nib + 8 * h, SI_BLK(panel, 8 * s + j) + svei8mm_at(r, h), 8);
-            qmm_svesme_k_nibbles_put(&g, j, nib);
+                memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
+            qmm_svesme_nibbles_join(lo, q);
+            if (QMM_SVEI8MM_FIVE)
+                qmm_svesme_q5_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 8, q);
+            qmm_svesme_kmin_q_put(QMM_SVEI8MM_FIVE, &g, j, q);
         }
-        qmm_dequantize_row_q4_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+        if (QMM_SVEI8MM_FIVE)
+            qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
+        else
+            qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
     }
 }
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
@@ -314,7 +332,18 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 
 #define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
-#if QMM_SVEI8MM_TABLE || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
+#if QMM_SVEI8MM_FIVE
+/* Q5_K: the unsigned q 0..31 as int8; bit 4 of vector i from the row's word
+ * spread over its 64-bit lane (QMM_SVE_Q5_SPREAD, QMM_SVE_Q5_HI8) */
+#define SI_LO(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svand_n_u8_x(pt8, v, 0x0f), QMM_SVE_Q5_HI8(pt8, y5_, i)))
+#define SI_HI(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svlsr_n_u8_x(pt8, v, 4), QMM_SVE_Q5_HI8(pt8, y5_, i)))
+#define SI_LOAD_W(blk, c0)                                                                                                       \
+    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
+    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
+    const svuint64_t x5_ = svld1uw_u64(pb, (const uint32_t *)((const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP) + (c0)); \
+    const svuint64_t y5_ = QMM_SVE_Q5_SPREAD(pt8, x5_);                                                                          \
+    const svint8_t w0 = SI_LO(v0_, 0), w1 = SI_LO(v1_, 1), w2 = SI_HI(v0_, 2), w3 = SI_HI(v1_, 3)
+#elif QMM_SVEI8MM_TABLE || QMM_SVEI8MM_MIN
 #if QMM_SVEI8MM_TABLE
 #define SI_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SI_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
@@ -373,7 +402,7 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #define SI_SECOND(s)  (s)
 #define SI_ISUM(s, t) SI_LS(t)
 #endif
-/* Q4_K: then the min term, -m_j times the rows' block sums [s0 s0 s1 s1]. */
+/* Q4_K / Q5_K: then the min term, -m_j times the rows' block sums [s0 s0 s1 s1]. */
 #if QMM_SVEI8MM_MIN
 #define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
     do {                                                                                                                         \
@@ -400,8 +429,8 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #define SI_LS_DECL(wp, b, c0)                                                                                                    \
     const svint32_t lsa = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                   \
     const svint32_t lsb = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0)))
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K
-/* Q4_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
+#elif QMM_SVEI8MM_MIN
+/* Q4_K / Q5_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
 #define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
 #define SI_LS_DECL(wp, b, c0)                                                                                                      \
     const svint32_t ls = SI_PAIRS_S32(svld1ub_s32(ph, SI_BLK(wp, b) + (c0)));                                           \

@@ -1,7 +1,7 @@
 /* Kernel bodies shared by the SVE and SME int8 families, instantiated once
  * per translation unit (each with its own target flags). Before including:
  *   QMM_SVESME_KIND the weight format, QMM_SVESME_KIND_Q8_0, _Q4_0, _IQ4_NL,
- *               _MXFP4, _IQ4_XS, _Q4_K or _Q6_K (sve_sme_layout.h panels);
+ *               _MXFP4, _IQ4_XS, _Q4_K, _Q5_K or _Q6_K (sve_sme_layout.h panels);
  *   QMM_SVESME_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
@@ -16,14 +16,14 @@
  * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
  * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
  * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^24: exact in int32 and as
- * a float; Q4_K by its sc_j, <= 3.84e6; Q6_K's is sc_a times the sum of
+ * a float; Q4_K / Q5_K by its sc_j, <= 7.94e6; Q6_K's is sc_a times the sum of
  * elements 0..15 plus sc_b times that of 16..31, <= 16646144, as its
  * reference), then per output, blocks in
  * ascending order:
  *   acc = fma((float)isum, fl(w_d * x_d), acc)
  * with w_d the exactly widened fp16 d (IQ4_XS, Q4_K: the super-block's) or
  * MXFP4's 2^(e - 128), as SCVTF, FMUL, FMLA (fused, one rounding) on lanes =
- * outputs; Q4_K then adds its min term the same way:
+ * outputs; Q4_K and Q5_K then add their min term the same way:
  *   acc = fma((float)(-m_j * sum qx), fl(dmin * x_d), acc)
  * (|m_j sum qx| <= 63 * 4064: exact in int32 and as a float). Nothing is
  * ever summed across k in floating point. */
@@ -43,10 +43,11 @@
     (QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL || QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4 ||                                    \
      QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS)
 /* The formats with a min term per block (and activation sums for it). */
-#define QMM_SVESME_MIN (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K)
+#define QMM_SVESME_MIN  (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K)
+#define QMM_SVESME_FIVE (QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K) /* Q5_K: Q4_K's panels with a bit-4 group */
 /* Q6_K: two block sums per output, of elements 0..15 and 16..31 */
 #define QMM_SVESME_SPLIT (QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K)
-#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
+#if QMM_SVESME_MIN || QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
 #define QMM_SVESME_QOFF (2 * QMM_SVESME_NP) /* after the 32-block's sc and m, or sc_a and sc_b */
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVESME_QOFF   QMM_SVESME_NP /* after the 32-block's sub-scales */
@@ -74,11 +75,12 @@
 /* IQ4_XS: the panel rows' sub-scales of a block, and a block sum times them */
 #define SS_LS_DECL(wp, b, c0) const svint32_t ls = svld1sb_s32(pw, (const int8_t *)SS_BLK(wp, b) + (c0))
 #define SS_LS(s)            svmul_s32_x(pw, s, ls)
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
-#define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK)
-#define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * QMM_SVESME_K_SUPER)
-#define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * QMM_SVESME_K_SUPER)
-/* Q4_K: the panel rows' sc_j (times a block sum), -m_j and dmin of a block */
+#elif QMM_SVESME_MIN
+#define SS_KSUP              QMM_SVESME_K_SUPER(QMM_SVESME_FIVE)
+#define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * SS_KSUP + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVESME_FIVE))
+#define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * SS_KSUP)
+#define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * SS_KSUP)
+/* Q4_K / Q5_K: the panel rows' sc_j (times a block sum), -m_j and dmin of a block */
 #define SS_LS_DECL(wp, b, c0)                                                                                                    \
     const uint8_t *scm_ = SS_BLK(wp, b) + (c0);                                                                                  \
     const svint32_t ls = svreinterpret_s32_u32(svld1ub_u32(pw, scm_));                                                           \
@@ -134,7 +136,18 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
 
 /* The 8 signed weight vectors w0..w7 (k groups 0..7 of a block) of panel
  * rows c0.. (lanes of 4 bytes). */
-#if QMM_SVESME_TABLE || QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
+#if QMM_SVESME_FIVE
+/* Q5_K: the unsigned q 0..31 as int8, bit 4 of vector i from the hi word (QMM_SVE_Q5_HI) */
+#define SS_LO(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svand_n_u8_x(pt8, v, 0x0f), QMM_SVE_Q5_HI(pt8, h5_, i)))
+#define SS_HI(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svlsr_n_u8_x(pt8, v, 4), QMM_SVE_Q5_HI(pt8, h5_, i)))
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVESME_QOFF + 4 * (c0);                                                    \
+    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVESME_GROUP);                                         \
+    const svuint8_t v2_ = svld1_u8(pb, wq_ + 2 * QMM_SVESME_GROUP), v3_ = svld1_u8(pb, wq_ + 3 * QMM_SVESME_GROUP);              \
+    const svuint32_t h5_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 4 * QMM_SVESME_GROUP));                                       \
+    const svint8_t w0 = SS_LO(v0_, 0), w1 = SS_LO(v1_, 1), w2 = SS_LO(v2_, 2), w3 = SS_LO(v3_, 3);                               \
+    const svint8_t w4 = SS_HI(v0_, 4), w5 = SS_HI(v1_, 5), w6 = SS_HI(v2_, 6), w7 = SS_HI(v3_, 7)
+#elif QMM_SVESME_TABLE || QMM_SVESME_MIN
 #if QMM_SVESME_TABLE
 #define SS_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SS_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
@@ -473,6 +486,8 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 /* The panel functions of the weight format (sve_sme_layout.h). */
 #if QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q6_k
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q5_k
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4_k
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS

@@ -34,6 +34,9 @@
  *         nibbles k = 4g.., high k = 16 + 4g.., the unsigned q 0..15; GGUF
  *         keeps a 32-block in the low or high nibbles of 32 bytes instead):
  *         2368 bytes per 16 x 256, +2.8% on GGUF's 144 per row;
+ *   Q5_K: as Q4_K with the q's bit 4 after the nibbles, one group of 16 rows
+ *         x 4 bytes (qmm_svesme_q5_split's form with kr = 4): 2880 bytes per
+ *         16 x 256, +2.3% on GGUF's 176 per row;
  *   Q6_K, per super-block of 8 blocks: 16 x fp16 d (32 bytes), then per
  *         32-block j its 16 int8 sub-scales of elements 0..15 (sc_a), 16 of
  *         16..31 (sc_b), the low 4 bits of q (0..63) in Q4_0's nibble form (4
@@ -44,6 +47,7 @@
 #ifndef QMM_SVE_SME_LAYOUT_H
 #define QMM_SVE_SME_LAYOUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -63,6 +67,7 @@
 #define QMM_SVESME_KIND_IQ4_XS 4
 #define QMM_SVESME_KIND_Q4_K   5
 #define QMM_SVESME_KIND_Q6_K   6
+#define QMM_SVESME_KIND_Q5_K   7
 /* IQ4_XS: a 32-block's sub-scales and nibbles, and a super-block of 8. */
 #define QMM_SVESME_XS_BLK   (QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
 #define QMM_SVESME_XS_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_XS_BLK)
@@ -76,6 +81,21 @@
 #define QMM_SVE_E8M0_HALF(pg, e)                                                                                                 \
     svreinterpret_f32_u32(svsel_u32(svcmplt_n_u32(pg, e, 2), svlsl_u32_x(pg, svdup_n_u32(0x00200000u), e),                       \
                                     svlsl_n_u32_x(pg, svsub_n_u32_x(pg, e, 1), 23)))
+
+/* Q5_K's bit 4 of weight vector i in the kernel bodies: SDOT form (i < 8):
+ * bit i of every byte of the hi word h (svuint32_t) moved to bit 4; SMMLA
+ * form: the 4-byte word x of a row zero-extended into its 64-bit lane
+ * (svuint64_t) spread so that byte t holds m_t (QMM_SVE_Q5_SPREAD), then bit
+ * i (< 4) of each byte moved to bit 4. Byte-local under the mask 0x10; pg:
+ * all lanes. */
+#define QMM_SVE_Q5_HI(pg, h, i)                                                                                                  \
+    svand_n_u8_x(pg,                                                                                                             \
+                 svreinterpret_u8_u32((i) < 4    ? svlsl_n_u32_x(pg, h, (4 - (i)) & 7)                                                 \
+                                      : (i) == 4 ? (h)                                                                           \
+                                                 : svlsr_n_u32_x(pg, h, ((i)-4) & 7)),                                                 \
+                 0x10)
+#define QMM_SVE_Q5_SPREAD(pg, x) svand_n_u64_x(pg, svorr_u64_x(pg, x, svlsl_n_u64_x(pg, x, 28)), 0x0f0f0f0f0f0f0f0fULL)
+#define QMM_SVE_Q5_HI8(pg, y, i) svand_n_u8_x(pg, svreinterpret_u8_u64(svlsl_n_u64_x(pg, y, 4 - (i))), 0x10)
 
 /* Q6_K's signed weights q - 32 of weight vector i (0..3 of a hi word) in
  * the kernel bodies: q = nib | high 2 bits << 4, the high bits at bits 2i of
@@ -280,95 +300,161 @@ static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, i
     }
 }
 
-/* Q4_K: a super-block's d and dmin, a 32-block's sc, m and nibbles. */
-#define QMM_SVESME_K_HEAD  (2 * QMM_SVESME_SCALES)
-#define QMM_SVESME_K_BLK   (2 * QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
-#define QMM_SVESME_K_SUPER (QMM_SVESME_K_HEAD + 8 * QMM_SVESME_K_BLK)
+/* Q4_K / Q5_K (five = 1: Q5_K, its bit-4 group after the nibbles): a
+ * super-block's d and dmin, a 32-block's sc, m, nibbles (and bit-4 group). */
+#define QMM_SVESME_K_HEAD        (2 * QMM_SVESME_SCALES)
+#define QMM_SVESME_K_BLK(five)   (2 * QMM_SVESME_NP + (4 + (five)) * QMM_SVESME_GROUP)
+#define QMM_SVESME_K_SUPER(five) (QMM_SVESME_K_HEAD + 8 * QMM_SVESME_K_BLK(five))
 
-/* Q4_K's 32-block j as Q4_0's 16 nibble bytes (byte t: q[t] | q[t + 16] << 4),
- * and back into a block's qs (the bits of j only: ORed into zeroed qs). */
-static inline void qmm_svesme_k_nibbles(const qmm_block_q4_k *g, int j, uint8_t out[QMM_QK / 2]) {
-    const uint8_t *qs = g->qs + 32 * (j / 2);
-    const int sh = 4 * (j % 2);
+/* 32 q as Q4_0's 16 nibble bytes (byte t: q[t] & 15 | (q[t + 16] & 15) << 4), and back. */
+static inline void qmm_svesme_nibbles(const uint8_t q[QMM_QK], uint8_t lo[QMM_QK / 2]) {
     for (int t = 0; t < QMM_QK / 2; t++)
-        out[t] = (uint8_t)(((qs[t] >> sh) & 0x0f) | (((qs[t + 16] >> sh) & 0x0f) << 4));
+        lo[t] = (uint8_t)((q[t] & 0x0f) | (q[t + 16] & 0x0f) << 4);
 }
-static inline void qmm_svesme_k_nibbles_put(qmm_block_q4_k *g, int j, const uint8_t in[QMM_QK / 2]) {
-    uint8_t *qs = g->qs + 32 * (j / 2);
-    const int sh = 4 * (j % 2);
+static inline void qmm_svesme_nibbles_join(const uint8_t lo[QMM_QK / 2], uint8_t q[QMM_QK]) {
     for (int t = 0; t < QMM_QK / 2; t++) {
-        qs[t] |= (uint8_t)((in[t] & 0x0f) << sh);
-        qs[t + 16] |= (uint8_t)((in[t] >> 4) << sh);
+        q[t] = (uint8_t)(lo[t] & 0x0f);
+        q[t + 16] = (uint8_t)(lo[t] >> 4);
     }
 }
-/* Q4_K's header of row r from a super-block's packed parts: d at dptr[r],
- * dmin at dptr[16 + r], sc_j / m_j at scm[j * blk_stride + r] / [+ 16]. */
-static inline void qmm_svesme_k_header_put(qmm_block_q4_k *g, const uint8_t *dptr, const uint8_t *scm, size_t blk_stride, int r) {
-    memset(g, 0, sizeof *g);
-    memcpy(&g->d, dptr + 2 * r, 2);
-    memcpy(&g->dmin, dptr + QMM_SVESME_SCALES + 2 * r, 2);
-    for (int j = 0; j < 8; j++)
-        qmm_k_scale_min_put(g->scales, j, scm[j * blk_stride + r], scm[j * blk_stride + QMM_SVESME_NP + r]);
+/* Q5_K's bit 4 of 32 q, for weight vectors of kr bytes per row: kr = 4
+ * (SDOT): bit i of hi[t] is element 4i + t's (vector i < 8), so vector i's
+ * is bit i of each byte of the word; kr = 8 (SMMLA): with m_t the 4 bits of
+ * elements 8i + t (i < 4), hi[t] = m_t | m_(t + 4) << 4, which
+ * QMM_SVE_Q5_SPREAD turns into m_t in byte t of a 64-bit lane. 4 bytes a
+ * row either way; join ORs the bits back into q. */
+static inline void qmm_svesme_q5_split(const uint8_t q[QMM_QK], int kr, uint8_t hi[4]) {
+    memset(hi, 0, 4);
+    for (int k = 0; k < QMM_QK; k++) {
+        const int bit = q[k] >> 4, t = k % kr, i = k / kr;
+        hi[t % 4] |= (uint8_t)(bit << (i + 4 * (t / 4)));
+    }
 }
-/* ... and into packed parts: d, dmin, sc_j, m_j of row r. */
-static inline void qmm_svesme_k_header_get(const qmm_block_q4_k *g, uint8_t *dptr, uint8_t *scm, size_t blk_stride, int r) {
-    memcpy(dptr + 2 * r, &g->d, 2);
-    memcpy(dptr + QMM_SVESME_SCALES + 2 * r, &g->dmin, 2);
+static inline void qmm_svesme_q5_join(const uint8_t hi[4], int kr, uint8_t q[QMM_QK]) {
+    for (int k = 0; k < QMM_QK; k++) {
+        const int t = k % kr, i = k / kr;
+        q[k] |= (uint8_t)(((hi[t % 4] >> (i + 4 * (t / 4))) & 1) << 4);
+    }
+}
+
+/* The q (0..15, Q5_K 0..31) of 32-block j of a GGUF block, and back (ORed
+ * into a zeroed block). Both blocks start with d, dmin, scales[12]. */
+_Static_assert(offsetof(qmm_block_q5_k, scales) == offsetof(qmm_block_q4_k, scales), "Q4_K / Q5_K headers");
+static inline void qmm_svesme_kmin_q(int five, const void *g, int j, uint8_t q[QMM_QK]) {
+    for (int l = 0; l < QMM_QK; l++)
+        q[l] = (uint8_t)(five ? qmm_q5_k_q((const qmm_block_q5_k *)g, 32 * j + l) : qmm_q4_k_q((const qmm_block_q4_k *)g, 32 * j + l));
+}
+static inline void qmm_svesme_kmin_q_put(int five, void *g, int j, const uint8_t q[QMM_QK]) {
+    uint8_t *qs = five ? ((qmm_block_q5_k *)g)->qs : ((qmm_block_q4_k *)g)->qs;
+    for (int l = 0; l < QMM_QK; l++) {
+        const int e = 32 * j + l;
+        qs[32 * (e / 64) + e % 32] |= (uint8_t)((q[l] & 0x0f) << (4 * ((e / 32) % 2)));
+        if (five)
+            ((qmm_block_q5_k *)g)->qh[e % 32] |= (uint8_t)((q[l] >> 4) << (e / 32));
+    }
+}
+/* A block's header (d, dmin, scales: its first 16 bytes) from row r's packed
+ * parts: d at dptr[r], dmin at dptr[16 + r], sc_j / m_j at scm[j * blk_stride
+ * + r] / [+ 16] (hdr zeroed), and into them. */
+static inline void qmm_svesme_k_header_put(uint8_t *hdr, const uint8_t *dptr, const uint8_t *scm, size_t blk_stride, int r) {
+    memcpy(hdr, dptr + 2 * r, 2);
+    memcpy(hdr + 2, dptr + QMM_SVESME_SCALES + 2 * r, 2);
+    for (int j = 0; j < 8; j++)
+        qmm_k_scale_min_put(hdr + offsetof(qmm_block_q4_k, scales), j, scm[j * blk_stride + r],
+                            scm[j * blk_stride + QMM_SVESME_NP + r]);
+}
+static inline void qmm_svesme_k_header_get(const uint8_t *hdr, uint8_t *dptr, uint8_t *scm, size_t blk_stride, int r) {
+    memcpy(dptr + 2 * r, hdr, 2);
+    memcpy(dptr + QMM_SVESME_SCALES + 2 * r, hdr + 2, 2);
     for (int j = 0; j < 8; j++) {
         int sc, m;
-        qmm_k_scale_min(g->scales, j, &sc, &m);
+        qmm_k_scale_min(hdr + offsetof(qmm_block_q4_k, scales), j, &sc, &m);
         scm[j * blk_stride + r] = (uint8_t)sc;
         scm[j * blk_stride + QMM_SVESME_NP + r] = (uint8_t)m;
     }
 }
+/* A zeroed GGUF block of either type, for the readers. */
+typedef union {
+    qmm_block_q4_k q4;
+    qmm_block_q5_k q5;
+} qmm_svesme_kmin_block;
 
-static inline size_t qmm_svesme_w_size_q4_k(int64_t k, int64_t n) {
-    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER;
+static inline size_t qmm_svesme_w_size_kmin(int five, int64_t k, int64_t n) {
+    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER(five);
 }
-static inline size_t qmm_svesme_w_offset_q4_k(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER;
+static inline size_t qmm_svesme_w_offset_kmin(int five, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER(five);
 }
-static inline void qmm_svesme_w_pack_q4_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+static inline void qmm_svesme_w_pack_kmin(int five, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                          void *dst) {
     const int64_t ns = k / QMM_QK_K;
+    const size_t gb_bytes = five ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k), blk_bytes = QMM_SVESME_K_BLK(five);
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
-        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_q4_k(p * QMM_SVESME_NP, k);
-        memset(panel, 0, (size_t)ns * QMM_SVESME_K_SUPER); /* pad rows: zero scales, never stored */
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_kmin(five, p * QMM_SVESME_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVESME_K_SUPER(five)); /* pad rows: zero scales, never stored */
         for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
-            const qmm_block_q4_k *row = (const qmm_block_q4_k *)((const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride);
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride;
             for (int64_t s = 0; s < ns; s++) {
-                uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER;
-                qmm_svesme_k_header_get(&row[s], sup, sup + QMM_SVESME_K_HEAD, QMM_SVESME_K_BLK, r);
+                const uint8_t *gb = row + (size_t)s * gb_bytes;
+                uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER(five);
+                qmm_svesme_k_header_get(gb, sup, sup + QMM_SVESME_K_HEAD, blk_bytes, r);
                 for (int j = 0; j < 8; j++) {
-                    uint8_t nib[QMM_QK / 2];
-                    qmm_svesme_k_nibbles(&row[s], j, nib);
-                    uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * QMM_SVESME_K_BLK + 2 * QMM_SVESME_NP;
+                    uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
+                    uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * blk_bytes + 2 * QMM_SVESME_NP;
+                    qmm_svesme_kmin_q(five, gb, j, q);
+                    qmm_svesme_nibbles(q, lo);
                     for (int g = 0; g < 4; g++)
-                        memcpy(blk + g * QMM_SVESME_GROUP + 4 * r, nib + 4 * g, 4);
+                        memcpy(blk + g * QMM_SVESME_GROUP + 4 * r, lo + 4 * g, 4);
+                    if (five) {
+                        qmm_svesme_q5_split(q, 4, hi);
+                        memcpy(blk + 4 * QMM_SVESME_GROUP + 4 * r, hi, 4);
+                    }
                 }
             }
         }
     }
 }
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_q4_k(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int64_t k, int64_t row, float *dst) {
     const int64_t ns = k / QMM_QK_K;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q4_k(row, k);
+    const size_t blk_bytes = QMM_SVESME_K_BLK(five);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_kmin(five, row, k);
     const int r = (int)(row % QMM_SVESME_NP);
-    (void)n;
     for (int64_t s = 0; s < ns; s++) {
-        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER;
-        qmm_block_q4_k g;
-        qmm_svesme_k_header_put(&g, sup, sup + QMM_SVESME_K_HEAD, QMM_SVESME_K_BLK, r);
+        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER(five);
+        qmm_svesme_kmin_block g;
+        memset(&g, 0, sizeof g);
+        qmm_svesme_k_header_put((uint8_t *)&g, sup, sup + QMM_SVESME_K_HEAD, blk_bytes, r);
         for (int j = 0; j < 8; j++) {
-            const uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * QMM_SVESME_K_BLK + 2 * QMM_SVESME_NP;
-            uint8_t nib[QMM_QK / 2];
-            for (int q = 0; q < 4; q++)
-                memcpy(nib + 4 * q, blk + q * QMM_SVESME_GROUP + 4 * r, 4);
-            qmm_svesme_k_nibbles_put(&g, j, nib);
+            const uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * blk_bytes + 2 * QMM_SVESME_NP;
+            uint8_t q[QMM_QK], lo[QMM_QK / 2];
+            for (int g4 = 0; g4 < 4; g4++)
+                memcpy(lo + 4 * g4, blk + g4 * QMM_SVESME_GROUP + 4 * r, 4);
+            qmm_svesme_nibbles_join(lo, q);
+            if (five)
+                qmm_svesme_q5_join(blk + 4 * QMM_SVESME_GROUP + 4 * r, 4, q);
+            qmm_svesme_kmin_q_put(five, &g, j, q);
         }
-        qmm_dequantize_row_q4_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+        if (five)
+            qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
+        else
+            qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
     }
 }
+/* The descriptor's functions of Q4_K (five = 0) and Q5_K (1). */
+#define QMM_SVESME_KMIN_FNS(fmt, FIVE)                                                                                           \
+    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) { return qmm_svesme_w_size_kmin(FIVE, k, n); }            \
+    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) { return qmm_svesme_w_offset_kmin(FIVE, n_idx, k); } \
+    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
+                                               void *dst) {                                                                      \
+        qmm_svesme_w_pack_kmin(FIVE, k, n, n0, n1, src, stride, dst);                                                            \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
+        (void)n;                                                                                                                 \
+        qmm_svesme_w_read_row_kmin(FIVE, packed, k, row, dst);                                                                   \
+    }
+QMM_SVESME_KMIN_FNS(q4_k, 0)
+QMM_SVESME_KMIN_FNS(q5_k, 1)
 
 /* Q6_K: a 32-block's sub-scales, low nibbles and high bits, and a super-block of 8. */
 #define QMM_SVESME_Q6_BLK   (2 * QMM_SVESME_NP + 6 * QMM_SVESME_GROUP)
@@ -393,8 +479,7 @@ static inline void qmm_svesme_q6_put(qmm_block_q6_k *g, int j, const uint8_t q[Q
  * (hi word >> 2 (i % 4)) & 0x03 in every byte: 8 bytes either way. */
 static inline void qmm_svesme_q6_split(const uint8_t q[QMM_QK], int kr, uint8_t lo[QMM_QK / 2], uint8_t hi[8]) {
     memset(hi, 0, 8);
-    for (int t = 0; t < QMM_QK / 2; t++)
-        lo[t] = (uint8_t)((q[t] & 0x0f) | (q[t + 16] & 0x0f) << 4);
+    qmm_svesme_nibbles(q, lo);
     for (int k = 0; k < QMM_QK; k++) {
         const int i = k / kr;
         hi[kr * (i / 4) + k % kr] |= (uint8_t)((q[k] >> 4) << (2 * (i % 4)));

@@ -1,0 +1,14 @@
+/* Q5_K x int8 activations with SVE SDOT, vector-length agnostic: per 32-block
+ * the sub-scales, mins, Q4_0-form nibbles and a bit-4 word in 16-row panels
+ * (sve_sme_layout.h), each exact block sum times its sub-scale, then the min
+ * term from the activation's block sum, in the SDOT GEMM of
+ * sve_sme_int8_body.h. Activations: the reference layout. */
+#include <arm_sve.h>
+
+#define QMM_SVESME_KIND QMM_SVESME_KIND_Q5_K
+#define QMM_SVESME_FN
+#define QMM_SVESME_SME 0
+#include "kernels/arm/sve_sme_int8_body.h"
+
+/* fallback_hides: masked off for capped (hybrid) runs, whose fallback is then a NEON family */
+QMM_SVESME_FAMILY(sve_dotprod_q5_k, QMM_TYPE_Q5_K, QMM_CPU_SVE, QMM_CPU_SVE)
