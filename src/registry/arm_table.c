@@ -14,6 +14,9 @@ extern const qmm_family qmm_family_sme2_iq4_xs;
 extern const qmm_family qmm_family_sme2_q4_k;
 extern const qmm_family qmm_family_sme2_q5_k;
 extern const qmm_family qmm_family_sme2_q6_k;
+extern const qmm_family qmm_family_sme2_q4_1;
+extern const qmm_family qmm_family_sme2_q5_0;
+extern const qmm_family qmm_family_sme2_q5_1;
 extern const qmm_family qmm_family_sme_q4_0;
 extern const qmm_family qmm_family_sme_q8_0;
 extern const qmm_family qmm_family_sme_iq4_nl;
@@ -22,6 +25,9 @@ extern const qmm_family qmm_family_sme_iq4_xs;
 extern const qmm_family qmm_family_sme_q4_k;
 extern const qmm_family qmm_family_sme_q5_k;
 extern const qmm_family qmm_family_sme_q6_k;
+extern const qmm_family qmm_family_sme_q4_1;
+extern const qmm_family qmm_family_sme_q5_0;
+extern const qmm_family qmm_family_sme_q5_1;
 extern const qmm_family qmm_family_sme_f32;
 extern const qmm_family qmm_family_sme_f16;
 extern const qmm_family qmm_family_sme_bf16;
@@ -34,6 +40,9 @@ extern const qmm_family qmm_family_sve_i8mm_iq4_xs;
 extern const qmm_family qmm_family_sve_i8mm_q4_k;
 extern const qmm_family qmm_family_sve_i8mm_q5_k;
 extern const qmm_family qmm_family_sve_i8mm_q6_k;
+extern const qmm_family qmm_family_sve_i8mm_q4_1;
+extern const qmm_family qmm_family_sve_i8mm_q5_0;
+extern const qmm_family qmm_family_sve_i8mm_q5_1;
 extern const qmm_family qmm_family_sve_dotprod_q4_0;
 extern const qmm_family qmm_family_sve_dotprod_q8_0;
 extern const qmm_family qmm_family_sve_dotprod_iq4_nl;
@@ -42,6 +51,9 @@ extern const qmm_family qmm_family_sve_dotprod_iq4_xs;
 extern const qmm_family qmm_family_sve_dotprod_q4_k;
 extern const qmm_family qmm_family_sve_dotprod_q5_k;
 extern const qmm_family qmm_family_sve_dotprod_q6_k;
+extern const qmm_family qmm_family_sve_dotprod_q4_1;
+extern const qmm_family qmm_family_sve_dotprod_q5_0;
+extern const qmm_family qmm_family_sve_dotprod_q5_1;
 
 /* NEON */
 extern const qmm_family qmm_family_neon_i8mm_q4_0;
@@ -85,6 +97,9 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme2_q4_k,
     &qmm_family_sme2_q5_k,
     &qmm_family_sme2_q6_k,
+    &qmm_family_sme2_q4_1,
+    &qmm_family_sme2_q5_0,
+    &qmm_family_sme2_q5_1,
     &qmm_family_sme_q4_0,
     &qmm_family_sme_q8_0,
     &qmm_family_sme_iq4_nl,
@@ -93,6 +108,9 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme_q4_k,
     &qmm_family_sme_q5_k,
     &qmm_family_sme_q6_k,
+    &qmm_family_sme_q4_1,
+    &qmm_family_sme_q5_0,
+    &qmm_family_sme_q5_1,
     &qmm_family_sme_f32,
     &qmm_family_sme_f16,
     &qmm_family_sme_bf16,
@@ -105,6 +123,9 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_i8mm_q4_k,
     &qmm_family_sve_i8mm_q5_k,
     &qmm_family_sve_i8mm_q6_k,
+    &qmm_family_sve_i8mm_q4_1,
+    &qmm_family_sve_i8mm_q5_0,
+    &qmm_family_sve_i8mm_q5_1,
     &qmm_family_sve_dotprod_q4_0,
     &qmm_family_sve_dotprod_q8_0,
     &qmm_family_sve_dotprod_iq4_nl,
@@ -113,6 +134,9 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_dotprod_q4_k,
     &qmm_family_sve_dotprod_q5_k,
     &qmm_family_sve_dotprod_q6_k,
+    &qmm_family_sve_dotprod_q4_1,
+    &qmm_family_sve_dotprod_q5_0,
+    &qmm_family_sve_dotprod_q5_1,
 
     /* NEON: i8mm before dotprod, then fp32 / fp16. */
     &qmm_family_neon_i8mm_q4_0,

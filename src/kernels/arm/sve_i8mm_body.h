@@ -1,6 +1,6 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
- * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K, Q5_K and Q6_K
- * (define
+ * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K, Q5_K, Q6_K,
+ * Q4_1, Q5_0 and Q5_1 (define
  * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
  * QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
@@ -28,7 +28,7 @@
  * exactly): both keep GGUF's size.
  * Activations: row pairs (a zero row pads an odd m), per block: d0, d1
  * (fp32), then 4 x 16 bytes [row 0: q[8h..8h+7], row 1: q[8h..8h+7]];
- * Q4_K and Q5_K add the two rows' block sums (int32) after them. */
+ * Q4_K, Q5_K, Q4_1 and Q5_1 add the two rows' block sums (int32) after them. */
 #include <arm_sve.h>
 #include <stdint.h>
 #include <string.h>
@@ -50,8 +50,12 @@
 #else
 #define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 2 * QMM_SVEI8MM_GROUP)
 #endif
-#define QMM_SVEI8MM_MIN     (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K) /* a min term */
-#define QMM_SVEI8MM_FIVE    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K) /* Q5_K: Q4_K's panels with a bit-4 group */
+#define QMM_SVEI8MM_KMIN (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K)
+#define QMM_SVEI8MM_LEG                                                                                                          \
+    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_0 || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_1)
+#define QMM_SVEI8MM_MIN  (QMM_SVEI8MM_KMIN || QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND)) /* a min term, activation sums */
+/* Q5_K, Q5_0, Q5_1: a bit-4 group of 16 rows x 4 bytes after the nibbles */
+#define QMM_SVEI8MM_FIVE (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVEI8MM_KIND))
 #define QMM_SVEI8MM_ACT_BLK (QMM_SVEI8MM_MIN ? 80 : 72)
 
 /* Where block b of a panel at wp starts, where its scales d are, and the
@@ -65,7 +69,13 @@
 #define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
 #define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVEI8MM_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
 #define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER)
-#elif QMM_SVEI8MM_MIN /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups (Q5_K: then 16 x 4 bytes of bit 4) */
+#elif QMM_SVEI8MM_LEG /* per 32-block d[16] (m[16]), 2 groups (Q5_0 / Q5_1: then 16 x 4 bytes of bit 4) */
+#define QMM_SVEI8MM_UNIT QMM_SVESME_LEG_BLK(QMM_SVEI8MM_KIND)
+#define QMM_SVEI8MM_UE   QMM_QK
+#define QMM_SVEI8MM_QOFF (QMM_SVEI8MM_SCALES * (1 + QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND)))
+#define SI_BLK(wp, b)    ((wp) + (size_t)(b)*QMM_SVEI8MM_UNIT)
+#define SI_DPTR(wp, b)   SI_BLK(wp, b)
+#elif QMM_SVEI8MM_KMIN /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups (Q5_K: then 16 x 4 bytes of bit 4) */
 #define QMM_SVEI8MM_UNIT QMM_SVESME_K_SUPER(QMM_SVEI8MM_FIVE)
 #define QMM_SVEI8MM_UE   QMM_QK_K
 #define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
@@ -146,7 +156,56 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
         qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
     }
 }
-#elif QMM_SVEI8MM_MIN
+#elif QMM_SVEI8MM_LEG
+static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const size_t gb_bytes = qmm_svesme_leg_gguf_bytes(QMM_SVEI8MM_KIND);
+    for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
+        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)nb * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
+        for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
+            for (int64_t b = 0; b < nb; b++) {
+                uint8_t *blk = SI_BLK(panel, b);
+                uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
+                uint16_t d, m;
+                qmm_svesme_leg_get(QMM_SVEI8MM_KIND, row + (size_t)b * gb_bytes, &d, &m, q);
+                memcpy(blk + 2 * r, &d, 2);
+                if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
+                    memcpy(blk + QMM_SVEI8MM_SCALES + 2 * r, &m, 2);
+                qmm_svesme_nibbles(q, lo);
+                for (int h = 0; h < 2; h++)
+                    memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
+                if (QMM_SVEI8MM_FIVE) {
+                    qmm_svesme_q5_split(q, 8, hi);
+                    memcpy(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
+                }
+            }
+        }
+    }
+}
+
+/* GET_ROWS: the row's GGUF blocks rebuilt, ggml's values exactly. */
+static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = SI_BLK(panel, b);
+        uint8_t q[QMM_QK], lo[QMM_QK / 2];
+        uint16_t d, m = 0;
+        memcpy(&d, blk + 2 * r, 2);
+        if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
+            memcpy(&m, blk + QMM_SVEI8MM_SCALES + 2 * r, 2);
+        for (int h = 0; h < 2; h++)
+            memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
+        qmm_svesme_nibbles_join(lo, q);
+        if (QMM_SVEI8MM_FIVE)
+            qmm_svesme_q5_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 8, q);
+        qmm_svesme_leg_dequantize(QMM_SVEI8MM_KIND, d, m, q, dst + b * QMM_QK);
+    }
+}
+#elif QMM_SVEI8MM_KMIN
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
     const size_t gb_bytes = QMM_SVEI8MM_FIVE ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
@@ -333,10 +392,15 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
 #if QMM_SVEI8MM_FIVE
-/* Q5_K: the unsigned q 0..31 as int8; bit 4 of vector i from the row's word
+/* Q5_K, Q5_1, Q5_0: q 0..31 as int8 (Q5_0: q - 16); bit 4 of vector i from the row's word
  * spread over its 64-bit lane (QMM_SVE_Q5_SPREAD, QMM_SVE_Q5_HI8) */
-#define SI_LO(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svand_n_u8_x(pt8, v, 0x0f), QMM_SVE_Q5_HI8(pt8, y5_, i)))
-#define SI_HI(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svlsr_n_u8_x(pt8, v, 4), QMM_SVE_Q5_HI8(pt8, y5_, i)))
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_0 /* Q5_0: then q - 16, signed */
+#define SI_Q5(u) svsub_n_u8_x(pt8, u, 16)
+#else
+#define SI_Q5(u) (u)
+#endif
+#define SI_LO(v, i) svreinterpret_s8_u8(SI_Q5(svorr_u8_x(pt8, svand_n_u8_x(pt8, v, 0x0f), QMM_SVE_Q5_HI8(pt8, y5_, i))))
+#define SI_HI(v, i) svreinterpret_s8_u8(SI_Q5(svorr_u8_x(pt8, svlsr_n_u8_x(pt8, v, 4), QMM_SVE_Q5_HI8(pt8, y5_, i))))
 #define SI_LOAD_W(blk, c0)                                                                                                       \
     const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
     const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
@@ -347,7 +411,7 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #if QMM_SVEI8MM_TABLE
 #define SI_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SI_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
-#else /* Q4_K: the unsigned q 0..15 as int8 */
+#else /* Q4_K, Q4_1: the unsigned q 0..15 as int8 */
 #define SI_LO(v) svreinterpret_s8_u8(svand_n_u8_x(pt8, v, 0x0f))
 #define SI_HI(v) svreinterpret_s8_u8(svlsr_n_u8_x(pt8, v, 4))
 #endif
@@ -429,7 +493,14 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #define SI_LS_DECL(wp, b, c0)                                                                                                    \
     const svint32_t lsa = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                   \
     const svint32_t lsb = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0)))
-#elif QMM_SVEI8MM_MIN
+#elif QMM_SVEI8MM_LEG && QMM_SVEI8MM_MIN
+/* Q4_1 / Q5_1: the min term's factor 1 and the block's m of rows c0.., duplicated pairwise */
+#define SI_LS_DECL(wp, b, c0)                                                                                                    \
+    const svint32_t nm = svdup_n_s32(1);                                                                                         \
+    const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
+    const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
+#define SI_LS(s) (s)
+#elif QMM_SVEI8MM_KMIN
 /* Q4_K / Q5_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
 #define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
 #define SI_LS_DECL(wp, b, c0)                                                                                                      \

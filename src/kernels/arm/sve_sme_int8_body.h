@@ -1,7 +1,8 @@
 /* Kernel bodies shared by the SVE and SME int8 families, instantiated once
  * per translation unit (each with its own target flags). Before including:
  *   QMM_SVESME_KIND the weight format, QMM_SVESME_KIND_Q8_0, _Q4_0, _IQ4_NL,
- *               _MXFP4, _IQ4_XS, _Q4_K, _Q5_K or _Q6_K (sve_sme_layout.h panels);
+ *               _MXFP4, _IQ4_XS, _Q4_K, _Q5_K, _Q6_K, _Q4_1, _Q5_0 or _Q5_1
+ *               (sve_sme_layout.h panels);
  *   QMM_SVESME_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
@@ -25,7 +26,9 @@
  * MXFP4's 2^(e - 128), as SCVTF, FMUL, FMLA (fused, one rounding) on lanes =
  * outputs; Q4_K and Q5_K then add their min term the same way:
  *   acc = fma((float)(-m_j * sum qx), fl(dmin * x_d), acc)
- * (|m_j sum qx| <= 63 * 4064: exact in int32 and as a float). Nothing is
+ * (|m_j sum qx| <= 63 * 4064: exact in int32 and as a float), Q4_1 and Q5_1
+ * theirs as fma((float)sum qx, fl(m * x_d), acc) (the same code with -m_j
+ * replaced by 1 and dmin by the block's m). Nothing is
  * ever summed across k in floating point. */
 #include <stdint.h>
 
@@ -43,11 +46,18 @@
     (QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL || QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4 ||                                    \
      QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS)
 /* The formats with a min term per block (and activation sums for it). */
-#define QMM_SVESME_MIN  (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K)
-#define QMM_SVESME_FIVE (QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K) /* Q5_K: Q4_K's panels with a bit-4 group */
+#define QMM_SVESME_KMIN (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K)
+/* the legacy kinds: per 32-block panels, Q4_1 / Q5_1 with a min m */
+#define QMM_SVESME_LEG                                                                                                           \
+    (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0 || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_1)
+#define QMM_SVESME_MIN (QMM_SVESME_KMIN || QMM_SVESME_LEG_MIN(QMM_SVESME_KIND))
+/* Q5_K, Q5_0, Q5_1: a bit-4 group after the nibbles */
+#define QMM_SVESME_FIVE (QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVESME_KIND))
 /* Q6_K: two block sums per output, of elements 0..15 and 16..31 */
 #define QMM_SVESME_SPLIT (QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K)
-#if QMM_SVESME_MIN || QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
+#if QMM_SVESME_LEG
+#define QMM_SVESME_QOFF (QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(QMM_SVESME_KIND))) /* after d (and m) */
+#elif QMM_SVESME_KMIN || QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
 #define QMM_SVESME_QOFF (2 * QMM_SVESME_NP) /* after the 32-block's sc and m, or sc_a and sc_b */
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVESME_QOFF   QMM_SVESME_NP /* after the 32-block's sub-scales */
@@ -75,7 +85,21 @@
 /* IQ4_XS: the panel rows' sub-scales of a block, and a block sum times them */
 #define SS_LS_DECL(wp, b, c0) const svint32_t ls = svld1sb_s32(pw, (const int8_t *)SS_BLK(wp, b) + (c0))
 #define SS_LS(s)            svmul_s32_x(pw, s, ls)
-#elif QMM_SVESME_MIN
+#elif QMM_SVESME_LEG
+#define SS_BLK(wp, b)        ((wp) + (size_t)(b)*QMM_SVESME_LEG_BLK(QMM_SVESME_KIND))
+#define SS_DPTR(wp, b)       SS_BLK(wp, b)
+#define QMM_SVESME_PANEL(nb) ((size_t)(nb)*QMM_SVESME_LEG_BLK(QMM_SVESME_KIND))
+#if QMM_SVESME_MIN /* Q4_1 / Q5_1: the min term's factor 1 and the block's m of rows c0.. */
+#define SS_LS_DECL(wp, b, c0)                                                                                                    \
+    const svint32_t nm = svdup_n_s32(1);                                                                                         \
+    const svfloat32_t wm = svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
+#else
+#define SS_LS_DECL(wp, b, c0)                                                                                                    \
+    do {                                                                                                                         \
+    } while (0)
+#endif
+#define SS_LS(s) (s)
+#elif QMM_SVESME_KMIN
 #define SS_KSUP              QMM_SVESME_K_SUPER(QMM_SVESME_FIVE)
 #define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * SS_KSUP + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVESME_FIVE))
 #define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * SS_KSUP)
@@ -137,9 +161,14 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
 /* The 8 signed weight vectors w0..w7 (k groups 0..7 of a block) of panel
  * rows c0.. (lanes of 4 bytes). */
 #if QMM_SVESME_FIVE
-/* Q5_K: the unsigned q 0..31 as int8, bit 4 of vector i from the hi word (QMM_SVE_Q5_HI) */
-#define SS_LO(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svand_n_u8_x(pt8, v, 0x0f), QMM_SVE_Q5_HI(pt8, h5_, i)))
-#define SS_HI(v, i) svreinterpret_s8_u8(svorr_u8_x(pt8, svlsr_n_u8_x(pt8, v, 4), QMM_SVE_Q5_HI(pt8, h5_, i)))
+/* Q5_K, Q5_1, Q5_0: q 0..31 as int8 (Q5_0: q - 16), bit 4 of vector i from the hi word (QMM_SVE_Q5_HI) */
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0 /* Q5_0: then q - 16, signed */
+#define SS_Q5(u) svsub_n_u8_x(pt8, u, 16)
+#else
+#define SS_Q5(u) (u)
+#endif
+#define SS_LO(v, i) svreinterpret_s8_u8(SS_Q5(svorr_u8_x(pt8, svand_n_u8_x(pt8, v, 0x0f), QMM_SVE_Q5_HI(pt8, h5_, i))))
+#define SS_HI(v, i) svreinterpret_s8_u8(SS_Q5(svorr_u8_x(pt8, svlsr_n_u8_x(pt8, v, 4), QMM_SVE_Q5_HI(pt8, h5_, i))))
 #define SS_LOAD_W(blk, c0)                                                                                                       \
     const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVESME_QOFF + 4 * (c0);                                                    \
     const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVESME_GROUP);                                         \
@@ -151,7 +180,7 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
 #if QMM_SVESME_TABLE
 #define SS_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SS_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
-#else /* Q4_K: the unsigned q 0..15 as int8 */
+#else /* Q4_K, Q4_1: the unsigned q 0..15 as int8 */
 #define SS_LO(v) svreinterpret_s8_u8(svand_n_u8_x(pt8, v, 0x0f))
 #define SS_HI(v) svreinterpret_s8_u8(svlsr_n_u8_x(pt8, v, 4))
 #endif
@@ -486,6 +515,12 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 /* The panel functions of the weight format (sve_sme_layout.h). */
 #if QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q6_k
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_1
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4_1
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q5_0
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_1
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q5_1
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q5_k
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K

@@ -37,6 +37,10 @@
  *   Q5_K: as Q4_K with the q's bit 4 after the nibbles, one group of 16 rows
  *         x 4 bytes (qmm_svesme_q5_split's form with kr = 4): 2880 bytes per
  *         16 x 256, +2.3% on GGUF's 176 per row;
+ *   Q4_1, Q5_0, Q5_1 (the legacy kinds), per 32-block: 16 x fp16 d, then
+ *         16 x fp16 m (Q4_1, Q5_1), Q4_0's 4 groups of GGUF nibble bytes as
+ *         they are (the unsigned q's low 4 bits) and for Q5_0 / Q5_1 their
+ *         bit 4 as one group of 16 rows x 4 bytes (as Q5_K's): GGUF's size.
  *   Q6_K, per super-block of 8 blocks: 16 x fp16 d (32 bytes), then per
  *         32-block j its 16 int8 sub-scales of elements 0..15 (sc_a), 16 of
  *         16..31 (sc_b), the low 4 bits of q (0..63) in Q4_0's nibble form (4
@@ -68,6 +72,9 @@
 #define QMM_SVESME_KIND_Q4_K   5
 #define QMM_SVESME_KIND_Q6_K   6
 #define QMM_SVESME_KIND_Q5_K   7
+#define QMM_SVESME_KIND_Q4_1   8
+#define QMM_SVESME_KIND_Q5_0   9
+#define QMM_SVESME_KIND_Q5_1   10
 /* IQ4_XS: a 32-block's sub-scales and nibbles, and a super-block of 8. */
 #define QMM_SVESME_XS_BLK   (QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
 #define QMM_SVESME_XS_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_XS_BLK)
@@ -455,6 +462,121 @@ static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int6
     }
 QMM_SVESME_KMIN_FNS(q4_k, 0)
 QMM_SVESME_KMIN_FNS(q5_k, 1)
+
+/* The legacy kinds: with a min m (Q4_1, Q5_1), with bit 4 (Q5_0, Q5_1). */
+#define QMM_SVESME_LEG_MIN(kind)  ((kind) == QMM_SVESME_KIND_Q4_1 || (kind) == QMM_SVESME_KIND_Q5_1)
+#define QMM_SVESME_LEG_FIVE(kind) ((kind) == QMM_SVESME_KIND_Q5_0 || (kind) == QMM_SVESME_KIND_Q5_1)
+#define QMM_SVESME_LEG_BLK(kind)                                                                                                 \
+    (QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind)) + (4 + QMM_SVESME_LEG_FIVE(kind)) * QMM_SVESME_GROUP)
+
+/* A legacy GGUF block's fp16 d, m (0 without) and unsigned q (0..15 / 0..31). */
+static inline void qmm_svesme_leg_get(int kind, const uint8_t *gb, uint16_t *d, uint16_t *m, uint8_t q[QMM_QK]) {
+    *m = 0;
+    if (kind == QMM_SVESME_KIND_Q4_1) {
+        const qmm_block_q4_1 *g = (const qmm_block_q4_1 *)gb;
+        *d = g->d, *m = g->m;
+        for (int l = 0; l < QMM_QK; l++)
+            q[l] = (uint8_t)qmm_q4_1_q(g, l);
+    } else if (kind == QMM_SVESME_KIND_Q5_0) {
+        const qmm_block_q5_0 *g = (const qmm_block_q5_0 *)gb;
+        *d = g->d;
+        for (int l = 0; l < QMM_QK; l++)
+            q[l] = (uint8_t)(qmm_q5_0_q(g, l) + 16);
+    } else {
+        const qmm_block_q5_1 *g = (const qmm_block_q5_1 *)gb;
+        *d = g->d, *m = g->m;
+        for (int l = 0; l < QMM_QK; l++)
+            q[l] = (uint8_t)qmm_q5_1_q(g, l);
+    }
+}
+/* ... and the GGUF block of 32 values rebuilt from them, dequantized. */
+static inline void qmm_svesme_leg_dequantize(int kind, uint16_t d, uint16_t m, const uint8_t q[QMM_QK], float *dst) {
+    if (kind == QMM_SVESME_KIND_Q4_1) {
+        qmm_block_q4_1 g = {.d = d, .m = m};
+        qmm_q4_nibbles_put(q, g.qs);
+        qmm_dequantize_row_q4_1(&g, dst, QMM_QK);
+    } else if (kind == QMM_SVESME_KIND_Q5_0) {
+        qmm_block_q5_0 g = {.d = d};
+        qmm_q4_nibbles_put(q, g.qs);
+        qmm_q5_high_bits_put(q, g.qh);
+        qmm_dequantize_row_q5_0(&g, dst, QMM_QK);
+    } else {
+        qmm_block_q5_1 g = {.d = d, .m = m};
+        qmm_q4_nibbles_put(q, g.qs);
+        qmm_q5_high_bits_put(q, g.qh);
+        qmm_dequantize_row_q5_1(&g, dst, QMM_QK);
+    }
+}
+static inline size_t qmm_svesme_leg_gguf_bytes(int kind) {
+    return kind == QMM_SVESME_KIND_Q4_1 ? sizeof(qmm_block_q4_1) : kind == QMM_SVESME_KIND_Q5_0 ? sizeof(qmm_block_q5_0) : sizeof(qmm_block_q5_1);
+}
+static inline void qmm_svesme_w_pack_leg(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                         void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const size_t blk_bytes = QMM_SVESME_LEG_BLK(kind), qoff = QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind));
+    for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
+        uint8_t *panel = (uint8_t *)dst + (size_t)p * (size_t)nb * blk_bytes;
+        memset(panel, 0, (size_t)nb * blk_bytes); /* pad rows: zero scales, never stored */
+        for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride;
+            for (int64_t b = 0; b < nb; b++) {
+                uint8_t *blk = panel + (size_t)b * blk_bytes;
+                uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
+                uint16_t d, m;
+                qmm_svesme_leg_get(kind, row + (size_t)b * qmm_svesme_leg_gguf_bytes(kind), &d, &m, q);
+                memcpy(blk + 2 * r, &d, 2);
+                if (QMM_SVESME_LEG_MIN(kind))
+                    memcpy(blk + QMM_SVESME_SCALES + 2 * r, &m, 2);
+                qmm_svesme_nibbles(q, lo);
+                for (int g = 0; g < 4; g++)
+                    memcpy(blk + qoff + g * QMM_SVESME_GROUP + 4 * r, lo + 4 * g, 4);
+                if (QMM_SVESME_LEG_FIVE(kind)) {
+                    qmm_svesme_q5_split(q, 4, hi);
+                    memcpy(blk + qoff + 4 * QMM_SVESME_GROUP + 4 * r, hi, 4);
+                }
+            }
+        }
+    }
+}
+/* GET_ROWS: the row's GGUF blocks rebuilt, ggml's values exactly. */
+static inline void qmm_svesme_w_read_row_leg(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
+    const int64_t nb = k / QMM_QK;
+    const size_t blk_bytes = QMM_SVESME_LEG_BLK(kind), qoff = QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind));
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * blk_bytes;
+    const int r = (int)(row % QMM_SVESME_NP);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * blk_bytes;
+        uint8_t q[QMM_QK], lo[QMM_QK / 2];
+        uint16_t d, m = 0;
+        memcpy(&d, blk + 2 * r, 2);
+        if (QMM_SVESME_LEG_MIN(kind))
+            memcpy(&m, blk + QMM_SVESME_SCALES + 2 * r, 2);
+        for (int g = 0; g < 4; g++)
+            memcpy(lo + 4 * g, blk + qoff + g * QMM_SVESME_GROUP + 4 * r, 4);
+        qmm_svesme_nibbles_join(lo, q);
+        if (QMM_SVESME_LEG_FIVE(kind))
+            qmm_svesme_q5_join(blk + qoff + 4 * QMM_SVESME_GROUP + 4 * r, 4, q);
+        qmm_svesme_leg_dequantize(kind, d, m, q, dst + b * QMM_QK);
+    }
+}
+#define QMM_SVESME_LEG_FNS(fmt, KIND)                                                                                            \
+    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) {                                                         \
+        return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK) * QMM_SVESME_LEG_BLK(KIND);                                   \
+    }                                                                                                                            \
+    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) {                                                   \
+        return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK) * QMM_SVESME_LEG_BLK(KIND);                                \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
+                                               void *dst) {                                                                      \
+        qmm_svesme_w_pack_leg(KIND, k, n, n0, n1, src, stride, dst);                                                             \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
+        (void)n;                                                                                                                 \
+        qmm_svesme_w_read_row_leg(KIND, packed, k, row, dst);                                                                    \
+    }
+QMM_SVESME_LEG_FNS(q4_1, QMM_SVESME_KIND_Q4_1)
+QMM_SVESME_LEG_FNS(q5_0, QMM_SVESME_KIND_Q5_0)
+QMM_SVESME_LEG_FNS(q5_1, QMM_SVESME_KIND_Q5_1)
 
 /* Q6_K: a 32-block's sub-scales, low nibbles and high bits, and a super-block of 8. */
 #define QMM_SVESME_Q6_BLK   (2 * QMM_SVESME_NP + 6 * QMM_SVESME_GROUP)

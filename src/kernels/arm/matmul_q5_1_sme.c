@@ -1,0 +1,12 @@
+/* Q5_1 x int8 activations with SME: the SMOPA GEMM and streaming SDOT GEMV of
+ * sve_sme_int8_body.h on the Q5_1 panels of sve_sme_layout.h (per 32-block
+ * the fp16 d and m, the GGUF nibbles (Q4_0's form) and a bit-4 word in 16-row panels (GGUF's size), the min term from the activation's block sum). Built for armv8.6-a+sme, so a CPU with SME but without
+ * non-streaming SVE (Apple M4) runs it, as matmul_q4_0_sme.c. */
+#include <arm_sme.h>
+
+#define QMM_SVESME_KIND QMM_SVESME_KIND_Q5_1
+#define QMM_SVESME_FN   __arm_streaming
+#define QMM_SVESME_SME  1
+#include "kernels/arm/sve_sme_int8_body.h"
+
+QMM_SVESME_FAMILY(sme_q5_1, QMM_TYPE_Q5_1, QMM_CPU_SME, QMM_CPU_SME | QMM_CPU_SME2)
