@@ -1,7 +1,8 @@
 /* Q4_1 x int8 activations with SME: the SMOPA GEMM and streaming SDOT GEMV of
- * sve_sme_int8_body.h on the Q4_1 panels of sve_sme_layout.h (per 32-block
- * the fp16 d and m and the GGUF nibbles (Q4_0's form) in 16-row panels (GGUF's size), the min term from the activation's block sum). Built for armv8.6-a+sme, so a CPU with SME but without
- * non-streaming SVE (Apple M4) runs it, as matmul_q4_0_sme.c. */
+ * sve_sme_int8_body.h on the Q4_1 panels of sve_sme_layout.h (per 32-block the
+ * fp16 d and m and the GGUF nibbles (Q4_0's form), GGUF's size; the min term
+ * from the activation block sums). Built for armv8.6-a+sme, so a CPU with SME
+ * but without non-streaming SVE (Apple M4) runs it, as matmul_q4_0_sme.c. */
 #include <arm_sme.h>
 
 #define QMM_SVESME_KIND QMM_SVESME_KIND_Q4_1

@@ -1,6 +1,7 @@
 /* Q4_1 x int8 activations with SVE SDOT, vector-length agnostic: per 32-block
- * the fp16 d and m and the GGUF nibbles (Q4_0's form) in 16-row panels (GGUF's size), the min term from the activation's block sum, in the SDOT GEMM of sve_sme_int8_body.h. Activations: the reference
- * layout. */
+ * the fp16 d and m and the GGUF nibbles (Q4_0's form), GGUF's size; the min
+ * term from the activation block sums, in 16-row panels (sve_sme_layout.h) and
+ * the SDOT GEMM of sve_sme_int8_body.h. Activations: the reference layout. */
 #include <arm_sve.h>
 
 #define QMM_SVESME_KIND QMM_SVESME_KIND_Q4_1

@@ -1,6 +1,7 @@
 /* Q5_0 x int8 activations with SME: the SMOPA GEMM and streaming SDOT GEMV of
- * sve_sme_int8_body.h on the Q5_0 panels of sve_sme_layout.h (per 32-block
- * the fp16 d, the GGUF nibbles (Q4_0's form) and a bit-4 word in 16-row panels (GGUF's size), q - 16 per weight vector). Built for armv8.6-a+sme, so a CPU with SME but without
+ * sve_sme_int8_body.h on the Q5_0 panels of sve_sme_layout.h (per 32-block the
+ * fp16 d, the GGUF nibbles (Q4_0's form) and a bit-4 word, GGUF's size; q - 16
+ * per weight vector). Built for armv8.6-a+sme, so a CPU with SME but without
  * non-streaming SVE (Apple M4) runs it, as matmul_q4_0_sme.c. */
 #include <arm_sme.h>
 

@@ -1,6 +1,7 @@
 /* Q5_0 x int8 activations with SVE SDOT, vector-length agnostic: per 32-block
- * the fp16 d, the GGUF nibbles (Q4_0's form) and a bit-4 word in 16-row panels (GGUF's size), q - 16 per weight vector, in the SDOT GEMM of sve_sme_int8_body.h. Activations: the reference
- * layout. */
+ * the fp16 d, the GGUF nibbles (Q4_0's form) and a bit-4 word, GGUF's size; q
+ * - 16 per weight vector, in 16-row panels (sve_sme_layout.h) and the SDOT
+ * GEMM of sve_sme_int8_body.h. Activations: the reference layout. */
 #include <arm_sve.h>
 
 #define QMM_SVESME_KIND QMM_SVESME_KIND_Q5_0

@@ -1,6 +1,7 @@
 /* Q5_0 x int8 activations with SVE SMMLA (i8mm), vector-length agnostic: per
- * 32-block the fp16 d, the GGUF nibbles (Q4_0's form) and a bit-4 word in 16-row panels (GGUF's size), q - 16 per weight vector, in row-pair panels; see sve_i8mm_body.h for the lane
- * order and why the numerics are the reference's. */
+ * 32-block the fp16 d, the GGUF nibbles (Q4_0's form) and a bit-4 word, GGUF's
+ * size; q - 16 per weight vector, in row-pair panels; see sve_i8mm_body.h for
+ * the lane order and why the numerics are the reference's. */
 #include <arm_sve.h>
 
 #define QMM_SVEI8MM_KIND QMM_SVESME_KIND_Q5_0

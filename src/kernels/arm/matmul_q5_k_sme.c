@@ -1,7 +1,7 @@
 /* Q5_K x int8 activations with SME: the SMOPA GEMM and streaming SDOT GEMV of
- * sve_sme_int8_body.h on the Q5_K panels of sve_sme_layout.h (per 32-block
- * the sub-scales, mins, unsigned nibbles and bit-4 words; each ZA block sum times its
- * sub-scale, the min term by FMOPA of the activation sums). Built for
+ * sve_sme_int8_body.h on the Q5_K panels of sve_sme_layout.h (per 32-block the
+ * sub-scales, mins, unsigned nibbles and bit-4 words; each ZA block sum times
+ * its sub-scale, the min term by FMOPA of the activation sums). Built for
  * armv8.6-a+sme, so a CPU with SME but without non-streaming SVE (Apple M4)
  * runs it, as matmul_q4_0_sme.c. */
 #include <arm_sme.h>

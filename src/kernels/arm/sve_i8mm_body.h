@@ -52,10 +52,11 @@
 #endif
 #define QMM_SVEI8MM_KMIN (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K)
 #define QMM_SVEI8MM_LEG                                                                                                          \
-    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_0 || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_1)
-#define QMM_SVEI8MM_MIN  (QMM_SVEI8MM_KMIN || QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND)) /* a min term, activation sums */
+    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_0 ||                                     \
+     QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_1)
+#define QMM_SVEI8MM_MIN (QMM_SVEI8MM_KMIN || QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND)) /* a min term, activation sums */
 /* Q5_K, Q5_0, Q5_1: a bit-4 group of 16 rows x 4 bytes after the nibbles */
-#define QMM_SVEI8MM_FIVE (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVEI8MM_KIND))
+#define QMM_SVEI8MM_FIVE    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVEI8MM_KIND))
 #define QMM_SVEI8MM_ACT_BLK (QMM_SVEI8MM_MIN ? 80 : 72)
 
 /* Where block b of a panel at wp starts, where its scales d are, and the
@@ -79,8 +80,9 @@
 #define QMM_SVEI8MM_UNIT QMM_SVESME_K_SUPER(QMM_SVEI8MM_FIVE)
 #define QMM_SVEI8MM_UE   QMM_QK_K
 #define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
-#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE))
-#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT)
+#define SI_BLK(wp, b)                                                                                                            \
+    ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE))
+#define SI_DPTR(wp, b) ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT)
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
 #define QMM_SVEI8MM_UNIT QMM_SVESME_XS_SUPER /* bytes per panel and k unit (a super-block) */
 #define QMM_SVEI8MM_UE   QMM_QK_K
@@ -114,7 +116,8 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
         uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
         memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
-            const qmm_block_q6_k *row = (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
+            const qmm_block_q6_k *row =
+                (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
             for (int64_t s = 0; s < ns; s++) {
                 memcpy(SI_DPTR(panel, 8 * s) + 2 * r, &row[s].d, 2);
                 for (int j = 0; j < 8; j++) {
@@ -242,7 +245,8 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
     for (int64_t s = 0; s < ns; s++) {
         qmm_svesme_kmin_block g;
         memset(&g, 0, sizeof g);
-        qmm_svesme_k_header_put((uint8_t *)&g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE), r);
+        qmm_svesme_k_header_put((uint8_t *)&g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE),
+                                r);
         for (int j = 0; j < 8; j++) {
             const uint8_t *blk = SI_BLK(panel, 8 * s + j);
             uint8_t q[QMM_QK], lo[QMM_QK / 2];
@@ -404,7 +408,8 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #define SI_LOAD_W(blk, c0)                                                                                                       \
     const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
     const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
-    const svuint64_t x5_ = svld1uw_u64(pb, (const uint32_t *)((const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP) + (c0)); \
+    const svuint64_t x5_ =                                                                                                       \
+        svld1uw_u64(pb, (const uint32_t *)((const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP) + (c0));           \
     const svuint64_t y5_ = QMM_SVE_Q5_SPREAD(pt8, x5_);                                                                          \
     const svint8_t w0 = SI_LO(v0_, 0), w1 = SI_LO(v1_, 1), w2 = SI_HI(v0_, 2), w3 = SI_HI(v1_, 3)
 #elif QMM_SVEI8MM_TABLE || QMM_SVEI8MM_MIN
@@ -424,9 +429,9 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
     const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
     const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
     const svuint32_t h_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 2 * QMM_SVEI8MM_GROUP));                                       \
-    const svint8_t w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0_, 0x0f), h_, 0);                                                 \
-    const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), h_, 1);                                                 \
-    const svint8_t w2 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), h_, 2);                                                    \
+    const svint8_t w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0_, 0x0f), h_, 0);                                                  \
+    const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), h_, 1);                                                  \
+    const svint8_t w2 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), h_, 2);                                                     \
     const svint8_t w3 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), h_, 3)
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
 #define SI_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
@@ -472,7 +477,7 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
     do {                                                                                                                         \
         const int32_t *xs_ = (const int32_t *)((const uint8_t *)(ab) + 72);                                                      \
         const svint32_t im_ = svmul_s32_x(pw, nm, svdupq_n_s32(xs_[0], xs_[0], xs_[1], xs_[1]));                                 \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, im_), svmul_f32_x(pw, wm, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1])));  \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, im_), svmul_f32_x(pw, wm, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]))); \
     } while (0)
 #else
 #define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
@@ -483,8 +488,8 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 /* IQ4_XS: the block's sub-scales of rows c0.. as int32, in the lane order
  * of the scales (duplicated pairwise), and a block sum times them. */
 #if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
-#define SI_LS_DECL(wp, b, c0)                                                                                                      \
-    const svuint64_t lu_ = svreinterpret_u64_s32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                 \
+#define SI_LS_DECL(wp, b, c0)                                                                                                    \
+    const svuint64_t lu_ = svreinterpret_u64_s32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                         \
     const svint32_t ls = svreinterpret_s32_u64(svzip1_u64(lu_, lu_))
 #define SI_LS(s) svmul_s32_x(pw, s, ls)
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
@@ -503,14 +508,14 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #elif QMM_SVEI8MM_KMIN
 /* Q4_K / Q5_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
 #define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
-#define SI_LS_DECL(wp, b, c0)                                                                                                      \
-    const svint32_t ls = SI_PAIRS_S32(svld1ub_s32(ph, SI_BLK(wp, b) + (c0)));                                           \
-    const svint32_t nm = SI_PAIRS_S32(svneg_s32_x(ph, svld1ub_s32(ph, SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0))));         \
+#define SI_LS_DECL(wp, b, c0)                                                                                                    \
+    const svint32_t ls = SI_PAIRS_S32(svld1ub_s32(ph, SI_BLK(wp, b) + (c0)));                                                    \
+    const svint32_t nm = SI_PAIRS_S32(svneg_s32_x(ph, svld1ub_s32(ph, SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0))));                  \
     const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
     const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
 #define SI_LS(s) svmul_s32_x(pw, s, ls)
 #else
-#define SI_LS_DECL(wp, b, c0)                                                                                                      \
+#define SI_LS_DECL(wp, b, c0)                                                                                                    \
     do {                                                                                                                         \
     } while (0)
 #define SI_LS(s) (s)

@@ -17,19 +17,18 @@
  * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
  * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
  * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^24: exact in int32 and as
- * a float; Q4_K / Q5_K by its sc_j, <= 7.94e6; Q6_K's is sc_a times the sum of
- * elements 0..15 plus sc_b times that of 16..31, <= 16646144, as its
- * reference), then per output, blocks in
- * ascending order:
+ * a float; Q4_K / Q5_K by its sc_j, <= 7.94e6; Q6_K's is sc_a times the sum
+ * of elements 0..15 plus sc_b times that of 16..31, <= 16646144, as its
+ * reference), then per output, blocks in ascending order:
  *   acc = fma((float)isum, fl(w_d * x_d), acc)
- * with w_d the exactly widened fp16 d (IQ4_XS, Q4_K: the super-block's) or
+ * with w_d the exactly widened fp16 d (IQ4_XS, the K-quants: the super-block's) or
  * MXFP4's 2^(e - 128), as SCVTF, FMUL, FMLA (fused, one rounding) on lanes =
  * outputs; Q4_K and Q5_K then add their min term the same way:
  *   acc = fma((float)(-m_j * sum qx), fl(dmin * x_d), acc)
  * (|m_j sum qx| <= 63 * 4064: exact in int32 and as a float), Q4_1 and Q5_1
  * theirs as fma((float)sum qx, fl(m * x_d), acc) (the same code with -m_j
- * replaced by 1 and dmin by the block's m). Nothing is
- * ever summed across k in floating point. */
+ * replaced by 1 and dmin by the block's m). Nothing is ever summed across k
+ * in floating point. */
 #include <stdint.h>
 
 #include "cpu/cpu.h"
@@ -45,11 +44,12 @@
 #define QMM_SVESME_TABLE                                                                                                         \
     (QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL || QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4 ||                                    \
      QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS)
-/* The formats with a min term per block (and activation sums for it). */
+/* The K-quants with a min term per block (Q4_K, Q5_K: activation sums for it). */
 #define QMM_SVESME_KMIN (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K)
 /* the legacy kinds: per 32-block panels, Q4_1 / Q5_1 with a min m */
 #define QMM_SVESME_LEG                                                                                                           \
-    (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0 || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_1)
+    (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0 ||                                       \
+     QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_1)
 #define QMM_SVESME_MIN (QMM_SVESME_KMIN || QMM_SVESME_LEG_MIN(QMM_SVESME_KIND))
 /* Q5_K, Q5_0, Q5_1: a bit-4 group after the nibbles */
 #define QMM_SVESME_FIVE (QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVESME_KIND))
@@ -84,7 +84,7 @@
 #define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * QMM_SVESME_XS_SUPER)
 /* IQ4_XS: the panel rows' sub-scales of a block, and a block sum times them */
 #define SS_LS_DECL(wp, b, c0) const svint32_t ls = svld1sb_s32(pw, (const int8_t *)SS_BLK(wp, b) + (c0))
-#define SS_LS(s)            svmul_s32_x(pw, s, ls)
+#define SS_LS(s)              svmul_s32_x(pw, s, ls)
 #elif QMM_SVESME_LEG
 #define SS_BLK(wp, b)        ((wp) + (size_t)(b)*QMM_SVESME_LEG_BLK(QMM_SVESME_KIND))
 #define SS_DPTR(wp, b)       SS_BLK(wp, b)
@@ -92,7 +92,8 @@
 #if QMM_SVESME_MIN /* Q4_1 / Q5_1: the min term's factor 1 and the block's m of rows c0.. */
 #define SS_LS_DECL(wp, b, c0)                                                                                                    \
     const svint32_t nm = svdup_n_s32(1);                                                                                         \
-    const svfloat32_t wm = svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
+    const svfloat32_t wm = svcvt_f32_f16_x(                                                                                      \
+        pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
 #else
 #define SS_LS_DECL(wp, b, c0)                                                                                                    \
     do {                                                                                                                         \
@@ -100,8 +101,9 @@
 #endif
 #define SS_LS(s) (s)
 #elif QMM_SVESME_KMIN
-#define SS_KSUP              QMM_SVESME_K_SUPER(QMM_SVESME_FIVE)
-#define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * SS_KSUP + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVESME_FIVE))
+#define SS_KSUP QMM_SVESME_K_SUPER(QMM_SVESME_FIVE)
+#define SS_BLK(wp, b)                                                                                                            \
+    ((wp) + (size_t)((b) >> 3) * SS_KSUP + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVESME_FIVE))
 #define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * SS_KSUP)
 #define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * SS_KSUP)
 /* Q4_K / Q5_K: the panel rows' sc_j (times a block sum), -m_j and dmin of a block */
@@ -109,7 +111,8 @@
     const uint8_t *scm_ = SS_BLK(wp, b) + (c0);                                                                                  \
     const svint32_t ls = svreinterpret_s32_u32(svld1ub_u32(pw, scm_));                                                           \
     const svint32_t nm = svneg_s32_x(pw, svreinterpret_s32_u32(svld1ub_u32(pw, scm_ + QMM_SVESME_NP)));                          \
-    const svfloat32_t wm = svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
+    const svfloat32_t wm = svcvt_f32_f16_x(                                                                                      \
+        pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
 #define SS_LS(s) svmul_s32_x(pw, s, ls)
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
 #define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVESME_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
@@ -198,13 +201,13 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
     const svuint8_t v2_ = svld1_u8(pb, wq_ + 2 * QMM_SVESME_GROUP), v3_ = svld1_u8(pb, wq_ + 3 * QMM_SVESME_GROUP);              \
     const svuint32_t ha_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 4 * QMM_SVESME_GROUP));                                       \
     const svuint32_t hb_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 5 * QMM_SVESME_GROUP));                                       \
-    const svint8_t w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0_, 0x0f), ha_, 0);                                           \
-    const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), ha_, 1);                                           \
-    const svint8_t w2 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v2_, 0x0f), ha_, 2);                                           \
-    const svint8_t w3 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v3_, 0x0f), ha_, 3);                                           \
-    const svint8_t w4 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), hb_, 0);                                              \
-    const svint8_t w5 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), hb_, 1);                                              \
-    const svint8_t w6 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v2_, 4), hb_, 2);                                              \
+    const svint8_t w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0_, 0x0f), ha_, 0);                                                 \
+    const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), ha_, 1);                                                 \
+    const svint8_t w2 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v2_, 0x0f), ha_, 2);                                                 \
+    const svint8_t w3 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v3_, 0x0f), ha_, 3);                                                 \
+    const svint8_t w4 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), hb_, 0);                                                    \
+    const svint8_t w5 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), hb_, 1);                                                    \
+    const svint8_t w6 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v2_, 4), hb_, 2);                                                    \
     const svint8_t w7 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v3_, 4), hb_, 3)
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_0
 #define SS_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
@@ -252,7 +255,7 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
 #define SS_SECOND(s)   (s)
 #define SS_ISUM(s, t)  SS_LS(t)
 #define SS_TILE_B      0
-#define SS_ZA_INT_MASK 0x11 /* ZA0.S */
+#define SS_ZA_INT_MASK 0x11                                                     /* ZA0.S */
 #define SS_I4_DECL(G)  const svint32x4_t j_ = svread_hor_za32_s32_vg4(0, 4 * G) /* SS_ISUM reads t only */
 #endif
 #if QMM_SVESME_MIN /* then the min term: -m_j times the block's activation sum */
@@ -336,10 +339,12 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
                              svread_hor_za32_f32_m(svundef_f32(), pw, 2, I));                                                    \
         SS_FP_MIN_ROW(I);                                                                                                        \
     }
-/* Q4_K: then the min term, -m_j sum qx (ZA1.S, exact) times fl(dmin * x_d) (ZA3.S). */
+/* The min term (Q4_K / Q5_K; Q4_1 / Q5_1 with 1 for -m_j and m for dmin):
+ * -m_j sum qx (ZA1.S, exact) times fl(dmin * x_d) (ZA3.S). */
 #if QMM_SVESME_MIN
 #define SS_FP_MIN_ROW(I)                                                                                                         \
-    acc##I = svmla_f32_x(pw, acc##I, svread_hor_za32_f32_m(svundef_f32(), pw, 1, I), svread_hor_za32_f32_m(svundef_f32(), pw, 3, I))
+    acc##I =                                                                                                                     \
+        svmla_f32_x(pw, acc##I, svread_hor_za32_f32_m(svundef_f32(), pw, 1, I), svread_hor_za32_f32_m(svundef_f32(), pw, 3, I))
 #define SS_FP_MIN_ROW4(G, A0, A1, A2, A3)                                                                                        \
     do {                                                                                                                         \
         const svfloat32x4_t t_ = svread_hor_za32_f32_vg4(1, 4 * G), u_ = svread_hor_za32_f32_vg4(3, 4 * G);                      \
@@ -386,10 +391,11 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
  *           accumulator never is -0, so fma(isum, +-0, acc) agree);
  *   then per row: acc_i = fma(scvtf(ZA0 slice i), ZA2 slice i, acc_i), the
  *   accumulators held in 16 Z registers (rows past tw are never touched).
- * Q4_K also fills ZA1.S = sum qx (outer) -m_j (fp32 integers: exact) and
- * ZA3.S = fl(x_d * dmin) by two more FMOPA, then acc_i = fma(ZA1 slice i,
- * ZA3 slice i, acc_i) after the first step: its activations carry the block
- * sums (qmm_svesme_act_pack_sums). */
+ * The formats with a min term also fill ZA1.S = sum qx (outer) -m_j (fp32
+ * integers: exact; Q4_1 / Q5_1: times 1) and ZA3.S = fl(x_d * dmin) (or m)
+ * by two more FMOPA, then acc_i = fma(ZA1 slice i, ZA3 slice i, acc_i) after
+ * the first step: their activations carry the block sums
+ * (qmm_svesme_act_pack_sums). Q6_K sums elements 16..31 into ZA1.S. */
 static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
     __arm_inout("za") {
     const int64_t nb = k / QMM_QK;

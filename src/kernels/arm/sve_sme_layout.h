@@ -97,9 +97,9 @@
  * all lanes. */
 #define QMM_SVE_Q5_HI(pg, h, i)                                                                                                  \
     svand_n_u8_x(pg,                                                                                                             \
-                 svreinterpret_u8_u32((i) < 4    ? svlsl_n_u32_x(pg, h, (4 - (i)) & 7)                                                 \
+                 svreinterpret_u8_u32((i) < 4    ? svlsl_n_u32_x(pg, h, (4 - (i)) & 7)                                           \
                                       : (i) == 4 ? (h)                                                                           \
-                                                 : svlsr_n_u32_x(pg, h, ((i)-4) & 7)),                                                 \
+                                                 : svlsr_n_u32_x(pg, h, ((i)-4) & 7)),                                           \
                  0x10)
 #define QMM_SVE_Q5_SPREAD(pg, x) svand_n_u64_x(pg, svorr_u64_x(pg, x, svlsl_n_u64_x(pg, x, 28)), 0x0f0f0f0f0f0f0f0fULL)
 #define QMM_SVE_Q5_HI8(pg, y, i) svand_n_u8_x(pg, svreinterpret_u8_u64(svlsl_n_u64_x(pg, y, 4 - (i))), 0x10)
@@ -109,10 +109,7 @@
  * every byte of the hi word h (svuint32_t, qmm_svesme_q6_split) moved to
  * bits 4..5 by one 32-bit shift (byte-local under the mask). pg: all lanes. */
 #define QMM_SVE_Q6_HI(pg, h, i)                                                                                                  \
-    ((i) == 0   ? svlsl_n_u32_x(pg, h, 4)                                                                                        \
-     : (i) == 1 ? svlsl_n_u32_x(pg, h, 2)                                                                                        \
-     : (i) == 2 ? (h)                                                                                                            \
-                : svlsr_n_u32_x(pg, h, 2))
+    ((i) == 0 ? svlsl_n_u32_x(pg, h, 4) : (i) == 1 ? svlsl_n_u32_x(pg, h, 2) : (i) == 2 ? (h) : svlsr_n_u32_x(pg, h, 2))
 #define QMM_SVE_Q6_W(pg, nib, h, i)                                                                                              \
     svreinterpret_s8_u8(                                                                                                         \
         svsub_n_u8_x(pg, svorr_u8_x(pg, nib, svand_n_u8_x(pg, svreinterpret_u8_u32(QMM_SVE_Q6_HI(pg, h, i)), 0x30)), 32))
@@ -349,7 +346,8 @@ static inline void qmm_svesme_q5_join(const uint8_t hi[4], int kr, uint8_t q[QMM
 _Static_assert(offsetof(qmm_block_q5_k, scales) == offsetof(qmm_block_q4_k, scales), "Q4_K / Q5_K headers");
 static inline void qmm_svesme_kmin_q(int five, const void *g, int j, uint8_t q[QMM_QK]) {
     for (int l = 0; l < QMM_QK; l++)
-        q[l] = (uint8_t)(five ? qmm_q5_k_q((const qmm_block_q5_k *)g, 32 * j + l) : qmm_q4_k_q((const qmm_block_q4_k *)g, 32 * j + l));
+        q[l] = (uint8_t)(five ? qmm_q5_k_q((const qmm_block_q5_k *)g, 32 * j + l)
+                              : qmm_q4_k_q((const qmm_block_q4_k *)g, 32 * j + l));
 }
 static inline void qmm_svesme_kmin_q_put(int five, void *g, int j, const uint8_t q[QMM_QK]) {
     uint8_t *qs = five ? ((qmm_block_q5_k *)g)->qs : ((qmm_block_q4_k *)g)->qs;
@@ -451,7 +449,9 @@ static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int6
 /* The descriptor's functions of Q4_K (five = 0) and Q5_K (1). */
 #define QMM_SVESME_KMIN_FNS(fmt, FIVE)                                                                                           \
     static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) { return qmm_svesme_w_size_kmin(FIVE, k, n); }            \
-    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) { return qmm_svesme_w_offset_kmin(FIVE, n_idx, k); } \
+    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) {                                                   \
+        return qmm_svesme_w_offset_kmin(FIVE, n_idx, k);                                                                         \
+    }                                                                                                                            \
     static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
                                                void *dst) {                                                                      \
         qmm_svesme_w_pack_kmin(FIVE, k, n, n0, n1, src, stride, dst);                                                            \
@@ -508,7 +508,9 @@ static inline void qmm_svesme_leg_dequantize(int kind, uint16_t d, uint16_t m, c
     }
 }
 static inline size_t qmm_svesme_leg_gguf_bytes(int kind) {
-    return kind == QMM_SVESME_KIND_Q4_1 ? sizeof(qmm_block_q4_1) : kind == QMM_SVESME_KIND_Q5_0 ? sizeof(qmm_block_q5_0) : sizeof(qmm_block_q5_1);
+    return kind == QMM_SVESME_KIND_Q4_1   ? sizeof(qmm_block_q4_1)
+           : kind == QMM_SVESME_KIND_Q5_0 ? sizeof(qmm_block_q5_0)
+                                          : sizeof(qmm_block_q5_1);
 }
 static inline void qmm_svesme_w_pack_leg(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                          void *dst) {
@@ -620,7 +622,8 @@ static inline size_t qmm_svesme_w_size_q6_k(int64_t k, int64_t n) {
 static inline size_t qmm_svesme_w_offset_q6_k(int64_t n_idx, int64_t k) {
     return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_Q6_SUPER;
 }
-static inline void qmm_svesme_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+static inline void qmm_svesme_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                          void *dst) {
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
         uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_q6_k(p * QMM_SVESME_NP, k);
@@ -680,8 +683,8 @@ static inline void qmm_svesme_w_read_row_q6_k(const void *packed, int64_t k, int
  * |sum| <= 4064) at 576 + 4 i, the FMOPA operand of their min term. The
  * int8 values, d and sums are exactly qmm_act_quantize_block's (it is called
  * here). */
-#define QMM_SVESME_MP        16
-#define QMM_SVESME_ACT_QBYTES (QMM_SVESME_MP * 4 + 8 * QMM_SVESME_MP * 4)
+#define QMM_SVESME_MP            16
+#define QMM_SVESME_ACT_QBYTES    (QMM_SVESME_MP * 4 + 8 * QMM_SVESME_MP * 4)
 #define QMM_SVESME_ACT_BLK(sums) (QMM_SVESME_ACT_QBYTES + ((sums) ? QMM_SVESME_MP * 4 : 0))
 
 static inline size_t qmm_svesme_act_size_any(int sums, int64_t m, int64_t k) {
