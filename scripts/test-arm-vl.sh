@@ -6,7 +6,9 @@
 # families are vector-length agnostic and read the same packed blob at every
 # length: this is where that is checked. Only they run here
 # (QMM_TEST_KERNELS="sve_,sme": NEON and the reference do not depend on the
-# vector length, and scripts/test-arm.sh runs them on every CPU setting).
+# vector length, and scripts/test-arm.sh runs them on every CPU setting), and
+# test_kernels on the shapes a vector length can change (QMM_TEST_SHAPES=vl: k
+# up to 256; the long-k sweeps run in scripts/test-arm.sh at the default lengths).
 # Prints one line per CPU setting and "N passed, N failed" (settings) at the end.
 #   QMM_ARM_BUILD=dir   the clang aarch64 build (default build-arm; configured
 #                       and built here when it has no test_kernels yet)
@@ -33,7 +35,7 @@ run_cpu() { # cpu: its report on stdout, exit 0 if both oracles passed
     t0=$(date +%s)
     for t in test_kernels test_kernel_edges; do
         # the wrapper ctest uses: the cross sysroot's own libc (never a multiarch libc6:arm64 of another build)
-        out=$(QMM_TEST_KERNELS="sve_,sme" QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$QEMU" /usr/aarch64-linux-gnu max "$BUILD/tests/$t" 2>&1) || ok=0
+        out=$(QMM_TEST_KERNELS="sve_,sme" QMM_TEST_SHAPES=vl QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$QEMU" /usr/aarch64-linux-gnu max "$BUILD/tests/$t" 2>&1) || ok=0
         last=$(echo "$out" | tail -n 1)
         fams=$(echo "$out" | awk '/^ok /{printf "%s ", $2}')
         echo "  $cpu $t: $last"

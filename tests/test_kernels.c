@@ -343,8 +343,8 @@ static void visit_family(const qmm_family *kf, struct visit_ctx *vc) {
     static const int64_t ks[] = {32, 64, 96, 160, 256, 1024, 2880}; /* 2880: gpt-oss, not a multiple of 256 */
     static const int64_t ns[] = {1, 3, 17, 31, 64, 77, 130};
     static const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8, 13, 17, 33};
-    const int slow = (kf == ref);
-    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+    const int slow = (kf == ref), vl = qmm_test_vl_shapes();
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0] && !(vl && ks[ki] > 256); ki++)
         for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
             for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
                 if (slow && (mi + ni + ki) % 4 != 0)
@@ -360,7 +360,7 @@ static void visit_family(const qmm_family *kf, struct visit_ctx *vc) {
      * = 32 + 32 + 8), with each row-group tail and a column tail */
     for (int64_t m = 17; m <= 19; m++)
         if ((m - 17) % 2 == 0 || !slow)
-            test_shape(kf, ref, m, 45, 2304);
+            test_shape(kf, ref, m, 45, vl ? 512 : 2304);
     if (kf->gemm_rows) /* rows in place over more than one row block and k slice */
         test_shape(kf, ref, 150, 45, 300);
     vc->tested++;
