@@ -109,6 +109,29 @@ static inline size_t svei8mm_at(int r, int h) {
     return QMM_SVEI8MM_QOFF + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
 }
 
+#if QMM_SVEI8MM_MIN || QMM_SVEI8MM_LEG
+/* Row r's 32 q (0..15, or 0..31 with a bit-4 word) in a packed block: the 2
+ * nibble groups, then the bit-4 group of 16 rows x 4 bytes (kr = 8 form). */
+static inline void svei8mm_q_put(uint8_t *blk, int r, const uint8_t q[QMM_QK]) {
+    uint8_t lo[QMM_QK / 2], hi[4];
+    qmm_svesme_nibbles(q, lo);
+    for (int h = 0; h < 2; h++)
+        memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
+    if (QMM_SVEI8MM_FIVE) {
+        qmm_svesme_q5_split(q, 8, hi);
+        memcpy(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
+    }
+}
+static inline void svei8mm_q_get(const uint8_t *blk, int r, uint8_t q[QMM_QK]) {
+    uint8_t lo[QMM_QK / 2];
+    for (int h = 0; h < 2; h++)
+        memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
+    qmm_svesme_nibbles_join(lo, q);
+    if (QMM_SVEI8MM_FIVE)
+        qmm_svesme_q5_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 8, q);
+}
+#endif
+
 #if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
@@ -170,19 +193,13 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
                 uint8_t *blk = SI_BLK(panel, b);
-                uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
+                uint8_t q[QMM_QK];
                 uint16_t d, m;
                 qmm_svesme_leg_get(QMM_SVEI8MM_KIND, row + (size_t)b * gb_bytes, &d, &m, q);
                 memcpy(blk + 2 * r, &d, 2);
                 if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
                     memcpy(blk + QMM_SVEI8MM_SCALES + 2 * r, &m, 2);
-                qmm_svesme_nibbles(q, lo);
-                for (int h = 0; h < 2; h++)
-                    memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
-                if (QMM_SVEI8MM_FIVE) {
-                    qmm_svesme_q5_split(q, 8, hi);
-                    memcpy(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
-                }
+                svei8mm_q_put(blk, r, q);
             }
         }
     }
@@ -195,16 +212,12 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
     const int r = (int)(row % QMM_SVEI8MM_NP);
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = SI_BLK(panel, b);
-        uint8_t q[QMM_QK], lo[QMM_QK / 2];
+        uint8_t q[QMM_QK];
         uint16_t d, m = 0;
         memcpy(&d, blk + 2 * r, 2);
         if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
             memcpy(&m, blk + QMM_SVEI8MM_SCALES + 2 * r, 2);
-        for (int h = 0; h < 2; h++)
-            memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
-        qmm_svesme_nibbles_join(lo, q);
-        if (QMM_SVEI8MM_FIVE)
-            qmm_svesme_q5_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 8, q);
+        svei8mm_q_get(blk, r, q);
         qmm_svesme_leg_dequantize(QMM_SVEI8MM_KIND, d, m, q, dst + b * QMM_QK);
     }
 }
@@ -221,16 +234,9 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
                 const uint8_t *gb = row + (size_t)s * gb_bytes;
                 qmm_svesme_k_header_get(gb, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE), r);
                 for (int j = 0; j < 8; j++) {
-                    uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
-                    uint8_t *blk = SI_BLK(panel, 8 * s + j);
+                    uint8_t q[QMM_QK];
                     qmm_svesme_kmin_q(QMM_SVEI8MM_FIVE, gb, j, q);
-                    qmm_svesme_nibbles(q, lo);
-                    for (int h = 0; h < 2; h++)
-                        memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
-                    if (QMM_SVEI8MM_FIVE) {
-                        qmm_svesme_q5_split(q, 8, hi);
-                        memcpy(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
-                    }
+                    svei8mm_q_put(SI_BLK(panel, 8 * s + j), r, q);
                 }
             }
         }
@@ -248,13 +254,8 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
         qmm_svesme_k_header_put((uint8_t *)&g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE),
                                 r);
         for (int j = 0; j < 8; j++) {
-            const uint8_t *blk = SI_BLK(panel, 8 * s + j);
-            uint8_t q[QMM_QK], lo[QMM_QK / 2];
-            for (int h = 0; h < 2; h++)
-                memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
-            qmm_svesme_nibbles_join(lo, q);
-            if (QMM_SVEI8MM_FIVE)
-                qmm_svesme_q5_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 8, q);
+            uint8_t q[QMM_QK];
+            svei8mm_q_get(SI_BLK(panel, 8 * s + j), r, q);
             qmm_svesme_kmin_q_put(QMM_SVEI8MM_FIVE, &g, j, q);
         }
         if (QMM_SVEI8MM_FIVE)

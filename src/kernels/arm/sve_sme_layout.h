@@ -341,6 +341,27 @@ static inline void qmm_svesme_q5_join(const uint8_t hi[4], int kr, uint8_t q[QMM
     }
 }
 
+/* Row r's 32 q (0..15; five: 0..31) in a block's groups of the SDOT form at
+ * qb (the 4 nibble groups, then with five the bit-4 group), and back. */
+static inline void qmm_svesme_q_put(uint8_t *qb, int r, int five, const uint8_t q[QMM_QK]) {
+    uint8_t lo[QMM_QK / 2], hi[4];
+    qmm_svesme_nibbles(q, lo);
+    for (int g = 0; g < 4; g++)
+        memcpy(qb + g * QMM_SVESME_GROUP + 4 * r, lo + 4 * g, 4);
+    if (five) {
+        qmm_svesme_q5_split(q, 4, hi);
+        memcpy(qb + 4 * QMM_SVESME_GROUP + 4 * r, hi, 4);
+    }
+}
+static inline void qmm_svesme_q_get(const uint8_t *qb, int r, int five, uint8_t q[QMM_QK]) {
+    uint8_t lo[QMM_QK / 2];
+    for (int g = 0; g < 4; g++)
+        memcpy(lo + 4 * g, qb + g * QMM_SVESME_GROUP + 4 * r, 4);
+    qmm_svesme_nibbles_join(lo, q);
+    if (five)
+        qmm_svesme_q5_join(qb + 4 * QMM_SVESME_GROUP + 4 * r, 4, q);
+}
+
 /* The q (0..15, Q5_K 0..31) of 32-block j of a GGUF block, and back (ORed
  * into a zeroed block). Both blocks start with d, dmin, scales[12]. */
 _Static_assert(offsetof(qmm_block_q5_k, scales) == offsetof(qmm_block_q4_k, scales), "Q4_K / Q5_K headers");
@@ -404,16 +425,9 @@ static inline void qmm_svesme_w_pack_kmin(int five, int64_t k, int64_t n, int64_
                 uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER(five);
                 qmm_svesme_k_header_get(gb, sup, sup + QMM_SVESME_K_HEAD, blk_bytes, r);
                 for (int j = 0; j < 8; j++) {
-                    uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
-                    uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * blk_bytes + 2 * QMM_SVESME_NP;
+                    uint8_t q[QMM_QK];
                     qmm_svesme_kmin_q(five, gb, j, q);
-                    qmm_svesme_nibbles(q, lo);
-                    for (int g = 0; g < 4; g++)
-                        memcpy(blk + g * QMM_SVESME_GROUP + 4 * r, lo + 4 * g, 4);
-                    if (five) {
-                        qmm_svesme_q5_split(q, 4, hi);
-                        memcpy(blk + 4 * QMM_SVESME_GROUP + 4 * r, hi, 4);
-                    }
+                    qmm_svesme_q_put(sup + QMM_SVESME_K_HEAD + j * blk_bytes + 2 * QMM_SVESME_NP, r, five, q);
                 }
             }
         }
@@ -432,12 +446,8 @@ static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int6
         qmm_svesme_k_header_put((uint8_t *)&g, sup, sup + QMM_SVESME_K_HEAD, blk_bytes, r);
         for (int j = 0; j < 8; j++) {
             const uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * blk_bytes + 2 * QMM_SVESME_NP;
-            uint8_t q[QMM_QK], lo[QMM_QK / 2];
-            for (int g4 = 0; g4 < 4; g4++)
-                memcpy(lo + 4 * g4, blk + g4 * QMM_SVESME_GROUP + 4 * r, 4);
-            qmm_svesme_nibbles_join(lo, q);
-            if (five)
-                qmm_svesme_q5_join(blk + 4 * QMM_SVESME_GROUP + 4 * r, 4, q);
+            uint8_t q[QMM_QK];
+            qmm_svesme_q_get(blk, r, five, q);
             qmm_svesme_kmin_q_put(five, &g, j, q);
         }
         if (five)
@@ -523,19 +533,13 @@ static inline void qmm_svesme_w_pack_leg(int kind, int64_t k, int64_t n, int64_t
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
                 uint8_t *blk = panel + (size_t)b * blk_bytes;
-                uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[4];
+                uint8_t q[QMM_QK];
                 uint16_t d, m;
                 qmm_svesme_leg_get(kind, row + (size_t)b * qmm_svesme_leg_gguf_bytes(kind), &d, &m, q);
                 memcpy(blk + 2 * r, &d, 2);
                 if (QMM_SVESME_LEG_MIN(kind))
                     memcpy(blk + QMM_SVESME_SCALES + 2 * r, &m, 2);
-                qmm_svesme_nibbles(q, lo);
-                for (int g = 0; g < 4; g++)
-                    memcpy(blk + qoff + g * QMM_SVESME_GROUP + 4 * r, lo + 4 * g, 4);
-                if (QMM_SVESME_LEG_FIVE(kind)) {
-                    qmm_svesme_q5_split(q, 4, hi);
-                    memcpy(blk + qoff + 4 * QMM_SVESME_GROUP + 4 * r, hi, 4);
-                }
+                qmm_svesme_q_put(blk + qoff, r, QMM_SVESME_LEG_FIVE(kind), q);
             }
         }
     }
@@ -548,16 +552,12 @@ static inline void qmm_svesme_w_read_row_leg(int kind, const void *packed, int64
     const int r = (int)(row % QMM_SVESME_NP);
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = panel + (size_t)b * blk_bytes;
-        uint8_t q[QMM_QK], lo[QMM_QK / 2];
+        uint8_t q[QMM_QK];
         uint16_t d, m = 0;
         memcpy(&d, blk + 2 * r, 2);
         if (QMM_SVESME_LEG_MIN(kind))
             memcpy(&m, blk + QMM_SVESME_SCALES + 2 * r, 2);
-        for (int g = 0; g < 4; g++)
-            memcpy(lo + 4 * g, blk + qoff + g * QMM_SVESME_GROUP + 4 * r, 4);
-        qmm_svesme_nibbles_join(lo, q);
-        if (QMM_SVESME_LEG_FIVE(kind))
-            qmm_svesme_q5_join(blk + qoff + 4 * QMM_SVESME_GROUP + 4 * r, 4, q);
+        qmm_svesme_q_get(blk + qoff, r, QMM_SVESME_LEG_FIVE(kind), q);
         qmm_svesme_leg_dequantize(kind, d, m, q, dst + b * QMM_QK);
     }
 }
