@@ -78,9 +78,10 @@ static inline int qmm_test_family_wanted(const char *name) {
 /* QMM_TEST_SHAPES=vl: the oracle tests keep the shapes whose outcome a
  * vector length can change (every m and n, k up to 256 and one longer k for
  * the multi-group rows) and leave out the long-k sweeps, which walk the same
- * block loop more times. scripts/test-arm-vl.sh, which runs the SVE / SME
- * families at five vector lengths under emulation, sets it: the arm stage
- * runs the full sweep of every family at the default lengths. */
+ * block loop more times. scripts/test-arm-vl.sh (the SVE / SME families at
+ * five vector lengths under emulation) and scripts/test-arm.sh's CPU settings
+ * other than `max` set it: `max`, where every Arm family runs, gets the full
+ * sweep. */
 static inline int qmm_test_vl_shapes(void) {
     const char *s = getenv("QMM_TEST_SHAPES");
     return s && strcmp(s, "vl") == 0;
