@@ -75,9 +75,9 @@ static inline int qmm_test_family_wanted(const char *name) {
     }
 }
 
-/* QMM_TEST_SHAPES=vl: the oracle tests keep the shapes whose outcome a
+/* QMM_TEST_SHAPES=vl: tests/test_kernels.c (the oracle test) keeps the shapes whose outcome a
  * vector length can change (every m and n, k up to 256 and one longer k for
- * the multi-group rows) and leave out the long-k sweeps, which walk the same
+ * the multi-group rows) and leaves out the long-k sweeps, which walk the same
  * block loop more times. scripts/test-arm-vl.sh (the SVE / SME families at
  * five vector lengths under emulation) and scripts/test-arm.sh's CPU settings
  * other than `max` set it: `max`, where every Arm family runs, gets the full

@@ -17,6 +17,8 @@ extern const qmm_family qmm_family_sme2_q6_k;
 extern const qmm_family qmm_family_sme2_q4_1;
 extern const qmm_family qmm_family_sme2_q5_0;
 extern const qmm_family qmm_family_sme2_q5_1;
+extern const qmm_family qmm_family_sme2_q3_k;
+extern const qmm_family qmm_family_sme2_q2_k;
 extern const qmm_family qmm_family_sme_q4_0;
 extern const qmm_family qmm_family_sme_q8_0;
 extern const qmm_family qmm_family_sme_iq4_nl;
@@ -28,6 +30,8 @@ extern const qmm_family qmm_family_sme_q6_k;
 extern const qmm_family qmm_family_sme_q4_1;
 extern const qmm_family qmm_family_sme_q5_0;
 extern const qmm_family qmm_family_sme_q5_1;
+extern const qmm_family qmm_family_sme_q3_k;
+extern const qmm_family qmm_family_sme_q2_k;
 extern const qmm_family qmm_family_sme_f32;
 extern const qmm_family qmm_family_sme_f16;
 extern const qmm_family qmm_family_sme_bf16;
@@ -43,6 +47,8 @@ extern const qmm_family qmm_family_sve_i8mm_q6_k;
 extern const qmm_family qmm_family_sve_i8mm_q4_1;
 extern const qmm_family qmm_family_sve_i8mm_q5_0;
 extern const qmm_family qmm_family_sve_i8mm_q5_1;
+extern const qmm_family qmm_family_sve_i8mm_q3_k;
+extern const qmm_family qmm_family_sve_i8mm_q2_k;
 extern const qmm_family qmm_family_sve_dotprod_q4_0;
 extern const qmm_family qmm_family_sve_dotprod_q8_0;
 extern const qmm_family qmm_family_sve_dotprod_iq4_nl;
@@ -54,6 +60,8 @@ extern const qmm_family qmm_family_sve_dotprod_q6_k;
 extern const qmm_family qmm_family_sve_dotprod_q4_1;
 extern const qmm_family qmm_family_sve_dotprod_q5_0;
 extern const qmm_family qmm_family_sve_dotprod_q5_1;
+extern const qmm_family qmm_family_sve_dotprod_q3_k;
+extern const qmm_family qmm_family_sve_dotprod_q2_k;
 
 /* NEON */
 extern const qmm_family qmm_family_neon_i8mm_q4_0;
@@ -100,6 +108,8 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme2_q4_1,
     &qmm_family_sme2_q5_0,
     &qmm_family_sme2_q5_1,
+    &qmm_family_sme2_q3_k,
+    &qmm_family_sme2_q2_k,
     &qmm_family_sme_q4_0,
     &qmm_family_sme_q8_0,
     &qmm_family_sme_iq4_nl,
@@ -111,6 +121,8 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sme_q4_1,
     &qmm_family_sme_q5_0,
     &qmm_family_sme_q5_1,
+    &qmm_family_sme_q3_k,
+    &qmm_family_sme_q2_k,
     &qmm_family_sme_f32,
     &qmm_family_sme_f16,
     &qmm_family_sme_bf16,
@@ -126,6 +138,8 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_i8mm_q4_1,
     &qmm_family_sve_i8mm_q5_0,
     &qmm_family_sve_i8mm_q5_1,
+    &qmm_family_sve_i8mm_q3_k,
+    &qmm_family_sve_i8mm_q2_k,
     &qmm_family_sve_dotprod_q4_0,
     &qmm_family_sve_dotprod_q8_0,
     &qmm_family_sve_dotprod_iq4_nl,
@@ -137,6 +151,8 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_sve_dotprod_q4_1,
     &qmm_family_sve_dotprod_q5_0,
     &qmm_family_sve_dotprod_q5_1,
+    &qmm_family_sve_dotprod_q3_k,
+    &qmm_family_sve_dotprod_q2_k,
 
     /* NEON: i8mm before dotprod, then fp32 / fp16. */
     &qmm_family_neon_i8mm_q4_0,

@@ -1,6 +1,6 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
  * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K, Q5_K, Q6_K,
- * Q4_1, Q5_0 and Q5_1 (define
+ * Q4_1, Q5_0, Q5_1, Q3_K and Q2_K (define
  * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
  * QMM_SVEI8MM_FAMILY(id, wtype) once).
  *
@@ -15,8 +15,11 @@
  * out at the end. Per output, per block in order: fma((float)isum,
  * fl(w_d * x_d), acc), as kernel.h requires; Q4_K / Q5_K then fma((float)(-m_j *
  * sum qx), fl(dmin * x_d), acc), its mins and the pair's block sums in the
- * same lane order; Q6_K's isum is sc_a times the sum of elements 0..15 plus
- * sc_b times that of 16..31 (two SMMLA chains), as its reference.
+ * same lane order; Q6_K's and Q3_K's isum is sc_a times the sum of elements
+ * 0..15 plus sc_b times that of 16..31 (two SMMLA chains), as their
+ * reference; Q2_K's the same integer from one chain, each q times its
+ * sub-scale first (<= 45), then its min term -(m_a sum_a qx + m_b sum_b qx)
+ * from the pair's per-16 sums.
  *
  * Weights: 16-row panels (a VL-independent blob, see sve_sme_layout.h), per
  * block: 16 fp16 scales (32 bytes), then groups h of 8 row pairs x 16 bytes
@@ -28,7 +31,8 @@
  * exactly): both keep GGUF's size.
  * Activations: row pairs (a zero row pads an odd m), per block: d0, d1
  * (fp32), then 4 x 16 bytes [row 0: q[8h..8h+7], row 1: q[8h..8h+7]];
- * Q4_K, Q5_K, Q4_1 and Q5_1 add the two rows' block sums (int32) after them. */
+ * Q4_K, Q5_K, Q4_1 and Q5_1 add the two rows' block sums (int32) after them,
+ * Q2_K the two rows' sums of elements 0..15, then of 16..31. */
 #include <arm_sve.h>
 #include <stdint.h>
 #include <string.h>
@@ -54,10 +58,13 @@
 #define QMM_SVEI8MM_LEG                                                                                                          \
     (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_0 ||                                     \
      QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_1)
-#define QMM_SVEI8MM_MIN (QMM_SVEI8MM_KMIN || QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND)) /* a min term, activation sums */
+#define QMM_SVEI8MM_TWO  (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q3_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q2_K)
+#define QMM_SVEI8MM_Q2_K (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q2_K)
+/* a min term, activation sums */
+#define QMM_SVEI8MM_MIN (QMM_SVEI8MM_KMIN || QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND) || QMM_SVEI8MM_Q2_K)
 /* Q5_K, Q5_0, Q5_1: a bit-4 group of 16 rows x 4 bytes after the nibbles */
 #define QMM_SVEI8MM_FIVE    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVEI8MM_KIND))
-#define QMM_SVEI8MM_ACT_BLK (QMM_SVEI8MM_MIN ? 80 : 72)
+#define QMM_SVEI8MM_ACT_BLK (QMM_SVEI8MM_Q2_K ? 88 : QMM_SVEI8MM_MIN ? 80 : 72)
 
 /* Where block b of a panel at wp starts, where its scales d are, and the
  * nibbles' offset in a block. IQ4_XS, per super-block of 8: d[16] (32
@@ -70,6 +77,14 @@
 #define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
 #define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVEI8MM_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
 #define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER)
+#elif QMM_SVEI8MM_TWO /* sve_sme_layout.h's two-bit kinds with kr = 8 */
+#define QMM_SVEI8MM_UNIT QMM_SVESME_TWO_SUPER(QMM_SVEI8MM_KIND)
+#define QMM_SVEI8MM_UE   QMM_QK_K
+#define QMM_SVEI8MM_QOFF QMM_SVESME_TWO_QOFF(QMM_SVEI8MM_KIND)
+#define SI_BLK(wp, b)                                                                                                            \
+    ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT + QMM_SVESME_TWO_HEAD(QMM_SVEI8MM_KIND) +                                      \
+     (size_t)((b)&7) * QMM_SVESME_TWO_BLK(QMM_SVEI8MM_KIND))
+#define SI_DPTR(wp, b) ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT)
 #elif QMM_SVEI8MM_LEG /* per 32-block d[16] (m[16]), 2 groups (Q5_0 / Q5_1: then 16 x 4 bytes of bit 4) */
 #define QMM_SVEI8MM_UNIT QMM_SVESME_LEG_BLK(QMM_SVEI8MM_KIND)
 #define QMM_SVEI8MM_UE   QMM_QK
@@ -118,7 +133,7 @@ static inline void svei8mm_q_put(uint8_t *blk, int r, const uint8_t q[QMM_QK]) {
     for (int h = 0; h < 2; h++)
         memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
     if (QMM_SVEI8MM_FIVE) {
-        qmm_svesme_q5_split(q, 8, hi);
+        qmm_svesme_bit_split(q, 4, 8, hi);
         memcpy(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
     }
 }
@@ -128,11 +143,19 @@ static inline void svei8mm_q_get(const uint8_t *blk, int r, uint8_t q[QMM_QK]) {
         memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
     qmm_svesme_nibbles_join(lo, q);
     if (QMM_SVEI8MM_FIVE)
-        qmm_svesme_q5_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 8, q);
+        qmm_svesme_bit_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 4, 8, q);
 }
 #endif
 
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
+#if QMM_SVEI8MM_TWO
+static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_svesme_w_pack_two(QMM_SVEI8MM_KIND, 8, k, n, n0, n1, src, stride, dst);
+}
+static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_svesme_w_read_row_two(QMM_SVEI8MM_KIND, 8, packed, k, row, dst);
+}
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
@@ -387,8 +410,16 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
                 memcpy(blk + 4 * i, &d, 4);
                 for (int h = 0; h < 4; h++)
                     memcpy(blk + 8 + 16 * h + 8 * i, q + 8 * h, 8);
-                if (QMM_SVEI8MM_MIN)
+                if (QMM_SVEI8MM_Q2_K) { /* the sums of elements 0..15 and 16..31 */
+                    int32_t half = 0;
+                    for (int l = 0; l < QMM_QK / 2; l++)
+                        half += q[l];
+                    const int32_t rest = sum - half;
+                    memcpy(blk + 72 + 4 * i, &half, 4);
+                    memcpy(blk + 80 + 4 * i, &rest, 4);
+                } else if (QMM_SVEI8MM_MIN) {
                     memcpy(blk + 72 + 4 * i, &sum, 4);
+                }
             }
         }
     }
@@ -413,7 +444,7 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
         svld1uw_u64(pb, (const uint32_t *)((const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP) + (c0));           \
     const svuint64_t y5_ = QMM_SVE_Q5_SPREAD(pt8, x5_);                                                                          \
     const svint8_t w0 = SI_LO(v0_, 0), w1 = SI_LO(v1_, 1), w2 = SI_HI(v0_, 2), w3 = SI_HI(v1_, 3)
-#elif QMM_SVEI8MM_TABLE || QMM_SVEI8MM_MIN
+#elif QMM_SVEI8MM_TABLE || (QMM_SVEI8MM_MIN && !QMM_SVEI8MM_TWO)
 #if QMM_SVEI8MM_TABLE
 #define SI_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SI_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
@@ -434,6 +465,25 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
     const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), h_, 1);                                                  \
     const svint8_t w2 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), h_, 2);                                                     \
     const svint8_t w3 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), h_, 3)
+#elif QMM_SVEI8MM_TWO
+/* Q3_K: the signed q from the 2-bit fields and the bit-2 word spread over
+ * the row's 64-bit lane (QMM_SVE_Q3_W); Q2_K: the unsigned q times the
+ * sub-scale of its half (sc_a: vectors 0, 1) */
+#if QMM_SVEI8MM_Q2_K
+#define SI_TWO_HB_DECL(blk)                                                                                                      \
+    do {                                                                                                                         \
+    } while (0)
+#define SI_TWO_W(l, i) svreinterpret_s8_u8(svmul_u8_x(pt8, QMM_SVE_PAIR(pt8, l, i), (i) < 2 ? sca8_ : scb8_))
+#else
+#define SI_TWO_HB_DECL(blk)                                                                                                      \
+    const svuint8_t hb_ = svreinterpret_u8_u64(QMM_SVE_Q5_SPREAD(                                                                \
+        pt8, svld1uw_u64(pb, (const uint32_t *)((const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + QMM_SVEI8MM_GROUP) + (c0))))
+#define SI_TWO_W(l, i) QMM_SVE_Q3_W(pt8, l, i, hb_, i)
+#endif
+#define SI_LOAD_W(blk, c0)                                                                                                       \
+    const svuint8_t l_ = svld1_u8(pb, (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0));                                     \
+    SI_TWO_HB_DECL(blk);                                                                                                         \
+    const svint8_t w0 = SI_TWO_W(l_, 0), w1 = SI_TWO_W(l_, 1), w2 = SI_TWO_W(l_, 2), w3 = SI_TWO_W(l_, 3)
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
 #define SI_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SI_HI(v) svasr_n_s8_x(pt8, v, 4)
@@ -465,27 +515,40 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
     } while (0)
 /* The isum from the sums of k 0..15 (s) and then of 16..31 (t): one chain
  * (times a sub-scale), or Q6_K's two, each times its own. */
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
+#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q3_K
 #define SI_SECOND(s)  svdup_n_s32(0)
 #define SI_ISUM(s, t) svmla_s32_x(pw, svmul_s32_x(pw, s, lsa), t, lsb)
 #else
 #define SI_SECOND(s)  (s)
 #define SI_ISUM(s, t) SI_LS(t)
 #endif
-/* Q4_K / Q5_K: then the min term, -m_j times the rows' block sums [s0 s0 s1 s1]. */
+/* Then the min term, its exact integer from the rows' sums [s0 s0 s1 s1]
+ * times fl(dmin * x_d): -m_j s (Q4_K, Q5_K), s (Q4_1, Q5_1), Q2_K's
+ * -(m_a s_a + m_b s_b) from its per-16 sums. */
 #if QMM_SVEI8MM_MIN
 #define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
     do {                                                                                                                         \
         const int32_t *xs_ = (const int32_t *)((const uint8_t *)(ab) + 72);                                                      \
-        const svint32_t im_ = svmul_s32_x(pw, nm, svdupq_n_s32(xs_[0], xs_[0], xs_[1], xs_[1]));                                 \
+        SI_MIN_INT_DECL(xs_);                                                                                                    \
         acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, im_), svmul_f32_x(pw, wm, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]))); \
     } while (0)
+#if QMM_SVEI8MM_Q2_K
+#define SI_MIN_INT_DECL(xs)                                                                                                      \
+    const svint32_t im_ = svmla_s32_x(pw, svmul_s32_x(pw, nma, svdupq_n_s32((xs)[0], (xs)[0], (xs)[1], (xs)[1])), nmb,           \
+                                      svdupq_n_s32((xs)[2], (xs)[2], (xs)[3], (xs)[3]))
+#elif QMM_SVEI8MM_KMIN
+#define SI_MIN_INT_DECL(xs) const svint32_t im_ = svmul_s32_x(pw, nm, svdupq_n_s32((xs)[0], (xs)[0], (xs)[1], (xs)[1]))
+#else
+#define SI_MIN_INT_DECL(xs) const svint32_t im_ = svdupq_n_s32((xs)[0], (xs)[0], (xs)[1], (xs)[1])
+#endif
 #else
 #define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
     do {                                                                                                                         \
     } while (0)
 #endif
 
+/* A vector of rows c0.. (32-bit lanes) duplicated pairwise, the scales' lane order. */
+#define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
 /* IQ4_XS: the block's sub-scales of rows c0.. as int32, in the lane order
  * of the scales (duplicated pairwise), and a block sum times them. */
 #if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
@@ -495,20 +558,38 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 #define SI_LS(s) svmul_s32_x(pw, s, ls)
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
 /* Q6_K: sc_a and sc_b of rows c0.., duplicated pairwise as the scales */
-#define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
 #define SI_LS_DECL(wp, b, c0)                                                                                                    \
     const svint32_t lsa = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                   \
     const svint32_t lsb = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0)))
-#elif QMM_SVEI8MM_LEG && QMM_SVEI8MM_MIN
-/* Q4_1 / Q5_1: the min term's factor 1 and the block's m of rows c0.., duplicated pairwise */
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q3_K
+/* Q3_K: sc_a and sc_b of rows c0.. (6 bits: the block's low nibbles, the
+ * super-block's high-bit words), duplicated pairwise as the scales */
 #define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    const svint32_t nm = svdup_n_s32(1);                                                                                         \
+    const svuint32_t lo_ = svld1ub_u32(ph, SI_BLK(wp, b) + (c0));                                                                \
+    const svuint32_t hs_ =                                                                                                       \
+        svlsr_n_u32_x(ph, svld1_u32(ph, (const uint32_t *)(SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES) + (c0)), 4 * ((b)&7));           \
+    const svint32_t lsa = SI_PAIRS_S32(QMM_SVE_Q3_SC(ph, lo_, hs_, 0)), lsb = SI_PAIRS_S32(QMM_SVE_Q3_SC(ph, lo_, hs_, 1))
+#elif QMM_SVEI8MM_Q2_K
+/* Q2_K: sc_a and sc_b of rows c0.. in every byte of their 64-bit lanes (the
+ * q's factors), and -m_a, -m_b, dmin duplicated pairwise as the scales */
+#define SI_SC_BYTES64(y) svreinterpret_u8_u64(svmul_n_u64_x(pt8, svand_n_u64_x(pt8, y, 0x0f), 0x0101010101010101ULL))
+#define SI_LS_DECL(wp, b, c0)                                                                                                    \
+    const uint8_t *sab_ = SI_BLK(wp, b) + (c0);                                                                                  \
+    const svuint8_t sca8_ = SI_SC_BYTES64(svld1ub_u64(pb, sab_)), scb8_ = SI_SC_BYTES64(svld1ub_u64(pb, sab_ + QMM_SVEI8MM_NP)); \
+    const svint32_t nma = SI_PAIRS_S32(svneg_s32_x(ph, svreinterpret_s32_u32(svlsr_n_u32_x(ph, svld1ub_u32(ph, sab_), 4))));     \
+    const svint32_t nmb =                                                                                                        \
+        SI_PAIRS_S32(svneg_s32_x(ph, svreinterpret_s32_u32(svlsr_n_u32_x(ph, svld1ub_u32(ph, sab_ + QMM_SVEI8MM_NP), 4))));      \
+    const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
+    const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
+#define SI_LS(s) (s)
+#elif QMM_SVEI8MM_LEG && QMM_SVEI8MM_MIN
+/* Q4_1 / Q5_1: the block's m of rows c0.., duplicated pairwise */
+#define SI_LS_DECL(wp, b, c0)                                                                                                    \
     const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
     const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
 #define SI_LS(s) (s)
 #elif QMM_SVEI8MM_KMIN
 /* Q4_K / Q5_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
-#define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
 #define SI_LS_DECL(wp, b, c0)                                                                                                    \
     const svint32_t ls = SI_PAIRS_S32(svld1ub_s32(ph, SI_BLK(wp, b) + (c0)));                                                    \
     const svint32_t nm = SI_PAIRS_S32(svneg_s32_x(ph, svld1ub_s32(ph, SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0))));                  \

@@ -1,8 +1,8 @@
 /* Kernel bodies shared by the SVE and SME int8 families, instantiated once
  * per translation unit (each with its own target flags). Before including:
  *   QMM_SVESME_KIND the weight format, QMM_SVESME_KIND_Q8_0, _Q4_0, _IQ4_NL,
- *               _MXFP4, _IQ4_XS, _Q4_K, _Q5_K, _Q6_K, _Q4_1, _Q5_0 or _Q5_1
- *               (sve_sme_layout.h panels);
+ *               _MXFP4, _IQ4_XS, _Q4_K, _Q5_K, _Q6_K, _Q4_1, _Q5_0, _Q5_1,
+ *               _Q3_K or _Q2_K (sve_sme_layout.h panels);
  *   QMM_SVESME_FN   the functions' mode: empty (SVE, non-streaming) or
  *               __arm_streaming (SME: SVE instructions only ever run in
  *               streaming mode, so a CPU with SME but no SVE is fine);
@@ -17,9 +17,11 @@
  * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
  * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
  * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^24: exact in int32 and as
- * a float; Q4_K / Q5_K by its sc_j, <= 7.94e6; Q6_K's is sc_a times the sum
- * of elements 0..15 plus sc_b times that of 16..31, <= 16646144, as its
- * reference), then per output, blocks in ascending order:
+ * a float; Q4_K / Q5_K by its sc_j, <= 7.94e6; Q6_K's and Q3_K's is sc_a
+ * times the sum of elements 0..15 plus sc_b times that of 16..31, <=
+ * 16646144, as their reference; Q2_K's the same integer as one sum, its q
+ * multiplied by their sub-scale first, sc q <= 45 in int8), then per
+ * output, blocks in ascending order:
  *   acc = fma((float)isum, fl(w_d * x_d), acc)
  * with w_d the exactly widened fp16 d (IQ4_XS, the K-quants: the super-block's) or
  * MXFP4's 2^(e - 128), as SCVTF, FMUL, FMLA (fused, one rounding) on lanes =
@@ -27,8 +29,10 @@
  *   acc = fma((float)(-m_j * sum qx), fl(dmin * x_d), acc)
  * (|m_j sum qx| <= 63 * 4064: exact in int32 and as a float), Q4_1 and Q5_1
  * theirs as fma((float)sum qx, fl(m * x_d), acc) (the same code with -m_j
- * replaced by 1 and dmin by the block's m). Nothing is ever summed across k
- * in floating point. */
+ * replaced by 1 and dmin by the block's m), Q2_K its
+ * fma((float)(-(m_a sum_a qx + m_b sum_b qx)), fl(dmin * x_d), acc) from the
+ * sums of elements 0..15 and 16..31 (<= 2 * 15 * 2032). Nothing is ever
+ * summed across k in floating point. */
 #include <stdint.h>
 
 #include "cpu/cpu.h"
@@ -46,17 +50,23 @@
      QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS)
 /* The K-quants with a min term per block (Q4_K, Q5_K: activation sums for it). */
 #define QMM_SVESME_KMIN (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K)
+/* Q3_K, Q2_K: 2-bit q (Q3_K with a bit-2 word) */
+#define QMM_SVESME_TWO (QMM_SVESME_KIND == QMM_SVESME_KIND_Q3_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q2_K)
 /* the legacy kinds: per 32-block panels, Q4_1 / Q5_1 with a min m */
 #define QMM_SVESME_LEG                                                                                                           \
     (QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0 ||                                       \
      QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_1)
-#define QMM_SVESME_MIN (QMM_SVESME_KMIN || QMM_SVESME_LEG_MIN(QMM_SVESME_KIND))
+#define QMM_SVESME_MIN (QMM_SVESME_KMIN || QMM_SVESME_LEG_MIN(QMM_SVESME_KIND) || QMM_SVESME_KIND == QMM_SVESME_KIND_Q2_K)
+/* the activation sums of the SME layout: per 32, or per 16 for Q2_K */
+#define QMM_SVESME_ACT_SUMS (QMM_SVESME_KIND == QMM_SVESME_KIND_Q2_K ? 2 : QMM_SVESME_MIN)
 /* Q5_K, Q5_0, Q5_1: a bit-4 group after the nibbles */
 #define QMM_SVESME_FIVE (QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVESME_KIND))
-/* Q6_K: two block sums per output, of elements 0..15 and 16..31 */
-#define QMM_SVESME_SPLIT (QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K)
+/* Q6_K, Q3_K: two block sums per output, of elements 0..15 and 16..31 */
+#define QMM_SVESME_SPLIT (QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K || QMM_SVESME_KIND == QMM_SVESME_KIND_Q3_K)
 #if QMM_SVESME_LEG
 #define QMM_SVESME_QOFF (QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(QMM_SVESME_KIND))) /* after d (and m) */
+#elif QMM_SVESME_TWO
+#define QMM_SVESME_QOFF QMM_SVESME_TWO_QOFF(QMM_SVESME_KIND)
 #elif QMM_SVESME_KMIN || QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
 #define QMM_SVESME_QOFF (2 * QMM_SVESME_NP) /* after the 32-block's sc and m, or sc_a and sc_b */
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
@@ -89,9 +99,8 @@
 #define SS_BLK(wp, b)        ((wp) + (size_t)(b)*QMM_SVESME_LEG_BLK(QMM_SVESME_KIND))
 #define SS_DPTR(wp, b)       SS_BLK(wp, b)
 #define QMM_SVESME_PANEL(nb) ((size_t)(nb)*QMM_SVESME_LEG_BLK(QMM_SVESME_KIND))
-#if QMM_SVESME_MIN /* Q4_1 / Q5_1: the min term's factor 1 and the block's m of rows c0.. */
+#if QMM_SVESME_MIN /* Q4_1 / Q5_1: the block's m of rows c0.. */
 #define SS_LS_DECL(wp, b, c0)                                                                                                    \
-    const svint32_t nm = svdup_n_s32(1);                                                                                         \
     const svfloat32_t wm = svcvt_f32_f16_x(                                                                                      \
         pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
 #else
@@ -123,6 +132,34 @@
     const int8_t *sab_ = (const int8_t *)SS_BLK(wp, b) + (c0);                                                                   \
     const svint32_t lsa = svld1sb_s32(pw, sab_), lsb = svld1sb_s32(pw, sab_ + QMM_SVESME_NP)
 #define SS_LS2(sa, sb) svmla_s32_x(pw, svmul_s32_x(pw, sa, lsa), sb, lsb)
+#elif QMM_SVESME_TWO
+#define SS_TSUP QMM_SVESME_TWO_SUPER(QMM_SVESME_KIND)
+#define SS_BLK(wp, b)                                                                                                            \
+    ((wp) + (size_t)((b) >> 3) * SS_TSUP + QMM_SVESME_TWO_HEAD(QMM_SVESME_KIND) +                                                \
+     (size_t)((b)&7) * QMM_SVESME_TWO_BLK(QMM_SVESME_KIND))
+#define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * SS_TSUP)
+#define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * SS_TSUP)
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q3_K
+/* Q3_K: the panel rows' sc_a and sc_b (6 bits: the block's low nibbles and
+ * the super-block's high-bit words), and the block's isum as Q6_K's */
+#define SS_LS_DECL(wp, b, c0)                                                                                                    \
+    const svuint32_t lo_ = svld1ub_u32(pw, SS_BLK(wp, b) + (c0));                                                                \
+    const svuint32_t hs_ =                                                                                                       \
+        svlsr_n_u32_x(pw, svld1_u32(pw, (const uint32_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0)), 4 * ((b)&7));            \
+    const svint32_t lsa = QMM_SVE_Q3_SC(pw, lo_, hs_, 0), lsb = QMM_SVE_Q3_SC(pw, lo_, hs_, 1)
+#define SS_LS2(sa, sb) svmla_s32_x(pw, svmul_s32_x(pw, sa, lsa), sb, lsb)
+#else
+/* Q2_K: the panel rows' sc_a and sc_b in every byte of their lanes (the q's
+ * factors), -m_a, -m_b and dmin */
+#define SS_LS_DECL(wp, b, c0)                                                                                                    \
+    const svuint32_t xa_ = svld1ub_u32(pw, SS_BLK(wp, b) + (c0)), xb_ = svld1ub_u32(pw, SS_BLK(wp, b) + QMM_SVESME_NP + (c0));   \
+    const svuint8_t sca8_ = QMM_SVE_SC_BYTES32(pw, xa_), scb8_ = QMM_SVE_SC_BYTES32(pw, xb_);                                    \
+    const svint32_t nma = svneg_s32_x(pw, svreinterpret_s32_u32(svlsr_n_u32_x(pw, xa_, 4)));                                     \
+    const svint32_t nmb = svneg_s32_x(pw, svreinterpret_s32_u32(svlsr_n_u32_x(pw, xb_, 4)));                                     \
+    const svfloat32_t wm = svcvt_f32_f16_x(                                                                                      \
+        pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0))))
+#define SS_LS(s) (s)
+#endif
 #else
 #define SS_BLK(wp, b)        ((wp) + (size_t)(b)*QMM_SVESME_BLK)
 #define SS_DPTR(wp, b)       SS_BLK(wp, b)
@@ -179,7 +216,7 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
     const svuint32_t h5_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 4 * QMM_SVESME_GROUP));                                       \
     const svint8_t w0 = SS_LO(v0_, 0), w1 = SS_LO(v1_, 1), w2 = SS_LO(v2_, 2), w3 = SS_LO(v3_, 3);                               \
     const svint8_t w4 = SS_HI(v0_, 4), w5 = SS_HI(v1_, 5), w6 = SS_HI(v2_, 6), w7 = SS_HI(v3_, 7)
-#elif QMM_SVESME_TABLE || QMM_SVESME_MIN
+#elif QMM_SVESME_TABLE || (QMM_SVESME_MIN && !QMM_SVESME_TWO)
 #if QMM_SVESME_TABLE
 #define SS_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
 #define SS_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
@@ -209,6 +246,24 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
     const svint8_t w5 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), hb_, 1);                                                    \
     const svint8_t w6 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v2_, 4), hb_, 2);                                                    \
     const svint8_t w7 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v3_, 4), hb_, 3)
+#elif QMM_SVESME_TWO
+/* Q3_K: the signed q from the 2-bit fields and the bit-2 word (QMM_SVE_Q3_W);
+ * Q2_K: the unsigned q times the sub-scale of its half (sc_a: vectors 0..3) */
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q3_K
+#define SS_TWO_HB_DECL(p) const svuint8_t hb_ = svld1_u8(pb, p)
+#define SS_TWO_W(l, s, i) QMM_SVE_Q3_W(pt8, l, s, hb_, i)
+#else
+#define SS_TWO_HB_DECL(p)                                                                                                        \
+    do {                                                                                                                         \
+    } while (0)
+#define SS_TWO_W(l, s, i) svreinterpret_s8_u8(svmul_u8_x(pt8, QMM_SVE_PAIR(pt8, l, s), (i) < 4 ? sca8_ : scb8_))
+#endif
+#define SS_LOAD_W(blk, c0)                                                                                                       \
+    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVESME_QOFF + 4 * (c0);                                                    \
+    const svuint8_t l0_ = svld1_u8(pb, wq_), l1_ = svld1_u8(pb, wq_ + QMM_SVESME_GROUP);                                         \
+    SS_TWO_HB_DECL(wq_ + 2 * QMM_SVESME_GROUP);                                                                                  \
+    const svint8_t w0 = SS_TWO_W(l0_, 0, 0), w1 = SS_TWO_W(l0_, 1, 1), w2 = SS_TWO_W(l0_, 2, 2), w3 = SS_TWO_W(l0_, 3, 3);       \
+    const svint8_t w4 = SS_TWO_W(l1_, 0, 4), w5 = SS_TWO_W(l1_, 1, 5), w6 = SS_TWO_W(l1_, 2, 6), w7 = SS_TWO_W(l1_, 3, 7)
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_0
 #define SS_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
 #define SS_HI(v) svasr_n_s8_x(pt8, v, 4)
@@ -258,9 +313,22 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
 #define SS_ZA_INT_MASK 0x11                                                     /* ZA0.S */
 #define SS_I4_DECL(G)  const svint32x4_t j_ = svread_hor_za32_s32_vg4(0, 4 * G) /* SS_ISUM reads t only */
 #endif
-#if QMM_SVESME_MIN /* then the min term: -m_j times the block's activation sum */
+#if QMM_SVESME_MIN /* then the min term: its exact integer imin times fl(dmin * x_d) */
 #define SS_MIN_STEP(xb, acc)                                                                                                     \
-    acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, svmul_n_s32_x(pw, nm, (xb)->sum)), svmul_n_f32_x(pw, wm, (xb)->d))
+    do {                                                                                                                         \
+        SS_MIN_INT_DECL(xb);                                                                                                     \
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, im_), svmul_n_f32_x(pw, wm, (xb)->d));                                    \
+    } while (0)
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q2_K /* -(m_a sum_a + m_b sum_b), sum_a: elements 0..15 (SADDV) */
+#define SS_MIN_INT_DECL(xb)                                                                                                      \
+    const svbool_t p16_ = svwhilelt_b8_s32(0, 16);                                                                               \
+    const int32_t sa_ = (int32_t)svaddv_s8(p16_, svld1_s8(p16_, (xb)->q));                                                       \
+    const svint32_t im_ = svmla_n_s32_x(pw, svmul_n_s32_x(pw, nma, sa_), nmb, (xb)->sum - sa_)
+#elif QMM_SVESME_KMIN /* -m_j sum */
+#define SS_MIN_INT_DECL(xb) const svint32_t im_ = svmul_n_s32_x(pw, nm, (xb)->sum)
+#else /* Q4_1 / Q5_1: the block's sum */
+#define SS_MIN_INT_DECL(xb) const svint32_t im_ = svdup_n_s32((xb)->sum)
+#endif
 #else
 #define SS_MIN_STEP(xb, acc)                                                                                                     \
     do {                                                                                                                         \
@@ -354,6 +422,20 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
         A3 = svmla_f32_x(pw, A3, svget4_f32(t_, 3), svget4_f32(u_, 3));                                                          \
     } while (0)
 #define SS_ZA_MASK 0xff /* ZA0.S (sums), ZA1.S (min terms), ZA2.S, ZA3.S (scales) */
+/* ZA1.S = the rows' activation sums at xs (outer) the min factors: -m_j,
+ * 1 (Q4_1, Q5_1), or Q2_K's two (sums of 0..15 by -m_a, then of 16..31,
+ * 64 bytes on, by -m_b): integers below 2^24, exact in fp32 */
+#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q2_K
+#define SS_MIN_MOPA(xs)                                                                                                          \
+    do {                                                                                                                         \
+        svmopa_za32_f32_m(1, pw, pw, svld1_f32(pw, xs), svcvt_f32_s32_x(pw, nma));                                               \
+        svmopa_za32_f32_m(1, pw, pw, svld1_f32(pw, (xs) + QMM_SVESME_MP), svcvt_f32_s32_x(pw, nmb));                             \
+    } while (0)
+#elif QMM_SVESME_KMIN
+#define SS_MIN_MOPA(xs) svmopa_za32_f32_m(1, pw, pw, svld1_f32(pw, xs), svcvt_f32_s32_x(pw, nm))
+#else
+#define SS_MIN_MOPA(xs) svmopa_za32_f32_m(1, pw, pw, svld1_f32(pw, xs), svdup_n_f32(1.0f))
+#endif
 #else
 #define SS_FP_MIN_ROW(I)                                                                                                         \
     do {                                                                                                                         \
@@ -392,10 +474,12 @@ static void svesme_dot_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
  *   then per row: acc_i = fma(scvtf(ZA0 slice i), ZA2 slice i, acc_i), the
  *   accumulators held in 16 Z registers (rows past tw are never touched).
  * The formats with a min term also fill ZA1.S = sum qx (outer) -m_j (fp32
- * integers: exact; Q4_1 / Q5_1: times 1) and ZA3.S = fl(x_d * dmin) (or m)
- * by two more FMOPA, then acc_i = fma(ZA1 slice i, ZA3 slice i, acc_i) after
- * the first step: their activations carry the block sums
- * (qmm_svesme_act_pack_sums). Q6_K sums elements 16..31 into ZA1.S. */
+ * integers: exact; Q4_1 / Q5_1: times 1; Q2_K: sum_a qx (outer) -m_a plus
+ * sum_b qx (outer) -m_b, per-16 sums) and ZA3.S = fl(x_d * dmin) (or m) by
+ * more FMOPA, then acc_i = fma(ZA1 slice i, ZA3 slice i, acc_i) after the
+ * first step: their activations carry the block sums
+ * (qmm_svesme_act_pack_sums, _sums2). Q6_K and Q3_K sum elements 16..31
+ * into ZA1.S. */
 static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
     __arm_inout("za") {
     const int64_t nb = k / QMM_QK;
@@ -405,7 +489,7 @@ static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
     (void)pt8;
     SS_TABLE_DECL;
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SVESME_MP) {
-        const uint8_t *ag = (const uint8_t *)a + qmm_svesme_act_offset_any(QMM_SVESME_MIN, m0, k);
+        const uint8_t *ag = (const uint8_t *)a + qmm_svesme_act_offset_any(QMM_SVESME_ACT_SUMS, m0, k);
         for (int64_t n0 = 0; n0 < n; n0 += QMM_SVESME_NP) {
             const uint8_t *wp = (const uint8_t *)w + (size_t)(n0 / QMM_SVESME_NP) * QMM_SVESME_PANEL(nb);
             for (int64_t r0 = 0; r0 < QMM_SVESME_MP && m0 + r0 < m; r0 += tw) {
@@ -415,16 +499,15 @@ static void svesme_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
                     svfloat32_t acc0 = zf, acc1 = zf, acc2 = zf, acc3 = zf, acc4 = zf, acc5 = zf, acc6 = zf, acc7 = zf;
                     svfloat32_t acc8 = zf, acc9 = zf, acc10 = zf, acc11 = zf, acc12 = zf, acc13 = zf, acc14 = zf, acc15 = zf;
                     for (int64_t b = 0; b < nb; b++) {
-                        const uint8_t *ab = ag + (size_t)b * QMM_SVESME_ACT_BLK(QMM_SVESME_MIN);
+                        const uint8_t *ab = ag + (size_t)b * QMM_SVESME_ACT_BLK(QMM_SVESME_ACT_SUMS);
                         const uint8_t *blk = SS_BLK(wp, b);
                         const int8_t *xq = (const int8_t *)ab + QMM_SVESME_MP * 4 + 4 * r0;
                         svzero_mask_za(SS_ZA_MASK);
                         const svfloat32_t xd = svld1_f32(pw, (const float *)ab + r0);
                         svmopa_za32_f32_m(2, pw, pw, xd, svesme_wscale(pw, SS_DPTR(wp, b), c0));
                         SS_LS_DECL(wp, b, c0);
-#if QMM_SVESME_MIN /* ZA1.S = sum qx (outer) -m_j, exact; ZA3.S = fl(x_d * dmin) */
-                        svmopa_za32_f32_m(1, pw, pw, svld1_f32(pw, (const float *)(ab + QMM_SVESME_ACT_QBYTES) + r0),
-                                          svcvt_f32_s32_x(pw, nm));
+#if QMM_SVESME_MIN /* ZA1.S = the exact imin (SS_MIN_MOPA); ZA3.S = fl(x_d * dmin) */
+                        SS_MIN_MOPA((const float *)(ab + QMM_SVESME_ACT_QBYTES) + r0);
                         svmopa_za32_f32_m(3, pw, pw, xd, wm);
 #endif
                         SS_LOAD_W(blk, c0);
@@ -496,7 +579,10 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 
 #define QMM_SVESME_MR    QMM_SVESME_MP
 #define QMM_SVESME_FLAGS QMM_FAMILY_CAPPED
-#if QMM_SVESME_MIN
+#if QMM_SVESME_ACT_SUMS == 2
+#define QMM_SVESME_ACT                                                                                                           \
+    { QMM_SVESME_MP, qmm_svesme_act_size_sums2, qmm_svesme_act_offset_sums2, qmm_svesme_act_pack_sums2 }
+#elif QMM_SVESME_MIN
 #define QMM_SVESME_ACT                                                                                                           \
     { QMM_SVESME_MP, qmm_svesme_act_size_sums, qmm_svesme_act_offset_sums, qmm_svesme_act_pack_sums }
 #else
@@ -521,6 +607,10 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 /* The panel functions of the weight format (sve_sme_layout.h). */
 #if QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q6_k
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q3_K
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q3_k
+#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q2_K
+#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q2_k
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_1
 #define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4_1
 #elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0

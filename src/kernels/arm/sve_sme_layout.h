@@ -35,7 +35,7 @@
  *         keeps a 32-block in the low or high nibbles of 32 bytes instead):
  *         2368 bytes per 16 x 256, +2.8% on GGUF's 144 per row;
  *   Q5_K: as Q4_K with the q's bit 4 after the nibbles, one group of 16 rows
- *         x 4 bytes (qmm_svesme_q5_split's form with kr = 4): 2880 bytes per
+ *         x 4 bytes (qmm_svesme_bit_split's form with kr = 4): 2880 bytes per
  *         16 x 256, +2.3% on GGUF's 176 per row;
  *   Q4_1, Q5_0, Q5_1 (the legacy kinds), per 32-block: 16 x fp16 d, then
  *         16 x fp16 m (Q4_1, Q5_1), Q4_0's 4 groups of GGUF nibble bytes as
@@ -45,7 +45,8 @@
  *         32-block j its 16 int8 sub-scales of elements 0..15 (sc_a), 16 of
  *         16..31 (sc_b), the low 4 bits of q (0..63) in Q4_0's nibble form (4
  *         groups) and the high 2 bits (2 groups, qmm_svesme_q6_split's form
- *         with kr = 4): GGUF's 210 bytes per row and 256 exactly.
+ *         with kr = 4): GGUF's 210 bytes per row and 256 exactly;
+ *   Q3_K, Q2_K (the two-bit kinds): GGUF's size, see QMM_SVESME_TWO_HEAD.
  * The body headers take the format as QMM_SVESME_KIND, one of the kinds below.
  */
 #ifndef QMM_SVE_SME_LAYOUT_H
@@ -113,6 +114,28 @@
 #define QMM_SVE_Q6_W(pg, nib, h, i)                                                                                              \
     svreinterpret_s8_u8(                                                                                                         \
         svsub_n_u8_x(pg, svorr_u8_x(pg, nib, svand_n_u8_x(pg, svreinterpret_u8_u32(QMM_SVE_Q6_HI(pg, h, i)), 0x30)), 32))
+
+/* The two-bit kinds' weight vectors in the kernel bodies: the 2-bit field s
+ * (0..3) of every byte of lo (svuint8_t, qmm_svesme_pairs_split's form);
+ * bit ib of every byte of hb moved to bit 2 (Q3_K's bit-2 word,
+ * qmm_svesme_bit_split's form, spread for SMMLA); Q3_K's signed q - 4 from
+ * both. Byte-local; pg: all lanes. */
+#define QMM_SVE_PAIR(pg, lo, s) svand_n_u8_x(pg, (s) ? svlsr_n_u8_x(pg, lo, (2 * (s)) & 7) : (lo), 3)
+#define QMM_SVE_BIT2(pg, hb, ib)                                                                                                 \
+    svand_n_u8_x(pg, (ib) < 2 ? svlsl_n_u8_x(pg, hb, (2 - (ib)) & 7) : (ib) == 2 ? (hb) : svlsr_n_u8_x(pg, hb, ((ib)-2) & 7), 4)
+#define QMM_SVE_Q3_W(pg, lo, s, hb, ib)                                                                                          \
+    svreinterpret_s8_u8(svsub_n_u8_x(pg, svorr_u8_x(pg, QMM_SVE_PAIR(pg, lo, s), QMM_SVE_BIT2(pg, hb, ib)), 4))
+/* Q3_K's sub-scales (-32..31) of a block's elements 0..15 (half 0) or
+ * 16..31 (half 1) in 32-bit lanes: the low 4 bits from the block's byte lo
+ * (svuint32_t), the high 2 from the row's word shifted right by 4 j (hs). */
+#define QMM_SVE_Q3_SC(pg, lo, hs, half)                                                                                          \
+    svsub_n_s32_x(pg,                                                                                                            \
+                  svreinterpret_s32_u32(svorr_u32_x(pg, (half) ? svlsr_n_u32_x(pg, lo, 4) : svand_n_u32_x(pg, lo, 0x0f),         \
+                                                    svand_n_u32_x(pg, svlsl_n_u32_x(pg, hs, (half) ? 2 : 4), 0x30))),            \
+                  32)
+/* Q2_K's sub-scales sc (the scale bytes' low nibbles, svuint32_t x) in every
+ * byte of their lane: the factor its q are multiplied by (sc q <= 45). */
+#define QMM_SVE_SC_BYTES32(pg, x) svreinterpret_u8_u32(svmul_n_u32_x(pg, svand_n_u32_x(pg, x, 0x0f), 0x01010101u))
 
 /* Bytes of a panel block of the table kinds (the scales, then Q4_0's 4 groups). */
 #define QMM_SVESME_TABLE_BLK(kind) (QMM_SVESME_NP * QMM_SVESME_SB(kind) + 4 * QMM_SVESME_GROUP)
@@ -321,24 +344,39 @@ static inline void qmm_svesme_nibbles_join(const uint8_t lo[QMM_QK / 2], uint8_t
         q[t + 16] = (uint8_t)(lo[t] >> 4);
     }
 }
-/* Q5_K's bit 4 of 32 q, for weight vectors of kr bytes per row: kr = 4
- * (SDOT): bit i of hi[t] is element 4i + t's (vector i < 8), so vector i's
- * is bit i of each byte of the word; kr = 8 (SMMLA): with m_t the 4 bits of
- * elements 8i + t (i < 4), hi[t] = m_t | m_(t + 4) << 4, which
- * QMM_SVE_Q5_SPREAD turns into m_t in byte t of a 64-bit lane. 4 bytes a
- * row either way; join ORs the bits back into q. */
-static inline void qmm_svesme_q5_split(const uint8_t q[QMM_QK], int kr, uint8_t hi[4]) {
+/* Bit `bit` of 32 q (Q5_*: bit 4, Q3_K: bit 2), for weight vectors of kr
+ * bytes per row: kr = 4 (SDOT): bit i of hi[t] is element 4i + t's (vector
+ * i < 8), so vector i's is bit i of each byte of the word; kr = 8 (SMMLA):
+ * with m_t the 4 bits of elements 8i + t (i < 4), hi[t] = m_t | m_(t + 4) <<
+ * 4, which QMM_SVE_Q5_SPREAD turns into m_t in byte t of a 64-bit lane. 4
+ * bytes a row either way; join ORs the bits back into q. */
+static inline void qmm_svesme_bit_split(const uint8_t q[QMM_QK], int bit, int kr, uint8_t hi[4]) {
     memset(hi, 0, 4);
     for (int k = 0; k < QMM_QK; k++) {
-        const int bit = q[k] >> 4, t = k % kr, i = k / kr;
-        hi[t % 4] |= (uint8_t)(bit << (i + 4 * (t / 4)));
+        const int b = (q[k] >> bit) & 1, t = k % kr, i = k / kr;
+        hi[t % 4] |= (uint8_t)(b << (i + 4 * (t / 4)));
     }
 }
-static inline void qmm_svesme_q5_join(const uint8_t hi[4], int kr, uint8_t q[QMM_QK]) {
+static inline void qmm_svesme_bit_join(const uint8_t hi[4], int bit, int kr, uint8_t q[QMM_QK]) {
     for (int k = 0; k < QMM_QK; k++) {
         const int t = k % kr, i = k / kr;
-        q[k] |= (uint8_t)(((hi[t % 4] >> (i + 4 * (t / 4))) & 1) << 4);
+        q[k] |= (uint8_t)(((hi[t % 4] >> (i + 4 * (t / 4))) & 1) << bit);
     }
+}
+/* 2-bit fields v[k] & 3 of 32 values, for weight vectors of kr bytes per row
+ * (Q6_K's high bits, Q3_K's and Q2_K's low bits): element k is byte t = k %
+ * kr of vector i = k / kr, its bits at 2 (i % 4) of out[kr (i / 4) + t], so
+ * that vector i's are (byte >> 2 (i % 4)) & 3: 8 bytes either way. */
+static inline void qmm_svesme_pairs_split(const uint8_t v[QMM_QK], int kr, uint8_t out[8]) {
+    memset(out, 0, 8);
+    for (int k = 0; k < QMM_QK; k++) {
+        const int i = k / kr;
+        out[kr * (i / 4) + k % kr] |= (uint8_t)((v[k] & 3) << (2 * (i % 4)));
+    }
+}
+static inline int qmm_svesme_pairs_at(const uint8_t in[8], int kr, int k) {
+    const int i = k / kr;
+    return (in[kr * (i / 4) + k % kr] >> (2 * (i % 4))) & 3;
 }
 
 /* Row r's 32 q (0..15; five: 0..31) in a block's groups of the SDOT form at
@@ -349,7 +387,7 @@ static inline void qmm_svesme_q_put(uint8_t *qb, int r, int five, const uint8_t 
     for (int g = 0; g < 4; g++)
         memcpy(qb + g * QMM_SVESME_GROUP + 4 * r, lo + 4 * g, 4);
     if (five) {
-        qmm_svesme_q5_split(q, 4, hi);
+        qmm_svesme_bit_split(q, 4, 4, hi);
         memcpy(qb + 4 * QMM_SVESME_GROUP + 4 * r, hi, 4);
     }
 }
@@ -359,7 +397,7 @@ static inline void qmm_svesme_q_get(const uint8_t *qb, int r, int five, uint8_t 
         memcpy(lo + 4 * g, qb + g * QMM_SVESME_GROUP + 4 * r, 4);
     qmm_svesme_nibbles_join(lo, q);
     if (five)
-        qmm_svesme_q5_join(qb + 4 * QMM_SVESME_GROUP + 4 * r, 4, q);
+        qmm_svesme_bit_join(qb + 4 * QMM_SVESME_GROUP + 4 * r, 4, 4, q);
 }
 
 /* The q (0..15, Q5_K 0..31) of 32-block j of a GGUF block, and back (ORed
@@ -597,23 +635,19 @@ static inline void qmm_svesme_q6_put(qmm_block_q6_k *g, int j, const uint8_t q[Q
     }
 }
 /* 32 q (0..63) as Q4_0-form low nibbles (byte t: q[t] & 15 | (q[t + 16] & 15)
- * << 4) and high 2 bits for weight vectors of kr bytes per row (4: SDOT, 8:
- * SMMLA): element k is byte t = k % kr of vector i = k / kr, and its high
- * bits sit at bits 2 (i % 4) of hi[kr (i / 4) + t], so that vector i's are
- * (hi word >> 2 (i % 4)) & 0x03 in every byte: 8 bytes either way. */
+ * << 4) and high 2 bits in qmm_svesme_pairs_split's form for weight vectors
+ * of kr bytes per row (4: SDOT, 8: SMMLA), and back. */
 static inline void qmm_svesme_q6_split(const uint8_t q[QMM_QK], int kr, uint8_t lo[QMM_QK / 2], uint8_t hi[8]) {
-    memset(hi, 0, 8);
+    uint8_t h[QMM_QK];
+    for (int k = 0; k < QMM_QK; k++)
+        h[k] = (uint8_t)(q[k] >> 4);
     qmm_svesme_nibbles(q, lo);
-    for (int k = 0; k < QMM_QK; k++) {
-        const int i = k / kr;
-        hi[kr * (i / 4) + k % kr] |= (uint8_t)((q[k] >> 4) << (2 * (i % 4)));
-    }
+    qmm_svesme_pairs_split(h, kr, hi);
 }
 static inline void qmm_svesme_q6_join(const uint8_t lo[QMM_QK / 2], const uint8_t hi[8], int kr, uint8_t q[QMM_QK]) {
-    for (int k = 0; k < QMM_QK; k++) {
-        const int i = k / kr, n = k < 16 ? lo[k] & 0x0f : lo[k - 16] >> 4;
-        q[k] = (uint8_t)(n | ((hi[kr * (i / 4) + k % kr] >> (2 * (i % 4))) & 0x03) << 4);
-    }
+    qmm_svesme_nibbles_join(lo, q);
+    for (int k = 0; k < QMM_QK; k++)
+        q[k] |= (uint8_t)(qmm_svesme_pairs_at(hi, kr, k) << 4);
 }
 
 static inline size_t qmm_svesme_w_size_q6_k(int64_t k, int64_t n) {
@@ -676,16 +710,183 @@ static inline void qmm_svesme_w_read_row_q6_k(const void *packed, int64_t k, int
     }
 }
 
+/* Q3_K and Q2_K (the two-bit kinds), per super-block of 8 blocks, for weight
+ * vectors of kr bytes per row (4: the SDOT / SME families, 8: SMMLA's row
+ * pairs; qmm_svesme_two_at):
+ *   Q3_K: 16 x fp16 d (32 bytes), 16 x uint32 of the sub-scales' high 2 bits
+ *         (row r's word at 32 + 4 r: bits 2i of sub-block i's sc + 32), then
+ *         per 32-block j 16 bytes of their low 4 bits (byte r: sub-block
+ *         2j's | 2j + 1's << 4), the q's low 2 bits (128 bytes,
+ *         qmm_svesme_pairs_split) and bit 2 (16 x 4 bytes,
+ *         qmm_svesme_bit_split), q = the signed value + 4 (0..7): GGUF's 110
+ *         bytes per row exactly (the 6-bit scales stay 6 bits: bytes of them
+ *         would be 3.6% more);
+ *   Q2_K: 16 x fp16 d, 16 x fp16 dmin (64 bytes), then per 32-block j GGUF's
+ *         scale bytes 2j and 2j + 1 of the 16 rows (sc | m << 4 of elements
+ *         0..15, then of 16..31) and the 2-bit q (128 bytes): GGUF's 84. */
+#define QMM_SVESME_KIND_Q3_K       11
+#define QMM_SVESME_KIND_Q2_K       12
+#define QMM_SVESME_TWO_HEAD(kind)  ((kind) == QMM_SVESME_KIND_Q3_K ? QMM_SVESME_SCALES + 4 * QMM_SVESME_NP : 2 * QMM_SVESME_SCALES)
+#define QMM_SVESME_TWO_QOFF(kind)  ((kind) == QMM_SVESME_KIND_Q3_K ? QMM_SVESME_NP : 2 * QMM_SVESME_NP) /* the q in a block */
+#define QMM_SVESME_TWO_BLK(kind)   (QMM_SVESME_TWO_QOFF(kind) + ((kind) == QMM_SVESME_KIND_Q3_K ? 3 : 2) * QMM_SVESME_GROUP)
+#define QMM_SVESME_TWO_SUPER(kind) (QMM_SVESME_TWO_HEAD(kind) + 8 * QMM_SVESME_TWO_BLK(kind))
+
+/* Byte t (0..7) of row r's 2-bit q in a block's 128 bytes of them: kr = 4,
+ * two groups of [16 rows x 4 bytes] (vectors 0..3, then 4..7); kr = 8, one
+ * group of 8 row pairs x [row 2p: 8 bytes, row 2p + 1: 8 bytes]. */
+static inline size_t qmm_svesme_two_at(int kr, int r, int t) {
+    return kr == 4 ? (size_t)(t / 4) * QMM_SVESME_GROUP + (size_t)(4 * r + t % 4) : (size_t)(16 * (r / 2) + 8 * (r % 2) + t);
+}
+/* Q3_K's 6-bit scale i (0..63, the stored sc + 32) ORed into zeroed GGUF
+ * scale bytes: qmm_q3_k_scale's placement. */
+static inline void qmm_svesme_q3_scale_put(uint8_t s[12], int i, int u) {
+    s[i % 8] |= (uint8_t)((u & 0x0f) << (4 * (i / 8)));
+    s[8 + i % 4] |= (uint8_t)(((u >> 4) & 3) << (2 * (i / 4)));
+}
+/* 32-block j of a GGUF Q3_K / Q2_K super-block as q (Q3_K: value + 4, 0..7;
+ * Q2_K: 0..3), and back (ORed into a zeroed block). */
+static inline void qmm_svesme_two_q(int kind, const void *g, int j, uint8_t q[QMM_QK]) {
+    for (int l = 0; l < QMM_QK; l++)
+        q[l] = (uint8_t)(kind == QMM_SVESME_KIND_Q3_K ? qmm_q3_k_q((const qmm_block_q3_k *)g, 32 * j + l) + 4
+                                                      : qmm_q2_k_q((const qmm_block_q2_k *)g, 32 * j + l));
+}
+static inline void qmm_svesme_two_q_put(int kind, void *g, int j, const uint8_t q[QMM_QK]) {
+    uint8_t *qs = kind == QMM_SVESME_KIND_Q3_K ? ((qmm_block_q3_k *)g)->qs : ((qmm_block_q2_k *)g)->qs;
+    for (int l = 0; l < QMM_QK; l++) {
+        const int e = 32 * j + l;
+        qs[32 * (e / 128) + e % 32] |= (uint8_t)((q[l] & 3) << (2 * ((e / 32) % 4)));
+        if (kind == QMM_SVESME_KIND_Q3_K)
+            ((qmm_block_q3_k *)g)->hmask[e % 32] |= (uint8_t)((q[l] >> 2) << (e / 32));
+    }
+}
+static inline size_t qmm_svesme_w_size_two(int kind, int64_t k, int64_t n) {
+    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_TWO_SUPER(kind);
+}
+static inline size_t qmm_svesme_w_offset_two(int kind, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_TWO_SUPER(kind);
+}
+static inline void qmm_svesme_w_pack_two(int kind, int kr, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                         size_t stride, void *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const int q3 = kind == QMM_SVESME_KIND_Q3_K;
+    const size_t gb_bytes = q3 ? sizeof(qmm_block_q3_k) : sizeof(qmm_block_q2_k), blk_bytes = QMM_SVESME_TWO_BLK(kind);
+    for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_two(kind, p * QMM_SVESME_NP, k);
+        memset(panel, 0, (size_t)ns * QMM_SVESME_TWO_SUPER(kind)); /* pad rows: zero scales, never stored */
+        for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride;
+            for (int64_t s = 0; s < ns; s++) {
+                const uint8_t *gb = row + (size_t)s * gb_bytes;
+                uint8_t *sup = panel + (size_t)s * QMM_SVESME_TWO_SUPER(kind), *blk0 = sup + QMM_SVESME_TWO_HEAD(kind);
+                if (q3) {
+                    const qmm_block_q3_k *g = (const qmm_block_q3_k *)gb;
+                    uint32_t hw = 0;
+                    memcpy(sup + 2 * r, &g->d, 2);
+                    for (int i = 0; i < 16; i++) {
+                        const int u = qmm_q3_k_scale(g->scales, i) + 32;
+                        hw |= (uint32_t)(u >> 4) << (2 * i);
+                        blk0[(i / 2) * blk_bytes + (size_t)r] |= (uint8_t)((u & 0x0f) << (4 * (i % 2)));
+                    }
+                    memcpy(sup + QMM_SVESME_SCALES + 4 * r, &hw, 4);
+                } else {
+                    const qmm_block_q2_k *g = (const qmm_block_q2_k *)gb;
+                    memcpy(sup + 2 * r, &g->d, 2);
+                    memcpy(sup + QMM_SVESME_SCALES + 2 * r, &g->dmin, 2);
+                    for (int j = 0; j < 8; j++) {
+                        blk0[j * blk_bytes + (size_t)r] = g->scales[2 * j];
+                        blk0[j * blk_bytes + QMM_SVESME_NP + (size_t)r] = g->scales[2 * j + 1];
+                    }
+                }
+                for (int j = 0; j < 8; j++) {
+                    uint8_t *qb = blk0 + j * blk_bytes + QMM_SVESME_TWO_QOFF(kind);
+                    uint8_t q[QMM_QK], lo[8], hi[4];
+                    qmm_svesme_two_q(kind, gb, j, q);
+                    qmm_svesme_pairs_split(q, kr, lo);
+                    for (int t = 0; t < 8; t++)
+                        qb[qmm_svesme_two_at(kr, r, t)] = lo[t];
+                    if (q3) {
+                        qmm_svesme_bit_split(q, 2, kr, hi);
+                        memcpy(qb + 2 * QMM_SVESME_GROUP + 4 * r, hi, 4);
+                    }
+                }
+            }
+        }
+    }
+}
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static inline void qmm_svesme_w_read_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, float *dst) {
+    const int64_t ns = k / QMM_QK_K;
+    const int q3 = kind == QMM_SVESME_KIND_Q3_K;
+    const size_t blk_bytes = QMM_SVESME_TWO_BLK(kind);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_two(kind, row, k);
+    const int r = (int)(row % QMM_SVESME_NP);
+    for (int64_t s = 0; s < ns; s++) {
+        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_TWO_SUPER(kind), *blk0 = sup + QMM_SVESME_TWO_HEAD(kind);
+        union {
+            qmm_block_q3_k q3;
+            qmm_block_q2_k q2;
+        } g;
+        memset(&g, 0, sizeof g);
+        if (q3) {
+            uint32_t hw;
+            memcpy(&g.q3.d, sup + 2 * r, 2);
+            memcpy(&hw, sup + QMM_SVESME_SCALES + 4 * r, 4);
+            for (int i = 0; i < 16; i++)
+                qmm_svesme_q3_scale_put(g.q3.scales, i,
+                                        ((blk0[(i / 2) * blk_bytes + (size_t)r] >> (4 * (i % 2))) & 0x0f) | ((hw >> (2 * i)) & 3)
+                                                                                                                << 4);
+        } else {
+            memcpy(&g.q2.d, sup + 2 * r, 2);
+            memcpy(&g.q2.dmin, sup + QMM_SVESME_SCALES + 2 * r, 2);
+            for (int j = 0; j < 8; j++) {
+                g.q2.scales[2 * j] = blk0[j * blk_bytes + (size_t)r];
+                g.q2.scales[2 * j + 1] = blk0[j * blk_bytes + QMM_SVESME_NP + (size_t)r];
+            }
+        }
+        for (int j = 0; j < 8; j++) {
+            const uint8_t *qb = blk0 + j * blk_bytes + QMM_SVESME_TWO_QOFF(kind);
+            uint8_t q[QMM_QK], lo[8];
+            for (int t = 0; t < 8; t++)
+                lo[t] = qb[qmm_svesme_two_at(kr, r, t)];
+            for (int l = 0; l < QMM_QK; l++)
+                q[l] = (uint8_t)qmm_svesme_pairs_at(lo, kr, l);
+            if (q3)
+                qmm_svesme_bit_join(qb + 2 * QMM_SVESME_GROUP + 4 * r, 2, kr, q);
+            qmm_svesme_two_q_put(kind, &g, j, q);
+        }
+        if (q3)
+            qmm_dequantize_row_q3_k(&g.q3, dst + s * QMM_QK_K, QMM_QK_K);
+        else
+            qmm_dequantize_row_q2_k(&g.q2, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+/* The descriptor's functions of a two-bit kind in the SDOT / SME form (kr =
+ * 4; sve_i8mm_body.h calls the functions above with kr = 8). */
+#define QMM_SVESME_TWO_FNS(fmt, KIND, KR)                                                                                        \
+    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) { return qmm_svesme_w_size_two(KIND, k, n); }             \
+    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) { return qmm_svesme_w_offset_two(KIND, n_idx, k); } \
+    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
+                                               void *dst) {                                                                      \
+        qmm_svesme_w_pack_two(KIND, KR, k, n, n0, n1, src, stride, dst);                                                         \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
+        (void)n;                                                                                                                 \
+        qmm_svesme_w_read_row_two(KIND, KR, packed, k, row, dst);                                                                \
+    }
+QMM_SVESME_TWO_FNS(q3_k, QMM_SVESME_KIND_Q3_K, 4)
+QMM_SVESME_TWO_FNS(q2_k, QMM_SVESME_KIND_Q2_K, 4)
+
 /* SME GEMM activations: groups of 16 rows (zero rows pad the last), per
  * block: 16 fp32 scales d (64 bytes), then 8 groups of [16 rows x 4 int8]
  * (row i's q[4g..4g+3] at 64 + 64 g + 4 i): the SMOPA row operand; the
- * formats with a min (Q4_K) add the 16 rows' block sums as fp32 (exact:
- * |sum| <= 4064) at 576 + 4 i, the FMOPA operand of their min term. The
- * int8 values, d and sums are exactly qmm_act_quantize_block's (it is called
- * here). */
+ * formats with a min per 32 (sums = 1: Q4_K, Q5_K, Q4_1, Q5_1) add the 16
+ * rows' block sums as fp32 (exact: |sum| <= 4064) at 576 + 4 i, the FMOPA
+ * operand of their min term; Q2_K's per-16 mins (sums = 2) the sums of
+ * elements 0..15 there and of 16..31 at 640 + 4 i. The int8 values, d and
+ * sums are exactly qmm_act_quantize_block's (it is called here). */
 #define QMM_SVESME_MP            16
 #define QMM_SVESME_ACT_QBYTES    (QMM_SVESME_MP * 4 + 8 * QMM_SVESME_MP * 4)
-#define QMM_SVESME_ACT_BLK(sums) (QMM_SVESME_ACT_QBYTES + ((sums) ? QMM_SVESME_MP * 4 : 0))
+#define QMM_SVESME_ACT_BLK(sums) (QMM_SVESME_ACT_QBYTES + (sums)*QMM_SVESME_MP * 4)
 
 static inline size_t qmm_svesme_act_size_any(int sums, int64_t m, int64_t k) {
     return (size_t)((m + QMM_SVESME_MP - 1) / QMM_SVESME_MP) * (size_t)(k / QMM_QK) * QMM_SVESME_ACT_BLK(sums);
@@ -711,14 +912,18 @@ static inline void qmm_svesme_act_pack_any(int sums, int64_t m, int64_t k, const
                 for (int g = 0; g < 8; g++)
                     memcpy(blk + QMM_SVESME_MP * 4 + g * QMM_SVESME_MP * 4 + 4 * i, q + 4 * g, 4);
                 if (sums) {
-                    const float fs = (float)sum;
-                    memcpy(blk + QMM_SVESME_ACT_QBYTES + 4 * i, &fs, 4);
+                    int32_t half = 0;
+                    for (int l = 0; l < QMM_QK / 2; l++)
+                        half += q[l];
+                    const float fs[2] = {(float)(sums == 2 ? half : sum), (float)(sum - half)};
+                    for (int h = 0; h < sums; h++)
+                        memcpy(blk + QMM_SVESME_ACT_QBYTES + h * QMM_SVESME_MP * 4 + 4 * i, &fs[h], 4);
                 }
             }
         }
     }
 }
-/* The activation descriptor's functions: without sums, and with them. */
+/* The activation descriptor's functions: without sums, with them, with per-16 sums. */
 static inline size_t qmm_svesme_act_size(int64_t m, int64_t k) { return qmm_svesme_act_size_any(0, m, k); }
 static inline size_t qmm_svesme_act_offset(int64_t m_idx, int64_t k) { return qmm_svesme_act_offset_any(0, m_idx, k); }
 static inline void qmm_svesme_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
@@ -728,6 +933,11 @@ static inline size_t qmm_svesme_act_size_sums(int64_t m, int64_t k) { return qmm
 static inline size_t qmm_svesme_act_offset_sums(int64_t m_idx, int64_t k) { return qmm_svesme_act_offset_any(1, m_idx, k); }
 static inline void qmm_svesme_act_pack_sums(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
     qmm_svesme_act_pack_any(1, m, k, x, x_row_stride, dst);
+}
+static inline size_t qmm_svesme_act_size_sums2(int64_t m, int64_t k) { return qmm_svesme_act_size_any(2, m, k); }
+static inline size_t qmm_svesme_act_offset_sums2(int64_t m_idx, int64_t k) { return qmm_svesme_act_offset_any(2, m_idx, k); }
+static inline void qmm_svesme_act_pack_sums2(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+    qmm_svesme_act_pack_any(2, m, k, x, x_row_stride, dst);
 }
 
 #endif
