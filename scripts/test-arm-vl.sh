@@ -9,6 +9,10 @@
 # vector length, and scripts/test-arm.sh runs them on every CPU setting), and
 # test_kernels on the shapes a vector length can change (QMM_TEST_SHAPES=vl: k
 # up to 256; the long-k sweeps run in scripts/test-arm.sh at the default lengths).
+# test_kernel_edges (subnormal, huge, inf, NaN values: per-lane arithmetic that a
+# vector length does not change, only how lanes are chunked, which test_kernels
+# covers) runs at the first setting only, the 128-bit one with the most chunks
+# per panel; scripts/test-arm.sh runs it on every setting at the default lengths.
 # Prints one line per CPU setting and "N passed, N failed" (settings) at the end.
 #   QMM_ARM_BUILD=dir   the clang aarch64 build (default build-arm; configured
 #                       and built here when it has no test_kernels yet)
@@ -30,10 +34,11 @@ if [ ! -x "$BUILD/tests/test_kernels" ] || [ ! -x "$BUILD/tests/test_kernel_edge
 fi
 QEMU=$(command -v qemu-aarch64) || { echo "no qemu-aarch64"; exit 1; }
 # One CPU setting per core at a time (each is one single-threaded qemu process at a time), printed in order.
-run_cpu() { # cpu: its report on stdout, exit 0 if both oracles passed
-    local cpu=$1 t0 ok=1 out last fams
+run_cpu() { # cpu [edges]: its report on stdout, exit 0 if the oracles passed
+    local cpu=$1 t0 ok=1 out last fams tests=test_kernels
+    [ "${2:-}" = edges ] && tests="test_kernels test_kernel_edges"
     t0=$(date +%s)
-    for t in test_kernels test_kernel_edges; do
+    for t in $tests; do
         # the wrapper ctest uses: the cross sysroot's own libc (never a multiarch libc6:arm64 of another build)
         out=$(QMM_TEST_KERNELS="sve_,sme" QMM_TEST_SHAPES=vl QMM_QEMU_CPU=$cpu "$ROOT/cmake/qemu-aarch64-run.sh" "$QEMU" /usr/aarch64-linux-gnu max "$BUILD/tests/$t" 2>&1) || ok=0
         last=$(echo "$out" | tail -n 1)
@@ -51,7 +56,7 @@ jobs_max=$(nproc)
 for i in "${!CPUS[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
     (
-        run_cpu "${CPUS[$i]}" >"$tmp/$i.out" 2>&1
+        run_cpu "${CPUS[$i]}" "$([ "$i" = 0 ] && echo edges)" >"$tmp/$i.out" 2>&1
         echo $? >"$tmp/$i.rc"
     ) &
 done
