@@ -176,8 +176,19 @@ static void setup(void) {
 
 static void sweep_threads(void) {
     long bad = 0, runs = 0;
+    /* QMM_TEST_SHAPES=vl (the emulated Arm settings that repeat `max`'s
+     * families at other vector lengths): 5 of the 17 thread counts, every
+     * multiplier, and not the many-thread runs below: the pool and chunking
+     * code is the same at every length, and `max` runs all of it */
+    static const int vl_threads[] = {1, 2, 3, 5, 8};
+    const int vl = qmm_test_vl_shapes();
     for (int nth = 1; nth <= 17; nth++)
         for (int mult = 1; mult <= 8; mult++) {
+            int listed = !vl;
+            for (int j = 0; j < 5 && !listed; j++)
+                listed = nth == vl_threads[j];
+            if (!listed)
+                continue;
             qmm_context *ctx = make_ctx(nth, mult, 0, NULL);
             if (!ctx)
                 continue;
@@ -194,10 +205,11 @@ static void sweep_threads(void) {
             }
             qmm_context_free(ctx);
         }
-    CHECK(bad == 0, "%ld of %ld runs differ from the reference across threads 1..17 x multipliers 1..8", bad, runs);
+    CHECK(bad == 0, "%ld of %ld runs differ from the reference across threads 1..17%s x multipliers 1..8", bad, runs,
+          vl ? " (5 of them)" : "");
     /* many threads on small shapes */
     static const int big[] = {64, 200, 512};
-    for (int b = 0; b < 3; b++) {
+    for (int b = 0; b < 3 && !vl; b++) {
         qmm_context *ctx = make_ctx(big[b], 4, 0, NULL);
         for (int i = 0; ctx && i < nprob; i++) {
             float *y = run(ctx, &probs[i], NULL);
@@ -422,7 +434,8 @@ static void f16_byo(qmm_context *ctx, const qmm_tensor *w, const qmm_tensor *x, 
  * untouched. Dense views too (rows read and written in place), and the
  * direct decode kernel's edges: k = 1..5, 17, 31, 300 (rows too long for
  * two blocks at once), 611 and 1030 (rows copied in blocks), n off 16, groups of 1..16 rows. The other runnable
- * F16 families (AVX2 on an AVX-512 host) forced, on 1 and 3 threads. */
+ * F16 families (AVX2 on an AVX-512 host) forced, on 1 and 3 threads. With
+ * QMM_TEST_SHAPES=vl (tests/test_util.h) the thread counts are 1 and 3. */
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(QMM_PORTABLE_ONLY)
 #include "kernels/x86/avx2_fp_widen.h"
 #define F16_WIDEN_MODES 1
@@ -470,6 +483,7 @@ static void f16_grouping(void) {
         {1030, 16, 2, 1, 2, 1, 2},
     };
     static const int mults[] = {1, 3};
+    const int vl = qmm_test_vl_shapes();
     qmm_context *ref = make_ctx(1, 1, 0, "ref_f16");
     qmm_context *ctxs[5][2];
     for (int t = 0; t < 5; t++)
@@ -553,6 +567,8 @@ static void f16_grouping(void) {
                 f16_force_widen(modes > 1 ? mode : -1);
                 for (int t = 0; t < 5; t++)
                     for (int u = 0; u < 2; u++) {
+                        if (vl && t != 0 && t != 2)
+                            continue; /* QMM_TEST_SHAPES=vl: 1 and 3 threads */
                         snprintf(what, sizeof what, "%s nth=%d mult=%d widen=%d", shape, t + 1, mults[u], modes > 1 ? mode : -1);
                         f16_check_call(ctxs[t][u], &w, &x, &y, got, expect, ybytes, &calls, &bad, what);
                     }

@@ -78,7 +78,10 @@ static inline int qmm_test_family_wanted(const char *name) {
 /* QMM_TEST_SHAPES=vl: tests/test_kernels.c (the oracle test) keeps the shapes whose outcome a
  * vector length can change (every m and n, k up to 256 and one longer k for
  * the multi-group rows) and leaves out the long-k sweeps, which walk the same
- * block loop more times. scripts/test-arm-vl.sh (the SVE / SME families at
+ * block loop more times; tests/test_mul_mat.c's thread sweep takes 5 of its
+ * 17 thread counts and leaves out the many-thread runs, its F16 grouping
+ * check 1 and 3 threads of 1..5 (its capped / hybrid sweep, whose fallbacks
+ * depend on the CPU setting, stays whole). scripts/test-arm-vl.sh (the SVE / SME families at
  * five vector lengths under emulation) and scripts/test-arm.sh's CPU settings
  * other than `max` set it: `max`, where every Arm family runs, gets the full
  * sweep. */

@@ -28,7 +28,9 @@
  * high nibbles k = 16 + 8h..; signed 4-bit value = q - 8); IQ4_NL, MXFP4:
  * the same 2 groups of GGUF bytes as they are (indices that TBL turns into
  * the int8 levels), MXFP4's scales its 16 E8M0 bytes (2^(e - 128) built
- * exactly): both keep GGUF's size.
+ * exactly): both keep GGUF's size. The K-quants and legacy types: the
+ * kinds' layouts of sve_sme_layout.h with kr = 8 (Q3_K, Q2_K: its two-bit
+ * panels, qmm_svesme_two_at).
  * Activations: row pairs (a zero row pads an odd m), per block: d0, d1
  * (fp32), then 4 x 16 bytes [row 0: q[8h..8h+7], row 1: q[8h..8h+7]];
  * Q4_K, Q5_K, Q4_1 and Q5_1 add the two rows' block sums (int32) after them,
@@ -514,7 +516,7 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
         SI_MIN_STEP(ab, xd_, acc);                                                                                               \
     } while (0)
 /* The isum from the sums of k 0..15 (s) and then of 16..31 (t): one chain
- * (times a sub-scale), or Q6_K's two, each times its own. */
+ * (times a sub-scale), or Q6_K's and Q3_K's two, each times its own. */
 #if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q3_K
 #define SI_SECOND(s)  svdup_n_s32(0)
 #define SI_ISUM(s, t) svmla_s32_x(pw, svmul_s32_x(pw, s, lsa), t, lsb)

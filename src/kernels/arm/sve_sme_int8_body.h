@@ -299,7 +299,7 @@ QMM_SVESME_INLINE svfloat32_t svesme_wscale(svbool_t pw, const uint8_t *blk, int
         SS_MIN_STEP(xb, acc);                                                                                                    \
     } while (0)
 /* The block's isum from the sums of k 0..15 (s) and then of 16..31 (t): one
- * chain and its sub-scale, or Q6_K's two chains and theirs. */
+ * chain and its sub-scale, or Q6_K's and Q3_K's two chains and theirs. */
 #if QMM_SVESME_SPLIT
 #define SS_SECOND(s)   svdup_n_s32(0)
 #define SS_ISUM(s, t)  SS_LS2(s, t)
