@@ -112,7 +112,8 @@ run_cpu() { # cpu
     # (each has all its features there); the other settings check selection,
     # detection, vector lengths and missing features, for which the shapes a
     # vector length can change suffice (QMM_TEST_SHAPES=vl, tests/test_util.h:
-    # the long-k sweeps walk the same block loops more times)
+    # the long-k sweeps walk the same block loops more times; test_mul_mat's
+    # thread sweeps run fewer thread counts, the pool code being the same)
     [ "$cpu" != max ] && shapes=vl
     if QMM_TEST_SHAPES=$shapes QMM_QEMU_CPU=$cpu ctest --test-dir "$BUILD" -j "$JOBS" --output-on-failure --timeout 600 >"$out" 2>&1; then
         grep -E "tests passed|Total Test time" "$out"
