@@ -84,7 +84,8 @@ static inline int qmm_test_family_wanted(const char *name) {
  * depend on the CPU setting, stays whole). scripts/test-arm-vl.sh (the SVE / SME families at
  * five vector lengths under emulation) and scripts/test-arm.sh's CPU settings
  * other than `max` set it: `max`, where every Arm family runs, gets the full
- * sweep. */
+ * sweep; so does scripts/run-sanitizers.sh's ThreadSanitizer run of
+ * test_mul_mat (the ASan / UBSan run and the x86 builds run everything). */
 static inline int qmm_test_vl_shapes(void) {
     const char *s = getenv("QMM_TEST_SHAPES");
     return s && strcmp(s, "vl") == 0;
