@@ -231,6 +231,15 @@ void qmm_dequantize_row_iq4_xs(const qmm_block_iq4_xs *x, float *y, int64_t k); 
  * outputs that use the block are NaN. See docs/formats.md, numerics. */
 void qmm_act_quantize_block(const float *x, int8_t *q, float *d, int32_t *sum);
 
+/* The sum of a quantized block's q[0..15]: Q2_K's per-16 min term takes it
+ * and the block sum minus it (the SIMD activation packers that carry both). */
+static inline int32_t qmm_act_sum_first16(const int8_t *q) {
+    int32_t s = 0;
+    for (int l = 0; l < QMM_QK / 2; l++)
+        s += q[l];
+    return s;
+}
+
 /* The per-block scale step, shared by every activation packer. */
 typedef struct qmm_act_scale {
     float d;   /* the stored block scale: q * d approximates x */

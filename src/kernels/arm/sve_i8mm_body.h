@@ -413,10 +413,7 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
                 for (int h = 0; h < 4; h++)
                     memcpy(blk + 8 + 16 * h + 8 * i, q + 8 * h, 8);
                 if (QMM_SVEI8MM_Q2_K) { /* the sums of elements 0..15 and 16..31 */
-                    int32_t half = 0;
-                    for (int l = 0; l < QMM_QK / 2; l++)
-                        half += q[l];
-                    const int32_t rest = sum - half;
+                    const int32_t half = qmm_act_sum_first16(q), rest = sum - half;
                     memcpy(blk + 72 + 4 * i, &half, 4);
                     memcpy(blk + 80 + 4 * i, &rest, 4);
                 } else if (QMM_SVEI8MM_MIN) {

@@ -127,11 +127,10 @@
 #define SS_BLK(wp, b)        ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVESME_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
 #define SS_DPTR(wp, b)       ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER)
 #define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * QMM_SVESME_Q6_SUPER)
-/* Q6_K: the panel rows' sc_a and sc_b, and the block's isum from its two sums */
+/* Q6_K: the panel rows' sc_a and sc_b */
 #define SS_LS_DECL(wp, b, c0)                                                                                                    \
     const int8_t *sab_ = (const int8_t *)SS_BLK(wp, b) + (c0);                                                                   \
     const svint32_t lsa = svld1sb_s32(pw, sab_), lsb = svld1sb_s32(pw, sab_ + QMM_SVESME_NP)
-#define SS_LS2(sa, sb) svmla_s32_x(pw, svmul_s32_x(pw, sa, lsa), sb, lsb)
 #elif QMM_SVESME_TWO
 #define SS_TSUP QMM_SVESME_TWO_SUPER(QMM_SVESME_KIND)
 #define SS_BLK(wp, b)                                                                                                            \
@@ -141,13 +140,12 @@
 #define QMM_SVESME_PANEL(nb) ((size_t)(nb) / 8 * SS_TSUP)
 #if QMM_SVESME_KIND == QMM_SVESME_KIND_Q3_K
 /* Q3_K: the panel rows' sc_a and sc_b (6 bits: the block's low nibbles and
- * the super-block's high-bit words), and the block's isum as Q6_K's */
+ * the super-block's high-bit words) */
 #define SS_LS_DECL(wp, b, c0)                                                                                                    \
     const svuint32_t lo_ = svld1ub_u32(pw, SS_BLK(wp, b) + (c0));                                                                \
     const svuint32_t hs_ =                                                                                                       \
         svlsr_n_u32_x(pw, svld1_u32(pw, (const uint32_t *)(SS_DPTR(wp, b) + QMM_SVESME_SCALES) + (c0)), 4 * ((b)&7));            \
     const svint32_t lsa = QMM_SVE_Q3_SC(pw, lo_, hs_, 0), lsb = QMM_SVE_Q3_SC(pw, lo_, hs_, 1)
-#define SS_LS2(sa, sb) svmla_s32_x(pw, svmul_s32_x(pw, sa, lsa), sb, lsb)
 #else
 /* Q2_K: the panel rows' sc_a and sc_b in every byte of their lanes (the q's
  * factors), -m_a, -m_b and dmin */
@@ -168,6 +166,9 @@
     do {                                                                                                                         \
     } while (0)
 #define SS_LS(s) (s)
+#endif
+#if QMM_SVESME_SPLIT /* Q6_K, Q3_K: the block's isum from its two sums */
+#define SS_LS2(sa, sb) svmla_s32_x(pw, svmul_s32_x(pw, sa, lsa), sb, lsb)
 #endif
 
 /* The 4 int8 activations q[0..3] in every 32-bit lane (LD1RW). */

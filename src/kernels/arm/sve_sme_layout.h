@@ -912,9 +912,7 @@ static inline void qmm_svesme_act_pack_any(int sums, int64_t m, int64_t k, const
                 for (int g = 0; g < 8; g++)
                     memcpy(blk + QMM_SVESME_MP * 4 + g * QMM_SVESME_MP * 4 + 4 * i, q + 4 * g, 4);
                 if (sums) {
-                    int32_t half = 0;
-                    for (int l = 0; l < QMM_QK / 2; l++)
-                        half += q[l];
+                    const int32_t half = qmm_act_sum_first16(q);
                     const float fs[2] = {(float)(sums == 2 ? half : sum), (float)(sum - half)};
                     for (int h = 0; h < sums; h++)
                         memcpy(blk + QMM_SVESME_ACT_QBYTES + h * QMM_SVESME_MP * 4 + 4 * i, &fs[h], 4);
