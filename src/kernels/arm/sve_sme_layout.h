@@ -912,8 +912,8 @@ static inline void qmm_svesme_act_pack_any(int sums, int64_t m, int64_t k, const
                 for (int g = 0; g < 8; g++)
                     memcpy(blk + QMM_SVESME_MP * 4 + g * QMM_SVESME_MP * 4 + 4 * i, q + 4 * g, 4);
                 if (sums) {
-                    const int32_t half = qmm_act_sum_first16(q);
-                    const float fs[2] = {(float)(sums == 2 ? half : sum), (float)(sum - half)};
+                    const int32_t half = sums == 2 ? qmm_act_sum_first16(q) : sum;
+                    const float fs[2] = {(float)half, (float)(sum - half)};
                     for (int h = 0; h < sums; h++)
                         memcpy(blk + QMM_SVESME_ACT_QBYTES + h * QMM_SVESME_MP * 4 + 4 * i, &fs[h], 4);
                 }
