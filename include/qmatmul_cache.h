@@ -157,6 +157,16 @@ QMM_API qmm_status qmm_cache_open_structure(const char *path, qmm_cache **out);
  * QMM_CACHE_ANY_KERNELS, ctx's preferred families); reads no blob.
  * QMM_ERR_INCOMPATIBLE with a message if the cache cannot be used. */
 QMM_API qmm_status qmm_cache_compatible(const qmm_context *ctx, const qmm_cache *cache, unsigned flags);
+/* What is at path, for a tool about to write a cache there: 1 a qmatmul
+ * cache file (it begins with the cache magic: of any model or version,
+ * intact or not), 0 nothing, -1 anything else (another file, a directory,
+ * a FIFO: qmm_last_error says which), which a tool must not replace. */
+QMM_API int qmm_cache_file_kind(const char *path);
+/* Whether cache was written from the GGUF file at gguf_path (its source hash)
+ * and every tensor it holds is that file's tensor of the same name, type and
+ * shape (what qmm_cache_open checks when given gguf_path). QMM_OK, or
+ * QMM_ERR_INCOMPATIBLE naming the first tensor that differs. */
+QMM_API qmm_status qmm_cache_matches_gguf(const qmm_cache *cache, const char *gguf_path);
 /* File size, and the qmatmul version that wrote it (0 / NULL if cache is NULL). */
 QMM_API uint64_t qmm_cache_file_size(const qmm_cache *cache);
 QMM_API const char *qmm_cache_writer_version(const qmm_cache *cache);

@@ -108,7 +108,9 @@ check(not [f for f in os.listdir(work) if ".tmp." in f], "temporary files left b
 
 # temporaries: a stale one (its writer killed: no lock) is removed by the next write, a live (locked) one is kept
 stale = qmp + ".tmp.999999.0"
-open(stale, "wb").write(b"\0" * 100000)
+open(stale, "wb").write(b"QMM~TEMP" + b"\0" * 100000)  # the library's marker (src/io/atomic_file.h)
+users = qmp + ".tmp.999999.1"  # a user's file of that name, without the marker: kept
+open(users, "wb").write(b"user data")
 live = qmp + ".tmp.%d.5" % os.getpid()
 lf = open(live, "wb")
 fcntl.flock(lf, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -116,6 +118,8 @@ r = run("pack", ga, "-o", qmp, "--quiet")
 check(r.returncode == 0, f"pack with temporaries around: {r.returncode} {r.stderr}")
 check(not os.path.exists(stale), "the stale temporary of a killed writer is still there")
 check(os.path.exists(live), "the locked temporary of a live writer was removed")
+check(os.path.exists(users), "a user's file named like a temporary (no marker) was removed")
+os.unlink(users)
 lf.close()
 os.unlink(live)
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api/internal.h"
+#include "io/atomic_file.h"
 #include "io/cache.h"
 #include "io/gguf.h"
 #include "packed/packed.h"
@@ -592,19 +593,23 @@ static void test_live_writer(qmm_context *ctx) {
     snprintf(tp, sizeof tp, "%s.tmp.%d.77", path, 1);
     const int fd = open(tp, O_WRONLY | O_CREAT | O_EXCL, 0666);
     CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0, "lock %s", tp);
+    CHECK(write(fd, QMM_ATOMIC_TEMP_MARKER, QMM_ATOMIC_TEMP_MARKER_LEN) == QMM_ATOMIC_TEMP_MARKER_LEN, "marker");
     CHECK_OK(qmm_cache_write_tensors(ctx, list, 1, 1, path, NULL));
     CHECK(access(tp, F_OK) == 0, "a locked temporary was removed");
     close(fd);
-    /* the same file unlocked is stale; names that only look alike are kept */
-    char other[3][700];
+    /* the same file unlocked is stale; names that only look alike are kept,
+     * and so is a file of the temporaries' name without their marker (a
+     * user's: it was not made by this library) */
+    char other[4][700];
     snprintf(other[0], sizeof other[0], "%s.tmp.12x.3", path);
     snprintf(other[1], sizeof other[1], "%s.tmp.12.3.old", path);
     snprintf(other[2], sizeof other[2], "%s/xlive.qmp.tmp.12.3", dir);
-    for (int i = 0; i < 3; i++)
-        write_file(other[i], "x", 1);
+    snprintf(other[3], sizeof other[3], "%s.tmp.12.3", path);
+    for (int i = 0; i < 4; i++)
+        write_file(other[i], "user data", 9);
     CHECK_OK(qmm_cache_write_tensors(ctx, list, 1, 1, path, NULL));
     CHECK(access(tp, F_OK) != 0, "the unlocked temporary %s is still there", tp);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         CHECK(access(other[i], F_OK) == 0, "%s was removed", other[i]);
         unlink(other[i]);
     }

@@ -43,13 +43,18 @@ qmm_status qmm_check_view(const qmm_tensor *t, const char *what, qmm_type type, 
     return QMM_OK;
 }
 
-/* An output view must not alias itself: each dim's stride spans the ones
- * inside it, so every element has its own address. */
+/* An output view must not alias itself: each dim of more than one element
+ * steps past everything the dims inside it span. A dim of size 1 spans
+ * nothing of its own, but the ones outside it must still clear the inner
+ * extent: [n, 1, B] with 4-byte strides would put every batch on one row. */
 qmm_status qmm_check_output(const qmm_tensor *t, const char *what) {
-    for (int i = 1; i < 4; i++)
-        if (t->ne[i] > 1 && t->nb[i] < t->nb[i - 1] * (size_t)t->ne[i - 1])
-            return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[%d] = %zu overlaps dim %d (needs >= %zu)", what, i, t->nb[i], i - 1,
-                            t->nb[i - 1] * (size_t)t->ne[i - 1]);
+    uint64_t inner = (uint64_t)t->nb[0] * (uint64_t)t->ne[0]; /* bytes the dims below i span */
+    for (int i = 1; i < 4; i++) {
+        if (t->ne[i] > 1 && t->nb[i] < inner)
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[%d] = %zu overlaps the dims inside it (needs >= %llu)", what, i,
+                            t->nb[i], (unsigned long long)inner);
+        inner += (uint64_t)(t->ne[i] - 1) * t->nb[i];
+    }
     return QMM_OK;
 }
 
@@ -69,6 +74,15 @@ int qmm_views_overlap(const qmm_tensor *a, size_t ea, const qmm_tensor *b, size_
     return a0 < b0 + view_span(b, eb) && b0 < a0 + view_span(a, ea);
 }
 
+/* An output must not share memory with an input: the inputs are read while
+ * the output is written, by other threads too. */
+qmm_status qmm_check_apart(const char *op, const qmm_tensor *out, const char *out_name, const qmm_tensor *in, size_t in_elem,
+                           const char *in_name) {
+    if (qmm_views_overlap(in, in_elem, out, 4))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: %s overlaps %s", op, out_name, in_name);
+    return QMM_OK;
+}
+
 /* Checks a MUL_MAT's arguments; *j is its job. */
 static qmm_status mul_mat_job(const qmm_context *ctx, const qmm_weights *w, const qmm_tensor *x, const qmm_tensor *y, op_job *j) {
     *j = (op_job){OP_MUL_MAT, ctx, w, x, y, NULL, NULL};
@@ -76,7 +90,7 @@ static qmm_status mul_mat_job(const qmm_context *ctx, const qmm_weights *w, cons
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat: context or weights is NULL");
     qmm_status st;
     if ((st = qmm_check_view(x, "x", QMM_TYPE_F32, 4)) || (st = qmm_check_view(y, "y", QMM_TYPE_F32, 4)) ||
-        (st = qmm_check_output(y, "y")))
+        (st = qmm_check_output(y, "y")) || (st = qmm_check_apart("mul_mat", y, "y", x, 4, "x")))
         return st;
     if (x->ne[0] != w->k)
         return qmm_fail(QMM_ERR_INVALID_ARG, "x ne[0] = %lld, the weights have k = %lld", (long long)x->ne[0], (long long)w->k);
@@ -204,8 +218,8 @@ static qmm_status get_rows_job(const qmm_context *ctx, const qmm_weights *w, con
         return st;
     /* the ids are validated here, then read again while rows are written:
      * rows written over them would turn into unchecked ids */
-    if (qmm_views_overlap(ids, 4, out, 4))
-        return qmm_fail(QMM_ERR_INVALID_ARG, "get_rows: out overlaps ids");
+    if ((st = qmm_check_apart("get_rows", out, "out", ids, 4, "ids")))
+        return st;
     if (ids->ne[3] != 1)
         return qmm_fail(QMM_ERR_INVALID_ARG, "ids has 4 dims; [r], [r, b1] or [r, b1, b2] expected");
     if (w->n_expert > 1 && ids->ne[1] != w->n_expert)
@@ -262,7 +276,8 @@ static qmm_status mul_mat_f16_job(const qmm_context *ctx, const qmm_tensor *w, c
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_f16: context is NULL");
     qmm_status st;
     if ((st = qmm_check_view(w, "w", QMM_TYPE_F16, 2)) || (st = qmm_check_view(x, "x", QMM_TYPE_F32, 4)) ||
-        (st = qmm_check_view(y, "y", QMM_TYPE_F32, 4)) || (st = qmm_check_output(y, "y")))
+        (st = qmm_check_view(y, "y", QMM_TYPE_F32, 4)) || (st = qmm_check_output(y, "y")) ||
+        (st = qmm_check_apart("mul_mat_f16", y, "y", x, 4, "x")) || (st = qmm_check_apart("mul_mat_f16", y, "y", w, 2, "w")))
         return st;
     if (x->ne[0] != w->ne[0])
         return qmm_fail(QMM_ERR_INVALID_ARG, "x ne[0] = %lld, w ne[0] = %lld", (long long)x->ne[0], (long long)w->ne[0]);

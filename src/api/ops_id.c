@@ -44,8 +44,8 @@ static qmm_status mul_mat_id_job(const qmm_context *ctx, const qmm_weights *w, c
         return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: %lld x %lld expert slots, at most %lld", (long long)nu, (long long)nt,
                         (long long)MAX_PAIRS);
     /* ids are read again when the rows are grouped */
-    if (qmm_views_overlap(ids, 4, y, 4))
-        return qmm_fail(QMM_ERR_INVALID_ARG, "mul_mat_id: y overlaps ids");
+    if ((st = qmm_check_apart("mul_mat_id", y, "y", ids, 4, "ids")) || (st = qmm_check_apart("mul_mat_id", y, "y", x, 4, "x")))
+        return st;
     for (int64_t t = 0; t < nt; t++)
         for (int64_t u = 0; u < nu; u++) {
             const int32_t id = *(const int32_t *)((const char *)ids->data + (size_t)u * ids->nb[0] + (size_t)t * ids->nb[1]);

@@ -27,6 +27,9 @@ qmm_status qmm_check_view(const qmm_tensor *t, const char *what, qmm_type type, 
 qmm_status qmm_check_output(const qmm_tensor *t, const char *what);
 /* Whether the memory two (checked) views span intersects. */
 int qmm_views_overlap(const qmm_tensor *a, size_t ea, const qmm_tensor *b, size_t eb);
+/* QMM_ERR_INVALID_ARG naming both if out's memory intersects in's. */
+qmm_status qmm_check_apart(const char *op, const qmm_tensor *out, const char *out_name, const qmm_tensor *in, size_t in_elem,
+                           const char *in_name);
 /* The work size of j on n_threads threads (*_work_size). */
 qmm_status qmm_op_work_size(const op_job *j, int n_threads, size_t *size);
 /* Thread ith of the caller's nth runs j (*_compute): the thread arguments

@@ -1,4 +1,5 @@
 /* Tensor descriptions and block conversion (qmm_quantize / qmm_dequantize). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/internal.h"
@@ -58,22 +59,42 @@ static qmm_status check_rows(qmm_type type, const void *src, const void *dst, in
 }
 
 /* Row by row, in the library's floating-point environment (fp16 rounding,
- * the quantizers' divisions). */
+ * the quantizers' divisions). A row at an address its C type cannot sit at
+ * (a byte buffer, a GGUF file with general.alignment = 1) goes through an
+ * aligned row buffer. */
 static qmm_status convert_rows(qmm_type type, const void *src, void *dst, int64_t nrows, int64_t k, int quantize,
                                const char *fn) {
     qmm_status st = check_rows(type, src, dst, nrows, k, quantize, fn);
     if (st)
         return st;
     const size_t rb = qmm_row_size(type, k), fb = (size_t)k * sizeof(float);
+    const size_t sb = quantize ? fb : rb, db = quantize ? rb : fb;
+    const size_t sa = quantize ? 4 : qmm_type_align(type), da = quantize ? qmm_type_align(type) : 4;
+    /* rows are whole blocks (or floats): all of a buffer's rows share its first row's alignment */
+    const int bounce_src = (uintptr_t)src % sa != 0, bounce_dst = (uintptr_t)dst % da != 0;
+    void *bs = NULL, *bd = NULL;
+    if ((bounce_src && !(bs = malloc(sb))) || (bounce_dst && !(bd = malloc(db)))) {
+        free(bs);
+        return qmm_fail(QMM_ERR_NO_MEMORY, "%s: aligned row buffer", fn);
+    }
     qmm_fpenv fe;
     qmm_fpenv_enter(&fe);
     for (int64_t r = 0; r < nrows; r++) {
+        const char *s = (const char *)src + (size_t)r * sb;
+        char *d = (char *)dst + (size_t)r * db;
+        if (bs)
+            s = memcpy(bs, s, sb);
+        char *out = bd ? bd : d;
         if (quantize)
-            qmm_quantize_row(type, (const float *)((const char *)src + (size_t)r * fb), (char *)dst + (size_t)r * rb, k);
+            qmm_quantize_row(type, (const float *)(const void *)s, out, k);
         else
-            qmm_dequantize_row(type, (const char *)src + (size_t)r * rb, (float *)((char *)dst + (size_t)r * fb), k);
+            qmm_dequantize_row(type, s, (float *)(void *)out, k);
+        if (bd)
+            memcpy(d, bd, db);
     }
     qmm_fpenv_leave(&fe);
+    free(bs);
+    free(bd);
     return QMM_OK;
 }
 

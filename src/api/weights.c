@@ -6,6 +6,7 @@
 #include "api/internal.h"
 #include "base/error.h"
 #include "exec/fpenv.h"
+#include "formats/formats.h"
 #include "packed/packed.h"
 
 /* ------------------------------------------------------------------ weights */
@@ -42,13 +43,36 @@ static void pack_job_fn(void *arg, int ith, int nth, const qmm_sync *sync) {
     qmm_fpenv_leave(&fe);
 }
 
-qmm_status qmm_pack_plan_into(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst) {
+/* The source must hold the plan's rows: checked before anything is
+ * allocated for it, so a short source is an argument error, not a failed
+ * allocation of the size its shape claims. */
+static qmm_status check_source(const qmm_blob_plan *plan, size_t src_size) {
     const size_t rb = qmm_row_size(plan->type, plan->k);
     /* rows <= 2^44 (the plan checked the shape): no overflow */
     const uint64_t rows = (uint64_t)plan->n * (uint64_t)plan->n_expert;
     if ((uint64_t)src_size / rb < rows)
         return qmm_fail(QMM_ERR_INVALID_ARG, "source of %zu bytes is smaller than %llu rows of %zu bytes", src_size,
                         (unsigned long long)rows, rb);
+    return QMM_OK;
+}
+
+qmm_status qmm_pack_plan_into(qmm_context *ctx, const qmm_blob_plan *plan, const void *src, size_t src_size, void *dst) {
+    qmm_status st = check_source(plan, src_size);
+    if (st)
+        return st;
+    const size_t rb = qmm_row_size(plan->type, plan->k);
+    const size_t used = rb * (size_t)plan->n * (size_t)plan->n_expert;
+    /* The packers read GGUF blocks through their C types: a source at an
+     * address those types cannot sit at (a GGUF file with general.alignment
+     * = 1, a byte buffer) is packed from an aligned copy. */
+    void *copy = NULL;
+    if ((uintptr_t)src % qmm_type_align(plan->type)) {
+        copy = qmm_alloc_big(used);
+        if (!copy)
+            return qmm_fail(QMM_ERR_NO_MEMORY, "aligned copy of an unaligned source (%zu bytes)", used);
+        memcpy(copy, src, used);
+        src = copy;
+    }
     /* zero the gaps, pack the slots in parallel, then write the header: it
      * names slots that are complete */
     memset(dst, 0, plan->total);
@@ -56,6 +80,7 @@ qmm_status qmm_pack_plan_into(qmm_context *ctx, const qmm_blob_plan *plan, const
     pthread_mutex_lock(&ctx->lock);
     qmm_pool_run(ctx->pool, ctx->n_threads, pack_job_fn, &j);
     pthread_mutex_unlock(&ctx->lock);
+    qmm_free_big(copy, used);
     qmm_blob_write_header(plan, dst);
     return QMM_OK;
 }
@@ -84,6 +109,8 @@ qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, 
         return st;
     if (dst_size < plan.total)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination of %zu bytes, %zu needed", dst_size, plan.total);
+    if ((st = check_source(&plan, src_size)))
+        return st;
     return qmm_pack_plan_into(ctx, &plan, src, src_size, dst);
 }
 
@@ -96,7 +123,7 @@ static qmm_status weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s: NULL argument", fn);
     qmm_blob_plan plan;
     qmm_status st = qmm_blob_plan_make_experts(&ctx->dispatch, ctx->pack_threads, type, k, n, n_expert, &plan);
-    if (st)
+    if (st || (st = check_source(&plan, src_size)))
         return st;
     qmm_weights *w = calloc(1, sizeof *w);
     void *mem = qmm_alloc_big(plan.total);

@@ -21,7 +21,18 @@ void qmm_set_log_callback(qmm_log_fn fn, void *user) {
     pthread_mutex_unlock(&log_lock);
 }
 
-static void vset(const char *fmt, va_list ap) { vsnprintf(last_error, sizeof last_error, fmt, ap); }
+/* Messages name things read from files (tensor names, keys): a control
+ * character there would reach the host's terminal or log as is. */
+static void scrub_controls(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+static void vset(const char *fmt, va_list ap) {
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    scrub_controls(last_error);
+}
 
 void qmm_set_error(const char *fmt, ...) {
     va_list ap;
@@ -61,6 +72,7 @@ void qmm_log(int level, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    scrub_controls(buf);
     pthread_mutex_lock(&log_lock);
     const qmm_log_fn fn = log_fn;
     void *const user = log_user;

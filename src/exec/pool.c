@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -113,9 +114,13 @@ static void *worker_main(void *v) {
 
 qmm_status qmm_pool_create(int n_threads, qmm_pool **out) {
     *out = NULL;
-    qmm_pool *p = calloc(1, sizeof *p);
+    /* the struct's counter is 64-byte aligned (its own cache line): calloc
+     * promises 16 bytes only */
+    const size_t size = (sizeof(qmm_pool) + 63) / 64 * 64;
+    qmm_pool *p = aligned_alloc(_Alignof(qmm_pool) > 64 ? _Alignof(qmm_pool) : 64, size);
     if (!p)
         return QMM_ERR_NO_MEMORY;
+    memset(p, 0, size);
     p->n_threads = n_threads < 1 ? 1 : n_threads;
     pthread_mutex_init(&p->mutex, NULL);
     pthread_cond_init(&p->cond, NULL);

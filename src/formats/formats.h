@@ -27,6 +27,10 @@ typedef struct qmm_block_q8_0 {
 _Static_assert(sizeof(qmm_block_q4_0) == 18, "Q4_0 block is 18 bytes");
 _Static_assert(sizeof(qmm_block_q8_0) == 34, "Q8_0 block is 34 bytes");
 
+/* The address alignment a type's rows need when the library reads or writes
+ * them through its C block types (or as floats): 4 for F32 / I32, else 2. */
+size_t qmm_type_align(qmm_type t);
+
 /* The other 32-element GGUF blocks. Nibbles as Q4_0: byte j holds element j
  * (low) and j + 16 (high). Q5_*: qh is a little-endian uint32 whose bit j is
  * bit 4 of element j. */

@@ -60,6 +60,12 @@ size_t qmm_type_block_bytes(qmm_type t) {
     return type_info[t].bytes;
 }
 
+size_t qmm_type_align(qmm_type t) {
+    /* F32 / I32 elements; every other block's widest field is an fp16 or a
+     * uint16 (formats.h), so 2 covers the one-byte MXFP4 block too */
+    return t == QMM_TYPE_F32 || t == QMM_TYPE_I32 ? 4 : 2;
+}
+
 size_t qmm_row_size(qmm_type t, int64_t k) {
     const int64_t b = qmm_type_block_elems(t);
     if (b <= 0 || k <= 0 || k % b != 0)

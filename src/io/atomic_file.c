@@ -101,10 +101,13 @@ static void remove_stale_temps(const char *out_path, const struct stat *src) {
         const int fd = lstat(tp, &ls) == 0 && S_ISREG(ls.st_mode) && !(src && same_file(&ls, src))
                            ? open(tp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                            : -1;
+        char head[QMM_ATOMIC_TEMP_MARKER_LEN];
         if (fd >= 0) {
-            /* locked by us, and still the file under that name: abandoned */
+            /* locked by us, still the file under that name, and one of ours
+             * (the marker): abandoned */
             if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fs) == 0 && lstat(tp, &ls) == 0 && same_file(&fs, &ls) &&
-                S_ISREG(fs.st_mode) && unlink(tp) == 0)
+                S_ISREG(fs.st_mode) && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
+                memcmp(head, QMM_ATOMIC_TEMP_MARKER, sizeof head) == 0 && unlink(tp) == 0)
                 qmm_log(QMM_LOG_INFO, "removed '%s', the temporary file of a writer that did not finish", tp);
             close(fd);
         }
@@ -135,8 +138,12 @@ static int create_temp(const char *out_path, char *tmp, size_t tmp_size) {
         }
         /* a cleaner may have removed it between the create and the lock */
         struct stat fs, ls;
-        if (fstat(fd, &fs) == 0 && lstat(tmp, &ls) == 0 && same_file(&fs, &ls))
-            return fd;
+        if (fstat(fd, &fs) == 0 && lstat(tmp, &ls) == 0 && same_file(&fs, &ls)) {
+            /* the mark of a temporary of ours, for a later cleaner */
+            if (write_all(fd, QMM_ATOMIC_TEMP_MARKER, QMM_ATOMIC_TEMP_MARKER_LEN, 0, tmp) == QMM_OK)
+                return fd;
+            unlink(tmp);
+        }
         close(fd);
     }
     errno = EEXIST;

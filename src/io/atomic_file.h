@@ -3,9 +3,11 @@
  * is always either the old file or the complete new one.
  *
  * The temporary is "<out>.tmp.<pid>.<n>", flock()ed for as long as it is
- * open: the mark of a live writer. Beginning a write removes the temporaries
- * of earlier writers to the same destination whose lock can be taken (they
- * were killed before renaming). The destination must be a new path or a
+ * open: the mark of a live writer. It begins with QMM_ATOMIC_TEMP_MARKER
+ * until the header is written at commit. Beginning a write removes the
+ * temporaries of earlier writers to the same destination whose lock can be
+ * taken (they were killed before renaming) and that begin with the marker:
+ * a user's file that only has such a name is never touched. The destination must be a new path or a
  * regular file (a device, FIFO, socket or directory is refused before
  * anything is written; a symbolic link is replaced, not followed), and never
  * the writer's own source file (compared by device and inode). */
@@ -17,6 +19,10 @@
 #include <sys/stat.h>
 
 #include "qmatmul.h"
+
+/* The first bytes of a temporary until its header is written. */
+#define QMM_ATOMIC_TEMP_MARKER     "QMM~TEMP"
+#define QMM_ATOMIC_TEMP_MARKER_LEN 8
 
 typedef struct qmm_atomic_file {
     int fd;

@@ -53,6 +53,7 @@
 
 #include "api/internal.h"
 #include "qmatmul.h"
+#include "qmatmul_gguf.h"
 
 #define QMM_CACHE_MAGIC        "QMMCACHE"
 #define QMM_CACHE_VERSION      3 /* written: 3 added the experts count */
@@ -129,6 +130,11 @@ qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigne
 qmm_status qmm_cache_check_compat(const qmm_context *ctx, const qmm_cache *c, unsigned flags);
 
 const qmm_cache_entry *qmm_cache_entry_at(const qmm_cache *c, int64_t i);
+/* The source hash of an open GGUF file (qmm_cache_gguf_hash). */
+uint64_t qmm_gguf_source_hash(const qmm_gguf *g);
+/* QMM_ERR_INCOMPATIBLE unless every entry of c is the tensor of its name in g
+ * (type, k, n, experts). */
+qmm_status qmm_cache_check_entries(const qmm_cache *c, const qmm_gguf *g, const char *gguf_path);
 int qmm_cache_family_count(const qmm_cache *c);
 const qmm_cache_family *qmm_cache_family_at(const qmm_cache *c, int i);
 const char *qmm_cache_writer_version(const qmm_cache *c);

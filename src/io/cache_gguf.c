@@ -47,7 +47,7 @@ int qmm_cache_tensor_cacheable(const struct qmm_gguf_tensor *t, char *why, size_
     return 1;
 }
 
-static uint64_t gguf_hash(const qmm_gguf *g) {
+uint64_t qmm_gguf_source_hash(const qmm_gguf *g) {
     uint64_t h = 0xcbf29ce484222325ull;
     h = fnv(h, "qmatmul-gguf-source-1", 21);
     h = fnv_u64(h, qmm_gguf_version(g));
@@ -84,6 +84,48 @@ static uint64_t gguf_hash(const qmm_gguf *g) {
     return h;
 }
 
+/* Every cache entry must be the GGUF tensor of its name: same type and
+ * shape. The source hash only says which model the writer read; a cache
+ * edited afterwards (or one whose hash was copied from another cache) can
+ * carry an entry of another shape, which an engine sizing its buffers from
+ * the GGUF would then overrun. */
+qmm_status qmm_cache_check_entries(const qmm_cache *c, const qmm_gguf *g, const char *gguf_path) {
+    for (int64_t i = 0; i < qmm_cache_count(c); i++) {
+        const qmm_cache_entry *e = qmm_cache_entry_at(c, i);
+        const int64_t ti = qmm_gguf_find_tensor(g, e->name);
+        if (ti < 0)
+            return qmm_fail(QMM_ERR_INCOMPATIBLE, "cache tensor '%.200s' is not a tensor of '%s': repack", e->name, gguf_path);
+        const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, ti);
+        const int64_t n_expert = t->n_dims == 3 ? t->ne[2] : 1;
+        if (!t->known_type || t->type != (uint32_t)e->type || (t->n_dims != 2 && t->n_dims != 3) || t->ne[0] != e->k ||
+            t->ne[1] != e->n || n_expert != e->n_expert || t->ne[3] != 1) {
+            const char *tn = t->known_type ? qmm_type_name((qmm_type)t->type) : NULL;
+            return qmm_fail(QMM_ERR_INCOMPATIBLE,
+                            "cache tensor '%.200s' is %s [%lld, %lld, %lld], but '%s' has it as %s [%lld, %lld, %lld]: repack",
+                            e->name, qmm_type_name(e->type), (long long)e->k, (long long)e->n, (long long)e->n_expert,
+                            gguf_path, tn ? tn : "an unknown type", (long long)t->ne[0], (long long)t->ne[1],
+                            (long long)t->ne[2]);
+        }
+    }
+    return QMM_OK;
+}
+
+qmm_status qmm_cache_matches_gguf(const qmm_cache *cache, const char *gguf_path) {
+    if (!cache || !gguf_path)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_matches_gguf: NULL argument");
+    qmm_gguf *g;
+    qmm_status st = qmm_gguf_open(gguf_path, &g);
+    if (st)
+        return st;
+    if (qmm_gguf_source_hash(g) != qmm_cache_source_hash(cache))
+        st = qmm_fail(QMM_ERR_INCOMPATIBLE, "the cache was written from another model than '%s' (source hash %016llx): repack",
+                      gguf_path, (unsigned long long)qmm_cache_source_hash(cache));
+    else
+        st = qmm_cache_check_entries(cache, g, gguf_path);
+    qmm_gguf_close(g);
+    return st;
+}
+
 qmm_status qmm_cache_gguf_hash(const char *gguf_path, uint64_t *hash) {
     if (!gguf_path || !hash)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_gguf_hash: NULL argument");
@@ -92,7 +134,7 @@ qmm_status qmm_cache_gguf_hash(const char *gguf_path, uint64_t *hash) {
     qmm_status st = qmm_gguf_open(gguf_path, &g);
     if (st)
         return st;
-    *hash = gguf_hash(g);
+    *hash = qmm_gguf_source_hash(g);
     qmm_gguf_close(g);
     return QMM_OK;
 }
@@ -151,7 +193,7 @@ qmm_status qmm_cache_write(qmm_context *ctx, const char *gguf_path, const char *
         n++;
     }
     if (st == QMM_OK)
-        st = qmm_cache_write_file(ctx, list, n, gguf_hash(g), out_path, opts, &src, gguf_path);
+        st = qmm_cache_write_file(ctx, list, n, qmm_gguf_source_hash(g), out_path, opts, &src, gguf_path);
     free(list);
     qmm_gguf_close(g);
     return st;

@@ -17,6 +17,7 @@
 #include "base/crc32.h"
 #include "base/error.h"
 #include "io/cache.h"
+#include "io/gguf.h"
 
 #ifndef QMM_VERSION_STRING
 #define QMM_VERSION_STRING "0.0.0"
@@ -267,7 +268,9 @@ qmm_status qmm_cache_open_path(const qmm_context *ctx, const char *path, unsigne
     *out = NULL;
     if (!path || (!ctx && !(flags & QMM_CACHE_STRUCTURE_ONLY)))
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: NULL argument");
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; the
+     * fstat below refuses it (reads of a regular file ignore the flag) */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return qmm_fail(QMM_ERR_IO, "cannot open cache file '%s': %s", path, strerror(errno));
     struct stat sb;
@@ -321,17 +324,58 @@ qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_op
         o = *opts;
     if (o.flags & ~(unsigned)(QMM_CACHE_VERIFY | QMM_CACHE_ANY_KERNELS | QMM_CACHE_POPULATE | QMM_CACHE_COPY))
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: unknown flags 0x%x", o.flags);
-    uint64_t want = o.source_hash;
-    if (o.gguf_path) {
-        uint64_t gh;
-        qmm_status st = qmm_cache_gguf_hash(o.gguf_path, &gh);
-        if (st)
-            return st;
-        if (want && want != gh)
-            return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: source_hash and gguf_path disagree");
-        want = gh;
+    if (!o.gguf_path)
+        return qmm_cache_open_path(ctx, path, o.flags, o.source_hash, out);
+    /* the GGUF stays open until every entry is checked against its tensor */
+    qmm_gguf *g;
+    qmm_status st = qmm_gguf_open(o.gguf_path, &g);
+    if (st)
+        return st;
+    const uint64_t gh = qmm_gguf_source_hash(g);
+    if (o.source_hash && o.source_hash != gh)
+        st = qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: source_hash and gguf_path disagree");
+    if (st == QMM_OK)
+        st = qmm_cache_open_path(ctx, path, o.flags, gh, out);
+    if (st == QMM_OK && (st = qmm_cache_check_entries(*out, g, o.gguf_path)) != QMM_OK) {
+        qmm_cache_close(*out);
+        *out = NULL;
+        st = qmm_fail_prefixed(st, "%s: %s", path);
     }
-    return qmm_cache_open_path(ctx, path, o.flags, want, out);
+    qmm_gguf_close(g);
+    return st;
+}
+
+int qmm_cache_file_kind(const char *path) {
+    if (!path) {
+        qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_file_kind: path is NULL");
+        return -1;
+    }
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        qmm_fail(QMM_ERR_IO, "cannot check '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        qmm_fail(QMM_ERR_INVALID_ARG, "'%s' is not a regular file", path);
+        return -1;
+    }
+    /* O_NONBLOCK: a FIFO put there since the stat must not hang the open */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    char magic[8];
+    const ssize_t got = fd >= 0 ? pread(fd, magic, sizeof magic, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (fd < 0 || got < 0) {
+        qmm_fail(QMM_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (got != (ssize_t)sizeof magic || memcmp(magic, QMM_CACHE_MAGIC, sizeof magic) != 0) {
+        qmm_fail(QMM_ERR_INVALID_ARG, "'%s' is not a qmatmul cache file (no \"%s\" magic)", path, QMM_CACHE_MAGIC);
+        return -1;
+    }
+    return 1;
 }
 
 void qmm_cache_close(qmm_cache *cache) {

@@ -668,14 +668,16 @@ qmm_status qmm_gguf_open(const char *path, qmm_gguf **out) {
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_gguf_open: NULL argument");
     }
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer
+     * forever; fstat refuses it below, and a regular file ignores the flag */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         qmm_set_error("%s: %s", path, strerror(errno));
         return QMM_ERR_IO;
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        qmm_set_error("%s: not a regular file", path);
+        qmm_set_error("%s: not a regular file (a model must be a file: not a FIFO, device or directory)", path);
         close(fd);
         return QMM_ERR_IO;
     }

@@ -342,6 +342,12 @@ int cmd_bench(int argc, char **argv) {
     int rc = parse_options(argc, argv, &o);
     if (rc >= 0)
         return rc;
+    if (o.probes_only && o.json) {
+        /* the probes print a table only: a --json that wrote nothing would look like a run that failed to save */
+        fprintf(stderr, "qmatmul bench: --probes prints its table only; --json takes the full benchmark (the limits are "
+                        "in its \"limits\")\n");
+        return 2;
+    }
     progress_init(o.quiet);
     bench b;
     memset(&b, 0, sizeof b);

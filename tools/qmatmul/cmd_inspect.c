@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "qmatmul.h"
+#include "text.h"
 #include "qmatmul_gguf.h"
 
 #include "args.h"
@@ -74,14 +75,15 @@ int cmd_inspect(int argc, char **argv) {
 
     const int64_t nkv = qmm_gguf_kv_count(g);
     printf("\nmetadata (%" PRId64 " keys):\n", nkv);
-    char buf[256];
+    char buf[256], key[320];
     for (int64_t i = 0; i < nkv; i++) {
         const qmm_gguf_kv *kv = qmm_gguf_kv_at(g, i);
         qmm_gguf_value_format(&kv->value, items, buf, sizeof buf);
+        qmm_tool_escape(kv->key, key, sizeof key);
         if (kv->value.type == QMM_GGUF_ARRAY)
-            printf("  %s = %s  (%s[%" PRIu64 "])\n", kv->key, buf, qmm_gguf_vtype_name(kv->value.elem_type), kv->value.len);
+            printf("  %s = %s  (%s[%" PRIu64 "])\n", key, buf, qmm_gguf_vtype_name(kv->value.elem_type), kv->value.len);
         else
-            printf("  %s = %s\n", kv->key, buf);
+            printf("  %s = %s\n", key, buf);
     }
 
     const int64_t nt = qmm_gguf_tensor_count(g);
@@ -102,20 +104,21 @@ int cmd_inspect(int argc, char **argv) {
     int64_t count_type[QMM_TYPE_COUNT] = {0};
     for (int64_t i = 0; i < nt; i++) {
         const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
-        char shape[64], tmp[24];
+        char shape[64], tmp[24], name[320];
+        qmm_tool_escape(t->name, name, sizeof name);
         int n = snprintf(shape, sizeof shape, "[");
         for (uint32_t d = 0; d < (t->n_dims ? t->n_dims : 1) && n < (int)sizeof shape; d++)
             n += snprintf(shape + n, sizeof shape - (size_t)n, "%s%" PRId64, d ? ", " : "", t->ne[d]);
         if (n < (int)sizeof shape)
             snprintf(shape + n, sizeof shape - (size_t)n, "]");
         if (t->known_type) {
-            printf("  %-*s  %-7s  %-24s  %14" PRIu64 "  %14" PRIu64 "\n", name_w, t->name, type_str(t->type, tmp, sizeof tmp),
+            printf("  %-*s  %-7s  %-24s  %14" PRIu64 "  %14" PRIu64 "\n", name_w, name, type_str(t->type, tmp, sizeof tmp),
                    shape, t->size, t->offset);
             total += t->size;
             by_type[t->type] += t->size;
             count_type[t->type]++;
         } else {
-            printf("  %-*s  %-7s  %-24s  %14s  %14" PRIu64 "\n", name_w, t->name, type_str(t->type, tmp, sizeof tmp), shape,
+            printf("  %-*s  %-7s  %-24s  %14s  %14" PRIu64 "\n", name_w, name, type_str(t->type, tmp, sizeof tmp), shape,
                    "unknown type", t->offset);
             n_unknown++;
         }

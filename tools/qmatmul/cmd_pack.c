@@ -3,16 +3,19 @@
  * --bench also times packing in memory against opening the cache. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "progress.h"
 #include "qmatmul.h"
 #include "qmatmul_gguf.h"
+#include "text.h"
 
 static double now(void) {
     struct timespec ts;
@@ -27,7 +30,9 @@ typedef struct pack_state {
 /* The cache writer's callback: the shared progress line (progress.h). */
 static void progress(void *user, int64_t done, int64_t total, const char *name) {
     const pack_state *s = user;
-    progress_line("packing [%lld/%lld] %.1f s  %.60s", (long long)done, (long long)total, now() - s->t0, name);
+    char shown[64];
+    progress_line("packing [%lld/%lld] %.1f s  %s", (long long)done, (long long)total, now() - s->t0,
+                  qmm_tool_escape(name, shown, sizeof shown));
     if (done == total)
         progress_done();
 }
@@ -45,7 +50,7 @@ static int cmp_double(const void *a, const void *b) {
 
 /* Drops a file's pages from the page cache (this file only): a cold start. */
 static void evict(const char *path) {
-    const int fd = open(path, O_RDONLY);
+    const int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd >= 0) {
         fdatasync(fd);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -84,12 +89,15 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
     }
     const double t_pack = now() - t;
     qmm_gguf_close(g);
+    int rc = 1;
     double *t_open = calloc((size_t)reps, sizeof(double)), *t_touch = calloc((size_t)reps, sizeof(double));
     double *t_index = calloc((size_t)reps, sizeof(double));
-    if (!t_open || !t_touch || !t_index)
-        return 1;
     qmm_weights **ws = calloc((size_t)(n ? n : 1), sizeof *ws);
     uint64_t sink = 0;
+    if (!t_open || !t_touch || !t_index || !ws) {
+        fprintf(stderr, "qmatmul pack: out of memory\n");
+        goto out;
+    }
     for (int r = 0; r < reps; r++) {
         if (cold)
             evict(out);
@@ -98,18 +106,24 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
         qmm_cache *c;
         if (qmm_cache_open(ctx, out, &o, &c) != QMM_OK) {
             fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
-            return 1;
+            goto out;
         }
         t_index[r] = now() - t;
-        const int64_t cn = qmm_cache_count(c);
-        for (int64_t i = 0; i < cn && i < n; i++)
-            if (qmm_cache_get(c, qmm_cache_name(c, i), &ws[i]) != QMM_OK) {
-                fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
-                return 1;
-            }
+        const int64_t cn = qmm_cache_count(c) < n ? qmm_cache_count(c) : n;
+        int64_t got = 0;
+        for (; got < cn; got++)
+            if (qmm_cache_get(c, qmm_cache_name(c, got), &ws[got]) != QMM_OK)
+                break;
+        if (got < cn) {
+            fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
+            for (int64_t i = 0; i < got; i++)
+                qmm_weights_free(ws[i]);
+            qmm_cache_close(c);
+            goto out;
+        }
         t_open[r] = now() - t;
         /* and reading every packed byte once (page cache warm) */
-        for (int64_t i = 0; i < cn && i < n; i++) {
+        for (int64_t i = 0; i < cn; i++) {
             size_t sz;
             const uint8_t *b = qmm_weights_blob(ws[i], &sz);
             uint64_t acc = 0;
@@ -118,7 +132,7 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
             sink += acc;
         }
         t_touch[r] = now() - t;
-        for (int64_t i = 0; i < cn && i < n; i++)
+        for (int64_t i = 0; i < cn; i++)
             qmm_weights_free(ws[i]);
         qmm_cache_close(c);
     }
@@ -134,11 +148,13 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
     printf("bench: open cache (index)    %10.3f s (median of %d, source GGUF checked) %8.0fx faster\n", mi, reps, t_pack / mi);
     printf("bench: ... + get every weight %9.3f s                                      %8.0fx faster\n", mo, t_pack / mo);
     printf("bench: ... + touch every page %9.3f s                                      %8.1fx faster\n", mt, t_pack / mt);
+    rc = 0;
+out:
     free(t_open);
     free(t_touch);
     free(t_index);
     free(ws);
-    return 0;
+    return rc;
 }
 
 int cmd_pack(int argc, char **argv) {
@@ -150,12 +166,9 @@ int cmd_pack(int argc, char **argv) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             out = argv[++i];
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            char *end;
-            const long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 0 || v > 4096) {
-                fprintf(stderr, "qmatmul pack: --threads takes 0 to 4096\n");
+            long long v;
+            if (qmm_arg_int("pack", "--threads", argv[++i], 0, 4096, &v))
                 return 2;
-            }
             opts.n_threads = (int)v;
         } else if (strcmp(argv[i], "--quiet") == 0 || strcmp(argv[i], "-q") == 0) {
             quiet = 1;
@@ -206,7 +219,7 @@ int cmd_pack(int argc, char **argv) {
     int64_t npack = 0, nskip = 0;
     for (int64_t i = 0; i < qmm_gguf_tensor_count(g); i++) {
         const qmm_gguf_tensor *t = qmm_gguf_tensor_at(g, i);
-        char why[160];
+        char why[160], name[240];
         if (qmm_cache_tensor_cacheable(t, why, sizeof why)) {
             npack++;
             continue;
@@ -216,10 +229,11 @@ int cmd_pack(int argc, char **argv) {
          * warning even with --quiet; norms and other types are expected */
         const int matrix = t->known_type && (t->n_dims == 2 || (t->n_dims == 3 && strstr(t->name, "_exps"))) &&
                            t->type < QMM_TYPE_COUNT && qmm_type_packable((qmm_type)t->type);
+        qmm_tool_escape(t->name, name, sizeof name);
         if (matrix)
-            fprintf(stderr, "qmatmul pack: warning: skipped %.200s%s (%s)\n", t->name, strlen(t->name) > 200 ? "..." : "", why);
+            fprintf(stderr, "qmatmul pack: warning: skipped %s (%s)\n", name, why);
         else if (!quiet)
-            fprintf(stderr, "skipped %s (%s)\n", t->name, why);
+            fprintf(stderr, "skipped %s (%s)\n", name, why);
     }
     qmm_gguf_close(g);
     if (npack == 0) {
@@ -249,13 +263,8 @@ int cmd_pack(int argc, char **argv) {
         qmm_context_free(ctx);
         return 1;
     }
-    FILE *f = fopen(out, "rb");
-    long long size = 0;
-    if (f) {
-        fseek(f, 0, SEEK_END);
-        size = (long long)ftell(f);
-        fclose(f);
-    }
+    struct stat sb; /* stat, not open: with --no-write, out may be anything */
+    const long long size = stat(out, &sb) == 0 ? (long long)sb.st_size : 0;
     if (write)
         printf("wrote %s: %lld weights, %.1f MB in %.2f s\n", out, (long long)npack, (double)size / 1e6, secs);
     int rc = 0;

@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -32,6 +36,7 @@ static void usage(FILE *f) {
             "  --ctx N         context length in tokens (default: the model's, at most 4096)\n"
             "  --cache FILE    take the packed weights from this .qmp file (written if missing or unusable)\n"
             "  --json FILE     write prompt and generated ids, tokens per second, last prompt logits\n"
+            "  --all-logits    with --json: also the logits of every prompt position (\"all_logits\": a row per token)\n"
             "  --ignore-eos    keep generating after the end-of-sequence token\n"
             "  --tokenize      with -p: print the prompt's token ids and stop (any architecture)\n"
             "  --bench         time prefill of %d tokens and decode of %d tokens (best of --reps, default 3)\n",
@@ -85,11 +90,42 @@ static void json_ids(FILE *f, const char *key, const int32_t *ids, int n) {
     fprintf(f, "],\n");
 }
 
+/* The index of the first NaN or infinite value of x, or -1. */
+static long first_nonfinite(const float *x, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return (long)i;
+    return -1;
+}
+
+static void json_floats(FILE *f, const float *x, int n) {
+    fprintf(f, "[");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%.9g", i ? ", " : "", x[i]);
+    fprintf(f, "]");
+}
+
+/* Written to a temporary beside path, then renamed over it: a full disk or a
+ * crash leaves the old file (or none), never a truncated one. Every float is
+ * finite (the caller stopped at a NaN): the file is JSON. */
 static int write_json(const char *path, const char *model, int threads, const int32_t *prompt, int n_prompt, const int32_t *gen,
-                      int n_gen, double prefill_tps, double decode_tps, const float *logits, int n_vocab) {
-    FILE *f = fopen(path, "w");
+                      int n_gen, double prefill_tps, double decode_tps, const float *logits, int n_vocab, const float *all) {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "qmatmul run: --json %s is not a regular file: refusing to replace it\n", path);
+        return -1;
+    }
+    const size_t tl = strlen(path) + 48;
+    char *tmp = malloc(tl);
+    if (!tmp) {
+        fprintf(stderr, "qmatmul run: out of memory\n");
+        return -1;
+    }
+    snprintf(tmp, tl, "%s.qmatmul-json-partial.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wx");
     if (!f) {
-        perror(path);
+        perror(tmp);
+        free(tmp);
         return -1;
     }
     fprintf(f, "{\n  \"model\": \"");
@@ -98,14 +134,27 @@ static int write_json(const char *path, const char *model, int threads, const in
     fprintf(f, "\",\n  \"threads\": %d,\n", threads);
     json_ids(f, "prompt", prompt, n_prompt);
     json_ids(f, "generated", gen, n_gen);
-    fprintf(f, "  \"prefill_tok_s\": %.3f,\n  \"decode_tok_s\": %.3f,\n  \"logits\": [", prefill_tps, decode_tps);
-    for (int i = 0; logits && i < n_vocab; i++)
-        fprintf(f, "%s%.9g", i ? ", " : "", logits[i]);
-    fprintf(f, "]\n}\n");
-    if (fclose(f) != 0) {
-        perror(path);
+    fprintf(f, "  \"prefill_tok_s\": %.3f,\n  \"decode_tok_s\": %.3f,\n", prefill_tps, decode_tps);
+    if (all) {
+        fprintf(f, "  \"all_logits\": [");
+        for (int i = 0; i < n_prompt; i++) {
+            fprintf(f, "%s\n    ", i ? "," : "");
+            json_floats(f, all + (size_t)i * (size_t)n_vocab, n_vocab);
+        }
+        fprintf(f, "\n  ],\n");
+    }
+    fprintf(f, "  \"logits\": ");
+    json_floats(f, logits, logits ? n_vocab : 0);
+    fprintf(f, "\n}\n");
+    int bad = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        fprintf(stderr, "qmatmul run: writing %s: %s (nothing written)\n", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
         return -1;
     }
+    free(tmp);
     return 0;
 }
 
@@ -152,7 +201,7 @@ failed:
 int cmd_run(int argc, char **argv) {
     const char *model = NULL, *tokens = NULL, *text = NULL, *cache = NULL, *json = NULL;
     long long n_gen = 32, threads = 0, n_ctx = 0, reps = 3;
-    int do_bench = 0, ignore_eos = 0, tokenize_only = 0;
+    int do_bench = 0, ignore_eos = 0, tokenize_only = 0, all_logits = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const int has = i + 1 < argc;
@@ -165,6 +214,8 @@ int cmd_run(int argc, char **argv) {
             ignore_eos = 1;
         } else if (!strcmp(a, "--tokenize")) {
             tokenize_only = 1;
+        } else if (!strcmp(a, "--all-logits")) {
+            all_logits = 1;
         } else if (has && !strcmp(a, "--tokens")) {
             tokens = argv[++i];
         } else if (has && !strcmp(a, "-p")) {
@@ -200,6 +251,10 @@ int cmd_run(int argc, char **argv) {
     if (!model || (!tokens && !text && !do_bench) || (tokens && text)) {
         fprintf(stderr, "qmatmul run: needs MODEL.gguf and one of --tokens, -p or --bench\n");
         usage(stderr);
+        return 2;
+    }
+    if (all_logits && (!json || do_bench)) {
+        fprintf(stderr, "qmatmul run: --all-logits goes with --json (and a prompt, not --bench)\n");
         return 2;
     }
     int32_t *prompt = NULL;
@@ -274,24 +329,36 @@ int cmd_run(int argc, char **argv) {
         double p, d;
         rc = bench(ctx, &m, (int)reps, &p, &d) ? 1 : 0;
         run_model_profile_print(stderr);
-        if (!rc && json && write_json(json, model, qmm_context_threads(ctx), NULL, 0, NULL, 0, p, d, NULL, 0))
+        if (!rc && json && write_json(json, model, qmm_context_threads(ctx), NULL, 0, NULL, 0, p, d, NULL, 0, NULL))
             rc = 1;
         run_model_free(&m);
         goto out;
     }
     gen = malloc(((size_t)n_gen + 1) * sizeof *gen);
     float *prompt_logits = malloc((size_t)m.n_vocab * sizeof(float));
-    if (!gen || !prompt_logits) {
+    float *all = all_logits ? malloc((size_t)n_prompt * (size_t)m.n_vocab * sizeof(float)) : NULL;
+    if (!gen || !prompt_logits || (all_logits && !all)) {
         fprintf(stderr, "qmatmul run: out of memory\n");
         free(prompt_logits);
+        free(all);
         run_model_free(&m);
         goto out;
     }
+    m.all_logits = all;
     double t0 = now();
     if (run_model_eval(ctx, &m, prompt, n_prompt, err, sizeof err))
         goto eval_failed;
     double t1 = now();
+    m.all_logits = NULL; /* the prompt's positions only */
     memcpy(prompt_logits, m.logits, (size_t)m.n_vocab * sizeof(float));
+    /* a NaN logit would make argmax return token 0 forever: a broken model
+     * or runner, reported as such */
+    const long bad_pos = all ? first_nonfinite(all, (size_t)n_prompt * (size_t)m.n_vocab) : -1;
+    if (bad_pos >= 0 || first_nonfinite(m.logits, (size_t)m.n_vocab) >= 0) {
+        snprintf(err, sizeof err, "the logits of prompt position %ld are not finite (NaN or infinite): the model's weights "
+                 "or this runner are broken; stopping", bad_pos >= 0 ? bad_pos / m.n_vocab : (long)n_prompt - 1);
+        goto eval_failed;
+    }
     const int eos = vocab ? run_vocab_eos(vocab) : -1;
     while (n_done < n_gen) {
         const int32_t tok = argmax(m.logits, m.n_vocab);
@@ -302,6 +369,10 @@ int cmd_run(int argc, char **argv) {
             break;
         if (run_model_eval(ctx, &m, &tok, 1, err, sizeof err))
             goto eval_failed;
+        if (first_nonfinite(m.logits, (size_t)m.n_vocab) >= 0) {
+            snprintf(err, sizeof err, "the logits after generated token %d are not finite (NaN or infinite); stopping", n_done);
+            goto eval_failed;
+        }
     }
     double t2 = now();
     if (vocab)
@@ -313,16 +384,18 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "qmatmul run: prompt %d tokens, %.1f tok/s; generated %d tokens, %.1f tok/s; %d threads\n", n_prompt,
             prefill_tps, n_done, decode_tps, qmm_context_threads(ctx));
     rc = json && write_json(json, model, qmm_context_threads(ctx), prompt, n_prompt, gen, n_done, prefill_tps, decode_tps,
-                            prompt_logits, m.n_vocab)
+                            prompt_logits, m.n_vocab, all)
              ? 1
              : 0;
     free(prompt_logits);
+    free(all);
     run_model_profile_print(stderr);
     run_model_free(&m);
     goto out;
 eval_failed:
     fprintf(stderr, "qmatmul run: %s\n", err);
     free(prompt_logits);
+    free(all);
     run_model_free(&m);
 out:
     free(gen);

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "qmatmul.h"
+#include "text.h"
 
 int cmd_verify(int argc, char **argv) {
     const char *path = NULL, *gguf = NULL;
@@ -46,14 +47,17 @@ int cmd_verify(int argc, char **argv) {
         return st == QMM_ERR_INCOMPATIBLE ? 3 : 1;
     }
     if (!quiet) {
+        char ver[140];
         printf("%s: intact, %lld tensors, %llu bytes, written by qmatmul %s, source hash %016llx\n", path,
-               (long long)qmm_cache_count(c), (unsigned long long)qmm_cache_file_size(c), qmm_cache_writer_version(c),
+               (long long)qmm_cache_count(c), (unsigned long long)qmm_cache_file_size(c),
+               qmm_tool_escape(qmm_cache_writer_version(c), ver, sizeof ver),
                (unsigned long long)qmm_cache_source_hash(c));
         for (int i = 0; i < qmm_cache_family_count(c); i++) {
             qmm_family_desc f;
+            char name[112];
             if (qmm_cache_family_info(c, i, &f) == QMM_OK)
-                printf("  family %-24s %-4s layout %u, tile %dx%d, n_step %d\n", f.name, qmm_type_name(f.type), f.layout_id, f.mr,
-                       f.nr, f.n_step);
+                printf("  family %-24s %-4s layout %u, tile %dx%d, n_step %d\n", qmm_tool_escape(f.name, name, sizeof name),
+                       qmm_type_name(f.type), f.layout_id, f.mr, f.nr, f.n_step);
         }
         /* experts weights (3-D *_exps tensors, for qmm_mul_mat_id): their blobs say how many experts */
         int64_t nexp = 0, most = 0;
@@ -81,17 +85,10 @@ int cmd_verify(int argc, char **argv) {
         fprintf(stderr, "qmatmul verify: intact, but not usable here: %s\n", qmm_last_error());
         rc = 3;
     }
-    if (gguf) {
-        uint64_t h;
-        st = qmm_cache_gguf_hash(gguf, &h);
-        if (st != QMM_OK) {
-            fprintf(stderr, "qmatmul verify: %s\n", qmm_last_error());
-            rc = 1;
-        } else if (h != qmm_cache_source_hash(c)) {
-            fprintf(stderr, "qmatmul verify: intact, but written from another model than %s (source hash %016llx)\n", gguf,
-                    (unsigned long long)h);
-            rc = 3;
-        }
+    /* from that model, and every tensor the model's of its name, type and shape */
+    if (gguf && (st = qmm_cache_matches_gguf(c, gguf)) != QMM_OK) {
+        fprintf(stderr, "qmatmul verify: intact, but not a cache of %s: %s\n", gguf, qmm_last_error());
+        rc = st == QMM_ERR_INCOMPATIBLE ? 3 : 1;
     }
     if (rc == 0 && !quiet)
         printf("%s: OK, usable on this CPU%s%s\n", path, gguf ? " with " : "", gguf ? gguf : "");

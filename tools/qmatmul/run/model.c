@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ------------------------------------------- profile (QMM_RUN_PROFILE=1) */
 
@@ -122,8 +123,16 @@ static int load_matrix(qmm_context *ctx, run_model *m, const char *name, int64_t
     const char *tn = qmm_type_name((qmm_type)t->type);
     if (!t->known_type || !qmm_type_packable((qmm_type)t->type))
         return fail(err, es, "type not supported: %s is %s, which qmatmul does not pack", name, tn ? tn : "an unknown type");
-    if (m->cache && qmm_cache_get(m->cache, name, out) == QMM_OK)
-        return 0;
+    if (m->cache && qmm_cache_get(m->cache, name, out) == QMM_OK) {
+        /* the library checked the cache against this GGUF at open; the
+         * buffers below are sized from the GGUF's shapes, so check again */
+        if (qmm_weights_type(*out) == (qmm_type)t->type && qmm_weights_k(*out) == k && qmm_weights_n(*out) == n &&
+            qmm_weights_n_expert(*out) == 1)
+            return 0;
+        qmm_weights_free(*out);
+        *out = NULL;
+        return fail(err, es, "the cache's %s is not the model's %s [%lld, %lld]", name, tn, (long long)k, (long long)n);
+    }
     if (qmm_weights_pack(ctx, (qmm_type)t->type, k, n, t->data, (size_t)t->size, out) != QMM_OK)
         return fail(err, es, "packing %s: %s", name, qmm_last_error());
     return 0;
@@ -171,19 +180,54 @@ static int load_norm(run_model *m, const char *name, int64_t k, const float **ou
         return fail(err, es, "tensor layout not supported: %s must be F32 [%lld]", name, (long long)k);
     if ((uintptr_t)t->data % 4)
         return fail(err, es, "%s is not 4-byte aligned in the file", name);
-    *out = t->data;
+    /* a NaN or infinite weight would turn every logit into NaN */
+    const float *w = t->data;
+    for (int64_t j = 0; j < k; j++)
+        if (!isfinite(w[j]))
+            return fail(err, es, "%s[%lld] is %g: a norm weight must be a finite number", name, (long long)j, (double)w[j]);
+    *out = w;
     return 0;
 }
 
+/* --cache: use the file if it is a verified cache of this model (every
+ * checksum, every tensor's type and shape); else write it, but only over a
+ * qmatmul cache file (of any model or version) or at a new path: anything
+ * else there (another model, a text file, a FIFO) is refused, never lost. */
 static int open_cache(qmm_context *ctx, run_model *m, const char *gguf_path, const char *cache_path, char *err, size_t es) {
-    qmm_cache_open_options o = {.gguf_path = gguf_path};
+    qmm_cache_open_options o = {.gguf_path = gguf_path, .flags = QMM_CACHE_VERIFY};
     if (qmm_cache_open(ctx, cache_path, &o, &m->cache) == QMM_OK)
         return 0;
-    fprintf(stderr, "qmatmul run: %s: %s; writing it\n", cache_path, qmm_last_error());
+    char why[512];
+    snprintf(why, sizeof why, "%s", qmm_last_error());
+    const int kind = qmm_cache_file_kind(cache_path);
+    if (kind < 0)
+        return fail(err, es, "--cache %s: %s: refusing to replace it (only a qmatmul cache file is rewritten)", cache_path,
+                    qmm_last_error());
+    if (kind > 0)
+        fprintf(stderr, "qmatmul run: %s: %s; writing it anew\n", cache_path, why);
+    else
+        fprintf(stderr, "qmatmul run: %s: no such file; writing it\n", cache_path);
     if (qmm_cache_write(ctx, gguf_path, cache_path, NULL) != QMM_OK)
         return fail(err, es, "writing the cache %s: %s", cache_path, qmm_last_error());
     if (qmm_cache_open(ctx, cache_path, &o, &m->cache) != QMM_OK)
         return fail(err, es, "opening the cache %s: %s", cache_path, qmm_last_error());
+    return 0;
+}
+
+/* A float the model needs: stored as a number (not a string), finite and
+ * positive (a NaN epsilon or rope base would make every logit NaN). */
+static int meta_positive(const qmm_gguf *g, const char *key, int required, double *out, char *err, size_t es) {
+    if (qmm_gguf_find_key(g, key) < 0) {
+        if (required)
+            return fail(err, es, "missing metadata %s", key);
+        return 0; /* the default stays */
+    }
+    double v;
+    if (qmm_gguf_get_float(g, key, &v) != QMM_OK)
+        return fail(err, es, "metadata %s is not a number", key);
+    if (!isfinite(v) || v <= 0)
+        return fail(err, es, "metadata %s = %g: a finite positive number is needed", key, v);
+    *out = v;
     return 0;
 }
 
@@ -229,9 +273,11 @@ static int check_metadata(run_model *m, char *err, size_t es) {
         return fail(err, es, "partial rotary embedding (%lld of %lld dimensions) is not supported", (long long)n_rot,
                     (long long)head_dim);
     double eps = 1e-5, base = 10000.0;
-    if (qmm_gguf_get_float(g, "llama.attention.layer_norm_rms_epsilon", &eps) != QMM_OK)
-        return fail(err, es, "missing llama.attention.layer_norm_rms_epsilon");
-    qmm_gguf_get_float(g, "llama.rope.freq_base", &base);
+    if (meta_positive(g, "llama.attention.layer_norm_rms_epsilon", 1, &eps, err, es) ||
+        meta_positive(g, "llama.rope.freq_base", 0, &base, err, es))
+        return -1;
+    if ((float)eps == 0 || !isfinite((float)base))
+        return fail(err, es, "metadata out of float range: rms epsilon %g, rope base %g", eps, base);
     m->n_layer = (int)n_layer;
     m->n_embd = (int)n_embd;
     m->n_head = (int)n_head;
@@ -252,6 +298,42 @@ static void *alloc_huge(size_t bytes) {
     return qmm_alloc_huge(bytes, &p) == QMM_OK ? p : NULL;
 }
 
+/* Bytes of memory the machine can still give (MemAvailable), else its
+ * physical memory; 0 if neither is known. */
+static double available_bytes(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (kb > 0)
+        return kb * 1024;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+
+/* The buffers a context of n_ctx tokens takes (the KV cache is allocated and
+ * zeroed whole), checked against the memory there is before any of it is
+ * allocated: a --ctx of a million tokens is a clear refusal, not minutes of
+ * paging and then the OOM killer. */
+static int check_context_memory(const run_model *m, int n_ctx, char *err, size_t es) {
+    const double dkv = (double)m->n_head_kv * m->head_dim, dq = (double)m->n_head * m->head_dim;
+    const double b = n_ctx < RUN_MAX_BATCH ? n_ctx : RUN_MAX_BATCH;
+    const double kv = 2.0 * 2.0 * m->n_layer * dkv * n_ctx; /* K and V, fp16 */
+    const double scores = 4.0 * b * n_ctx * m->n_head;
+    const double acts = 4.0 * b * (4.0 * m->n_embd + 4.0 * dq + 4.0 * dkv + 4.0 * m->n_ff) + 4.0 * m->n_vocab;
+    const double need = kv + scores + acts, have = available_bytes();
+    if (have > 0 && need > have)
+        return fail(err, es,
+                    "a context of %d tokens needs %.2f GB (KV cache %.2f GB, attention scores %.2f GB), more than the %.2f GB "
+                    "of memory available: lower --ctx",
+                    n_ctx, need / 1e9, kv / 1e9, scores / 1e9, have / 1e9);
+    return 0;
+}
+
 int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, int n_ctx, run_model *m, char *err, size_t es) {
     memset(m, 0, sizeof *m);
     if (qmm_gguf_open(path, &m->gguf) != QMM_OK)
@@ -264,6 +346,8 @@ int run_model_load(qmm_context *ctx, const char *path, const char *cache_path, i
     m->n_vocab = (int)qmm_gguf_tensor_at(m->gguf, te)->ne[1];
     if (m->n_vocab < 1)
         return fail(err, es, "empty vocabulary");
+    if (check_context_memory(m, n_ctx, err, es))
+        return -1;
     if (cache_path && open_cache(ctx, m, path, cache_path, err, es))
         return -1;
     const int64_t d = m->n_embd, dq = (int64_t)m->n_head * m->head_dim, dkv = (int64_t)m->n_head_kv * m->head_dim;
@@ -355,7 +439,8 @@ void run_model_free(run_model *m) {
     qmm_weights_free(m->tok_embd);
     qmm_cache_close(m->cache);
     qmm_gguf_close(m->gguf);
-    float *bufs[] = {m->x, m->xn, m->q, m->k, m->v, m->att, m->att_heads, m->gate, m->up, m->fused, m->logits, m->rope_cs};
+    float *bufs[] = {m->x,    m->xn, m->q,     m->k,      m->v,          m->att, m->att_heads,
+                     m->gate, m->up, m->fused, m->logits, m->logits_rows, m->rope_cs};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     qmm_free_huge(m->scores);
@@ -695,13 +780,24 @@ static int eval_batch(qmm_context *ctx, run_model *m, const int32_t *ids, int n,
             return -1;
         pending = m->xn;
     }
-    /* Only the last position's logits are needed (greedy decoding): its
-     * residual and output norm. */
+    /* Greedy decoding needs the last position's logits only: its residual and
+     * output norm; all_logits takes every position's (the same bits for the
+     * last: each output row is its own). */
     t0 = prof_start();
-    const size_t last = (size_t)(n - 1) * d;
-    const norm_job oj = {m->xn, m->x + last, m->xn + last, m->output_norm, d, m->norm_eps};
-    if (par_run(ctx, -1, &oj, norm_rows, 1, d, NULL, 0, 0, err, es) || mul(ctx, m->output, m->xn, m->logits, 1, -1, err, es))
-        return -1;
+    if (m->all_logits) {
+        const norm_job oj = {m->xn, m->x, m->xn, m->output_norm, d, m->norm_eps};
+        if (par_run(ctx, -1, &oj, norm_rows, n, 2 * (int64_t)d, NULL, 0, 0, err, es) ||
+            mul(ctx, m->output, m->xn, m->logits_rows, n, -1, err, es))
+            return -1;
+        const size_t nv = (size_t)m->n_vocab;
+        memcpy(m->all_logits + (size_t)m->n_past * nv, m->logits_rows, (size_t)n * nv * sizeof(float));
+        memcpy(m->logits, m->logits_rows + (size_t)(n - 1) * nv, nv * sizeof(float));
+    } else {
+        const size_t last = (size_t)(n - 1) * d;
+        const norm_job oj = {m->xn, m->x + last, m->xn + last, m->output_norm, d, m->norm_eps};
+        if (par_run(ctx, -1, &oj, norm_rows, 1, d, NULL, 0, 0, err, es) || mul(ctx, m->output, m->xn, m->logits, 1, -1, err, es))
+            return -1;
+    }
     prof_stop(P_OUT, t0);
     m->n_past += n;
     prof_stop(P_EVAL, t_eval);
@@ -715,6 +811,9 @@ int run_model_eval(qmm_context *ctx, run_model *m, const int32_t *ids, int n, ch
     }
     if (n < 1)
         return fail(err, es, "nothing to evaluate");
+    if (m->all_logits && !m->logits_rows &&
+        !(m->logits_rows = alloc_floats((size_t)m->n_batch * (size_t)m->n_vocab)))
+        return fail(err, es, "out of memory for the logits of %d positions", m->n_batch);
     if (n > m->n_ctx - m->n_past)
         return fail(err, es, "context full: %d tokens in a context of %d (--ctx)", m->n_past + n, m->n_ctx);
     for (int i = 0; i < n; i += m->n_batch)

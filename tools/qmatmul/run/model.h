@@ -36,6 +36,10 @@ typedef struct run_model {
     uint16_t *v_cache; /* [layer][kv head][head_dim][n_ctx]: transposed, rows over positions */
     float *x, *xn, *q, *k, *v, *att, *att_heads, *scores, *gate, *up, *fused, *logits;
     float *rope_cs; /* [token of the batch][head_dim]: cos, sin of each pair's angle */
+    /* Non-NULL (the caller's, n_ctx x n_vocab floats at most): the logits of
+     * every position evaluated, row n_past + i for token i of an eval. */
+    float *all_logits;
+    float *logits_rows; /* [token of the batch][n_vocab], when all_logits is set */
 } run_model;
 
 /* Opens a GGUF file and prepares the model for n_ctx tokens: checks the
@@ -48,7 +52,8 @@ void run_model_free(run_model *m);
 /* Forgets the KV cache (the next eval starts at position 0). */
 void run_model_reset(run_model *m);
 /* Runs n tokens at positions n_past.., appends them to the KV cache and
- * leaves the logits of the last one in m->logits. 0 on success, else -1
+ * leaves the logits of the last one in m->logits (and of every one in
+ * m->all_logits, when set). 0 on success, else -1
  * with a message in err. */
 int run_model_eval(qmm_context *ctx, run_model *m, const int32_t *ids, int n, char *err, size_t err_size);
 /* With QMM_RUN_PROFILE=1 (or cpu) in the environment, every eval is timed
