@@ -5,6 +5,17 @@
 #include "probe.h"
 #include "qmatmul.h"
 
+/* The eight lanes summed as unsigned (wrapping) integers: the bytes read are
+ * any bit patterns, and gcc's _mm512_reduce_add_epi64 adds them as signed
+ * long long, an overflow UBSan reports. */
+static inline uint64_t probe_fold_u64(__m512i v) {
+    uint64_t lane[8], sum = 0;
+    _mm512_storeu_si512((void *)lane, v);
+    for (int i = 0; i < 8; i++)
+        sum += lane[i];
+    return sum;
+}
+
 /* Four 64-byte loads per step into four independent adds: the loads, not the
  * adds, are the bottleneck. */
 static uint64_t read_avx512(const void *p, size_t bytes) {
@@ -16,7 +27,7 @@ static uint64_t read_avx512(const void *p, size_t bytes) {
         s2 = _mm512_add_epi64(s2, _mm512_load_si512(v + i + 2));
         s3 = _mm512_add_epi64(s3, _mm512_load_si512(v + i + 3));
     }
-    return (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(s0, s1), _mm512_add_epi64(s2, s3)));
+    return probe_fold_u64(_mm512_add_epi64(_mm512_add_epi64(s0, s1), _mm512_add_epi64(s2, s3)));
 }
 
 /* S interleaved streams (the chunk cut in S parts read side by side, as a
@@ -31,7 +42,7 @@ static inline uint64_t read_streams(const void *p, size_t bytes, int S) {
             s[k] = _mm512_add_epi64(s[k], _mm512_load_si512(v + (size_t)k * part + i));
             s[(k + 1) & 3] = _mm512_add_epi64(s[(k + 1) & 3], _mm512_load_si512(v + (size_t)k * part + i + 1));
         }
-    return (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(s[0], s[1]), _mm512_add_epi64(s[2], s[3])));
+    return probe_fold_u64(_mm512_add_epi64(_mm512_add_epi64(s[0], s[1]), _mm512_add_epi64(s[2], s[3])));
 }
 static uint64_t read_avx512_x2(const void *p, size_t bytes) { return read_streams(p, bytes, 2); }
 static uint64_t read_avx512_x4(const void *p, size_t bytes) { return read_streams(p, bytes, 4); }
@@ -52,7 +63,11 @@ static uint64_t int8_vnni(uint64_t iters) {
     __m512i s = acc[0];
     for (int j = 1; j < CHAINS; j++)
         s = _mm512_add_epi32(s, acc[j]);
-    return (uint64_t)(uint32_t)_mm512_reduce_add_epi32(s);
+    uint32_t lane[16], sum = 0; /* wrapping, as the chains do (not gcc's signed reduce) */
+    _mm512_storeu_si512((void *)lane, s);
+    for (int i = 0; i < 16; i++)
+        sum += lane[i];
+    return sum;
 }
 
 /* 12 independent vfmadd231ps zmm chains, 16 lanes x 2 flops. */

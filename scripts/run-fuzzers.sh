@@ -8,7 +8,7 @@
 # Environment:
 #   QMM_FUZZ_SECONDS  run time per target (default 60)
 #   QMM_FUZZ_JOBS     targets run at once (default: one per core; each target is one process)
-#   QMM_FUZZ_TARGETS  which targets (default: all four)
+#   QMM_FUZZ_TARGETS  which targets (default: all five)
 #   QMM_FUZZ_BUILD    build directory (default build-fuzz)
 #   QMM_FUZZ_OUT      logs, scratch corpora, findings (default $QMM_FUZZ_BUILD/fuzz-runs)
 #   QMM_CMAKE_ARGS    extra configure arguments (e.g. -DQMM_PORTABLE_ONLY=ON)
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 SECS=${QMM_FUZZ_SECONDS:-60}
 JOBS=${QMM_FUZZ_JOBS:-$(nproc)}
-TARGETS=${QMM_FUZZ_TARGETS:-"fuzz_gguf fuzz_blob fuzz_cache fuzz_mul_mat_args"}
+TARGETS=${QMM_FUZZ_TARGETS:-"fuzz_gguf fuzz_blob fuzz_cache fuzz_mul_mat_args fuzz_run_model"}
 BUILD=${QMM_FUZZ_BUILD:-build-fuzz}
 OUT=${QMM_FUZZ_OUT:-$BUILD/fuzz-runs}
 CC=${CC:-clang}

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build-asan), then the threading tests under ThreadSanitizer (build-tsan).
+# (build-asan, clang), then the threading tests under ThreadSanitizer
+# (build-tsan), then the whole suite under gcc's UndefinedBehaviorSanitizer
+# (build-ubsan-gcc): each compiler's UBSan finds what the other misses (gcc's
+# checks member access through misaligned pointers, as in an over-aligned
+# struct from calloc, which clang's let pass).
 # Any sanitizer report fails the run: UBSan is built with
 # -fno-sanitize-recover=all and every *SAN_OPTIONS halts on the first error.
 # Prints each stage's time.
@@ -8,14 +12,14 @@
 # Environment:
 #   CC               compiler (default clang; gcc works too)
 #   QMM_CMAKE_ARGS   extra configure arguments (e.g. -DQMM_PORTABLE_ONLY=ON)
-#   QMM_SAN_STAGES   stages to run (default "asan tsan")
+#   QMM_SAN_STAGES   stages to run (default "asan tsan ubsan-gcc")
 #   QMM_TSAN_TESTS   ctest regex of the threading tests (default "^test_mul_mat$")
 #   QMM_JOBS         ctest parallelism (default: nproc)
 set -u
 cd "$(dirname "$0")/.."
 
 CC=${CC:-clang}
-STAGES=${QMM_SAN_STAGES:-"asan tsan"}
+STAGES=${QMM_SAN_STAGES:-"asan tsan ubsan-gcc"}
 TSAN_TESTS=${QMM_TSAN_TESTS:-'^test_mul_mat$'}
 JOBS=${QMM_JOBS:-$(nproc)}
 
@@ -23,10 +27,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:halt_on_erro
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
-configure() { # dir sanitizer
-    local dir=$1 san=$2
+configure() { # dir sanitizer [compiler]
+    local dir=$1 san=$2 cc=${3:-$CC}
     mkdir -p "$dir"
-    local args=(-S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$CC" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_WERROR=ON
+    local args=(-S . -B "$dir" -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQMM_WERROR=ON
         -DQMM_SANITIZE="$san")
     # the repo's venv (scripts/setup.sh) has the gguf package the Python-fed tests need
     if [ -x .venv/bin/python ]; then
@@ -76,6 +80,18 @@ for stage in $STAGES; do
         # 13..512-thread runs, which under TSan took 220 of 270 s and race nothing new
         # (a race needs two threads; TSan sees it by happens-before, not by timing)
         (cd "$dir" && QMM_TEST_SHAPES=vl ctest --output-on-failure -j "$JOBS" -R "$TSAN_TESTS") > "$dir/qmm-test.log" 2>&1
+        rc=$?
+        ;;
+    ubsan-gcc)
+        dir=build-ubsan-gcc
+        configure "$dir" "undefined" gcc || { fail=1; continue; }
+        if ! ninja -C "$dir" > "$dir/qmm-build.log" 2>&1; then
+            tail -n 40 "$dir/qmm-build.log"
+            fail=1
+            continue
+        fi
+        t1=$(date +%s)
+        (cd "$dir" && ctest --output-on-failure -j "$JOBS") > "$dir/qmm-test.log" 2>&1
         rc=$?
         ;;
     *)

@@ -17,6 +17,9 @@ BAD = [
     ("bench", "--llc", ["abc", "", "32M", "0", "-1", "1e9", "1099511627777", "99999999999999999999"]),
     ("info", "--threads", ["abc", "", "2x", "-1", "4097"]),
     ("inspect", "--items", ["abc", "", "8x", "-1", "99999999999"]),
+    ("pack", "--threads", ["abc", "", " 2", "+2", "2x", "-1", "4097"]),
+    ("run", "-t", ["abc", "", " 2", "+2", "0", "4097"]),
+    ("run", "--ctx", ["", " 8", "+8", "0", "1048577"]),
 ]
 GOOD = [  # accepted numbers: the command gets past its arguments
     (["info", "--threads", "1"], 0),
@@ -43,7 +46,8 @@ def check(cond, msg):
 
 for cmd, opt, values in BAD:
     for v in values:
-        args = [cmd, opt, v] + (["missing.gguf"] if cmd == "inspect" else [])
+        args = [cmd, opt, v] + {"inspect": ["missing.gguf"], "pack": ["missing.gguf", "-o", "x.qmp"],
+                                 "run": ["missing.gguf", "--tokens", "1"]}.get(cmd, [])
         rc, err = run(args)
         check(rc == 2 and opt in err and "takes" in err, f"qmatmul {' '.join(args)!r}: status {rc}, stderr {err.strip()!r}")
 for args, want in GOOD:

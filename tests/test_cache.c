@@ -821,6 +821,50 @@ static int take_3d(void *user, const char *name, qmm_type type, int n_dims, cons
     return strcmp(name, "extra.3d") == 0;
 }
 
+/* A cache that claims model_a's source hash (copied, as from a genuine
+ * cache) but holds an entry of another shape, type or name: refused by
+ * qmm_cache_open with gguf_path and by qmm_cache_matches_gguf; an engine
+ * sizing its buffers from the GGUF would overrun them otherwise. */
+static void test_gguf_forged(qmm_context *ctx, const char *gdir) {
+    char ga[600], path[600];
+    snprintf(ga, sizeof ga, "%s/model_a.gguf", gdir);
+    snprintf(path, sizeof path, "%s/forged.qmp", dir);
+    uint64_t h = 0;
+    CHECK_OK(qmm_cache_gguf_hash(ga, &h));
+    /* model_a's blk.0.attn_q.weight is Q4_0 [96, 96] */
+    static uint8_t data[2 * 34 * 3 * 192];
+    uint64_t rng = 5;
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)qmm_test_rand_u64(&rng) & 0x3f; /* finite fp16 scales */
+    const struct {
+        const char *name;
+        qmm_type type;
+        int64_t k, n;
+        int ok;
+    } cases[] = {
+        {"blk.0.attn_q.weight", QMM_TYPE_Q4_0, 96, 96, 1},  {"blk.0.attn_q.weight", QMM_TYPE_Q4_0, 96, 192, 0},
+        {"blk.0.attn_q.weight", QMM_TYPE_Q4_0, 192, 48, 0}, {"blk.0.attn_q.weight", QMM_TYPE_Q8_0, 96, 96, 0},
+        {"blk.9.attn_q.weight", QMM_TYPE_Q4_0, 96, 96, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const qmm_cache_tensor t = {cases[i].name, cases[i].type, cases[i].k, cases[i].n, data, sizeof data};
+        CHECK_OK(qmm_cache_write_tensors(ctx, &t, 1, h, path, NULL));
+        qmm_cache_open_options o = {ga, 0, 0};
+        qmm_cache *c = NULL;
+        const qmm_status st = qmm_cache_open(ctx, path, &o, &c);
+        CHECK(cases[i].ok ? st == QMM_OK : st == QMM_ERR_INCOMPATIBLE && !c, "%s %s [%lld, %lld] with model_a's hash: %s (%s)",
+              cases[i].name, qmm_type_name(cases[i].type), (long long)cases[i].k, (long long)cases[i].n, qmm_status_str(st),
+              qmm_last_error());
+        qmm_cache_close(c);
+        /* the structure-only open (qmatmul verify) then the check */
+        CHECK_OK(qmm_cache_open_structure(path, &c));
+        const qmm_status sm = qmm_cache_matches_gguf(c, ga);
+        CHECK(cases[i].ok ? sm == QMM_OK : sm == QMM_ERR_INCOMPATIBLE, "qmm_cache_matches_gguf, case %zu: %s", i,
+              qmm_status_str(sm));
+        qmm_cache_close(c);
+    }
+}
+
 static void test_gguf_files(qmm_context *ctx, const char *gdir) {
     char ga[600], gb[600], gc[600], path[600];
     snprintf(ga, sizeof ga, "%s/model_a.gguf", gdir);
@@ -943,8 +987,10 @@ int main(int argc, char **argv) {
     test_small_tensors(ctx);
     test_copy_mode(ctx);
     test_threads(ctx);
-    if (gdir)
+    if (gdir) {
         test_gguf_files(ctx, gdir);
+        test_gguf_forged(ctx, gdir);
+    }
     qmm_context_free(ctx);
     for (int i = 0; i < NT; i++)
         free(srcs[i].buf);

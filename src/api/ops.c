@@ -51,8 +51,8 @@ qmm_status qmm_check_output(const qmm_tensor *t, const char *what) {
     uint64_t inner = (uint64_t)t->nb[0] * (uint64_t)t->ne[0]; /* bytes the dims below i span */
     for (int i = 1; i < 4; i++) {
         if (t->ne[i] > 1 && t->nb[i] < inner)
-            return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[%d] = %zu overlaps the dims inside it (needs >= %llu)", what, i,
-                            t->nb[i], (unsigned long long)inner);
+            return qmm_fail(QMM_ERR_INVALID_ARG, "%s nb[%d] = %zu overlaps the dims inside it (needs >= %llu)", what, i, t->nb[i],
+                            (unsigned long long)inner);
         inner += (uint64_t)(t->ne[i] - 1) * t->nb[i];
     }
     return QMM_OK;

@@ -102,9 +102,8 @@ qmm_status qmm_cache_check_entries(const qmm_cache *c, const qmm_gguf *g, const 
             const char *tn = t->known_type ? qmm_type_name((qmm_type)t->type) : NULL;
             return qmm_fail(QMM_ERR_INCOMPATIBLE,
                             "cache tensor '%.200s' is %s [%lld, %lld, %lld], but '%s' has it as %s [%lld, %lld, %lld]: repack",
-                            e->name, qmm_type_name(e->type), (long long)e->k, (long long)e->n, (long long)e->n_expert,
-                            gguf_path, tn ? tn : "an unknown type", (long long)t->ne[0], (long long)t->ne[1],
-                            (long long)t->ne[2]);
+                            e->name, qmm_type_name(e->type), (long long)e->k, (long long)e->n, (long long)e->n_expert, gguf_path,
+                            tn ? tn : "an unknown type", (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2]);
         }
     }
     return QMM_OK;

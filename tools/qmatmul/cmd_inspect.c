@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "qmatmul.h"
-#include "text.h"
 #include "qmatmul_gguf.h"
+#include "text.h"
 
 #include "args.h"
 #include "commands.h"
@@ -112,8 +112,8 @@ int cmd_inspect(int argc, char **argv) {
         if (n < (int)sizeof shape)
             snprintf(shape + n, sizeof shape - (size_t)n, "]");
         if (t->known_type) {
-            printf("  %-*s  %-7s  %-24s  %14" PRIu64 "  %14" PRIu64 "\n", name_w, name, type_str(t->type, tmp, sizeof tmp),
-                   shape, t->size, t->offset);
+            printf("  %-*s  %-7s  %-24s  %14" PRIu64 "  %14" PRIu64 "\n", name_w, name, type_str(t->type, tmp, sizeof tmp), shape,
+                   t->size, t->offset);
             total += t->size;
             by_type[t->type] += t->size;
             count_type[t->type]++;

@@ -3,10 +3,10 @@
  * --bench also times packing in memory against opening the cache. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 

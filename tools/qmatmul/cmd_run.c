@@ -1,13 +1,13 @@
 /* qmatmul run MODEL.gguf: a llama-architecture model end to end on qmatmul
  * (tools/qmatmul/run/), greedy decoding; --bench times prefill and decode. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <errno.h>
-#include <math.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -355,8 +355,10 @@ int cmd_run(int argc, char **argv) {
      * or runner, reported as such */
     const long bad_pos = all ? first_nonfinite(all, (size_t)n_prompt * (size_t)m.n_vocab) : -1;
     if (bad_pos >= 0 || first_nonfinite(m.logits, (size_t)m.n_vocab) >= 0) {
-        snprintf(err, sizeof err, "the logits of prompt position %ld are not finite (NaN or infinite): the model's weights "
-                 "or this runner are broken; stopping", bad_pos >= 0 ? bad_pos / m.n_vocab : (long)n_prompt - 1);
+        snprintf(err, sizeof err,
+                 "the logits of prompt position %ld are not finite (NaN or infinite): the model's weights "
+                 "or this runner are broken; stopping",
+                 bad_pos >= 0 ? bad_pos / m.n_vocab : (long)n_prompt - 1);
         goto eval_failed;
     }
     const int eos = vocab ? run_vocab_eos(vocab) : -1;

@@ -50,8 +50,7 @@ int cmd_verify(int argc, char **argv) {
         char ver[140];
         printf("%s: intact, %lld tensors, %llu bytes, written by qmatmul %s, source hash %016llx\n", path,
                (long long)qmm_cache_count(c), (unsigned long long)qmm_cache_file_size(c),
-               qmm_tool_escape(qmm_cache_writer_version(c), ver, sizeof ver),
-               (unsigned long long)qmm_cache_source_hash(c));
+               qmm_tool_escape(qmm_cache_writer_version(c), ver, sizeof ver), (unsigned long long)qmm_cache_source_hash(c));
         for (int i = 0; i < qmm_cache_family_count(c); i++) {
             qmm_family_desc f;
             char name[112];

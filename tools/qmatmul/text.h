@@ -14,7 +14,7 @@ static inline const char *qmm_tool_escape(const char *s, char *buf, size_t size)
     for (; s && *s; s++) {
         const unsigned char c = (unsigned char)*s;
         char piece[8];
-        const int len = c == '\\' ? snprintf(piece, sizeof piece, "\\\\")
+        const int len = c == '\\'               ? snprintf(piece, sizeof piece, "\\\\")
                         : c < 0x20 || c == 0x7f ? snprintf(piece, sizeof piece, "\\x%02x", c)
                                                 : snprintf(piece, sizeof piece, "%c", c);
         if (n + (size_t)len + 4 > size) {

@@ -178,14 +178,17 @@ static int load_norm(run_model *m, const char *name, int64_t k, const float **ou
     const qmm_gguf_tensor *t = qmm_gguf_tensor_at(m->gguf, i);
     if (t->type != QMM_TYPE_F32 || t->ne[0] != k || t->ne[1] * t->ne[2] * t->ne[3] != 1)
         return fail(err, es, "tensor layout not supported: %s must be F32 [%lld]", name, (long long)k);
-    if ((uintptr_t)t->data % 4)
-        return fail(err, es, "%s is not 4-byte aligned in the file", name);
+    /* a copy of the model's own: the file may hold it at any address
+     * (general.alignment = 1), and floats are read as floats */
+    float *w = malloc((size_t)k * sizeof(float));
+    if (!w)
+        return fail(err, es, "out of memory");
+    memcpy(w, t->data, (size_t)k * sizeof(float));
+    *out = w;
     /* a NaN or infinite weight would turn every logit into NaN */
-    const float *w = t->data;
     for (int64_t j = 0; j < k; j++)
         if (!isfinite(w[j]))
             return fail(err, es, "%s[%lld] is %g: a norm weight must be a finite number", name, (long long)j, (double)w[j]);
-    *out = w;
     return 0;
 }
 
@@ -431,15 +434,18 @@ void run_model_free(run_model *m) {
             qmm_weights *ws[] = {L->wq, L->wk, L->wv, L->wo, L->w_gate, L->w_up, L->w_down, L->w_qkv, L->w_gate_up};
             for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
                 qmm_weights_free(ws[i]);
+            free((void *)L->attn_norm);
+            free((void *)L->ffn_norm);
         }
         free(m->layers);
     }
     if (m->output != m->tok_embd)
         qmm_weights_free(m->output);
     qmm_weights_free(m->tok_embd);
+    free((void *)m->output_norm);
     qmm_cache_close(m->cache);
     qmm_gguf_close(m->gguf);
-    float *bufs[] = {m->x,    m->xn, m->q,     m->k,      m->v,          m->att, m->att_heads,
+    float *bufs[] = {m->x,    m->xn, m->q,     m->k,      m->v,           m->att,    m->att_heads,
                      m->gate, m->up, m->fused, m->logits, m->logits_rows, m->rope_cs};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
@@ -811,8 +817,7 @@ int run_model_eval(qmm_context *ctx, run_model *m, const int32_t *ids, int n, ch
     }
     if (n < 1)
         return fail(err, es, "nothing to evaluate");
-    if (m->all_logits && !m->logits_rows &&
-        !(m->logits_rows = alloc_floats((size_t)m->n_batch * (size_t)m->n_vocab)))
+    if (m->all_logits && !m->logits_rows && !(m->logits_rows = alloc_floats((size_t)m->n_batch * (size_t)m->n_vocab)))
         return fail(err, es, "out of memory for the logits of %d positions", m->n_batch);
     if (n > m->n_ctx - m->n_past)
         return fail(err, es, "context full: %d tokens in a context of %d (--ctx)", m->n_past + n, m->n_ctx);
