@@ -31,6 +31,9 @@ struct run_vocab {
     int byte_token[256]; /* SentencePiece byte fallback ids, -1 if missing */
     int *user;           /* user-defined tokens, longest text first */
     int n_user;
+    size_t max_len;        /* of a token's text */
+    size_t max_merge_len;  /* of a merge's "left right" (gpt2) */
+    uint32_t byte_cp[256]; /* gpt2: each byte's code point in the byte-level alphabet */
 };
 
 static int fail(char *err, size_t es, const char *fmt, ...) {
@@ -120,6 +123,32 @@ static int get_flag(const qmm_gguf *g, const char *key, int dflt) {
     return val && qmm_gguf_value_i64(val, &x) ? x != 0 : dflt;
 }
 
+/* A per-token array of numbers (token_type: integers, scores: any number):
+ * 1 and *out if the file has one of n elements, 0 if it has none (or one of
+ * another length: ignored), -1 with a message in err if its elements are of
+ * another kind. Elements of variable size (strings, arrays) are refused, not
+ * read: reaching element i of such an array walks all those before it. */
+static int per_token_array(const qmm_gguf *g, const char *key, uint64_t n, int floats, qmm_gguf_value *out, char *err,
+                           size_t es) {
+    if (!qmm_gguf_get(g, key))
+        return 0;
+    if (qmm_gguf_get_array(g, key, out) != QMM_OK)
+        return fail(err, es, "%s is not an array", key);
+    const uint32_t t = out->elem_type;
+    const int is_int = t == QMM_GGUF_UINT8 || t == QMM_GGUF_INT8 || t == QMM_GGUF_UINT16 || t == QMM_GGUF_INT16 ||
+                       t == QMM_GGUF_UINT32 || t == QMM_GGUF_INT32 || t == QMM_GGUF_UINT64 || t == QMM_GGUF_INT64 ||
+                       t == QMM_GGUF_BOOL;
+    if (!(is_int || (floats && (t == QMM_GGUF_FLOAT32 || t == QMM_GGUF_FLOAT64))))
+        return fail(err, es, "%s is an array of %s, not of %s", key, qmm_gguf_vtype_name(t),
+                    floats ? "numbers (float32 expected)" : "integers (int32 expected)");
+    return out->len == n;
+}
+
+static int by_len_then_id(const void *a, const void *b) {
+    const size_t *x = a, *y = b; /* {length, id} */
+    return x[0] != y[0] ? (x[0] < y[0] ? 1 : -1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 static int get_id(const qmm_gguf *g, const char *key, int n) {
     int64_t x;
     return qmm_gguf_get_int(g, key, &x) == QMM_OK && x >= 0 && x < n ? (int)x : -1;
@@ -158,9 +187,14 @@ run_vocab *run_vocab_load(const qmm_gguf *g, char *err, size_t es) {
     v->score = calloc((size_t)v->n, sizeof *v->score);
     if (!v->text || !v->len || !v->type || !v->score || map_init(&v->ids, (size_t)v->n))
         goto oom;
-    const int have_types = qmm_gguf_get_array(g, "tokenizer.ggml.token_type", &types) == QMM_OK && types.len == toks.len;
-    const int have_scores = qmm_gguf_get_array(g, "tokenizer.ggml.scores", &scores) == QMM_OK && scores.len == toks.len;
-    /* Arrays of fixed-size elements are indexed directly; strings in one pass. */
+    const int have_types = per_token_array(g, "tokenizer.ggml.token_type", toks.len, 0, &types, err, es);
+    const int have_scores = have_types < 0 ? 0 : per_token_array(g, "tokenizer.ggml.scores", toks.len, 1, &scores, err, es);
+    if (have_types < 0 || have_scores < 0) {
+        run_vocab_free(v);
+        return NULL;
+    }
+    /* Types and scores (fixed-size elements) are indexed directly; strings
+     * are read in one pass. */
     const uint8_t *p = toks.p;
     for (int i = 0; i < v->n; i++) {
         uint64_t n;
@@ -169,14 +203,16 @@ run_vocab *run_vocab_load(const qmm_gguf *g, char *err, size_t es) {
         if (!v->text[i])
             goto oom;
         v->len[i] = (size_t)n;
+        if (v->len[i] > v->max_len)
+            v->max_len = v->len[i];
         p += 8 + n;
         v->type[i] = TOKEN_NORMAL;
         qmm_gguf_value e;
         int64_t t;
         double s;
-        if (have_types && qmm_gguf_array_get(&types, (uint64_t)i, &e) && qmm_gguf_value_i64(&e, &t))
+        if (have_types > 0 && qmm_gguf_array_get(&types, (uint64_t)i, &e) && qmm_gguf_value_i64(&e, &t))
             v->type[i] = (int)t;
-        if (have_scores && qmm_gguf_array_get(&scores, (uint64_t)i, &e) && qmm_gguf_value_f64(&e, &s))
+        if (have_scores > 0 && qmm_gguf_array_get(&scores, (uint64_t)i, &e) && qmm_gguf_value_f64(&e, &s))
             v->score[i] = (float)s;
         map_put(&v->ids, v->text[i], v->len[i], i);
     }
@@ -197,6 +233,8 @@ run_vocab *run_vocab_load(const qmm_gguf *g, char *err, size_t es) {
             if (!v->merge_text[i])
                 goto oom;
             v->n_merges = (int)i + 1;
+            if ((size_t)n > v->max_merge_len)
+                v->max_merge_len = (size_t)n;
             map_put(&v->merges, v->merge_text[i], (size_t)n, (int)i);
             p += 8 + n;
         }
@@ -212,20 +250,29 @@ run_vocab *run_vocab_load(const qmm_gguf *g, char *err, size_t es) {
         snprintf(name, sizeof name, "<0x%02X>", b);
         v->byte_token[b] = map_get(&v->ids, name, strlen(name));
     }
+    /* GPT-2's byte-level alphabet: printable bytes stand for themselves, the
+     * rest for code points from 256 on, in byte order. */
+    for (int b = 0, next = 256; b < 256; b++)
+        v->byte_cp[b] = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174 ? (uint32_t)b : (uint32_t)next++;
     /* User-defined tokens, longest first (equal lengths by id: deterministic). */
     for (int i = 0; i < v->n; i++)
         v->n_user += v->type[i] == TOKEN_USER && v->len[i] > 0;
     if (v->n_user) {
-        if (!(v->user = malloc((size_t)v->n_user * sizeof *v->user)))
+        size_t *order = malloc((size_t)v->n_user * 2 * sizeof *order);
+        if (!order || !(v->user = malloc((size_t)v->n_user * sizeof *v->user))) {
+            free(order);
             goto oom;
+        }
         int u = 0;
         for (int i = 0; i < v->n; i++)
             if (v->type[i] == TOKEN_USER && v->len[i] > 0) {
-                int j = u++;
-                for (; j > 0 && v->len[v->user[j - 1]] < v->len[i]; j--)
-                    v->user[j] = v->user[j - 1];
-                v->user[j] = i;
+                order[2 * u] = v->len[i];
+                order[2 * u++ + 1] = (size_t)i;
             }
+        qsort(order, (size_t)u, 2 * sizeof *order, by_len_then_id);
+        for (int j = 0; j < u; j++)
+            v->user[j] = (int)order[2 * j + 1];
+        free(order);
     }
     v->bos = get_id(g, "tokenizer.ggml.bos_token_id", v->n);
     v->eos = get_id(g, "tokenizer.ggml.eos_token_id", v->n);
@@ -287,23 +334,10 @@ static int utf8_encode(uint32_t cp, char *out) {
     return 4;
 }
 
-/* GPT-2's byte-level alphabet: printable bytes stand for themselves, the
- * rest for code points from 256 on, in byte order. */
-static uint32_t byte_to_cp(unsigned char b) {
-    if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174)
-        return b;
-    uint32_t n = 0;
-    for (int c = 0; c < b; c++)
-        if (!((c >= 33 && c <= 126) || (c >= 161 && c <= 172) || c >= 174))
-            n++;
-    return 256 + n;
-}
-
-static int cp_to_byte(uint32_t cp) {
-    if (cp < 256)
-        return ((cp >= 33 && cp <= 126) || (cp >= 161 && cp <= 172) || cp >= 174) ? (int)cp : -1;
+/* The byte a code point of GPT-2's byte-level alphabet stands for, -1 if none. */
+static int cp_to_byte(const run_vocab *v, uint32_t cp) {
     for (int b = 0; b < 256; b++)
-        if (byte_to_cp((unsigned char)b) == cp)
+        if (v->byte_cp[b] == cp)
             return b;
     return -1;
 }
@@ -328,10 +362,129 @@ static int push(id_list *l, int32_t id) {
     return 0;
 }
 
-/* Symbols of a word being merged: byte ranges [start, start + len) of buf. */
+/* --------------------------------------------------------------- merging */
+
+/* The symbols of a word being merged: byte ranges [start, start + len) of a
+ * buffer, in a doubly linked list by index (prev / next, -1 at the ends); a
+ * symbol merged into its left neighbour has len 0. Neighbours stay adjacent
+ * in the buffer, so merging one into the other only adds up lengths. */
 typedef struct sym {
-    int start, len;
+    int start, len, prev, next;
 } sym;
+
+/* A merge of the adjacent symbols left and right as they were when it was
+ * queued (left_len, right_len: any change since leaves it stale); cost: the
+ * lowest merges first (gpt2: the merge's rank; SentencePiece: minus the
+ * score of the token the pair makes), the leftmost of equal costs first. */
+typedef struct cand {
+    double cost;
+    int left, right, left_len, right_len;
+} cand;
+
+typedef struct cand_heap { /* binary min-heap */
+    cand *c;
+    int n;
+} cand_heap;
+
+static int cand_first(const cand *a, const cand *b) { return a->cost < b->cost || (a->cost == b->cost && a->left < b->left); }
+
+static void heap_push(cand_heap *h, cand c) {
+    int i = h->n++;
+    while (i > 0 && cand_first(&c, &h->c[(i - 1) / 2])) {
+        h->c[i] = h->c[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->c[i] = c;
+}
+
+static cand heap_pop(cand_heap *h) {
+    const cand top = h->c[0], last = h->c[--h->n];
+    int i = 0;
+    for (;;) {
+        int k = 2 * i + 1;
+        if (k >= h->n)
+            break;
+        if (k + 1 < h->n && cand_first(&h->c[k + 1], &h->c[k]))
+            k++;
+        if (!cand_first(&h->c[k], &last))
+            break;
+        h->c[i] = h->c[k];
+        i = k;
+    }
+    if (h->n)
+        h->c[i] = last;
+    return top;
+}
+
+/* Queues the merge of s[l] and s[r] (adjacent) if there is one: gpt2, the
+ * rank of the merge "left right" (pair: room for max_merge_len bytes);
+ * SentencePiece, the score of the token their concatenation spells. */
+static void queue_pair(const run_vocab *v, const char *buf, const sym *s, int l, int r, char *pair, cand_heap *h) {
+    const size_t ll = (size_t)s[l].len, rl = (size_t)s[r].len;
+    double cost;
+    if (v->kind == KIND_GPT2) {
+        if (ll + 1 + rl > v->max_merge_len)
+            return;
+        memcpy(pair, buf + s[l].start, ll);
+        pair[ll] = ' ';
+        memcpy(pair + ll + 1, buf + s[r].start, rl);
+        const int rank = map_get(&v->merges, pair, ll + 1 + rl);
+        if (rank < 0)
+            return;
+        cost = rank;
+    } else {
+        if (ll + rl > v->max_len)
+            return;
+        const int id = map_get(&v->ids, buf + s[l].start, ll + rl);
+        if (id < 0)
+            return;
+        cost = -(double)v->score[id];
+    }
+    heap_push(h, (cand){cost, l, r, (int)ll, (int)rl});
+}
+
+/* Merges s[0..n) (a list in index order) until no adjacent pair merges,
+ * the cheapest pair first and the leftmost of equals: the order of
+ * rescanning every pair after each merge, in O(n log n) with a heap of the
+ * candidates (stale ones skipped when they come up). The result is the list
+ * from s[0]. 0, or -1 out of memory. */
+static int merge_symbols(const run_vocab *v, const char *buf, sym *s, int n) {
+    for (int i = 0; i < n; i++) {
+        s[i].prev = i - 1;
+        s[i].next = i + 1 < n ? i + 1 : -1;
+    }
+    if (n < 2)
+        return 0;
+    /* n - 1 pairs at first, at most two new ones per merge, n - 1 merges. */
+    cand_heap h = {malloc((size_t)n * 3 * sizeof *h.c), 0};
+    char *pair = v->kind == KIND_GPT2 ? malloc(v->max_merge_len + 1) : NULL;
+    if (!h.c || (v->kind == KIND_GPT2 && !pair)) {
+        free(h.c);
+        free(pair);
+        return -1;
+    }
+    for (int i = 0; i + 1 < n; i++)
+        queue_pair(v, buf, s, i, i + 1, pair, &h);
+    while (h.n) {
+        const cand c = heap_pop(&h);
+        sym *a = &s[c.left], *b = &s[c.right];
+        if (a->len != c.left_len || b->len != c.right_len || a->next != c.right)
+            continue; /* stale: one of them merged since */
+        a->len += b->len;
+        a->next = b->next;
+        if (b->next >= 0)
+            s[b->next].prev = c.left;
+        b->len = 0;
+        b->prev = b->next = -1;
+        if (a->prev >= 0)
+            queue_pair(v, buf, s, a->prev, c.left, pair, &h);
+        if (a->next >= 0)
+            queue_pair(v, buf, s, c.left, a->next, pair, &h);
+    }
+    free(h.c);
+    free(pair);
+    return 0;
+}
 
 /* ------------------------------------------------------ byte-level BPE */
 
@@ -353,32 +506,15 @@ static int bpe_word(const run_vocab *v, const char *bytes, int nbytes, id_list *
     /* The word in the byte-level alphabet, one symbol per byte. */
     char *buf = malloc((size_t)nbytes * 2 + 1);
     sym *s = malloc((size_t)nbytes * sizeof *s);
-    char *pair = malloc((size_t)nbytes * 2 + 2);
-    int ok = buf && s && pair, n = 0, pos = 0;
+    int ok = buf && s, n = 0, pos = 0;
     for (int i = 0; ok && i < nbytes; i++) {
         s[n].start = pos;
-        s[n].len = utf8_encode(byte_to_cp((unsigned char)bytes[i]), buf + pos);
+        s[n].len = utf8_encode(v->byte_cp[(unsigned char)bytes[i]], buf + pos);
         pos += s[n++].len;
     }
-    while (ok && n > 1) {
-        int best = -1, best_rank = 0;
-        for (int i = 0; i + 1 < n; i++) {
-            memcpy(pair, buf + s[i].start, (size_t)s[i].len);
-            pair[s[i].len] = ' ';
-            memcpy(pair + s[i].len + 1, buf + s[i + 1].start, (size_t)s[i + 1].len);
-            const int r = map_get(&v->merges, pair, (size_t)(s[i].len + 1 + s[i + 1].len));
-            if (r >= 0 && (best < 0 || r < best_rank)) {
-                best = i;
-                best_rank = r;
-            }
-        }
-        if (best < 0)
-            break;
-        s[best].len += s[best + 1].len; /* adjacent in buf */
-        memmove(s + best + 1, s + best + 2, (size_t)(n - best - 2) * sizeof *s);
-        n--;
-    }
-    for (int i = 0; ok && i < n; i++) {
+    if (ok && n)
+        ok = !merge_symbols(v, buf, s, n);
+    for (int i = 0; ok && n && i >= 0; i = s[i].next) {
         const int id = map_get(&v->ids, buf + s[i].start, (size_t)s[i].len);
         if (id >= 0) {
             ok = !push(out, id);
@@ -396,7 +532,6 @@ static int bpe_word(const run_vocab *v, const char *bytes, int nbytes, id_list *
     }
     free(buf);
     free(s);
-    free(pair);
     return ok ? 0 : -1;
 }
 
@@ -506,24 +641,8 @@ static int tokenize_spm(const run_vocab *v, const char *text, int first, id_list
         s[n++].len = cl;
         i += (size_t)cl;
     }
-    while (n > 1) {
-        int best = -1;
-        float best_score = 0;
-        for (int i = 0; i + 1 < n; i++) {
-            const int id = map_get(&v->ids, buf + s[i].start, (size_t)(s[i].len + s[i + 1].len));
-            if (id >= 0 && (best < 0 || v->score[id] > best_score)) {
-                best = i;
-                best_score = v->score[id];
-            }
-        }
-        if (best < 0)
-            break;
-        s[best].len += s[best + 1].len;
-        memmove(s + best + 1, s + best + 2, (size_t)(n - best - 2) * sizeof *s);
-        n--;
-    }
-    int ok = 1;
-    for (int i = 0; ok && i < n; i++) {
+    int ok = !merge_symbols(v, buf, s, n);
+    for (int i = 0; ok && n && i >= 0; i = s[i].next) {
         const int id = map_get(&v->ids, buf + s[i].start, (size_t)s[i].len);
         if (id >= 0)
             ok = !push(out, id);
@@ -548,9 +667,12 @@ typedef struct fragment {
 } fragment;
 
 static const char *find(const char *s, size_t n, const char *t, size_t tn) {
-    for (size_t i = 0; tn <= n && i <= n - tn; i++)
-        if (s[i] == t[0] && !memcmp(s + i, t, tn))
-            return s + i;
+    for (const char *end = s + n, *c = s; tn <= (size_t)(end - c); c++) {
+        if (!(c = memchr(c, t[0], (size_t)(end - c) - tn + 1)))
+            return NULL;
+        if (!memcmp(c, t, tn))
+            return c;
+    }
     return NULL;
 }
 
@@ -646,7 +768,7 @@ size_t run_detokenize(const run_vocab *v, int32_t id, char *buf, size_t size) {
         char tmp[4];
         int tl;
         if (v->kind == KIND_GPT2 && v->type[id] != TOKEN_USER) {
-            const int b = cp_to_byte(cp);
+            const int b = cp_to_byte(v, cp);
             tmp[0] = (char)(b >= 0 ? b : '?');
             tl = 1;
         } else if (cp == 0x2581) {
