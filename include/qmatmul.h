@@ -22,6 +22,15 @@ extern "C" {
 #define QMM_API
 #endif
 
+/* ----------------------------------------------------------------- version */
+
+/* The version of this header; qmm_version() is the library's, which a program
+ * linked against a shared library can compare with these. The build reads
+ * them from here (CMakeLists.txt): one place. */
+#define QMM_VERSION_MAJOR 0
+#define QMM_VERSION_MINOR 1
+#define QMM_VERSION_PATCH 0
+
 /* ------------------------------------------------------------------ status */
 
 typedef enum qmm_status {
@@ -41,6 +50,7 @@ QMM_API const char *qmm_status_str(qmm_status status);
  * or "" if none. Valid until the next qmatmul call on this thread. */
 QMM_API const char *qmm_last_error(void);
 
+/* "MAJOR.MINOR.PATCH" of the library that runs (QMM_VERSION_* are the header's). */
 QMM_API const char *qmm_version(void);
 
 /* ------------------------------------------------------------------- types */

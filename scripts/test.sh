@@ -51,10 +51,14 @@ format_check() {
   [ "$bad" -eq 0 ] || { git ls-files '*.c' '*.h' | xargs clang-format --dry-run 2>&1 | grep 'warning:' | cut -d: -f1 | sort | uniq -c; return 1; }
 }
 
-optional() { # name script [args]: runs a stage script that the tree has
+required() { # name script [args]: a stage whose script must exist (a renamed or lost script fails CI)
   local name=$1 script=$2
   shift 2
-  if [ -f "$script" ]; then stage "$name" bash "$script" "$@"; else echo "=== stage $name: no $script"; fi
+  if [ -f "$script" ]; then stage "$name" bash "$script" "$@"; else stage "$name" missing_script "$script"; fi
+}
+missing_script() {
+  echo "test.sh: $1 is missing: its stage cannot run" >&2
+  return 1
 }
 
 stage setup bash scripts/setup.sh
@@ -65,14 +69,14 @@ stage clang host_build build-ci-clang clang
 stage portable host_build build-ci-portable gcc -DQMM_PORTABLE_ONLY=ON
 stage install bash scripts/check-install.sh build-ci-gcc
 stage format format_check
-optional models scripts/test-models.sh
-optional avx512-emu scripts/test-avx512-emu.sh
-optional sanitizers scripts/run-sanitizers.sh
-optional arm scripts/test-arm.sh
-optional arm-vl scripts/test-arm-vl.sh
-optional fuzz scripts/run-fuzzers.sh
-optional peer scripts/test-peer.sh
-optional run scripts/test-run.sh
+required models scripts/test-models.sh
+required avx512-emu scripts/test-avx512-emu.sh
+required sanitizers scripts/run-sanitizers.sh
+required arm scripts/test-arm.sh
+required arm-vl scripts/test-arm-vl.sh
+required fuzz scripts/run-fuzzers.sh
+required peer scripts/test-peer.sh
+required run scripts/test-run.sh
 
 echo "=== all stages in $(($(date +%s) - t_all)) s${failed_names:+; failed:$failed_names}"
 echo "stages: $passed passed, $failed failed"

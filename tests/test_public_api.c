@@ -357,11 +357,20 @@ static void test_gguf_python(const char *dir) {
     qmm_gguf_close(g);
 }
 
+/* The library's version is the header's (a shared library of another
+ * version would differ). */
+static void test_version(void) {
+    char want[64];
+    snprintf(want, sizeof want, "%d.%d.%d", QMM_VERSION_MAJOR, QMM_VERSION_MINOR, QMM_VERSION_PATCH);
+    CHECK(qmm_version() && strcmp(qmm_version(), want) == 0, "qmm_version() %s, header %s", qmm_version(), want);
+}
+
 int main(int argc, char **argv) {
     const char *py_dir = NULL;
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--python-dir") == 0)
             py_dir = argv[i + 1];
+    test_version();
     test_feature_names();
     test_cpu_describe();
     test_families();
