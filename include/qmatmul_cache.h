@@ -1,5 +1,5 @@
-/* qmatmul_cache.h: packed-weight cache files (.qmp). The byte layout is in
- * docs/formats.md and src/io/cache.h; the code in src/io/.
+/* qmatmul_cache.h: packed-weight cache files (.qmp), whose byte layout
+ * docs/formats.md gives.
  *
  * Engines load the same model again and again; a cache file holds every
  * weight of a model packed for this CPU's kernel chains, so a start maps it

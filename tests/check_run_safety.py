@@ -202,6 +202,8 @@ check(rc in (0, 1), f"pack --bench --no-write on a damaged cache: {rc} {err[-200
 open(damaged, "wb").write(forged)
 rc, _, err = run("pack", model, "-o", damaged, "--bench", "--no-write", "--quiet")
 check(rc == 1, f"pack --bench --no-write on a forged cache: {rc} {err[-200:]!r}")
+rc, _, err = run("pack", model, "-o", path("missing.qmp"), "--bench", "--no-write", "--quiet")  # the open fails
+check(rc == 1 and "missing.qmp" in err, f"pack --bench --no-write of a missing cache: {rc} {err[-200:]!r}")
 
 # ------------------------------------------------ 3. tensors at odd addresses
 odd = write_model(path("odd.gguf"), alignment=1, extra_tensors=[("pad.bytes", np.zeros(3, dtype=np.int8))])
