@@ -4,7 +4,9 @@
 # the gguf package to Q8_0 and Q4_0 (tests/requantize_gguf.py, cached beside
 # the model); llama-cpp-python built once into a wheel for this CPU
 # (scripts/llama-wheel.sh, cached) and installed in .venv; the comparison is
-# tests/check_run_llama.py; the tokenizers (gpt2: SmolLM2, SentencePiece:
+# tests/check_run_llama.py; the mean KL divergence of each type from its F32-weight
+# twin (requantize_gguf.py F32, cached too), qmatmul's against llama.cpp's:
+# tests/check_run_kl.py; the tokenizers (gpt2: SmolLM2, SentencePiece:
 # gemma-3-270m's vocabulary) against llama.cpp's: tests/check_run_tokenizer.py.
 # QMM_RUN_BENCH=1 also prints the speed table rows (docs/performance.md),
 # QMM_RUN_BENCH_REPEAT=N times (default 1), each after the load average: on a
@@ -35,17 +37,28 @@ gemma=$(sed -n 2p <<<"$fetched")
 # Requantized files are named by the source and the script that made them.
 key=$(sha256sum "$src" | cut -c1-64)
 key=$(printf '%s %s' "$key" "$(sha256sum tests/requantize_gguf.py | cut -c1-64)" | sha256sum | cut -c1-12)
+# Called in $(...), where set -e does not hold: every step returns on failure.
+requantized() { # IN TYPE NAME: prints the cached path of IN requantized to TYPE, made if missing
+  local out
+  out="$(dirname "$src")/requantized/$(basename "$src" .Q4_1.gguf).$3.$key.gguf"
+  if [ ! -f "$out" ]; then
+    mkdir -p "$(dirname "$out")" || return
+    "$PY" tests/requantize_gguf.py "$1" "$out.tmp.$$" "$2" >&2 || { rm -f "$out.tmp.$$"; return 1; }
+    mv "$out.tmp.$$" "$out" || return
+  fi
+  echo "$out"
+}
 models=()
 for t in Q8_0 Q4_0; do
-  out="$(dirname "$src")/requantized/$(basename "$src" .Q4_1.gguf).$t.$key.gguf"
-  if [ ! -f "$out" ]; then
-    mkdir -p "$(dirname "$out")"
-    "$PY" tests/requantize_gguf.py "$src" "$out.tmp.$$" "$t"
-    mv "$out.tmp.$$" "$out"
-  fi
-  models+=("$out")
+  models+=("$(requantized "$src" "$t" "$t")")
 done
 models+=("$src")
+# The F32-weight twins (each type's matrices dequantized) for the KL comparison.
+types=(Q8_0 Q4_0 Q4_1) # as in models
+kl_pairs=()
+for i in "${!types[@]}"; do
+  kl_pairs+=(--pair "${types[i]}" "${models[i]}" "$(requantized "${models[i]}" F32 "${types[i]}.F32")")
+done
 
 # Clear refusals: another architecture, a context too short.
 refuses() { # expected-message command...
@@ -63,6 +76,9 @@ echo "test-run: refusals ok"
 
 "$PY" tests/check_run_tokenizer.py "$bin" "$gemma" "$src"
 "$PY" tests/check_run_llama.py "$bin" "${models[@]}" --threads "$threads"
+kl_start=$SECONDS
+"$PY" tests/check_run_kl.py "$bin" "${kl_pairs[@]}" --threads "$threads"
+echo "test-run: KL comparison took $((SECONDS - kl_start)) s"
 if [ "${QMM_RUN_BENCH:-0}" = 1 ]; then
   for _ in $(seq "${QMM_RUN_BENCH_REPEAT:-1}"); do
     echo "test-run: $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Requantizes every matrix of a GGUF model to one type with the gguf package.
 
-usage: requantize_gguf.py IN.gguf OUT.gguf {Q8_0,Q4_0}
+usage: requantize_gguf.py IN.gguf OUT.gguf {Q8_0,Q4_0,F32}
 
 Every 2-D tensor (the token embedding included) is dequantized with the gguf
 package and quantized again to the target type by its reference quantizer;
 1-D tensors (the norms) are copied as they are (F32). The metadata is copied,
 general.file_type updated. For `qmatmul run`'s agreement test with llama.cpp.
+
+F32 writes each 2-D tensor dequantized and nothing more: the input's F32-weight
+twin, the same model without its weights' rounding (the reference of
+tests/check_run_kl.py).
 """
 import sys
 
@@ -14,7 +18,7 @@ import numpy as np
 from gguf import GGMLQuantizationType, GGUFReader, GGUFValueType, GGUFWriter
 from gguf import quants
 
-FILE_TYPES = {"Q8_0": 7, "Q4_0": 2}
+FILE_TYPES = {"Q8_0": 7, "Q4_0": 2, "F32": 0}
 
 
 def copy_metadata(reader, writer):
@@ -42,8 +46,11 @@ def main():
         shape = [int(x) for x in t.shape]  # ne order: ne[0] first
         if len(shape) == 2:
             rows = quants.dequantize(t.data, t.tensor_type).reshape(shape[1], shape[0]).astype(np.float32)
-            data = quants.quantize(rows, qtype)
-            writer.add_tensor(t.name, data, raw_dtype=qtype)
+            if qtype == GGMLQuantizationType.F32:
+                writer.add_tensor(t.name, rows)  # a float32 array: its shape reversed is ne
+            else:
+                data = quants.quantize(rows, qtype)
+                writer.add_tensor(t.name, data, raw_dtype=qtype)
         else:
             data = np.asarray(t.data)
             writer.add_tensor(t.name, data.copy(), raw_dtype=t.tensor_type)
