@@ -54,52 +54,32 @@ total0=$(date +%s)
 for stage in $STAGES; do
     t0=$(date +%s)
     case $stage in
-    asan)
-        dir=build-asan
-        configure "$dir" "address,undefined" || { fail=1; continue; }
-        if ! ninja -C "$dir" > "$dir/qmm-build.log" 2>&1; then
-            tail -n 40 "$dir/qmm-build.log"
-            fail=1
-            continue
-        fi
-        t1=$(date +%s)
-        (cd "$dir" && ctest --output-on-failure -j "$JOBS") > "$dir/qmm-test.log" 2>&1
-        rc=$?
-        ;;
-    tsan)
-        dir=build-tsan
-        configure "$dir" "thread" || { fail=1; continue; }
-        if ! ninja -C "$dir" > "$dir/qmm-build.log" 2>&1; then
-            tail -n 40 "$dir/qmm-build.log"
-            fail=1
-            continue
-        fi
-        t1=$(date +%s)
-        # the shorter thread sweeps (QMM_TEST_SHAPES=vl, tests/test_util.h): 1..8 threads
-        # and every chunk multiplier, caps, stress and the caller's pool, without the
-        # 13..512-thread runs, which under TSan took 220 of 270 s and race nothing new
-        # (a race needs two threads; TSan sees it by happens-before, not by timing)
-        (cd "$dir" && QMM_TEST_SHAPES=vl ctest --output-on-failure -j "$JOBS" -R "$TSAN_TESTS") > "$dir/qmm-test.log" 2>&1
-        rc=$?
-        ;;
-    ubsan-gcc)
-        dir=build-ubsan-gcc
-        configure "$dir" "undefined" gcc || { fail=1; continue; }
-        if ! ninja -C "$dir" > "$dir/qmm-build.log" 2>&1; then
-            tail -n 40 "$dir/qmm-build.log"
-            fail=1
-            continue
-        fi
-        t1=$(date +%s)
-        (cd "$dir" && ctest --output-on-failure -j "$JOBS") > "$dir/qmm-test.log" 2>&1
-        rc=$?
-        ;;
+    asan) dir=build-asan san="address,undefined" cc=$CC ;;
+    tsan) dir=build-tsan san=thread cc=$CC ;;
+    ubsan-gcc) dir=build-ubsan-gcc san=undefined cc=gcc ;;
     *)
         echo "run-sanitizers: unknown stage '$stage'"
         fail=1
         continue
         ;;
     esac
+    configure "$dir" "$san" "$cc" || { fail=1; continue; }
+    if ! ninja -C "$dir" > "$dir/qmm-build.log" 2>&1; then
+        tail -n 40 "$dir/qmm-build.log"
+        fail=1
+        continue
+    fi
+    t1=$(date +%s)
+    if [ "$stage" = tsan ]; then
+        # the shorter thread sweeps (QMM_TEST_SHAPES=vl, tests/test_util.h): 1..8 threads
+        # and every chunk multiplier, caps, stress and the caller's pool, without the
+        # 13..512-thread runs, which under TSan took 220 of 270 s and race nothing new
+        # (a race needs two threads; TSan sees it by happens-before, not by timing)
+        (cd "$dir" && QMM_TEST_SHAPES=vl ctest --output-on-failure -j "$JOBS" -R "$TSAN_TESTS") > "$dir/qmm-test.log" 2>&1
+    else
+        (cd "$dir" && ctest --output-on-failure -j "$JOBS") > "$dir/qmm-test.log" 2>&1
+    fi
+    rc=$?
     t2=$(date +%s)
     # a report that did not fail its test (it would have: halt_on_error) still fails the stage
     if grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer|runtime error:' "$dir/qmm-test.log"; then
