@@ -142,7 +142,11 @@ static int create_temp(const char *out_path, char *tmp, size_t tmp_size) {
             /* the mark of a temporary of ours, for a later cleaner */
             if (write_all(fd, QMM_ATOMIC_TEMP_MARKER, QMM_ATOMIC_TEMP_MARKER_LEN, 0, tmp) == QMM_OK)
                 return fd;
+            const int err = errno ? errno : EIO; /* the write's, for the caller's message */
             unlink(tmp);
+            close(fd);
+            errno = err;
+            return -1;
         }
         close(fd);
     }
