@@ -658,14 +658,7 @@ int main(void) {
     ybuf = qmm_test_alloc(BIG);
     shadow = qmm_test_alloc(BIG);
     memset(xbuf, 0, BIG);
-    qmm_options o;
-    memset(&o, 0, sizeof o);
-    o.n_threads = 2;
-    o.flags = QMM_IGNORE_ENV;
-    if (qmm_context_create(&o, &ctx) != QMM_OK) {
-        fprintf(stderr, "context: %s\n", qmm_last_error());
-        return 2;
-    }
+    ctx = qmm_test_context(2);
     test_basics();
     test_alloc_huge();
     test_context();

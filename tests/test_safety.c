@@ -204,14 +204,7 @@ static void test_short_source(void) {
 }
 
 int main(void) {
-    qmm_options o;
-    memset(&o, 0, sizeof o);
-    o.n_threads = 2;
-    o.flags = QMM_IGNORE_ENV;
-    if (qmm_context_create(&o, &ctx) != QMM_OK) {
-        fprintf(stderr, "context: %s\n", qmm_last_error());
-        return 2;
-    }
+    ctx = qmm_test_context(2);
     test_unaligned_pack();
     test_unaligned_convert();
     test_aliasing_outputs();

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qmatmul.h"
+
 static long qmm_test_pass_count, qmm_test_fail_count;
 
 #define CHECK(cond, ...)                                                                                                         \
@@ -89,6 +91,21 @@ static inline int qmm_test_family_wanted(const char *name) {
 static inline int qmm_test_vl_shapes(void) {
     const char *s = getenv("QMM_TEST_SHAPES");
     return s && strcmp(s, "vl") == 0;
+}
+
+/* A context of n_threads that ignores the QMM_* environment (exits with 2,
+ * naming the error, if it cannot be made). */
+static inline qmm_context *qmm_test_context(int n_threads) {
+    qmm_options o;
+    memset(&o, 0, sizeof o);
+    o.n_threads = n_threads;
+    o.flags = QMM_IGNORE_ENV;
+    qmm_context *ctx = NULL;
+    if (qmm_context_create(&o, &ctx) != QMM_OK) {
+        fprintf(stderr, "context: %s\n", qmm_last_error());
+        exit(2);
+    }
+    return ctx;
 }
 
 #endif
