@@ -330,6 +330,14 @@ QMM_API int64_t qmm_weights_n(const qmm_weights *w);
 /* The packed blob behind w (header included) and its size. */
 QMM_API const void *qmm_weights_blob(const qmm_weights *w, size_t *size);
 
+/* The GGUF bytes w was packed from, back: rows [row0, row0 + nrows), each
+ * qmm_row_size(type, k) bytes, one after the other into dst (dst_size at
+ * least nrows rows). Experts weights count their rows as the GGUF 3-D tensor
+ * does: row e * n + r is row r of expert e. Packing is lossless: the bytes
+ * are the ones packed, for every source whose fp16 / bf16 fields (scales,
+ * F16 / BF16 values) are finite. Works on views and adopted blobs alike. */
+QMM_API qmm_status qmm_weights_unpack(const qmm_weights *w, int64_t row0, int64_t nrows, void *dst, size_t dst_size);
+
 /* Mixture-of-experts weights: a GGUF 3-D tensor [k, n, n_expert] (n_expert
  * matrices of n rows of k, contiguous, in GGUF block layout) of a packable
  * type, packed into ONE qmm_weights (one blob: qmm_weights_blob /

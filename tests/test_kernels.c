@@ -173,6 +173,30 @@ static void check_rows(const qmm_family *ref, const void *wr, const qmm_family *
     free(r2);
 }
 
+/* w_unpack_row gives back every source byte (the packing is lossless), and
+ * writes no byte past the row. */
+static void check_unpack(const qmm_family *kf, const void *src, size_t rb, const void *wp, int64_t k, int64_t n) {
+    CHECK(kf->w_unpack_row != NULL, "%s: no w_unpack_row", kf->name);
+    if (!kf->w_unpack_row)
+        return;
+    uint8_t *row = malloc(rb + 16);
+    for (int64_t r = 0; r < n; r++) {
+        memset(row, CANARY, rb + 16);
+        kf->w_unpack_row(wp, k, n, r, row);
+        const uint8_t *want = (const uint8_t *)src + (size_t)r * rb;
+        size_t at = 0;
+        while (at < rb && row[at] == want[at])
+            at++;
+        CHECK(at == rb, "%s: w_unpack_row row %" PRId64 " of %" PRId64 " (k=%" PRId64 ") differs from the source at byte %zu",
+              kf->name, r, n, k, at);
+        for (int i = 0; i < 16; i++)
+            CHECK(row[rb + i] == CANARY, "%s: w_unpack_row wrote past the row (k=%" PRId64 ")", kf->name, k);
+        if (at != rb)
+            break;
+    }
+    free(row);
+}
+
 static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, int64_t n, int64_t k) {
     size_t rb, wsz, rsz;
     void *src = make_weights(kf->wtype, k, n, &rb);
@@ -250,6 +274,7 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
 
     /* GET_ROWS readers */
     check_rows(ref, wr, kf, wp, k, n, "w_read_row");
+    check_unpack(kf, src, rb, wp, k, n);
     /* The widening packer (F16 families): the same values in the F32
      * sibling's layout, packed in row ranges, and that sibling's products
      * on them: the reference's bits. */

@@ -223,6 +223,27 @@ int qmm_weights_slot_count(const qmm_weights *w) { return w ? w->nslots : 0; }
 qmm_type qmm_weights_type(const qmm_weights *w) { return w ? w->type : QMM_TYPE_COUNT; }
 int64_t qmm_weights_k(const qmm_weights *w) { return w ? w->k : 0; }
 int64_t qmm_weights_n(const qmm_weights *w) { return w ? w->n : 0; }
+qmm_status qmm_weights_unpack(const qmm_weights *w, int64_t row0, int64_t nrows, void *dst, size_t dst_size) {
+    if (!w || (!dst && nrows > 0))
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_unpack: NULL argument");
+    const int64_t rows = w->n * w->n_expert;
+    if (row0 < 0 || nrows < 0 || row0 > rows || nrows > rows - row0)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_unpack: rows [%lld, %lld) are outside the %lld rows of the weights",
+                        (long long)row0, (long long)(row0 + nrows), (long long)rows);
+    const qmm_family *kf = w->kf[0];
+    const size_t rb = qmm_row_size(w->type, w->k);
+    if ((uint64_t)nrows > dst_size / rb)
+        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_weights_unpack: %lld rows of %zu bytes do not fit in %zu bytes",
+                        (long long)nrows, rb, dst_size);
+    if (!kf->w_unpack_row)
+        return qmm_fail(QMM_ERR_UNSUPPORTED, "qmm_weights_unpack: family %s cannot unpack", kf->name);
+    for (int64_t i = 0; i < nrows; i++) {
+        const int64_t e = (row0 + i) / w->n, r = (row0 + i) % w->n;
+        kf->w_unpack_row(w->data[0] + (size_t)e * w->expert_stride[0], w->k, w->n, r, (uint8_t *)dst + (size_t)i * rb);
+    }
+    return QMM_OK;
+}
+
 const void *qmm_weights_blob(const qmm_weights *w, size_t *size) {
     /* a view of one expert has no blob of its own */
     const int has = w && !w->is_view;

@@ -49,6 +49,10 @@ void qmm_ref_act_f32_pack(int64_t m, int64_t k, const float *x, size_t x_row_str
         const size_t rb = tag##_row_bytes(k);                                                                                    \
         for (int64_t i = n0; i < n1; i++)                                                                                        \
             memcpy((char *)dst + (size_t)i * rb, (const char *)src + (size_t)i * stride, rb);                                    \
+    }                                                                                                                            \
+    static void tag##_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                           \
+        (void)n;                                                                                                                 \
+        memcpy(dst, (const char *)packed + (size_t)row * tag##_row_bytes(k), tag##_row_bytes(k));                                \
     }
 
 #define REF_ACT_Q8                                                                                                               \
@@ -73,6 +77,7 @@ void qmm_ref_act_f32_pack(int64_t m, int64_t k, const float *x, size_t x_row_str
         .w_packed_offset = tag##_w_offset,                                                                                       \
         .w_pack = tag##_w_pack,                                                                                                  \
         .w_read_row = tag##_read_row,                                                                                            \
+        .w_unpack_row = tag##_w_unpack_row,                                                                                      \
         .act = act_layout,                                                                                                       \
         .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
         .gemm = tag##_gemm,                                                                                                      \
