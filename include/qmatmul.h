@@ -363,6 +363,10 @@ QMM_API qmm_status qmm_weights_expert(const qmm_weights *w, int64_t e, qmm_weigh
 QMM_API qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, size_t *size);
 QMM_API qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
                                  void *dst, size_t dst_size);
+/* The same for experts weights (qmm_experts_pack's arguments): one blob. */
+QMM_API qmm_status qmm_experts_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, size_t *size);
+QMM_API qmm_status qmm_experts_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, const void *src,
+                                         size_t src_size, void *dst, size_t dst_size);
 /* Adopts (does not copy) a blob after validating it; the memory must outlive
  * *out. QMM_ERR_BAD_BLOB if it fails validation, QMM_ERR_INCOMPATIBLE if it
  * is valid but was packed for kernels this CPU or build cannot run. */

@@ -85,33 +85,52 @@ qmm_status qmm_pack_plan_into(qmm_context *ctx, const qmm_blob_plan *plan, const
     return QMM_OK;
 }
 
-qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, size_t *size) {
+static qmm_status packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, size_t *size,
+                              const char *fn) {
     if (!ctx || !size)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_packed_size: NULL argument");
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: NULL argument", fn);
     qmm_blob_plan plan;
-    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
+    qmm_status st = qmm_blob_plan_make_experts(&ctx->dispatch, ctx->pack_threads, type, k, n, n_expert, &plan);
     if (st)
         return st;
     *size = plan.total;
     return QMM_OK;
 }
 
-qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size, void *dst,
-                         size_t dst_size) {
+static qmm_status pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, const void *src,
+                            size_t src_size, void *dst, size_t dst_size, const char *fn) {
     if (!ctx || !src || !dst)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: NULL argument");
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: NULL argument", fn);
     /* the rule of qmm_weights_from_blob: the packers store 16-byte vectors */
     if ((uintptr_t)dst % 16 != 0)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination at %p is not 16-byte aligned", dst);
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: destination at %p is not 16-byte aligned", fn, dst);
     qmm_blob_plan plan;
-    qmm_status st = qmm_blob_plan_make(&ctx->dispatch, ctx->pack_threads, type, k, n, &plan);
+    qmm_status st = qmm_blob_plan_make_experts(&ctx->dispatch, ctx->pack_threads, type, k, n, n_expert, &plan);
     if (st)
         return st;
     if (dst_size < plan.total)
-        return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_pack_into: destination of %zu bytes, %zu needed", dst_size, plan.total);
+        return qmm_fail(QMM_ERR_INVALID_ARG, "%s: destination of %zu bytes, %zu needed", fn, dst_size, plan.total);
     if ((st = check_source(&plan, src_size)))
         return st;
     return qmm_pack_plan_into(ctx, &plan, src, src_size, dst);
+}
+
+qmm_status qmm_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, size_t *size) {
+    return packed_size(ctx, type, k, n, 1, size, "qmm_packed_size");
+}
+
+qmm_status qmm_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size, void *dst,
+                         size_t dst_size) {
+    return pack_into(ctx, type, k, n, 1, src, src_size, dst, dst_size, "qmm_pack_into");
+}
+
+qmm_status qmm_experts_packed_size(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, size_t *size) {
+    return packed_size(ctx, type, k, n, n_expert, size, "qmm_experts_packed_size");
+}
+
+qmm_status qmm_experts_pack_into(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, const void *src,
+                                 size_t src_size, void *dst, size_t dst_size) {
+    return pack_into(ctx, type, k, n, n_expert, src, src_size, dst, dst_size, "qmm_experts_pack_into");
 }
 
 static qmm_status weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, int64_t n_expert, const void *src,
