@@ -211,6 +211,40 @@ static inline void qmm_neon_read_q4_0(int arrangement, const void *packed, int64
     }
 }
 
+/* w_unpack_row: the row's GGUF blocks back. The panel's fp32 d is a widened fp16, so rounding it back to fp16 is
+ * exact (finite d; the contract's). Q4_0 nibbles were stored as q ^ 8. */
+static inline void qmm_neon_unpack_q8_0(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q8_BLK, row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * QMM_NEON_Q8_BLK;
+        qmm_block_q8_0 g;
+        float d;
+        memcpy(&d, blk + 4 * r, 4);
+        g.d = qmm_fp32_to_fp16(d);
+        for (int t = 0; t < QMM_QK; t++)
+            g.qs[t] = (int8_t)blk[16 + qmm_neon_pos(arrangement, r, t)];
+        memcpy((uint8_t *)dst + (size_t)b * sizeof g, &g, sizeof g);
+    }
+}
+
+static inline void qmm_neon_unpack_q4_0(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q4_BLK, row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * QMM_NEON_Q4_BLK;
+        qmm_block_q4_0 g;
+        float d;
+        memcpy(&d, blk + 4 * r, 4);
+        g.d = qmm_fp32_to_fp16(d);
+        for (int t = 0; t < QMM_QK / 2; t++)
+            g.qs[t] = (uint8_t)(blk[16 + qmm_neon_pos(arrangement, r, t)] ^ 0x88u);
+        memcpy((uint8_t *)dst + (size_t)b * sizeof g, &g, sizeof g);
+    }
+}
+
 /* Stores the first nc lanes of v (a row of a 4-column tile). */
 static inline void qmm_neon_store_cols(float *y, float32x4_t v, int64_t nc) {
     if (nc >= 4) {

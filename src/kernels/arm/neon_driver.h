@@ -39,7 +39,7 @@
     }
 
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>") for weights of type wtype packed in the neon_common.h
- * panel format fmt (q4_0 or q8_0: qmm_neon_pack_<fmt>, qmm_neon_read_<fmt>; blk its bytes per block) in the given
+ * panel format fmt (q4_0 or q8_0: qmm_neon_pack_<fmt>, _read_<fmt>, _unpack_<fmt>; blk its bytes per block) in the given
  * arrangement (QMM_NEON_ROWS4 or QMM_NEON_PAIRS, the activations likewise), computed by tile; kr is the k
  * interleave of one dot step. A GEMV is the GEMM with one row: the 4-row tile wastes nothing there. */
 #define QMM_NEON_INT8_FAMILY(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile)                           \
@@ -55,6 +55,9 @@
     }                                                                                                                            \
     static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
         qmm_neon_read_##fmt(arrangement, packed, k, row, dst);                                                                   \
+    }                                                                                                                            \
+    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
+        qmm_neon_unpack_##fmt(arrangement, packed, k, row, dst);                                                                 \
     }                                                                                                                            \
     static void act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {                                 \
         qmm_neon_##actfmt##_pack(arrangement, m, k, x, x_row_stride, dst);                                                       \
@@ -76,6 +79,7 @@
         .w_packed_offset = w_offset,                                                                                             \
         .w_pack = w_pack,                                                                                                        \
         .w_read_row = w_read_row,                                                                                                \
+        .w_unpack_row = w_unpack_row,                                                                                            \
         .act = {QMM_NEON_MR, qmm_neon_##actfmt##_size, qmm_neon_##actfmt##_offset, act_pack},                                    \
         .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
         .gemm = gemm,                                                                                                            \

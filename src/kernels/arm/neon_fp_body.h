@@ -39,6 +39,13 @@ static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, fl
         dst[l] = NEON_FP_WIDEN(panel[l * NR + row % NR]);
 }
 
+/* w_unpack_row: the row's elements back, bits as they are (dst need not be aligned). */
+static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const wtype_t *panel = (const wtype_t *)((const char *)packed + w_offset(row, k));
+    for (int64_t l = 0; l < k; l++)
+        memcpy((char *)dst + (size_t)l * sizeof(wtype_t), &panel[l * NR + row % NR], sizeof(wtype_t));
+}
+
 static inline __attribute__((always_inline)) void tile(const int mc, int64_t k, const float *x, const wtype_t *panel,
                                                        float32x4_t out[MR][4]) {
     float32x4_t acc[MR][4];
@@ -120,6 +127,7 @@ const qmm_family NEON_FP_SYM = {
     .w_packed_offset = w_offset,
     .w_pack = w_pack,
     .w_read_row = w_read_row,
+    .w_unpack_row = w_unpack_row,
     .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},
     .act_gemv = {0, NULL, NULL, NULL},
     .gemm = gemm,

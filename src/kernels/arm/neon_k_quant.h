@@ -166,6 +166,88 @@ static inline void qmm_neon_kq_read(int kind, int arrangement, const void *packe
     }
 }
 
+/* Element l's u (qmm_neon_kq_put's: Q3_K q + 4, else q) ORed into a zeroed GGUF super-block: the bit placement of
+ * qmm_q2_k_q ... qmm_q5_k_q. */
+static inline void qmm_neon_kq_gguf_put(int kind, void *gb, int l, unsigned u) {
+    if (kind == QMM_NEON_KQ_Q2_K || kind == QMM_NEON_KQ_Q3_K) {
+        uint8_t *qs = kind == QMM_NEON_KQ_Q2_K ? ((qmm_block_q2_k *)gb)->qs : ((qmm_block_q3_k *)gb)->qs;
+        qs[32 * (l / 128) + l % 32] |= (uint8_t)((u & 3u) << (2 * ((l / 32) % 4)));
+        if (kind == QMM_NEON_KQ_Q3_K) /* a set hmask bit is q >= 0, i.e. u >= 4 */
+            ((qmm_block_q3_k *)gb)->hmask[l % 32] |= (uint8_t)((u >> 2) << (l / 32));
+    } else {
+        uint8_t *qs = kind == QMM_NEON_KQ_Q4_K ? ((qmm_block_q4_k *)gb)->qs : ((qmm_block_q5_k *)gb)->qs;
+        qs[32 * (l / 64) + l % 32] |= (uint8_t)((u & 15u) << (4 * ((l / 32) % 2)));
+        if (kind == QMM_NEON_KQ_Q5_K)
+            ((qmm_block_q5_k *)gb)->qh[l % 32] |= (uint8_t)((u >> 4) << (l / 32));
+    }
+}
+
+/* Row r of a panel super-block back as its GGUF super-block gb (zeroed by the caller): qmm_neon_kq_put_row's
+ * inverse. Every field survives packing: Q2_K's and Q3_K's scale bytes as they are, Q4_K's / Q5_K's 6-bit sc and m
+ * unpacked into bytes, whose 12-byte packing qmm_k_scale_min_put redoes bit for bit. */
+static inline void qmm_neon_kq_get_row(int kind, int arrangement, const uint8_t *sb, int r, void *gb) {
+    const uint8_t *unit0 = sb + QMM_NEON_KQ_HDR(kind);
+    switch (kind) {
+    case QMM_NEON_KQ_Q2_K: {
+        qmm_block_q2_k *b = (qmm_block_q2_k *)gb;
+        memcpy(&b->d, sb + 2 * r, 2);
+        memcpy(&b->dmin, sb + 8 + 2 * r, 2);
+        for (int j = 0; j < 8; j++) {
+            b->scales[2 * j] = sb[16 + 8 * j + r];
+            b->scales[2 * j + 1] = sb[16 + 8 * j + 4 + r];
+        }
+        break;
+    }
+    case QMM_NEON_KQ_Q3_K: {
+        qmm_block_q3_k *b = (qmm_block_q3_k *)gb;
+        memcpy(&b->d, sb + 2 * r, 2);
+        for (int i = 0; i < 12; i++)
+            b->scales[i] = sb[8 + 4 * i + r];
+        break;
+    }
+    case QMM_NEON_KQ_Q4_K: {
+        qmm_block_q4_k *b = (qmm_block_q4_k *)gb;
+        memcpy(&b->d, sb + 2 * r, 2);
+        memcpy(&b->dmin, sb + 8 + 2 * r, 2);
+        for (int j = 0; j < 8; j++)
+            qmm_k_scale_min_put(b->scales, j, sb[16 + 8 * j + r], sb[16 + 8 * j + 4 + r]);
+        break;
+    }
+    default: {
+        qmm_block_q5_k *b = (qmm_block_q5_k *)gb;
+        memcpy(&b->d, sb + 2 * r, 2);
+        memcpy(&b->dmin, sb + 8 + 2 * r, 2);
+        for (int j = 0; j < 8; j++)
+            qmm_k_scale_min_put(b->scales, j, sb[16 + 8 * j + r], sb[16 + 8 * j + 4 + r]);
+        break;
+    }
+    }
+    for (int l = 0; l < QMM_QK_K; l++)
+        qmm_neon_kq_gguf_put(kind, gb, l,
+                             qmm_neon_kq_get(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32));
+}
+
+/* w_unpack_row: the row's GGUF super-blocks back, as bytes. */
+static inline void qmm_neon_kq_unpack(int kind, int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const int64_t nsb = k / QMM_QK_K;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_KQ_BLK(kind), row, k);
+    union {
+        qmm_block_q2_k q2;
+        qmm_block_q3_k q3;
+        qmm_block_q4_k q4;
+        qmm_block_q5_k q5;
+    } g;
+    const size_t gbytes = kind == QMM_NEON_KQ_Q2_K   ? sizeof g.q2
+                          : kind == QMM_NEON_KQ_Q3_K ? sizeof g.q3
+                          : kind == QMM_NEON_KQ_Q4_K ? sizeof g.q4
+                                                     : sizeof g.q5;
+    for (int64_t s = 0; s < nsb; s++) {
+        memset(&g, 0, sizeof g);
+        qmm_neon_kq_get_row(kind, arrangement, panel + (size_t)s * QMM_NEON_KQ_SB(kind), (int)(row % QMM_NEON_NR), &g);
+        memcpy((uint8_t *)dst + (size_t)s * gbytes, &g, gbytes);
+    }
+}
+
 /* The names QMM_NEON_INT8_FAMILY expects (fmt = q2_k ... q5_k). */
 #define QMM_NEON_KQ_GLUE(fmt, kind)                                                                                              \
     static inline void qmm_neon_pack_##fmt(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,       \
@@ -174,6 +256,9 @@ static inline void qmm_neon_kq_read(int kind, int arrangement, const void *packe
     }                                                                                                                            \
     static inline void qmm_neon_read_##fmt(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {            \
         qmm_neon_kq_read(kind, arrangement, packed, k, row, dst);                                                                \
+    }                                                                                                                            \
+    static inline void qmm_neon_unpack_##fmt(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {           \
+        qmm_neon_kq_unpack(kind, arrangement, packed, k, row, dst);                                                              \
     }
 QMM_NEON_KQ_GLUE(q2_k, QMM_NEON_KQ_Q2_K)
 QMM_NEON_KQ_GLUE(q3_k, QMM_NEON_KQ_Q3_K)

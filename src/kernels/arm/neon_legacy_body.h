@@ -195,35 +195,49 @@ static inline void qmm_neon_pack_legacy(int arrangement, int64_t k, int64_t n, i
     }
 }
 
+/* Row r's GGUF block rebuilt from panel block blk (the packer's inverse: every field is kept, H's bits inverted). */
+static inline void qmm_neon_legacy_block(int arrangement, const uint8_t *blk, int r, NL_BLOCK *wb) {
+    memset(wb, 0, sizeof *wb);
+    memcpy(&wb->d, blk + 2 * r, 2);
+#if NL_HAS_MIN
+    memcpy(&wb->m, blk + NL_M_OFF + 2 * r, 2);
+#endif
+    uint32_t qh = 0;
+    for (int t = 0; t < QMM_QK / 2; t++) {
+        const size_t pos = qmm_neon_pos(arrangement, r, t);
+        wb->qs[t] = blk[NL_QS_OFF + pos];
+#if NL_HAS_QH
+        const unsigned h = blk[NL_QH_OFF + pos % 16] >> (pos / 16);
+        qh |= (~h & 1u) << t | (~(h >> 4) & 1u) << (t + 16);
+#endif
+    }
+#if NL_HAS_QH
+    for (int i = 0; i < 4; i++)
+        wb->qh[i] = (uint8_t)(qh >> (8 * i));
+#else
+    (void)qh;
+#endif
+}
+
 /* GET_ROWS: the row's GGUF blocks rebuilt from the panel, dequantized by the reference's own function. */
 static inline void qmm_neon_read_legacy(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
     const int64_t nb = k / QMM_QK;
     const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(NL_BLK, row, k);
-    const int r = (int)(row % QMM_NEON_NR);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * NL_BLK;
         NL_BLOCK wb;
-        memset(&wb, 0, sizeof wb);
-        memcpy(&wb.d, blk + 2 * r, 2);
-#if NL_HAS_MIN
-        memcpy(&wb.m, blk + NL_M_OFF + 2 * r, 2);
-#endif
-        uint32_t qh = 0;
-        for (int t = 0; t < QMM_QK / 2; t++) {
-            const size_t pos = qmm_neon_pos(arrangement, r, t);
-            wb.qs[t] = blk[NL_QS_OFF + pos];
-#if NL_HAS_QH
-            const unsigned h = blk[NL_QH_OFF + pos % 16] >> (pos / 16);
-            qh |= (~h & 1u) << t | (~(h >> 4) & 1u) << (t + 16);
-#endif
-        }
-#if NL_HAS_QH
-        for (int i = 0; i < 4; i++)
-            wb.qh[i] = (uint8_t)(qh >> (8 * i));
-#else
-        (void)qh;
-#endif
+        qmm_neon_legacy_block(arrangement, panel + (size_t)b * NL_BLK, (int)(row % QMM_NEON_NR), &wb);
         NL_DEQUANT(&wb, dst + b * QMM_QK, QMM_QK);
+    }
+}
+
+/* w_unpack_row: the same blocks, as bytes (dst need not be aligned for NL_BLOCK). */
+static inline void qmm_neon_unpack_legacy(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(NL_BLK, row, k);
+    for (int64_t b = 0; b < nb; b++) {
+        NL_BLOCK wb;
+        qmm_neon_legacy_block(arrangement, panel + (size_t)b * NL_BLK, (int)(row % QMM_NEON_NR), &wb);
+        memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
     }
 }
 

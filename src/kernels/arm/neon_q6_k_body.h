@@ -140,29 +140,42 @@ static inline void qmm_neon_pack_q6n(int arrangement, int64_t k, int64_t n, int6
     }
 }
 
+/* Row r's GGUF super-block rebuilt from panel super-block sb (the packer's inverse: every bit is kept). */
+static inline void qmm_neon_q6n_block(int arrangement, const uint8_t *sb, int r, qmm_block_q6_k *wb) {
+    memset(wb, 0, sizeof *wb);
+    memcpy(&wb->d, sb + 2 * r, 2);
+    for (int u = 0; u < 16; u++)
+        wb->scales[u] = (int8_t)sb[Q6N_SC_OFF + 4 * u + r];
+    for (int j = 0; j < 8; j++) {
+        const uint8_t *q = sb + Q6N_Q_OFF + 96 * j;
+        for (int t = 0; t < QMM_QK / 2; t++) {
+            const size_t pos = qmm_neon_pos(arrangement, r, t);
+            const int c = (int)(pos / 16);
+            const unsigned plo = (q[pos] & 15u) | ((q[64 + pos % 16] >> (2 * c)) & 3u) << 4;
+            const unsigned phi = (unsigned)(q[pos] >> 4) | ((q[80 + pos % 16] >> (2 * c)) & 3u) << 4;
+            q6n_set_u(wb, 32 * j + t, plo ^ 32u); /* u = q + 32 = P ^ 32 */
+            q6n_set_u(wb, 32 * j + 16 + t, phi ^ 32u);
+        }
+    }
+}
+
 /* GET_ROWS: the row's GGUF blocks rebuilt from the panel, dequantized by the reference's own function. */
 static inline void qmm_neon_read_q6n(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
     const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(Q6N_BLK, row, k);
-    const int r = (int)(row % QMM_NEON_NR);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        const uint8_t *sb = panel + (size_t)s * Q6N_SB_BYTES;
         qmm_block_q6_k wb;
-        memset(&wb, 0, sizeof wb);
-        memcpy(&wb.d, sb + 2 * r, 2);
-        for (int u = 0; u < 16; u++)
-            wb.scales[u] = (int8_t)sb[Q6N_SC_OFF + 4 * u + r];
-        for (int j = 0; j < 8; j++) {
-            const uint8_t *q = sb + Q6N_Q_OFF + 96 * j;
-            for (int t = 0; t < QMM_QK / 2; t++) {
-                const size_t pos = qmm_neon_pos(arrangement, r, t);
-                const int c = (int)(pos / 16);
-                const unsigned plo = (q[pos] & 15u) | ((q[64 + pos % 16] >> (2 * c)) & 3u) << 4;
-                const unsigned phi = (unsigned)(q[pos] >> 4) | ((q[80 + pos % 16] >> (2 * c)) & 3u) << 4;
-                q6n_set_u(&wb, 32 * j + t, plo ^ 32u); /* u = q + 32 = P ^ 32 */
-                q6n_set_u(&wb, 32 * j + 16 + t, phi ^ 32u);
-            }
-        }
+        qmm_neon_q6n_block(arrangement, panel + (size_t)s * Q6N_SB_BYTES, (int)(row % QMM_NEON_NR), &wb);
         qmm_dequantize_row_q6_k(&wb, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
+/* w_unpack_row: the same blocks, as bytes. */
+static inline void qmm_neon_unpack_q6n(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(Q6N_BLK, row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_block_q6_k wb;
+        qmm_neon_q6n_block(arrangement, panel + (size_t)s * Q6N_SB_BYTES, (int)(row % QMM_NEON_NR), &wb);
+        memcpy((uint8_t *)dst + (size_t)s * sizeof wb, &wb, sizeof wb);
     }
 }
 

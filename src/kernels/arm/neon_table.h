@@ -78,6 +78,23 @@ static inline void qmm_neon_table_read(int kind, int arrangement, const void *pa
     }
 }
 
+/* w_unpack_row: the GGUF blocks back (the scale bytes and the nibble bytes are kept as they are). */
+static inline void qmm_neon_table_unpack(int kind, int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+    const size_t sb_bytes = kind == QMM_NEON_T_MXFP4 ? sizeof(qmm_block_mxfp4) : sizeof(qmm_block_iq4_nl);
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
+    const int r = (int)(row % QMM_NEON_NR);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * blk_bytes;
+        uint8_t *g = (uint8_t *)dst + (size_t)b * sb_bytes;
+        memcpy(g, blk + (size_t)(hdr / 4) * (size_t)r, (size_t)(hdr / 4));
+        for (int t = 0; t < QMM_QK / 2; t++)
+            g[hdr / 4 + t] = blk[hdr + qmm_neon_pos(arrangement, r, t)];
+    }
+}
+
 static inline void qmm_neon_pack_iq4_nl(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
                                         size_t stride, void *dst) {
     qmm_neon_table_pack(QMM_NEON_T_IQ4_NL, arrangement, k, n, n0, n1, src, stride, dst);
@@ -91,6 +108,12 @@ static inline void qmm_neon_read_iq4_nl(int arrangement, const void *packed, int
 }
 static inline void qmm_neon_read_mxfp4(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
     qmm_neon_table_read(QMM_NEON_T_MXFP4, arrangement, packed, k, row, dst);
+}
+static inline void qmm_neon_unpack_iq4_nl(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    qmm_neon_table_unpack(QMM_NEON_T_IQ4_NL, arrangement, packed, k, row, dst);
+}
+static inline void qmm_neon_unpack_mxfp4(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    qmm_neon_table_unpack(QMM_NEON_T_MXFP4, arrangement, packed, k, row, dst);
 }
 
 /* IQ4_XS: GGUF rows [n0, n1) (whole panels; rows from n on are padding: zero d, sub-scales and nibbles). */
@@ -115,20 +138,32 @@ static inline void qmm_neon_pack_iq4_xs(int arrangement, int64_t k, int64_t n, i
     }
 }
 
-/* GET_ROWS: the row's GGUF super-blocks rebuilt (ls_j + 32 split back into scales_l / scales_h), then the
- * reference's dequantizer: ggml's values exactly. */
+/* Row r's GGUF super-block rebuilt from panel super-block sb: ls_j + 32 split back into scales_l / scales_h (the
+ * 6 bits each ls_j came from), the nibble bytes as they are. */
+static inline void qmm_neon_iq4_xs_block(int arrangement, const uint8_t *sb, int r, qmm_block_iq4_xs *g) {
+    qmm_iq4_xs_header_put(g, sb + 2 * r, sb + 8 + r, 4);
+    for (int j = 0; j < 8; j++)
+        for (int t = 0; t < QMM_QK / 2; t++)
+            g->qs[16 * j + t] = sb[QMM_NEON_IQ4_XS_HDR + 64 * j + qmm_neon_pos(arrangement, r, t)];
+}
+
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, then the reference's dequantizer: ggml's values exactly. */
 static inline void qmm_neon_read_iq4_xs(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nsb = k / QMM_QK_K;
     const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_IQ4_XS_BLK, row, k);
-    const int r = (int)(row % QMM_NEON_NR);
-    for (int64_t s = 0; s < nsb; s++) {
-        const uint8_t *sb = panel + (size_t)s * QMM_NEON_IQ4_XS_SB;
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_iq4_xs g;
-        qmm_iq4_xs_header_put(&g, sb + 2 * r, sb + 8 + r, 4);
-        for (int j = 0; j < 8; j++)
-            for (int t = 0; t < QMM_QK / 2; t++)
-                g.qs[16 * j + t] = sb[QMM_NEON_IQ4_XS_HDR + 64 * j + qmm_neon_pos(arrangement, r, t)];
+        qmm_neon_iq4_xs_block(arrangement, panel + (size_t)s * QMM_NEON_IQ4_XS_SB, (int)(row % QMM_NEON_NR), &g);
         qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
+/* w_unpack_row: the same super-blocks, as bytes. */
+static inline void qmm_neon_unpack_iq4_xs(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_IQ4_XS_BLK, row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_block_iq4_xs g;
+        qmm_neon_iq4_xs_block(arrangement, panel + (size_t)s * QMM_NEON_IQ4_XS_SB, (int)(row % QMM_NEON_NR), &g);
+        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
 

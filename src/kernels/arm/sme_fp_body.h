@@ -70,6 +70,14 @@ static void smefp_w_read_row(const void *packed, int64_t k, int64_t n, int64_t r
 #endif
 }
 
+/* w_unpack_row: the row's elements back, bits as they are (dst need not be aligned). */
+static void smefp_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const qmm_smefp_welt *panel = (const qmm_smefp_welt *)((const uint8_t *)packed + smefp_w_offset(row, k));
+    const int r = (int)(row % QMM_SMEFP_NP);
+    for (int64_t l = 0; l < k; l++)
+        memcpy((uint8_t *)dst + (size_t)l * sizeof(qmm_smefp_welt), &panel[l * QMM_SMEFP_NP + r], sizeof(qmm_smefp_welt));
+}
+
 static size_t smefp_act_size(int64_t m, int64_t k) {
     return (size_t)((m + QMM_SMEFP_MP - 1) / QMM_SMEFP_MP) * (size_t)k * QMM_SMEFP_MP * sizeof(float);
 }
@@ -220,6 +228,7 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
         .w_packed_offset = smefp_w_offset,                                                                                       \
         .w_pack = smefp_w_pack,                                                                                                  \
         .w_read_row = smefp_w_read_row,                                                                                          \
+        .w_unpack_row = smefp_w_unpack_row,                                                                                      \
         .act = {QMM_SMEFP_MP, smefp_act_size, smefp_act_offset, smefp_act_pack},                                                 \
         .act_gemv = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},                                     \
         .gemm = sme_gemm,                                                                                                        \

@@ -157,6 +157,9 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
     (void)n;
     qmm_svesme_w_read_row_two(QMM_SVEI8MM_KIND, 8, packed, k, row, dst);
 }
+static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_svesme_w_unpack_row_two(QMM_SVEI8MM_KIND, 8, packed, k, row, dst);
+}
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
 static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
@@ -184,27 +187,40 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
     }
 }
 
+/* Row r's GGUF super-block s rebuilt from the panel (every bit survives packing). */
+static inline void svei8mm_q6_super(const uint8_t *panel, int64_t s, int r, qmm_block_q6_k *g) {
+    memset(g, 0, sizeof *g);
+    memcpy(&g->d, SI_DPTR(panel, 8 * s) + 2 * r, 2);
+    for (int j = 0; j < 8; j++) {
+        const uint8_t *blk = SI_BLK(panel, 8 * s + j);
+        uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
+        g->scales[2 * j] = (int8_t)blk[r];
+        g->scales[2 * j + 1] = (int8_t)blk[QMM_SVEI8MM_NP + r];
+        for (int h = 0; h < 2; h++)
+            memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
+        memcpy(hi, blk + svei8mm_at(r, 2), 8);
+        qmm_svesme_q6_join(lo, hi, 8, q);
+        qmm_svesme_q6_put(g, j, q);
+    }
+}
+
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t ns = k / QMM_QK_K;
     const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    for (int64_t s = 0; s < ns; s++) {
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_q6_k g;
-        memset(&g, 0, sizeof g);
-        memcpy(&g.d, SI_DPTR(panel, 8 * s) + 2 * r, 2);
-        for (int j = 0; j < 8; j++) {
-            const uint8_t *blk = SI_BLK(panel, 8 * s + j);
-            uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
-            g.scales[2 * j] = (int8_t)blk[r];
-            g.scales[2 * j + 1] = (int8_t)blk[QMM_SVEI8MM_NP + r];
-            for (int h = 0; h < 2; h++)
-                memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
-            memcpy(hi, blk + svei8mm_at(r, 2), 8);
-            qmm_svesme_q6_join(lo, hi, 8, q);
-            qmm_svesme_q6_put(&g, j, q);
-        }
+        svei8mm_q6_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
         qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
+/* w_unpack_row: the same super-blocks, as bytes. */
+static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_block_q6_k g;
+        svei8mm_q6_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
 #elif QMM_SVEI8MM_LEG
@@ -230,20 +246,35 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
     }
 }
 
+/* Row r's d, m (0 without) and q in panel block blk. */
+static inline void svei8mm_leg_get(const uint8_t *blk, int r, uint16_t *d, uint16_t *m, uint8_t q[QMM_QK]) {
+    *m = 0;
+    memcpy(d, blk + 2 * r, 2);
+    if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
+        memcpy(m, blk + QMM_SVEI8MM_SCALES + 2 * r, 2);
+    svei8mm_q_get(blk, r, q);
+}
+
 /* GET_ROWS: the row's GGUF blocks rebuilt, ggml's values exactly. */
 static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
     const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = SI_BLK(panel, b);
+    for (int64_t b = 0; b < k / QMM_QK; b++) {
         uint8_t q[QMM_QK];
-        uint16_t d, m = 0;
-        memcpy(&d, blk + 2 * r, 2);
-        if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
-            memcpy(&m, blk + QMM_SVEI8MM_SCALES + 2 * r, 2);
-        svei8mm_q_get(blk, r, q);
+        uint16_t d, m;
+        svei8mm_leg_get(SI_BLK(panel, b), (int)(row % QMM_SVEI8MM_NP), &d, &m, q);
         qmm_svesme_leg_dequantize(QMM_SVEI8MM_KIND, d, m, q, dst + b * QMM_QK);
+    }
+}
+
+/* w_unpack_row: the same blocks, as bytes (every field survives packing). */
+static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const size_t gb_bytes = qmm_svesme_leg_gguf_bytes(QMM_SVEI8MM_KIND);
+    for (int64_t b = 0; b < k / QMM_QK; b++) {
+        uint8_t q[QMM_QK];
+        uint16_t d, m;
+        svei8mm_leg_get(SI_BLK(panel, b), (int)(row % QMM_SVEI8MM_NP), &d, &m, q);
+        qmm_svesme_leg_put(QMM_SVEI8MM_KIND, d, m, q, (uint8_t *)dst + (size_t)b * gb_bytes);
     }
 }
 #elif QMM_SVEI8MM_KMIN
@@ -268,25 +299,40 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
     }
 }
 
+/* Row r's GGUF super-block s (g zeroed by the caller) rebuilt from the panel: sc_j and m_j packed back into
+ * the 12 scale bytes, whose every bit they came from. */
+static inline void svei8mm_kmin_super(const uint8_t *panel, int64_t s, int r, qmm_svesme_kmin_block *g) {
+    qmm_svesme_k_header_put((uint8_t *)g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE), r);
+    for (int j = 0; j < 8; j++) {
+        uint8_t q[QMM_QK];
+        svei8mm_q_get(SI_BLK(panel, 8 * s + j), r, q);
+        qmm_svesme_kmin_q_put(QMM_SVEI8MM_FIVE, g, j, q);
+    }
+}
+
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t ns = k / QMM_QK_K;
     const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    for (int64_t s = 0; s < ns; s++) {
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_svesme_kmin_block g;
         memset(&g, 0, sizeof g);
-        qmm_svesme_k_header_put((uint8_t *)&g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE),
-                                r);
-        for (int j = 0; j < 8; j++) {
-            uint8_t q[QMM_QK];
-            svei8mm_q_get(SI_BLK(panel, 8 * s + j), r, q);
-            qmm_svesme_kmin_q_put(QMM_SVEI8MM_FIVE, &g, j, q);
-        }
+        svei8mm_kmin_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
         if (QMM_SVEI8MM_FIVE)
             qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
         else
             qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
+/* w_unpack_row: the same super-blocks, as bytes. */
+static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const size_t gb_bytes = QMM_SVEI8MM_FIVE ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_svesme_kmin_block g;
+        memset(&g, 0, sizeof g);
+        svei8mm_kmin_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
     }
 }
 #elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
@@ -310,20 +356,34 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
     }
 }
 
+/* Row r's GGUF super-block s rebuilt from the panel: the 6-bit sub-scales split back into scales_l / scales_h,
+ * the nibble bytes as they are. */
+static inline void svei8mm_xs_super(const uint8_t *panel, int64_t s, int r, qmm_block_iq4_xs *g) {
+    qmm_iq4_xs_header_put(g, SI_DPTR(panel, 8 * s) + 2 * r, SI_BLK(panel, 8 * s) + r, QMM_SVESME_XS_BLK);
+    for (int j = 0; j < 8; j++) {
+        const uint8_t *blk = SI_BLK(panel, 8 * s + j);
+        for (int h = 0; h < 2; h++)
+            memcpy(g->qs + 16 * j + 8 * h, blk + svei8mm_at(r, h), 8);
+    }
+}
+
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t ns = k / QMM_QK_K;
     const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    for (int64_t s = 0; s < ns; s++) {
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_iq4_xs g;
-        qmm_iq4_xs_header_put(&g, SI_DPTR(panel, 8 * s) + 2 * r, SI_BLK(panel, 8 * s) + r, QMM_SVESME_XS_BLK);
-        for (int j = 0; j < 8; j++) {
-            const uint8_t *blk = SI_BLK(panel, 8 * s + j);
-            for (int h = 0; h < 2; h++)
-                memcpy(g.qs + 16 * j + 8 * h, blk + svei8mm_at(r, h), 8);
-        }
+        svei8mm_xs_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
         qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+
+/* w_unpack_row: the same super-blocks, as bytes. */
+static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_block_iq4_xs g;
+        svei8mm_xs_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
 #else
@@ -384,6 +444,35 @@ static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t
         for (int l = 0; l < QMM_QK; l++)
             dst[b * QMM_QK + l] = (float)(int8_t)blk[svei8mm_at(r, l / 8) + l % 8] * d;
 #endif
+#endif
+    }
+}
+
+/* w_unpack_row: the GGUF blocks back (the table kinds' scale and qs bytes as they are; d kept as fp16; Q4_0's
+ * nibble bytes xor 0x88 again). */
+static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
+#if QMM_SVEI8MM_TABLE
+        uint8_t *wb = (uint8_t *)dst + (size_t)b * (QMM_SVEI8MM_SB + QMM_QK / 2);
+        memcpy(wb, blk + QMM_SVEI8MM_SB * r, QMM_SVEI8MM_SB);
+        for (int h = 0; h < 2; h++)
+            memcpy(wb + QMM_SVEI8MM_SB + 8 * h, blk + svei8mm_at(r, h), 8);
+#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
+        qmm_block_q4_0 wb;
+        memcpy(&wb.d, blk + 2 * r, 2);
+        for (int t = 0; t < QMM_QK / 2; t++)
+            wb.qs[t] = (uint8_t)(blk[svei8mm_at(r, t / 8) + t % 8] ^ 0x88);
+        memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
+#else
+        qmm_block_q8_0 wb;
+        memcpy(&wb.d, blk + 2 * r, 2);
+        for (int h = 0; h < 4; h++)
+            memcpy(wb.qs + 8 * h, blk + svei8mm_at(r, h), 8);
+        memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
 #endif
     }
 }
@@ -691,6 +780,7 @@ static void svei8mm_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
         .w_packed_offset = svei8mm_w_offset,                                                                                     \
         .w_pack = svei8mm_w_pack,                                                                                                \
         .w_read_row = svei8mm_w_read_row,                                                                                        \
+        .w_unpack_row = svei8mm_w_unpack_row,                                                                                    \
         .act = {2, svei8mm_act_size, svei8mm_act_offset, svei8mm_act_pack},                                                      \
         .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
         .gemm = svei8mm_gemm,                                                                                                    \

@@ -651,6 +651,7 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
         .w_packed_offset = QMM_SVESME_W(w_offset),                                                                               \
         .w_pack = QMM_SVESME_W(w_pack),                                                                                          \
         .w_read_row = QMM_SVESME_W(w_read_row),                                                                                  \
+        .w_unpack_row = QMM_SVESME_W(w_unpack_row),                                                                              \
         .act = QMM_SVESME_ACT,                                                                                                   \
         .act_gemv = QMM_SVESME_ACT_GEMV,                                                                                         \
         .gemm = QMM_SVESME_GEMM,                                                                                                 \

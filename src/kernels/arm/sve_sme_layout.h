@@ -223,6 +223,35 @@ static inline void qmm_svesme_w_read_row_q4(const void *packed, int64_t k, int64
     }
 }
 
+/* w_unpack_row: the row's GGUF blocks back (d kept as fp16; Q4_0's nibble bytes xor 0x88 again). */
+static inline void qmm_svesme_w_unpack_row_q8(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q8(row, k);
+    const int r = (int)(row % QMM_SVESME_NP);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q8_BLK;
+        qmm_block_q8_0 g;
+        memcpy(&g.d, blk + 2 * r, 2);
+        for (int gr = 0; gr < 8; gr++)
+            memcpy(g.qs + 4 * gr, blk + QMM_SVESME_SCALES + gr * QMM_SVESME_GROUP + 4 * r, 4);
+        memcpy((uint8_t *)dst + (size_t)b * sizeof g, &g, sizeof g);
+    }
+}
+
+static inline void qmm_svesme_w_unpack_row_q4(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q4(row, k);
+    const int r = (int)(row % QMM_SVESME_NP);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q4_BLK;
+        qmm_block_q4_0 g;
+        memcpy(&g.d, blk + 2 * r, 2);
+        for (int t = 0; t < QMM_QK / 2; t++)
+            g.qs[t] = (uint8_t)(blk[QMM_SVESME_SCALES + (t / 4) * QMM_SVESME_GROUP + 4 * r + t % 4] ^ 0x88);
+        memcpy((uint8_t *)dst + (size_t)b * sizeof g, &g, sizeof g);
+    }
+}
+
 /* The table kinds' panels: the scale bytes of row r at SB r, the GGUF nibble
  * bytes qs[4g..4g+3] at scales + 64 g + 4 r. IQ4_NL and MXFP4 blocks both
  * hold their scale first, then the 16 qs bytes (formats.h). */
@@ -261,6 +290,21 @@ static inline void qmm_svesme_w_read_row_table(int kind, const void *packed, int
     }
 }
 
+/* w_unpack_row of the table kinds: the scale bytes, then the 16 qs bytes, as they are. */
+static inline void qmm_svesme_w_unpack_row_table(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const int sb = QMM_SVESME_SB(kind), blk_bytes = QMM_SVESME_TABLE_BLK(kind), row_bytes = sb + QMM_QK / 2;
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * (size_t)blk_bytes;
+    const int r = (int)(row % QMM_SVESME_NP);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = panel + (size_t)b * (size_t)blk_bytes;
+        uint8_t *g = (uint8_t *)dst + (size_t)b * (size_t)row_bytes;
+        memcpy(g, blk + sb * r, (size_t)sb);
+        for (int j = 0; j < 4; j++)
+            memcpy(g + sb + 4 * j, blk + QMM_SVESME_NP * sb + j * QMM_SVESME_GROUP + 4 * r, 4);
+    }
+}
+
 /* The descriptor's functions of the two table kinds. */
 #define QMM_SVESME_TABLE_FNS(fmt, KIND)                                                                                          \
     static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) {                                                         \
@@ -276,6 +320,9 @@ static inline void qmm_svesme_w_read_row_table(int kind, const void *packed, int
     static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
         (void)n;                                                                                                                 \
         qmm_svesme_w_read_row_table(KIND, packed, k, row, dst);                                                                  \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
+        qmm_svesme_w_unpack_row_table(KIND, packed, k, row, dst);                                                                \
     }
 QMM_SVESME_TABLE_FNS(iq4_nl, QMM_SVESME_KIND_IQ4_NL)
 QMM_SVESME_TABLE_FNS(mxfp4, QMM_SVESME_KIND_MXFP4)
@@ -309,21 +356,33 @@ static inline void qmm_svesme_w_pack_iq4_xs(int64_t k, int64_t n, int64_t n0, in
         }
     }
 }
+/* Row r's GGUF super-block rebuilt from panel super-block sup: the 6-bit
+ * sub-scales ls_j + 32 split back into scales_l / scales_h, the nibble bytes
+ * as they are (every bit of the block survives packing). */
+static inline void qmm_svesme_iq4_xs_super(const uint8_t *sup, int r, qmm_block_iq4_xs *g) {
+    qmm_iq4_xs_header_put(g, sup + 2 * r, sup + QMM_SVESME_SCALES + r, QMM_SVESME_XS_BLK);
+    for (int j = 0; j < 8; j++) {
+        const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_XS_BLK;
+        for (int q = 0; q < 4; q++)
+            memcpy(g->qs + 16 * j + 4 * q, blk + QMM_SVESME_NP + q * QMM_SVESME_GROUP + 4 * r, 4);
+    }
+}
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t ns = k / QMM_QK_K;
     const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_iq4_xs(row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t s = 0; s < ns; s++) {
-        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_XS_SUPER;
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_iq4_xs g;
-        qmm_iq4_xs_header_put(&g, sup + 2 * r, sup + QMM_SVESME_SCALES + r, QMM_SVESME_XS_BLK);
-        for (int j = 0; j < 8; j++) {
-            const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_XS_BLK;
-            for (int q = 0; q < 4; q++)
-                memcpy(g.qs + 16 * j + 4 * q, blk + QMM_SVESME_NP + q * QMM_SVESME_GROUP + 4 * r, 4);
-        }
+        qmm_svesme_iq4_xs_super(panel + (size_t)s * QMM_SVESME_XS_SUPER, (int)(row % QMM_SVESME_NP), &g);
         qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+/* w_unpack_row: the same super-blocks, as bytes. */
+static inline void qmm_svesme_w_unpack_row_iq4_xs(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_iq4_xs(row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_block_iq4_xs g;
+        qmm_svesme_iq4_xs_super(panel + (size_t)s * QMM_SVESME_XS_SUPER, (int)(row % QMM_SVESME_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
 
@@ -471,27 +530,40 @@ static inline void qmm_svesme_w_pack_kmin(int five, int64_t k, int64_t n, int64_
         }
     }
 }
+/* Row r's GGUF super-block (g zeroed by the caller) rebuilt from panel
+ * super-block sup: sc_j and m_j (0..63 in bytes) packed back into the 12
+ * scale bytes, whose every bit they came from. */
+static inline void qmm_svesme_kmin_super(int five, const uint8_t *sup, int r, qmm_svesme_kmin_block *g) {
+    const size_t blk_bytes = QMM_SVESME_K_BLK(five);
+    qmm_svesme_k_header_put((uint8_t *)g, sup, sup + QMM_SVESME_K_HEAD, blk_bytes, r);
+    for (int j = 0; j < 8; j++) {
+        uint8_t q[QMM_QK];
+        qmm_svesme_q_get(sup + QMM_SVESME_K_HEAD + j * blk_bytes + 2 * QMM_SVESME_NP, r, five, q);
+        qmm_svesme_kmin_q_put(five, g, j, q);
+    }
+}
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t ns = k / QMM_QK_K;
-    const size_t blk_bytes = QMM_SVESME_K_BLK(five);
     const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_kmin(five, row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t s = 0; s < ns; s++) {
-        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_K_SUPER(five);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_svesme_kmin_block g;
         memset(&g, 0, sizeof g);
-        qmm_svesme_k_header_put((uint8_t *)&g, sup, sup + QMM_SVESME_K_HEAD, blk_bytes, r);
-        for (int j = 0; j < 8; j++) {
-            const uint8_t *blk = sup + QMM_SVESME_K_HEAD + j * blk_bytes + 2 * QMM_SVESME_NP;
-            uint8_t q[QMM_QK];
-            qmm_svesme_q_get(blk, r, five, q);
-            qmm_svesme_kmin_q_put(five, &g, j, q);
-        }
+        qmm_svesme_kmin_super(five, panel + (size_t)s * QMM_SVESME_K_SUPER(five), (int)(row % QMM_SVESME_NP), &g);
         if (five)
             qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
         else
             qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+/* w_unpack_row: the same super-blocks, as bytes. */
+static inline void qmm_svesme_w_unpack_row_kmin(int five, const void *packed, int64_t k, int64_t row, void *dst) {
+    const size_t gb_bytes = five ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_kmin(five, row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_svesme_kmin_block g;
+        memset(&g, 0, sizeof g);
+        qmm_svesme_kmin_super(five, panel + (size_t)s * QMM_SVESME_K_SUPER(five), (int)(row % QMM_SVESME_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
     }
 }
 /* The descriptor's functions of Q4_K (five = 0) and Q5_K (1). */
@@ -507,6 +579,9 @@ static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int6
     static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
         (void)n;                                                                                                                 \
         qmm_svesme_w_read_row_kmin(FIVE, packed, k, row, dst);                                                                   \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
+        qmm_svesme_w_unpack_row_kmin(FIVE, packed, k, row, dst);                                                                 \
     }
 QMM_SVESME_KMIN_FNS(q4_k, 0)
 QMM_SVESME_KMIN_FNS(q5_k, 1)
@@ -537,23 +612,39 @@ static inline void qmm_svesme_leg_get(int kind, const uint8_t *gb, uint16_t *d, 
             q[l] = (uint8_t)qmm_q5_1_q(g, l);
     }
 }
-/* ... and the GGUF block of 32 values rebuilt from them, dequantized. */
-static inline void qmm_svesme_leg_dequantize(int kind, uint16_t d, uint16_t m, const uint8_t q[QMM_QK], float *dst) {
+/* ... and the GGUF block of 32 values rebuilt from them, as its bytes at gb
+ * (GGUF rows need not be aligned for the block types); */
+static inline void qmm_svesme_leg_put(int kind, uint16_t d, uint16_t m, const uint8_t q[QMM_QK], uint8_t *gb) {
     if (kind == QMM_SVESME_KIND_Q4_1) {
         qmm_block_q4_1 g = {.d = d, .m = m};
         qmm_q4_nibbles_put(q, g.qs);
-        qmm_dequantize_row_q4_1(&g, dst, QMM_QK);
+        memcpy(gb, &g, sizeof g);
     } else if (kind == QMM_SVESME_KIND_Q5_0) {
         qmm_block_q5_0 g = {.d = d};
         qmm_q4_nibbles_put(q, g.qs);
         qmm_q5_high_bits_put(q, g.qh);
-        qmm_dequantize_row_q5_0(&g, dst, QMM_QK);
+        memcpy(gb, &g, sizeof g);
     } else {
         qmm_block_q5_1 g = {.d = d, .m = m};
         qmm_q4_nibbles_put(q, g.qs);
         qmm_q5_high_bits_put(q, g.qh);
-        qmm_dequantize_row_q5_1(&g, dst, QMM_QK);
+        memcpy(gb, &g, sizeof g);
     }
+}
+/* ... or dequantized: ggml's values exactly. */
+static inline void qmm_svesme_leg_dequantize(int kind, uint16_t d, uint16_t m, const uint8_t q[QMM_QK], float *dst) {
+    union {
+        qmm_block_q4_1 q4_1;
+        qmm_block_q5_0 q5_0;
+        qmm_block_q5_1 q5_1;
+    } g;
+    qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)&g);
+    if (kind == QMM_SVESME_KIND_Q4_1)
+        qmm_dequantize_row_q4_1(&g.q4_1, dst, QMM_QK);
+    else if (kind == QMM_SVESME_KIND_Q5_0)
+        qmm_dequantize_row_q5_0(&g.q5_0, dst, QMM_QK);
+    else
+        qmm_dequantize_row_q5_1(&g.q5_1, dst, QMM_QK);
 }
 static inline size_t qmm_svesme_leg_gguf_bytes(int kind) {
     return kind == QMM_SVESME_KIND_Q4_1   ? sizeof(qmm_block_q4_1)
@@ -582,21 +673,36 @@ static inline void qmm_svesme_w_pack_leg(int kind, int64_t k, int64_t n, int64_t
         }
     }
 }
+/* Row r's d, m (0 without) and q in panel block blk. */
+static inline void qmm_svesme_leg_block_get(int kind, const uint8_t *blk, int r, uint16_t *d, uint16_t *m, uint8_t q[QMM_QK]) {
+    *m = 0;
+    memcpy(d, blk + 2 * r, 2);
+    if (QMM_SVESME_LEG_MIN(kind))
+        memcpy(m, blk + QMM_SVESME_SCALES + 2 * r, 2);
+    qmm_svesme_q_get(blk + QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind)), r, QMM_SVESME_LEG_FIVE(kind), q);
+}
 /* GET_ROWS: the row's GGUF blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_leg(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
     const int64_t nb = k / QMM_QK;
-    const size_t blk_bytes = QMM_SVESME_LEG_BLK(kind), qoff = QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind));
+    const size_t blk_bytes = QMM_SVESME_LEG_BLK(kind);
     const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * blk_bytes;
-    const int r = (int)(row % QMM_SVESME_NP);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * blk_bytes;
         uint8_t q[QMM_QK];
-        uint16_t d, m = 0;
-        memcpy(&d, blk + 2 * r, 2);
-        if (QMM_SVESME_LEG_MIN(kind))
-            memcpy(&m, blk + QMM_SVESME_SCALES + 2 * r, 2);
-        qmm_svesme_q_get(blk + qoff, r, QMM_SVESME_LEG_FIVE(kind), q);
+        uint16_t d, m;
+        qmm_svesme_leg_block_get(kind, panel + (size_t)b * blk_bytes, (int)(row % QMM_SVESME_NP), &d, &m, q);
         qmm_svesme_leg_dequantize(kind, d, m, q, dst + b * QMM_QK);
+    }
+}
+/* w_unpack_row: the same blocks, as bytes (every field survives packing). */
+static inline void qmm_svesme_w_unpack_row_leg(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
+    const int64_t nb = k / QMM_QK;
+    const size_t blk_bytes = QMM_SVESME_LEG_BLK(kind);
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * blk_bytes;
+    for (int64_t b = 0; b < nb; b++) {
+        uint8_t q[QMM_QK];
+        uint16_t d, m;
+        qmm_svesme_leg_block_get(kind, panel + (size_t)b * blk_bytes, (int)(row % QMM_SVESME_NP), &d, &m, q);
+        qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)dst + (size_t)b * qmm_svesme_leg_gguf_bytes(kind));
     }
 }
 #define QMM_SVESME_LEG_FNS(fmt, KIND)                                                                                            \
@@ -613,6 +719,9 @@ static inline void qmm_svesme_w_read_row_leg(int kind, const void *packed, int64
     static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
         (void)n;                                                                                                                 \
         qmm_svesme_w_read_row_leg(KIND, packed, k, row, dst);                                                                    \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
+        qmm_svesme_w_unpack_row_leg(KIND, packed, k, row, dst);                                                                  \
     }
 QMM_SVESME_LEG_FNS(q4_1, QMM_SVESME_KIND_Q4_1)
 QMM_SVESME_LEG_FNS(q5_0, QMM_SVESME_KIND_Q5_0)
@@ -683,30 +792,40 @@ static inline void qmm_svesme_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int6
         }
     }
 }
+/* Row r's GGUF super-block rebuilt from panel super-block sup (every bit of
+ * it survives packing). */
+static inline void qmm_svesme_q6_super(const uint8_t *sup, int r, qmm_block_q6_k *g) {
+    memset(g, 0, sizeof *g);
+    memcpy(&g->d, sup + 2 * r, 2);
+    for (int j = 0; j < 8; j++) {
+        const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_Q6_BLK;
+        uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
+        g->scales[2 * j] = (int8_t)blk[r];
+        g->scales[2 * j + 1] = (int8_t)blk[QMM_SVESME_NP + r];
+        for (int q4 = 0; q4 < 4; q4++)
+            memcpy(lo + 4 * q4, blk + 2 * QMM_SVESME_NP + q4 * QMM_SVESME_GROUP + 4 * r, 4);
+        for (int q4 = 0; q4 < 2; q4++)
+            memcpy(hi + 4 * q4, blk + 2 * QMM_SVESME_NP + (4 + q4) * QMM_SVESME_GROUP + 4 * r, 4);
+        qmm_svesme_q6_join(lo, hi, 4, q);
+        qmm_svesme_q6_put(g, j, q);
+    }
+}
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_q6_k(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t ns = k / QMM_QK_K;
     const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q6_k(row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    (void)n;
-    for (int64_t s = 0; s < ns; s++) {
-        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_Q6_SUPER;
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_q6_k g;
-        memset(&g, 0, sizeof g);
-        memcpy(&g.d, sup + 2 * r, 2);
-        for (int j = 0; j < 8; j++) {
-            const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_Q6_BLK;
-            uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
-            g.scales[2 * j] = (int8_t)blk[r];
-            g.scales[2 * j + 1] = (int8_t)blk[QMM_SVESME_NP + r];
-            for (int q4 = 0; q4 < 4; q4++)
-                memcpy(lo + 4 * q4, blk + 2 * QMM_SVESME_NP + q4 * QMM_SVESME_GROUP + 4 * r, 4);
-            for (int q4 = 0; q4 < 2; q4++)
-                memcpy(hi + 4 * q4, blk + 2 * QMM_SVESME_NP + (4 + q4) * QMM_SVESME_GROUP + 4 * r, 4);
-            qmm_svesme_q6_join(lo, hi, 4, q);
-            qmm_svesme_q6_put(&g, j, q);
-        }
+        qmm_svesme_q6_super(panel + (size_t)s * QMM_SVESME_Q6_SUPER, (int)(row % QMM_SVESME_NP), &g);
         qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+/* w_unpack_row: the same super-blocks, as bytes. */
+static inline void qmm_svesme_w_unpack_row_q6_k(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q6_k(row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_block_q6_k g;
+        qmm_svesme_q6_super(panel + (size_t)s * QMM_SVESME_Q6_SUPER, (int)(row % QMM_SVESME_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
 
@@ -813,51 +932,68 @@ static inline void qmm_svesme_w_pack_two(int kind, int kr, int64_t k, int64_t n,
         }
     }
 }
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t ns = k / QMM_QK_K;
+/* Either two-bit GGUF super-block. */
+typedef union {
+    qmm_block_q3_k q3;
+    qmm_block_q2_k q2;
+} qmm_svesme_two_block;
+
+/* Row r's GGUF super-block (g zeroed by the caller) rebuilt from panel
+ * super-block sup: Q3_K's 16 6-bit scales put back from their low 4 and high
+ * 2 bits, Q2_K's scale bytes as they are (every bit survives packing). */
+static inline void qmm_svesme_two_super(int kind, int kr, const uint8_t *sup, int r, qmm_svesme_two_block *g) {
     const int q3 = kind == QMM_SVESME_KIND_Q3_K;
     const size_t blk_bytes = QMM_SVESME_TWO_BLK(kind);
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_two(kind, row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t s = 0; s < ns; s++) {
-        const uint8_t *sup = panel + (size_t)s * QMM_SVESME_TWO_SUPER(kind), *blk0 = sup + QMM_SVESME_TWO_HEAD(kind);
-        union {
-            qmm_block_q3_k q3;
-            qmm_block_q2_k q2;
-        } g;
-        memset(&g, 0, sizeof g);
-        if (q3) {
-            uint32_t hw;
-            memcpy(&g.q3.d, sup + 2 * r, 2);
-            memcpy(&hw, sup + QMM_SVESME_SCALES + 4 * r, 4);
-            for (int i = 0; i < 16; i++)
-                qmm_svesme_q3_scale_put(g.q3.scales, i,
-                                        ((blk0[(i / 2) * blk_bytes + (size_t)r] >> (4 * (i % 2))) & 0x0f) | ((hw >> (2 * i)) & 3)
-                                                                                                                << 4);
-        } else {
-            memcpy(&g.q2.d, sup + 2 * r, 2);
-            memcpy(&g.q2.dmin, sup + QMM_SVESME_SCALES + 2 * r, 2);
-            for (int j = 0; j < 8; j++) {
-                g.q2.scales[2 * j] = blk0[j * blk_bytes + (size_t)r];
-                g.q2.scales[2 * j + 1] = blk0[j * blk_bytes + QMM_SVESME_NP + (size_t)r];
-            }
-        }
+    const uint8_t *blk0 = sup + QMM_SVESME_TWO_HEAD(kind);
+    if (q3) {
+        uint32_t hw;
+        memcpy(&g->q3.d, sup + 2 * r, 2);
+        memcpy(&hw, sup + QMM_SVESME_SCALES + 4 * r, 4);
+        for (int i = 0; i < 16; i++)
+            qmm_svesme_q3_scale_put(
+                g->q3.scales, i, ((blk0[(i / 2) * blk_bytes + (size_t)r] >> (4 * (i % 2))) & 0x0f) | ((hw >> (2 * i)) & 3) << 4);
+    } else {
+        memcpy(&g->q2.d, sup + 2 * r, 2);
+        memcpy(&g->q2.dmin, sup + QMM_SVESME_SCALES + 2 * r, 2);
         for (int j = 0; j < 8; j++) {
-            const uint8_t *qb = blk0 + j * blk_bytes + QMM_SVESME_TWO_QOFF(kind);
-            uint8_t q[QMM_QK], lo[8];
-            for (int t = 0; t < 8; t++)
-                lo[t] = qb[qmm_svesme_two_at(kr, r, t)];
-            for (int l = 0; l < QMM_QK; l++)
-                q[l] = (uint8_t)qmm_svesme_pairs_at(lo, kr, l);
-            if (q3)
-                qmm_svesme_bit_join(qb + 2 * QMM_SVESME_GROUP + 4 * r, 2, kr, q);
-            qmm_svesme_two_q_put(kind, &g, j, q);
+            g->q2.scales[2 * j] = blk0[j * blk_bytes + (size_t)r];
+            g->q2.scales[2 * j + 1] = blk0[j * blk_bytes + QMM_SVESME_NP + (size_t)r];
         }
+    }
+    for (int j = 0; j < 8; j++) {
+        const uint8_t *qb = blk0 + j * blk_bytes + QMM_SVESME_TWO_QOFF(kind);
+        uint8_t q[QMM_QK], lo[8];
+        for (int t = 0; t < 8; t++)
+            lo[t] = qb[qmm_svesme_two_at(kr, r, t)];
+        for (int l = 0; l < QMM_QK; l++)
+            q[l] = (uint8_t)qmm_svesme_pairs_at(lo, kr, l);
         if (q3)
+            qmm_svesme_bit_join(qb + 2 * QMM_SVESME_GROUP + 4 * r, 2, kr, q);
+        qmm_svesme_two_q_put(kind, g, j, q);
+    }
+}
+/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
+static inline void qmm_svesme_w_read_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, float *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_two(kind, row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_svesme_two_block g;
+        memset(&g, 0, sizeof g);
+        qmm_svesme_two_super(kind, kr, panel + (size_t)s * QMM_SVESME_TWO_SUPER(kind), (int)(row % QMM_SVESME_NP), &g);
+        if (kind == QMM_SVESME_KIND_Q3_K)
             qmm_dequantize_row_q3_k(&g.q3, dst + s * QMM_QK_K, QMM_QK_K);
         else
             qmm_dequantize_row_q2_k(&g.q2, dst + s * QMM_QK_K, QMM_QK_K);
+    }
+}
+/* w_unpack_row: the same super-blocks, as bytes. */
+static inline void qmm_svesme_w_unpack_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, void *dst) {
+    const size_t gb_bytes = kind == QMM_SVESME_KIND_Q3_K ? sizeof(qmm_block_q3_k) : sizeof(qmm_block_q2_k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_two(kind, row, k);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        qmm_svesme_two_block g;
+        memset(&g, 0, sizeof g);
+        qmm_svesme_two_super(kind, kr, panel + (size_t)s * QMM_SVESME_TWO_SUPER(kind), (int)(row % QMM_SVESME_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
     }
 }
 /* The descriptor's functions of a two-bit kind in the SDOT / SME form (kr =
@@ -872,6 +1008,9 @@ static inline void qmm_svesme_w_read_row_two(int kind, int kr, const void *packe
     static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
         (void)n;                                                                                                                 \
         qmm_svesme_w_read_row_two(KIND, KR, packed, k, row, dst);                                                                \
+    }                                                                                                                            \
+    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
+        qmm_svesme_w_unpack_row_two(KIND, KR, packed, k, row, dst);                                                              \
     }
 QMM_SVESME_TWO_FNS(q3_k, QMM_SVESME_KIND_Q3_K, 4)
 QMM_SVESME_TWO_FNS(q2_k, QMM_SVESME_KIND_Q2_K, 4)

@@ -308,10 +308,10 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, i
     }
 
 /* Defines `const qmm_family qmm_family_<id>`: the x family of `kind` (its
- * panels, GET_ROWS and GEMV those of the AVX-512 VNNI family), with GEMM on
- * AMX in 16-row groups. */
+ * panels, GET_ROWS, unpacking and GEMV those of the AVX-512 VNNI family),
+ * with GEMM on AMX in 16-row groups. */
 #define QMM_AMX_X_FAMILY(id, wtype_, kind, put, get)                                                                             \
-    QMM_AVX512X_WEIGHTS(kind, put, get, QMM_AMX_G)                                                                               \
+    QMM_AVX512X_WEIGHTS(kind, wtype_, put, get, QMM_AMX_G)                                                                       \
     QMM_AMX_VNNI_TILE(kind, 1, vnni_m1)                                                                                          \
     QMM_AMX_VNNI_TILE(kind, 2, vnni_m2)                                                                                          \
     QMM_AMX_VNNI_TILE(kind, 3, vnni_m3)                                                                                          \

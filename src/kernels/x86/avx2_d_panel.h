@@ -42,4 +42,18 @@ static inline void qmm_avx2_d_panel_pack(int64_t k, int64_t n0, int64_t n1, cons
     }
 }
 
+/* Row j of a panel (k columns) back as the GGUF blocks packed into it. */
+static inline void qmm_avx2_d_panel_unpack_row(const uint8_t *panel, int64_t k, int j, void *dst, size_t block_bytes,
+                                               int dwords) {
+    const int64_t nb = k / QMM_QK;
+    const size_t qbytes = (size_t)dwords * 32;
+    const uint8_t *qs = panel + (size_t)nb * 16;
+    uint8_t *blk = (uint8_t *)dst;
+    for (int64_t b = 0; b < nb; b++, blk += block_bytes) {
+        memcpy(blk, panel + b * 16 + j * 2, 2);
+        for (int c = 0; c < dwords; c++)
+            memcpy(blk + 2 + 4 * c, qs + (size_t)b * qbytes + c * 32 + j * 4, 4);
+    }
+}
+
 #endif

@@ -104,6 +104,16 @@ static void fp_read_row(const void *w, int64_t k, int64_t n, int64_t row, float 
         dst[l] = fp_to_f32(panel[l * FP_NR + FP_COL_POS(j)]);
 }
 
+/* Row `row` back as its source row: both packers move the bits as they are
+ * (FP_COL_POS: where the 16-bit ones put the row in a k step). */
+static void fp_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    const FP_ELEM *panel = (const FP_ELEM *)((const char *)w + fp_w_offset(row, k));
+    const int j = (int)(row % FP_NR);
+    for (int64_t l = 0; l < k; l++)
+        memcpy((char *)dst + l * (int64_t)sizeof(FP_ELEM), &panel[l * FP_NR + FP_COL_POS(j)], sizeof(FP_ELEM));
+}
+
 /* Steps of l between two prefetches of the next panel (fp_tile_of). */
 #define FP_NEXT_STEP 16
 /* Calls of fewer columns or panels shorter than these do not prefetch the
@@ -314,6 +324,7 @@ const qmm_family FP_SYM = {
     .w_packed_offset = fp_w_offset,
     .w_pack = fp_w_pack,
     .w_read_row = fp_read_row,
+    .w_unpack_row = fp_w_unpack_row,
     .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},
     .act_gemv = {0, NULL, NULL, NULL},
     .gemm = fp_gemm,

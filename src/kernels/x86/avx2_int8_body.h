@@ -18,8 +18,9 @@
  *     DRV(scales)(DRV(ws) *, const uint8_t *panel, int64_t nb, int64_t b)
  *     __m256 DRV(float)(__m256 acc, const DRV(iacc) *, const DRV(ws) *, const qmm_act_block *xb)
  *   and, for the descriptor, DRV_SYM, DRV_NAME_STR, DRV_REQUIRED, DRV_WTYPE,
- *   DRV_LAYOUT_ID, DRV_W_PACK, DRV_READ_ROW (the packer and GET_ROWS reader,
- *   defined after the include: they may use DRV(w_offset)); optionally
+ *   DRV_LAYOUT_ID, DRV_W_PACK, DRV_READ_ROW, DRV_W_UNPACK (the packer, the
+ *   GET_ROWS reader and the packer's inverse, defined after the include: they
+ *   may use DRV(w_offset)); optionally
  *   DRV_GEMV_FUSED (default 1: the GEMV unpacks and uses one panel's chunk
  *   at a time; 0: all panels' chunk first, as the GEMM), and
  *   DRV_ACT_PACK, an activation packer of the same layout size (default
@@ -69,6 +70,7 @@
 
 static void DRV_W_PACK(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst);
 static void DRV_READ_ROW(const void *w, int64_t k, int64_t n, int64_t row, float *dst);
+static void DRV_W_UNPACK(const void *w, int64_t k, int64_t n, int64_t row, void *dst);
 
 static size_t DRV(w_size)(int64_t k, int64_t n) { return (size_t)((n + DRV_NR - 1) / DRV_NR) * DRV_PANEL_BYTES(k / QMM_QK); }
 
@@ -335,6 +337,7 @@ const qmm_family DRV_SYM = {
     .w_packed_offset = DRV(w_offset),
     .w_pack = DRV_W_PACK,
     .w_read_row = DRV_READ_ROW,
+    .w_unpack_row = DRV_W_UNPACK,
     .act = {1, DRV(act_size), DRV(act_offset), DRV_ACT_PACK},
     .act_gemv = {0, NULL, NULL, NULL},
     .gemm = DRV(gemm),
@@ -362,4 +365,5 @@ const qmm_family DRV_SYM = {
 #undef DRV_LAYOUT_ID
 #undef DRV_W_PACK
 #undef DRV_READ_ROW
+#undef DRV_W_UNPACK
 #undef DRV_ACT_PACK

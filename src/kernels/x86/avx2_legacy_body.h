@@ -122,6 +122,7 @@ static inline __attribute__((always_inline)) __m256 LQ(float)(__m256 acc, const 
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    LQ(w_pack)
 #define DRV_READ_ROW  LQ(read_row)
+#define DRV_W_UNPACK  LQ(w_unpack_row)
 #include "kernels/x86/avx2_int8_body.h"
 
 static void LQ(w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
@@ -155,6 +156,27 @@ static void LQ(w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void 
                     memcpy(blk + LQ_QS_OFF + 32 * c + 4 * j, wb[b].qs + 4 * c, 4);
             }
         }
+    }
+}
+
+/* The GGUF blocks LQ(w_pack) copied, copied back. */
+static void LQ(w_unpack_row)(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    const uint8_t *panel = (const uint8_t *)w + LQ(w_offset)(row, k);
+    const int j = (int)(row % 8);
+    for (int64_t b = 0; b < k / QMM_QK; b++) {
+        const uint8_t *blk = panel + (size_t)b * LQ_BB;
+        LQ_BLOCK wb;
+        memcpy(&wb.d, blk + 2 * j, 2);
+#if LQ_HAS_MIN
+        memcpy(&wb.m, blk + LQ_M_OFF + 2 * j, 2);
+#endif
+#if LQ_HAS_QH
+        memcpy(wb.qh, blk + LQ_QH_OFF + 4 * j, 4);
+#endif
+        for (int c = 0; c < 4; c++)
+            memcpy(wb.qs + 4 * c, blk + LQ_QS_OFF + 32 * c + 4 * j, 4);
+        memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
     }
 }
 

@@ -313,6 +313,7 @@ static inline __attribute__((always_inline)) __m256 K23(float_x)(__m256 acc, con
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    K23(w_pack)
 #define DRV_READ_ROW  K23(read_row)
+#define DRV_W_UNPACK  K23(w_unpack_row)
 #define DRV_ACT_PACK  qmm_avx2_act_q8_pack_sum16 /* sum: the two 16-element sums as int16 */
 #include "kernels/x86/avx2_int8_body.h"
 
@@ -378,6 +379,47 @@ static void K23(w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void
                 }
             }
         }
+    }
+}
+
+/* K23(w_pack)'s inverse: Q3_K's stored 6-bit scales back into GGUF's bit
+ * places (qmm_q3_k_scale's), element e's two low bits of u into bits
+ * 2 ((e / 32) % 4) of qs[32 (e / 128) + e % 32] and Q3_K's bit 2 (hmask) into
+ * bit e / 32 of hmask[e % 32]. */
+static void K23(w_unpack_row)(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    const uint8_t *panel = (const uint8_t *)w + K23(w_offset)(row, k);
+    const int j = (int)(row % 8);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        const uint8_t *sb = panel + (size_t)s * K23_SB_BYTES;
+        K23_BLOCK wb;
+        memset(&wb, 0, sizeof wb); /* the scales and quants are ORed in */
+        memcpy(&wb.d, sb + 2 * j, 2);
+#if QMM_Q23_Q3
+        for (int i = 0; i < 16; i++) { /* 16-block i: nibble i % 2 of the low byte, bit pair i % 4 of the high */
+            const int lo = (sb[16 + 8 * (i / 2) + j] >> (4 * (i % 2))) & 0x0f,
+                      hi = (sb[80 + 8 * (i / 4) + j] >> (2 * (i % 4))) & 3;
+            wb.scales[i % 8] |= (uint8_t)(lo << (4 * (i / 8)));
+            wb.scales[8 + i % 4] |= (uint8_t)(hi << (2 * (i / 4)));
+        }
+#else
+        memcpy(&wb.dmin, sb + 16 + 2 * j, 2);
+        for (int u = 0; u < 16; u++)
+            wb.scales[u] = sb[32 + 8 * u + j];
+#endif
+        for (int i = 0; i < 8; i++) {
+            const uint8_t *q = sb + K23_QS_OFF + K23_QB * i;
+            for (int c = 0; c < 4; c++)
+                for (int t = 0; t < 4; t++)
+                    for (int half = 0; half < 2; half++) {
+                        const int two = (q[32 * half + 4 * j + t] >> (2 * c)) & 3, e = 32 * i + 16 * half + 4 * c + t;
+                        wb.qs[32 * (e / 128) + e % 32] |= (uint8_t)(two << (2 * ((e / 32) % 4)));
+#if QMM_Q23_Q3
+                        wb.hmask[e % 32] |= (uint8_t)(((q[64 + 4 * j + t] >> (4 * half + c)) & 1) << (e / 32));
+#endif
+                    }
+        }
+        memcpy((uint8_t *)dst + (size_t)s * sizeof wb, &wb, sizeof wb);
     }
 }
 

@@ -95,11 +95,17 @@ static inline __attribute__((always_inline)) __m256 q4_float(__m256 acc, const q
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    q4_w_pack
 #define DRV_READ_ROW  q4_read_row
+#define DRV_W_UNPACK  q4_w_unpack_row
 #include "kernels/x86/avx2_int8_body.h"
 
 static void q4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     (void)n;
     qmm_avx2_d_panel_pack(k, n0, n1, src, stride, dst, sizeof(qmm_block_q4_0), 4);
+}
+
+static void q4_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_avx2_d_panel_unpack_row((const uint8_t *)w + q4_w_offset(row, k), k, (int)(row % Q4_NR), dst, sizeof(qmm_block_q4_0), 4);
 }
 
 static void q4_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {

@@ -166,6 +166,7 @@ static inline __attribute__((always_inline)) __m256 K4(float_x)(__m256 acc, cons
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    K4(w_pack)
 #define DRV_READ_ROW  K4(read_row)
+#define DRV_W_UNPACK  K4(w_unpack_row)
 #include "kernels/x86/avx2_int8_body.h"
 
 static void K4(w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
@@ -207,6 +208,38 @@ static void K4(w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void 
                 }
             }
         }
+    }
+}
+
+/* K4(w_pack)'s inverse: the 6-bit sc and m back into GGUF's 12 scale bytes,
+ * element 32i + l of the super-block into nibble i % 2 of qs[32 (i / 2) + l]
+ * (Q5_K: its bit 4 into bit i of qh[l]). */
+static void K4(w_unpack_row)(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    const uint8_t *panel = (const uint8_t *)w + K4(w_offset)(row, k);
+    const int j = (int)(row % 8);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        const uint8_t *sb = panel + (size_t)s * K4_SB_BYTES;
+        K4_BLOCK wb;
+        memset(&wb, 0, sizeof wb); /* the scales and quants are ORed in */
+        memcpy(&wb.d, sb + 2 * j, 2), memcpy(&wb.dmin, sb + 16 + 2 * j, 2);
+        for (int i = 0; i < 8; i++) {
+            qmm_k_scale_min_put(wb.scales, i, sb[32 + 8 * i + j], sb[96 + 8 * i + j]);
+            const uint8_t *q = sb + K4_QS_OFF + K4_QB * i;
+            uint8_t *qs = wb.qs + 32 * (i / 2);
+            for (int c = 0; c < 4; c++)
+                for (int t = 0; t < 4; t++) {
+                    const uint8_t v = q[32 * c + 4 * j + t];
+                    qs[4 * c + t] |= (uint8_t)((v & 0x0f) << (4 * (i % 2)));
+                    qs[16 + 4 * c + t] |= (uint8_t)((v >> 4) << (4 * (i % 2)));
+#if QMM_Q4K_QH
+                    const uint8_t hv = q[128 + 4 * j + t];
+                    wb.qh[4 * c + t] |= (uint8_t)(((hv >> c) & 1) << i);
+                    wb.qh[16 + 4 * c + t] |= (uint8_t)(((hv >> (4 + c)) & 1) << i);
+#endif
+                }
+        }
+        memcpy((uint8_t *)dst + (size_t)s * sizeof wb, &wb, sizeof wb);
     }
 }
 

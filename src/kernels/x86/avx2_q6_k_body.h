@@ -141,6 +141,7 @@ static inline __attribute__((always_inline)) __m256 q6k_float_x(__m256 acc, cons
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    q6k_w_pack
 #define DRV_READ_ROW  q6k_read_row
+#define DRV_W_UNPACK  q6k_w_unpack_row
 #define DRV_ACT_PACK  qmm_avx2_act_q8_pack_sum16 /* sum: the two 16-element sums as int16 */
 #include "kernels/x86/avx2_int8_body.h"
 
@@ -179,6 +180,36 @@ static void q6k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void 
                 }
             }
         }
+    }
+}
+
+/* q6k_w_pack's inverse: the stored u = q + 32 of element e of the
+ * super-block back into GGUF's nibble of ql and bit pair of qh (e = 128h + r:
+ * ql[64h + r % 64] nibble r / 64, qh[32h + r % 32] bits 2 (r / 32)). */
+static void q6k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    const uint8_t *panel = (const uint8_t *)w + q6k_w_offset(row, k);
+    const int j = (int)(row % 8);
+    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+        const uint8_t *sb = panel + (size_t)s * Q6K_SB_BYTES;
+        qmm_block_q6_k wb;
+        memset(&wb, 0, sizeof wb); /* the quants are ORed in */
+        memcpy(&wb.d, sb + 2 * j, 2);
+        for (int u = 0; u < 16; u++)
+            wb.scales[u] = (int8_t)sb[16 + 8 * u + j];
+        for (int i = 0; i < 8; i++) {
+            const uint8_t *q = sb + Q6K_QS_OFF + 192 * i;
+            for (int c = 0; c < 4; c++)
+                for (int t = 0; t < 4; t++)
+                    for (int half = 0; half < 2; half++) {
+                        const uint8_t v = q[32 * c + 4 * j + t];
+                        const int u = (half ? v >> 4 : v & 0x0f) | ((q[128 + 32 * half + 4 * j + t] >> (2 * c)) & 3) << 4;
+                        const int e = 32 * i + 16 * half + 4 * c + t, h = e / 128, r = e % 128;
+                        wb.ql[64 * h + r % 64] |= (uint8_t)((u & 0x0f) << (4 * (r / 64)));
+                        wb.qh[32 * h + r % 32] |= (uint8_t)((u >> 4) << (2 * (r / 32)));
+                    }
+        }
+        memcpy((uint8_t *)dst + (size_t)s * sizeof wb, &wb, sizeof wb);
     }
 }
 

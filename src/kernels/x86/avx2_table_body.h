@@ -32,11 +32,13 @@
  * acc = fma((float)isum, s * x_d, acc), s the fp16 d (vcvtph2ps, exact) or
  * MXFP4's 2^(e - 128) as bits: max((e - 1) << 23, 0x200000 << min(e, 2)). */
 #include <immintrin.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "formats/formats.h"
 
 #define TB_NR       8
+#define TB_WTYPE    (TB_KIND == 0 ? QMM_TYPE_IQ4_NL : TB_KIND == 1 ? QMM_TYPE_MXFP4 : QMM_TYPE_IQ4_XS)
 #define TB_UE       (TB_KIND == 2 ? QMM_QK_K : QMM_QK)
 #define TB_HDR      (TB_KIND == 1 ? 8 : TB_KIND == 2 ? 80 : 16)
 #define TB_HDRS(nb) ((size_t)(nb) / (TB_UE / QMM_QK) * TB_HDR) /* header bytes of a panel */
@@ -176,14 +178,16 @@ static inline __attribute__((always_inline)) __m256 TB(float)(__m256 acc, const 
 #define DRV_SYM       QMM_TB_SYM
 #define DRV_NAME_STR  QMM_TB_NAME
 #define DRV_REQUIRED  QMM_TB_REQUIRED
-#define DRV_WTYPE     (TB_KIND == 0 ? QMM_TYPE_IQ4_NL : TB_KIND == 1 ? QMM_TYPE_MXFP4 : QMM_TYPE_IQ4_XS)
+#define DRV_WTYPE     TB_WTYPE
 #define DRV_LAYOUT_ID 1
 #define DRV_W_PACK    TB(w_pack)
 #define DRV_READ_ROW  TB(read_row)
+#define DRV_W_UNPACK  TB(w_unpack_row)
 #include "kernels/x86/avx2_int8_body.h"
 
 /* GGUF unit u of a row into row j of a panel (header h of the unit, quants q
- * of its first 32-block), and back to ggml's values (rebuilding the block). */
+ * of its first 32-block), and row j back as the unit's GGUF bytes (put's
+ * exact inverse, at dst of any alignment; GET_ROWS dequantizes them). */
 static void TB(put)(const void *row, int64_t u, int j, uint8_t *h, uint8_t *q) {
     const uint8_t *qs;
     int nblk = 1;
@@ -208,20 +212,25 @@ static void TB(put)(const void *row, int64_t u, int j, uint8_t *h, uint8_t *q) {
             memcpy(q + 128 * s + 32 * c + 4 * j, qs + 16 * s + 4 * c, 4);
 }
 
-static void TB(get)(const uint8_t *h, const uint8_t *q, int j, float *dst) {
-    uint8_t qs[128];
-    const int nblk = TB_KIND == 2 ? 8 : 1;
+static void TB(get)(const uint8_t *h, const uint8_t *q, int j, void *dst) {
+    uint8_t *out = (uint8_t *)dst, *qs;
+    int nblk = 1;
+    if (TB_KIND == 0) {
+        memcpy(out + offsetof(qmm_block_iq4_nl, d), h + 2 * j, 2);
+        qs = out + offsetof(qmm_block_iq4_nl, qs);
+    } else if (TB_KIND == 1) {
+        out[offsetof(qmm_block_mxfp4, e)] = h[j];
+        qs = out + offsetof(qmm_block_mxfp4, qs);
+    } else {
+        qmm_block_iq4_xs blk; /* the header's fields, rebuilt whole */
+        qmm_iq4_xs_header_put(&blk, h + 2 * j, h + 16 + j, 8);
+        memcpy(out, &blk, offsetof(qmm_block_iq4_xs, qs));
+        qs = out + offsetof(qmm_block_iq4_xs, qs);
+        nblk = 8;
+    }
     for (int s = 0; s < nblk; s++)
         for (int c = 0; c < 4; c++)
             memcpy(qs + 16 * s + 4 * c, q + 128 * s + 32 * c + 4 * j, 4);
-    if (TB_KIND != 2) {
-        qmm_dequantize_nl_block(TB_KIND == 1, h + (TB_KIND == 1 ? j : 2 * j), qs, dst);
-    } else {
-        qmm_block_iq4_xs blk;
-        qmm_iq4_xs_header_put(&blk, h + 2 * j, h + 16 + j, 8);
-        memcpy(blk.qs, qs, 128);
-        qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
-    }
 }
 
 static void TB(w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
@@ -242,15 +251,33 @@ static void TB(read_row)(const void *w, int64_t k, int64_t n, int64_t row, float
     (void)n;
     const int64_t nb = k / QMM_QK;
     const uint8_t *panel = (const uint8_t *)w + TB(w_offset)(row, k);
+    for (int64_t u = 0; u < k / TB_UE; u++) {
+        union {
+            qmm_block_iq4_nl nl;
+            qmm_block_mxfp4 mx;
+            qmm_block_iq4_xs xs;
+        } blk; /* the GGUF unit rebuilt: ggml's values exactly */
+        TB(get)
+        (panel + (size_t)u * TB_HDR, panel + TB_HDRS(nb) + (size_t)u * (TB_UE / QMM_QK) * 128, (int)(row % TB_NR), &blk);
+        qmm_dequantize_row(TB_WTYPE, &blk, dst + u * TB_UE, TB_UE);
+    }
+}
+
+static void TB(w_unpack_row)(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)w + TB(w_offset)(row, k);
     for (int64_t u = 0; u < k / TB_UE; u++)
         TB(get)
-    (panel + (size_t)u * TB_HDR, panel + TB_HDRS(nb) + (size_t)u * (TB_UE / QMM_QK) * 128, (int)(row % TB_NR), dst + u * TB_UE);
+    (panel + (size_t)u * TB_HDR, panel + TB_HDRS(nb) + (size_t)u * (TB_UE / QMM_QK) * 128, (int)(row % TB_NR),
+     (uint8_t *)dst + (size_t)u * qmm_type_block_bytes(TB_WTYPE));
 }
 
 /* The body's parameters and names, so that a unit may include it again. */
 #undef TB
 #undef TB_KIND
 #undef TB_NR
+#undef TB_WTYPE
 #undef TB_UE
 #undef TB_HDR
 #undef TB_HDRS

@@ -174,6 +174,14 @@ static inline void qmm_avx512fp_pack16(int64_t k, int64_t n, int64_t n0, int64_t
     qmm_x86fp_pack16(k, n, n0, n1, src, stride, dst, qmm_avx512fp_panel_bytes(k, esz), 0);
 }
 
+/* Row r of a panel back as its source row: every packer stores element l of
+ * row r at l * 16 + r with the source's bits as they are. */
+static inline void qmm_avx512fp_unpack_row(const uint8_t *panel, int64_t k, int r, void *dst, int esz) {
+    const size_t eb = QMM_AVX512FP_EB(esz);
+    for (int64_t l = 0; l < k; l++)
+        memcpy((uint8_t *)dst + (size_t)l * eb, panel + ((size_t)l * QMM_AVX512FP_NR + (size_t)r) * eb, eb);
+}
+
 /* ------------------------------------------------------------------ tiles */
 
 /* 16 weights at l of a panel, as fp32 (esz 4: F32, 2: F16, 3: BF16). */
@@ -529,6 +537,9 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
         return (size_t)(n_idx / QMM_AVX512FP_NR) * qmm_avx512fp_panel_bytes(k, esz);                                             \
     }                                                                                                                            \
+    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
+        qmm_avx512fp_unpack_row((const uint8_t *)packed + w_offset(row, k), k, (int)(row % QMM_AVX512FP_NR), dst, esz);          \
+    }                                                                                                                            \
     static size_t act_size(int64_t m, int64_t k) { return qmm_avx512fp_act_size(m, k); }                                         \
     static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512fp_act_offset(m_idx, k); }                             \
     static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
@@ -625,8 +636,9 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
 #endif
 
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>") from what
- * QMM_AVX512FP_FAMILY defines and the family's own w_pack / w_read_row (invoke it
- * after them). GEMM tile: 12 activation rows x 2 panels (nr 32). */
+ * QMM_AVX512FP_FAMILY defines (w_unpack_row among them) and the family's own
+ * w_pack / w_read_row (invoke it after them). GEMM tile: 12 activation rows
+ * x 2 panels (nr 32). */
 #define QMM_AVX512FP_KERNEL(id, wtype_)                                                                                          \
     const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
@@ -644,6 +656,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
         .w_packed_offset = w_offset,                                                                                             \
         .w_pack = w_pack,                                                                                                        \
         .w_read_row = w_read_row,                                                                                                \
+        .w_unpack_row = w_unpack_row,                                                                                            \
         .act = {QMM_AVX512FP_MR, act_size, act_offset, act_pack},                                                                \
         .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
         .gemm = gemm,                                                                                                            \

@@ -207,8 +207,8 @@ QMM_AVX512_INLINE __m512 qmm_avx512_wscale(qmm_avx512_wkind kind, const uint8_t 
 
 /* The descriptor every x86 int8 family macro ends with (AVX-512 VNNI, AMX):
  * the family macro defines the functions it names (w_size, w_offset, w_pack,
- * w_read_row, act_size, act_offset, act_pack, act1_*, gemm, gemv). mr_ is
- * the GEMM activation group (the act layout's m_step). */
+ * w_read_row, w_unpack_row, act_size, act_offset, act_pack, act1_*, gemm,
+ * gemv). mr_ is the GEMM activation group (the act layout's m_step). */
 #define QMM_X86_INT8_DESCRIPTOR(id, wtype_, layout, required_, hides_, mr_)                                                      \
     const qmm_family qmm_family_##id = {                                                                                         \
         .name = #id,                                                                                                             \
@@ -226,6 +226,7 @@ QMM_AVX512_INLINE __m512 qmm_avx512_wscale(qmm_avx512_wkind kind, const uint8_t 
         .w_packed_offset = w_offset,                                                                                             \
         .w_pack = w_pack,                                                                                                        \
         .w_read_row = w_read_row,                                                                                                \
+        .w_unpack_row = w_unpack_row,                                                                                            \
         .act = {mr_, act_size, act_offset, act_pack},                                                                            \
         .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
         .gemm = gemm,                                                                                                            \
@@ -496,12 +497,32 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int
 /* ------------------------------------------------------------ the family
  *
  * The panel walkers: a family supplies, for its weight type, how one source
- * block b of row r goes into (put) and comes back from (get: ggml's values
- * exactly) the block's scale bytes (16 fp16, row r at 2r; MXFP4: 16 E8M0 bytes, row r at r) and its quant
- * bytes (qbytes, 16 rows per 4-k group). Packing is not on the hot path, so
- * plain function pointers do. */
+ * block b of row r goes into (put) the block's scale bytes (16 fp16, row r at
+ * 2r; MXFP4: 16 E8M0 bytes, row r at r) and its quant bytes (qbytes, 16 rows
+ * per 4-k group), and how lane r of them comes back (get: the GGUF block's
+ * bytes, put's exact inverse, at dst of any alignment). GET_ROWS dequantizes
+ * what get rebuilds (ggml's values exactly); unpacking writes it out.
+ * Packing is not on the hot path, so plain function pointers do. */
 typedef void (*qmm_avx512_put_block)(const void *src_row, int64_t b, int r, uint8_t *scales, uint8_t *quants);
-typedef void (*qmm_avx512_get_block)(const uint8_t *scales, const uint8_t *quants, int r, float *dst);
+typedef void (*qmm_avx512_get_block)(const uint8_t *scales, const uint8_t *quants, int r, void *dst);
+
+/* Room for one GGUF unit (block or super-block) of any type the x86 int8
+ * panels hold, aligned for its fields: what get rebuilds for GET_ROWS. */
+typedef union {
+    qmm_block_q4_0 q4_0;
+    qmm_block_q8_0 q8_0;
+    qmm_block_q4_1 q4_1;
+    qmm_block_q5_0 q5_0;
+    qmm_block_q5_1 q5_1;
+    qmm_block_q2_k q2_k;
+    qmm_block_q3_k q3_k;
+    qmm_block_q4_k q4_k;
+    qmm_block_q5_k q5_k;
+    qmm_block_q6_k q6_k;
+    qmm_block_iq4_nl iq4_nl;
+    qmm_block_iq4_xs iq4_xs;
+    qmm_block_mxfp4 mxfp4;
+} qmm_x86_unit;
 
 static inline void qmm_avx512_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
                                      int sbytes, int qbytes, qmm_avx512_put_block put) {
@@ -520,19 +541,32 @@ static inline void qmm_avx512_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n
 }
 
 static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int sbytes, int qbytes,
-                                         qmm_avx512_get_block get) {
+                                         qmm_type wtype, qmm_avx512_get_block get) {
+    const int64_t nb = k / QMM_QK;
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, sbytes, qbytes);
+    for (int64_t b = 0; b < nb; b++) {
+        qmm_x86_unit blk;
+        get(panel + qmm_avx512_blk_scales(b, sbytes, qbytes), panel + qmm_avx512_blk_quants(nb, b, sbytes, qbytes),
+            (int)(row % QMM_AVX512_NR), &blk);
+        qmm_dequantize_row(wtype, &blk, dst + b * QMM_QK, QMM_QK);
+    }
+}
+
+/* Row `row` back as the GGUF bytes packed for it (w_unpack_row). */
+static inline void qmm_avx512_w_unpack_row(const void *packed, int64_t k, int64_t row, void *dst, int sbytes, int qbytes,
+                                           qmm_type wtype, qmm_avx512_get_block get) {
     const int64_t nb = k / QMM_QK;
     const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, sbytes, qbytes);
     for (int64_t b = 0; b < nb; b++)
         get(panel + qmm_avx512_blk_scales(b, sbytes, qbytes), panel + qmm_avx512_blk_quants(nb, b, sbytes, qbytes),
-            (int)(row % QMM_AVX512_NR), dst + b * QMM_QK);
+            (int)(row % QMM_AVX512_NR), (uint8_t *)dst + (size_t)b * qmm_type_block_bytes(wtype));
 }
 
 /* Defines `const qmm_family qmm_family_<id>` (name "<id>"): weights of type
  * wtype in panels of qbytes quant bytes per block, loaded as `kind`
- * (qmm_avx512_load_w), packed by put / read by get; activations biased by the
- * zero point zp (8 for Q4_0's nibbles, 128 for Q8_0's q + 128 and the table
- * kinds' level + 128). Layout 2: the one-stream groups (layout 1 of IQ4_NL
+ * (qmm_avx512_load_w), packed by put / read and unpacked by get; activations
+ * biased by the zero point zp (8 for Q4_0's nibbles, 128 for Q8_0's q + 128
+ * and the table kinds' level + 128). Layout 2: the one-stream groups (layout 1 of IQ4_NL
  * and MXFP4 was two streams per panel, avx512_table.h's). */
 #define QMM_AVX512_INT8_FAMILY(id, wtype_, kind, qbytes, zp, put, get)                                                           \
     static size_t w_size(int64_t k, int64_t n) {                                                                                 \
@@ -545,7 +579,10 @@ static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t 
         qmm_avx512_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512_SB(kind), qbytes, put);                                     \
     }                                                                                                                            \
     static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        qmm_avx512_w_read_row(packed, k, row, dst, QMM_AVX512_SB(kind), qbytes, get);                                            \
+        qmm_avx512_w_read_row(packed, k, row, dst, QMM_AVX512_SB(kind), qbytes, wtype_, get);                                    \
+    }                                                                                                                            \
+    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
+        qmm_avx512_w_unpack_row(packed, k, row, dst, QMM_AVX512_SB(kind), qbytes, wtype_, get);                                  \
     }                                                                                                                            \
     static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
     static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
@@ -1080,9 +1117,10 @@ QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, in
 }
 
 /* Unit u of a GGUF row into lane r of a zeroed chunk (put), and lane r of a
- * chunk back to ggml's dequantized values of the unit (get). */
+ * chunk back as the unit's GGUF bytes, put's exact inverse, at dst of any
+ * alignment (get). */
 typedef void (*qmm_avx512x_put_unit)(const void *src_row, int64_t u, int r, uint8_t *chunk);
-typedef void (*qmm_avx512x_get_unit)(const uint8_t *chunk, int r, float *dst);
+typedef void (*qmm_avx512x_get_unit)(const uint8_t *chunk, int r, void *dst);
 
 static inline void qmm_avx512x_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
                                       int chunk, int ue, qmm_avx512x_put_unit put) {
@@ -1100,16 +1138,27 @@ static inline void qmm_avx512x_w_pack(int64_t k, int64_t n, int64_t n0, int64_t 
 }
 
 static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int chunk, int ue,
-                                          qmm_avx512x_get_unit get) {
+                                          qmm_type wtype, qmm_avx512x_get_unit get) {
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, chunk, ue);
+    for (int64_t u = 0; u < k / ue; u++) {
+        qmm_x86_unit blk; /* the GGUF unit rebuilt: ggml's values exactly */
+        get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR), &blk);
+        qmm_dequantize_row(wtype, &blk, dst + u * ue, ue);
+    }
+}
+
+static inline void qmm_avx512x_w_unpack_row(const void *packed, int64_t k, int64_t row, void *dst, int chunk, int ue,
+                                            qmm_type wtype, qmm_avx512x_get_unit get) {
     const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, chunk, ue);
     for (int64_t u = 0; u < k / ue; u++)
-        get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR), dst + u * ue);
+        get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR),
+            (uint8_t *)dst + (size_t)u * qmm_type_block_bytes(wtype));
 }
 
 /* The half of an x family that the AVX-512 VNNI and AMX families share: the
- * weight panels (size, offsets, packing, GET_ROWS), the GEMM activation
+ * weight panels (size, offsets, packing, GET_ROWS, unpacking), the GEMM activation
  * layout in groups of G rows, the GEMV activation layout and the GEMV. */
-#define QMM_AVX512X_WEIGHTS(kind, put, get, G)                                                                                   \
+#define QMM_AVX512X_WEIGHTS(kind, wtype_, put, get, G)                                                                           \
     enum { X_CHUNK = QMM_AVX512X_CHUNK(kind), X_UE = QMM_AVX512X_UE(kind) };                                                     \
     static size_t w_size(int64_t k, int64_t n) {                                                                                 \
         return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                    \
@@ -1121,7 +1170,10 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
         qmm_avx512x_w_pack(k, n, n0, n1, src, stride, dst, X_CHUNK, X_UE, put);                                                  \
     }                                                                                                                            \
     static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        qmm_avx512x_w_read_row(packed, k, row, dst, X_CHUNK, X_UE, get);                                                         \
+        qmm_avx512x_w_read_row(packed, k, row, dst, X_CHUNK, X_UE, wtype_, get);                                                 \
+    }                                                                                                                            \
+    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
+        qmm_avx512x_w_unpack_row(packed, k, row, dst, X_CHUNK, X_UE, wtype_, get);                                               \
     }                                                                                                                            \
     static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, G); }                                        \
     static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, G); }                            \
@@ -1144,9 +1196,9 @@ static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t
     }
 
 /* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
- * `kind`, packed by put / read by get. */
+ * `kind`, packed by put / read and unpacked by get. */
 #define QMM_AVX512X_FAMILY(id, wtype_, kind, put, get)                                                                           \
-    QMM_AVX512X_WEIGHTS(kind, put, get, QMM_AVX512_MR)                                                                           \
+    QMM_AVX512X_WEIGHTS(kind, wtype_, put, get, QMM_AVX512_MR)                                                                   \
     QMM_AVX512X_TILE(kind, 1, 8, tile_m1)                                                                                        \
     QMM_AVX512X_TILE(kind, 2, 8, tile_m2)                                                                                        \
     QMM_AVX512X_TILE(kind, 3, 8, tile_m3)                                                                                        \

@@ -88,7 +88,8 @@ QMM_AVX512_INLINE void qmm_avx512t_tile(qmm_avx512t_kind kind, int MR, int G, in
 }
 
 /* Packing: GGUF unit u of a row into lane r (header h of the unit, quants q of
- * its first 32-block), and back to ggml's values. Not on the hot path. */
+ * its first 32-block), and lane r back as the unit's GGUF bytes (put's exact
+ * inverse; GET_ROWS dequantizes them). Not on the hot path. */
 static inline void qmm_avx512t_put(qmm_avx512t_kind kind, const void *row, int64_t u, int r, uint8_t *h, uint8_t *q) {
     (void)kind;
     const qmm_block_iq4_xs *blk = (const qmm_block_iq4_xs *)row + u;
@@ -100,14 +101,38 @@ static inline void qmm_avx512t_put(qmm_avx512t_kind kind, const void *row, int64
             memcpy(q + 256 * j + 64 * v + 4 * r, blk->qs + 16 * j + 4 * v, 4);
 }
 
-static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, const uint8_t *q, int r, float *dst) {
+static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, const uint8_t *q, int r, void *dst) {
     (void)kind;
-    qmm_block_iq4_xs blk; /* rebuild the GGUF block: ggml's values exactly */
+    qmm_block_iq4_xs blk;
     qmm_iq4_xs_header_put(&blk, h + 2 * r, h + 32 + r, 16);
     for (int j = 0; j < 8; j++)
         for (int v = 0; v < 4; v++)
             memcpy(blk.qs + 16 * j + 4 * v, q + 256 * j + 64 * v + 4 * r, 4);
-    qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
+    memcpy(dst, &blk, sizeof blk);
+}
+
+/* The panel walkers: row `row` dequantized (GET_ROWS) or as the GGUF bytes
+ * packed for it (unpacking). */
+static inline void qmm_avx512t_w_read_row(qmm_avx512t_kind kind, qmm_type wtype, const void *packed, int64_t k, int64_t row,
+                                          float *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);
+    const size_t hb = qmm_avx512t_hdr_bytes(k, kind);
+    for (int64_t u = 0; u < k / QMM_AVX512T_UE(kind); u++) {
+        qmm_x86_unit blk; /* the GGUF unit rebuilt: ggml's values exactly */
+        qmm_avx512t_get(kind, panel + (size_t)u * QMM_AVX512T_HDR(kind),
+                        panel + hb + (size_t)u * (QMM_AVX512T_UE(kind) / QMM_QK) * 256, (int)(row % QMM_AVX512_NR), &blk);
+        qmm_dequantize_row(wtype, &blk, dst + u * QMM_AVX512T_UE(kind), QMM_AVX512T_UE(kind));
+    }
+}
+
+static inline void qmm_avx512t_w_unpack_row(qmm_avx512t_kind kind, qmm_type wtype, const void *packed, int64_t k, int64_t row,
+                                            void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);
+    const size_t hb = qmm_avx512t_hdr_bytes(k, kind);
+    for (int64_t u = 0; u < k / QMM_AVX512T_UE(kind); u++)
+        qmm_avx512t_get(kind, panel + (size_t)u * QMM_AVX512T_HDR(kind),
+                        panel + hb + (size_t)u * (QMM_AVX512T_UE(kind) / QMM_QK) * 256, (int)(row % QMM_AVX512_NR),
+                        (uint8_t *)dst + (size_t)u * qmm_type_block_bytes(wtype));
 }
 
 /* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as `kind`. */
@@ -131,12 +156,10 @@ static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, cons
         }                                                                                                                        \
     }                                                                                                                            \
     static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        (void)n;                                                                                                                 \
-        const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);       \
-        const size_t hb = qmm_avx512t_hdr_bytes(k, kind);                                                                        \
-        for (int64_t u = 0; u < k / T_UE; u++)                                                                                   \
-            qmm_avx512t_get(kind, panel + (size_t)u * T_HDR, panel + hb + (size_t)u * (T_UE / QMM_QK) * 256,                     \
-                            (int)(row % QMM_AVX512_NR), dst + u * T_UE);                                                         \
+        qmm_avx512t_w_read_row(kind, wtype_, packed, k, row, dst);                                                               \
+    }                                                                                                                            \
+    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
+        qmm_avx512t_w_unpack_row(kind, wtype_, packed, k, row, dst);                                                             \
     }                                                                                                                            \
     static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
     static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \

@@ -1,9 +1,10 @@
 /* Each x kind's GGUF unit (block or super-block) <-> lane of a panel chunk of
  * the x-family layout (avx512_int8.h): put packs GGUF unit u of a source row
- * into lane r of a zeroed chunk, get rebuilds the GGUF unit from lane r and
- * dequantizes it (ggml's values exactly). Shared by the AVX-512 VNNI families
- * (matmul_<type>_avx512vnni.c) and the AMX ones (matmul_<type>_amx.c), which
- * read the same panels. */
+ * into lane r of a zeroed chunk, get writes lane r back as the GGUF unit's
+ * bytes (put's exact inverse: the lane keeps every bit of the unit), which
+ * GET_ROWS dequantizes (ggml's values exactly). Shared by the AVX-512 VNNI
+ * families (matmul_<type>_avx512vnni.c) and the AMX ones
+ * (matmul_<type>_amx.c), which read the same panels. */
 #ifndef QMM_X86_AVX512X_UNITS_H
 #define QMM_X86_AVX512X_UNITS_H
 
@@ -35,11 +36,11 @@ static inline void qmm_avx512x_put_q4_0(const void *src_row, int64_t u, int r, u
     qmm_avx512x_put_nibbles(QMM_AVX512X_Q4_0, blk->qs, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r);
 }
 
-static inline void qmm_avx512x_get_q4_0(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q4_0 blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q4_0(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q4_0 blk; /* put's exact inverse: the GGUF block */
     memcpy(&blk.d, chunk + 2 * r, 2);
     qmm_avx512x_get_nibbles(QMM_AVX512X_Q4_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_0), r, blk.qs);
-    qmm_dequantize_row_q4_0(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q8_0: the x-family layout of avx512_int8.h, one unit per 32-element block and
@@ -57,14 +58,14 @@ static inline void qmm_avx512x_put_q8_0(const void *src_row, int64_t u, int r, u
     qmm_avx512x_put_q(QMM_AVX512X_Q8_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q8_0), r, q);
 }
 
-static inline void qmm_avx512x_get_q8_0(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q8_0 blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q8_0(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q8_0 blk; /* put's exact inverse: the GGUF block */
     memcpy(&blk.d, chunk + 2 * r, 2);
     uint8_t q[QMM_QK];
     qmm_avx512x_get_q(QMM_AVX512X_Q8_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q8_0), r, q);
     for (int l = 0; l < QMM_QK; l++)
         blk.qs[l] = (int8_t)(q[l] - 128);
-    qmm_dequantize_row_q8_0(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q4_1: the x-family layout of avx512_int8.h, one unit per 32-element block and
@@ -81,12 +82,12 @@ static inline void qmm_avx512x_put_q4_1(const void *src_row, int64_t u, int r, u
     qmm_avx512x_put_q(QMM_AVX512X_Q4_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_1), r, q);
 }
 
-static inline void qmm_avx512x_get_q4_1(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q4_1 blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q4_1(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q4_1 blk; /* put's exact inverse: the GGUF block */
     memcpy(&blk.d, chunk + 2 * r, 2);
     memcpy(&blk.m, chunk + 32 + 2 * r, 2);
     qmm_avx512x_get_nibbles(QMM_AVX512X_Q4_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q4_1), r, blk.qs);
-    qmm_dequantize_row_q4_1(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q5_0: the x-family layout of avx512_int8.h, one unit per 32-element block and
@@ -103,14 +104,14 @@ static inline void qmm_avx512x_put_q5_0(const void *src_row, int64_t u, int r, u
     qmm_avx512x_put_q(QMM_AVX512X_Q5_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q5_0), r, q);
 }
 
-static inline void qmm_avx512x_get_q5_0(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q5_0 blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q5_0(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q5_0 blk; /* put's exact inverse: the GGUF block */
     memcpy(&blk.d, chunk + 2 * r, 2);
     uint8_t q[QMM_QK];
     qmm_avx512x_get_q(QMM_AVX512X_Q5_0, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q5_0), r, q);
     qmm_q4_nibbles_put(q, blk.qs);
     qmm_q5_high_bits_put(q, blk.qh);
-    qmm_dequantize_row_q5_0(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q5_1: the x-family layout of avx512_int8.h, one unit per 32-element block and
@@ -127,15 +128,15 @@ static inline void qmm_avx512x_put_q5_1(const void *src_row, int64_t u, int r, u
     qmm_avx512x_put_q(QMM_AVX512X_Q5_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q5_1), r, q);
 }
 
-static inline void qmm_avx512x_get_q5_1(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q5_1 blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q5_1(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q5_1 blk; /* put's exact inverse: the GGUF block */
     memcpy(&blk.d, chunk + 2 * r, 2);
     memcpy(&blk.m, chunk + 32 + 2 * r, 2);
     uint8_t q[QMM_QK];
     qmm_avx512x_get_q(QMM_AVX512X_Q5_1, chunk + QMM_AVX512X_HDR(QMM_AVX512X_Q5_1), r, q);
     qmm_q4_nibbles_put(q, blk.qs);
     qmm_q5_high_bits_put(q, blk.qh);
-    qmm_dequantize_row_q5_1(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q2_K: the x-family layout of avx512_int8.h, one unit per 256-element super-block
@@ -160,8 +161,8 @@ static inline void qmm_avx512x_put_q2_k(const void *src_row, int64_t u, int r, u
     }
 }
 
-static inline void qmm_avx512x_get_q2_k(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q2_k blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q2_k(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q2_k blk; /* put's exact inverse: the GGUF block */
     memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     memcpy(&blk.dmin, chunk + 32 + 2 * r, 2);
@@ -176,7 +177,7 @@ static inline void qmm_avx512x_get_q2_k(const uint8_t *chunk, int r, float *dst)
             blk.qs[32 * h + l] |= (uint8_t)(q[l] << (2 * s));
         }
     }
-    qmm_dequantize_row_q2_k(&blk, dst, QMM_QK_K);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q3_K: the x-family layout of avx512_int8.h, one unit per 256-element super-block
@@ -204,8 +205,8 @@ static inline void qmm_avx512x_put_q3_k(const void *src_row, int64_t u, int r, u
     }
 }
 
-static inline void qmm_avx512x_get_q3_k(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q3_k blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q3_k(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q3_k blk; /* put's exact inverse: the GGUF block */
     memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
@@ -224,7 +225,7 @@ static inline void qmm_avx512x_get_q3_k(const uint8_t *chunk, int r, float *dst)
             blk.hmask[l] |= (uint8_t)(((q[l] >> 2) & 1) << j);
         }
     }
-    qmm_dequantize_row_q3_k(&blk, dst, QMM_QK_K);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q4_K: the x-family layout of avx512_int8.h, one unit per 256-element super-block
@@ -246,8 +247,8 @@ static inline void qmm_avx512x_put_q4_k(const void *src_row, int64_t u, int r, u
     }
 }
 
-static inline void qmm_avx512x_get_q4_k(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q4_k blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q4_k(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q4_k blk; /* put's exact inverse: the GGUF block */
     memset(&blk, 0, sizeof blk);
     qmm_avx512x_get_k_header(chunk, r, &blk.d, &blk.dmin, blk.scales);
     for (int j = 0; j < 8; j++) {
@@ -257,7 +258,7 @@ static inline void qmm_avx512x_get_q4_k(const uint8_t *chunk, int r, float *dst)
         for (int l = 0; l < QMM_QK; l++)
             blk.qs[32 * (j / 2) + l] |= (uint8_t)(q[l] << (4 * (j % 2)));
     }
-    qmm_dequantize_row_q4_k(&blk, dst, QMM_QK_K);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q5_K: as Q4_K (above), with a bit-4 plane after each
@@ -275,8 +276,8 @@ static inline void qmm_avx512x_put_q5_k(const void *src_row, int64_t u, int r, u
     }
 }
 
-static inline void qmm_avx512x_get_q5_k(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q5_k blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q5_k(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q5_k blk; /* put's exact inverse: the GGUF block */
     memset(&blk, 0, sizeof blk);
     qmm_avx512x_get_k_header(chunk, r, &blk.d, &blk.dmin, blk.scales);
     for (int j = 0; j < 8; j++) {
@@ -288,7 +289,7 @@ static inline void qmm_avx512x_get_q5_k(const uint8_t *chunk, int r, float *dst)
             blk.qh[l] |= (uint8_t)(((q[l] >> 4) & 1) << j);
         }
     }
-    qmm_dequantize_row_q5_k(&blk, dst, QMM_QK_K);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* Q6_K: the x-family layout of avx512_int8.h, one unit per 256-element super-block
@@ -314,8 +315,8 @@ static inline void qmm_avx512x_put_q6_k(const void *src_row, int64_t u, int r, u
     }
 }
 
-static inline void qmm_avx512x_get_q6_k(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_q6_k blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_q6_k(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_q6_k blk; /* put's exact inverse: the GGUF block */
     memset(&blk, 0, sizeof blk);
     memcpy(&blk.d, chunk + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
@@ -330,7 +331,7 @@ static inline void qmm_avx512x_get_q6_k(const uint8_t *chunk, int r, float *dst)
             blk.qh[32 * h + rr % 32] |= (uint8_t)((q[l] >> 4) << (2 * (rr / 32)));
         }
     }
-    qmm_dequantize_row_q6_k(&blk, dst, QMM_QK_K);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* IQ4_NL: the x-family layout of avx512_int8.h, one unit per 32-element block
@@ -344,11 +345,11 @@ static inline void qmm_avx512x_put_iq4_nl(const void *src_row, int64_t u, int r,
     qmm_avx512x_put_nibbles(QMM_AVX512X_IQ4_NL, blk->qs, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r);
 }
 
-static inline void qmm_avx512x_get_iq4_nl(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_iq4_nl blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_iq4_nl(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_iq4_nl blk; /* put's exact inverse: the GGUF block */
     memcpy(&blk.d, chunk + 2 * r, 2);
     qmm_avx512x_get_nibbles(QMM_AVX512X_IQ4_NL, chunk + QMM_AVX512X_HDR(QMM_AVX512X_IQ4_NL), r, blk.qs);
-    qmm_dequantize_row_iq4_nl(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* MXFP4: the x-family layout of avx512_int8.h, one unit per 32-element block
@@ -363,11 +364,11 @@ static inline void qmm_avx512x_put_mxfp4(const void *src_row, int64_t u, int r, 
     qmm_avx512x_put_nibbles(QMM_AVX512X_MXFP4, blk->qs, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r);
 }
 
-static inline void qmm_avx512x_get_mxfp4(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_mxfp4 blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_mxfp4(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_mxfp4 blk; /* put's exact inverse: the GGUF block */
     blk.e = chunk[r];
     qmm_avx512x_get_nibbles(QMM_AVX512X_MXFP4, chunk + QMM_AVX512X_HDR(QMM_AVX512X_MXFP4), r, blk.qs);
-    qmm_dequantize_row_mxfp4(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 /* IQ4_XS: the x-family layout of avx512_int8.h, one unit per 256-element
@@ -385,12 +386,12 @@ static inline void qmm_avx512x_put_iq4_xs(const void *src_row, int64_t u, int r,
     }
 }
 
-static inline void qmm_avx512x_get_iq4_xs(const uint8_t *chunk, int r, float *dst) {
-    qmm_block_iq4_xs blk; /* rebuild the GGUF block: ggml's values exactly */
+static inline void qmm_avx512x_get_iq4_xs(const uint8_t *chunk, int r, void *dst) {
+    qmm_block_iq4_xs blk; /* put's exact inverse: the GGUF block */
     qmm_iq4_xs_header_put(&blk, chunk + 2 * r, chunk + 32 + r, 16);
     for (int j = 0; j < 8; j++)
         qmm_avx512x_get_nibbles(QMM_AVX512X_IQ4_XS, chunk + 160 + 256 * j, r, blk.qs + 16 * j);
-    qmm_dequantize_row_iq4_xs(&blk, dst, QMM_QK_K);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 #endif

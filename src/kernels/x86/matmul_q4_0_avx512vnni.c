@@ -20,12 +20,13 @@ static void put_block(const void *src_row, int64_t b, int r, uint8_t *scales, ui
         memcpy(quants + 64 * j + 4 * r, blk->qs + 4 * j, 4);
 }
 
-static void get_block(const uint8_t *scales, const uint8_t *quants, int r, float *dst) {
-    qmm_block_q4_0 blk; /* rebuild the GGUF block: ggml's values exactly */
+/* Lane r back as the GGUF block put_block read: its exact inverse. */
+static void get_block(const uint8_t *scales, const uint8_t *quants, int r, void *dst) {
+    qmm_block_q4_0 blk;
     memcpy(&blk.d, scales + 2 * r, 2);
     for (int j = 0; j < 4; j++)
         memcpy(blk.qs + 4 * j, quants + 64 * j + 4 * r, 4);
-    qmm_dequantize_row_q4_0(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 QMM_AVX512_INT8_FAMILY(avx512vnni_q4_0, QMM_TYPE_Q4_0, QMM_AVX512_W_Q4, QBYTES, 8, put_block, get_block)

@@ -19,13 +19,14 @@ static void put_block(const void *src_row, int64_t b, int r, uint8_t *scales, ui
             quants[64 * c + 4 * r + t] = (uint8_t)blk->qs[4 * c + t] ^ 0x80u;
 }
 
-static void get_block(const uint8_t *scales, const uint8_t *quants, int r, float *dst) {
-    qmm_block_q8_0 blk; /* rebuild the GGUF block: ggml's values exactly */
+/* Lane r back as the GGUF block put_block read: its exact inverse. */
+static void get_block(const uint8_t *scales, const uint8_t *quants, int r, void *dst) {
+    qmm_block_q8_0 blk;
     memcpy(&blk.d, scales + 2 * r, 2);
     for (int c = 0; c < 8; c++)
         for (int t = 0; t < 4; t++)
             blk.qs[4 * c + t] = (int8_t)(quants[64 * c + 4 * r + t] ^ 0x80u);
-    qmm_dequantize_row_q8_0(&blk, dst, QMM_QK);
+    memcpy(dst, &blk, sizeof blk);
 }
 
 QMM_AVX512_INT8_FAMILY(avx512vnni_q8_0, QMM_TYPE_Q8_0, QMM_AVX512_W_Q8, QBYTES, 128, put_block, get_block)
