@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Test stage `ggml`: qmatmul's ggml plugin (libggml-qmatmul.so, plugins/ggml) inside the engines people run.
 #  1. Built by -DQMM_GGML_PLUGIN=ON with no ggml installed; it exports ggml_backend_init and nothing of ggml's.
-#  2. llama.cpp through llama-cpp-python 0.3.36 (ggml 0.25.3), the plugin loaded with ggml_backend_load()
+#  2. ggml 0.25.3 (llama-cpp-python 0.3.36) op by op: tests/ggml_plugin_ops.c (every packed type: weights read
+#     back losslessly, MUL_MAT / MUL_MAT_ID / GET_ROWS bit for bit as qmatmul's own calls).
+#  3. llama.cpp through llama-cpp-python 0.3.36 (ggml 0.25.3), the plugin loaded with ggml_backend_load()
 #     before the model: SmolLM2-135M as shipped (Q4_1) and requantized to Q8_0 / Q4_0, and gemma-3-270m
 #     Q4_K_M (an architecture `qmatmul run` refuses: llama.cpp runs it, qmatmul does its matmuls) give
 #     llama.cpp's greedy tokens and logits with a QMM model buffer (tests/check_ggml_plugin.py).
-#  3. Debian's ggml 1.0.0 (the cached trixie root of scripts/setup-ggml-peer.sh): its test-backend-ops,
+#  4. Debian's ggml 1.0.0 (the cached trixie root of scripts/setup-ggml-peer.sh): its test-backend-ops,
 #     with the plugin on GGML_BACKEND_PATH, must run to the end with the plugin's one refusal line (a ggml
 #     whose interface the plugin does not declare registers nothing; plugins/ggml/ggml_abi.h says why).
 set -euo pipefail
@@ -48,6 +50,13 @@ for t in Q8_0 Q4_0; do
   fi
   models+=("$out")
 done
+# op by op in ggml 0.25.3, every packed type, against qmatmul itself and ggml's CPU back end (built against the
+# headers and libraries llama-cpp-python installs, and the qmatmul library of this build)
+site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+gcc -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$site/include" -Iinclude tests/ggml_plugin_ops.c \
+  -o "$build/ggml_plugin_ops" "$build/libqmatmul.a" -L"$site/llama_cpp/lib" -lggml -lggml-base -lggml-cpu \
+  -Wl,-rpath,"$site/llama_cpp/lib" -lm -lpthread
+"$build/ggml_plugin_ops" "$plugin"
 "$PY" tests/check_ggml_plugin.py "$plugin" "${models[@]}" --threads "$threads"
 echo "test-ggml-plugin: llama.cpp checks done at $(($(date +%s) - t0)) s" >&2
 

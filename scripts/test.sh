@@ -77,6 +77,7 @@ required arm-vl scripts/test-arm-vl.sh
 required fuzz scripts/run-fuzzers.sh
 required peer scripts/test-peer.sh
 required run scripts/test-run.sh
+required ggml scripts/test-ggml-plugin.sh
 
 echo "=== all stages in $(($(date +%s) - t_all)) s${failed_names:+; failed:$failed_names}"
 echo "stages: $passed passed, $failed failed"
