@@ -12,7 +12,8 @@
  *    largest mins alone, and with q 0 and 3), IQ4_NL / MXFP4 / IQ4_XS nibbles
  *    0 / 15 (levels -127 / 113, 0 / -12) with IQ4_XS sub-scales -32 / 31 (the
  *    largest |isum|, 16516096) and MXFP4 E8M0 bytes 0, 1, 2 and 100..140,
- *    against activations quantized to +-127, bit for bit against the reference. */
+ *    against activations quantized to +-127, bit for bit against the reference,
+ *    and each packed row unpacked back to its source bytes. */
 #include <math.h>
 
 #include "cpu/cpu.h"
@@ -157,7 +158,7 @@ static void test_family(const qmm_family *kf) {
     const int64_t ks[] = {kq ? 256 : 32, kq ? 512 : 64, 256, kq ? 768 : 800};
     static const int64_t ns[] = {1, 8, 17, 40};
     static const int64_t ms[] = {1, 2, 5, 9};
-    long bad = 0;
+    long bad = 0, unpack_bad = 0;
     for (size_t ki = 0; ki < 4; ki++)
         for (size_t ni = 0; ni < 4; ni++)
             for (size_t mi = 0; mi < 4; mi++) {
@@ -182,9 +183,19 @@ static void test_family(const qmm_family *kf) {
                 if (memcmp(y, yr, (size_t)(m * n) * sizeof(float)) != 0 && bad++ < 3)
                     fprintf(stderr, "  %s differs on extreme quants m=%" PRId64 " n=%" PRId64 " k=%" PRId64 "\n", kf->name, m, n,
                             k);
+                /* packing is lossless on the extremes too (w_unpack_row) */
+                uint8_t *row = malloc(rb);
+                for (int64_t r = 0; r < n; r++) {
+                    kf->w_unpack_row(wp, k, n, r, row);
+                    if (memcmp(row, (const uint8_t *)src + (size_t)r * rb, rb) != 0 && unpack_bad++ < 3)
+                        fprintf(stderr, "  %s: row %" PRId64 " unpacks to other bytes (n=%" PRId64 " k=%" PRId64 ")\n", kf->name,
+                                r, n, k);
+                }
+                free(row);
                 free(src), free(x), free(wp), free(wr), free(a), free(ar), free(y), free(yr);
             }
     CHECK(bad == 0, "%s: %ld shapes differ from the reference on extreme quants", kf->name, bad);
+    CHECK(unpack_bad == 0, "%s: %ld rows do not unpack to their source bytes", kf->name, unpack_bad);
     printf("ok   %-28s (extreme quants)\n", kf->name);
 }
 

@@ -359,6 +359,62 @@ static void test_gguf_python(const char *dir) {
 
 /* The library's version is the header's (a shared library of another
  * version would differ). */
+/* qmm_weights_unpack: every packable type's GGUF bytes back, from weights
+ * packed by the library, from a caller-owned blob (qmm_experts_pack_into)
+ * and through an expert view, whole and row ranges; bad ranges refused. */
+static void test_unpack(void) {
+    qmm_context *ctx = NULL;
+    CHECK_OK(qmm_context_create(NULL, &ctx));
+    const int64_t k = 256, n = 9, e = 3;
+    uint64_t seed = 45;
+    for (int t = 0; ctx && t < QMM_TYPE_COUNT; t++) {
+        const qmm_type type = (qmm_type)t;
+        if (!qmm_type_packable(type))
+            continue;
+        const size_t rb = qmm_row_size(type, k), bytes = rb * (size_t)(n * e);
+        /* random bytes with bit 6 clear: every fp16, bf16, fp32 and E8M0
+         * field they make is finite (the unpack contract) */
+        uint8_t *src = malloc(bytes), *back = malloc(bytes + 1);
+        for (size_t i = 0; i < bytes; i++)
+            src[i] = (uint8_t)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 56) & 0xBF;
+        qmm_weights *w = NULL, *blob_w = NULL, *view = NULL;
+        size_t need = 0;
+        CHECK_OK(qmm_experts_pack(ctx, type, k, n, e, src, bytes, &w));
+        CHECK_OK(qmm_experts_packed_size(ctx, type, k, n, e, &need));
+        void *blob = NULL;
+        CHECK(posix_memalign(&blob, 64, need) == 0, "memory");
+        CHECK_OK(qmm_experts_pack_into(ctx, type, k, n, e, src, bytes, blob, need));
+        EXPECT_ST(qmm_experts_pack_into(ctx, type, k, n, e, src, bytes, blob, need - 1), QMM_ERR_INVALID_ARG);
+        CHECK_OK(qmm_weights_from_blob(ctx, blob, need, &blob_w));
+        CHECK_OK(qmm_weights_expert(w, 1, &view));
+        const qmm_weights *all[2] = {w, blob_w};
+        for (int i = 0; i < 2; i++) {
+            memset(back, 0xA5, bytes + 1);
+            CHECK_OK(qmm_weights_unpack(all[i], 0, n * e, back, bytes));
+            CHECK(memcmp(back, src, bytes) == 0 && back[bytes] == 0xA5, "%s: unpack of %s differs", qmm_type_name(type),
+                  i ? "an adopted blob" : "packed experts");
+            CHECK_OK(qmm_weights_unpack(all[i], n - 1, 2, back, 2 * rb)); /* across two experts */
+            CHECK(memcmp(back, src + (size_t)(n - 1) * rb, 2 * rb) == 0, "%s: rows %lld..%lld differ", qmm_type_name(type),
+                  (long long)(n - 1), (long long)n);
+        }
+        CHECK_OK(qmm_weights_unpack(view, 0, n, back, bytes));
+        CHECK(memcmp(back, src + (size_t)n * rb, (size_t)n * rb) == 0, "%s: expert 1's view unpacks to other bytes",
+              qmm_type_name(type));
+        EXPECT_ST(qmm_weights_unpack(w, n * e - 1, 2, back, bytes), QMM_ERR_INVALID_ARG);
+        EXPECT_ST(qmm_weights_unpack(w, -1, 1, back, bytes), QMM_ERR_INVALID_ARG);
+        EXPECT_ST(qmm_weights_unpack(w, 0, 2, back, 2 * rb - 1), QMM_ERR_INVALID_ARG);
+        EXPECT_ST(qmm_weights_unpack(NULL, 0, 1, back, bytes), QMM_ERR_INVALID_ARG);
+        EXPECT_ST(qmm_weights_unpack(w, 0, 1, NULL, bytes), QMM_ERR_INVALID_ARG);
+        qmm_weights_free(view);
+        qmm_weights_free(blob_w);
+        qmm_weights_free(w);
+        free(blob);
+        free(src);
+        free(back);
+    }
+    qmm_context_free(ctx);
+}
+
 static void test_version(void) {
     char want[64];
     snprintf(want, sizeof want, "%d.%d.%d", QMM_VERSION_MAJOR, QMM_VERSION_MINOR, QMM_VERSION_PATCH);
@@ -371,6 +427,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--python-dir") == 0)
             py_dir = argv[i + 1];
     test_version();
+    test_unpack();
     test_feature_names();
     test_cpu_describe();
     test_families();
