@@ -30,25 +30,10 @@ if nm -D --undefined-only "$plugin" | grep -q ' ggml_'; then
 fi
 echo "test-ggml-plugin: built in $(($(date +%s) - t0)) s" >&2
 
-if ! "$PY" -c 'import llama_cpp, sys; sys.exit(llama_cpp.__version__ != "0.3.36")' 2>/dev/null; then
-  wheel=$(bash scripts/llama-wheel.sh "$PY")
-  "$PY" -m pip install -q --disable-pip-version-check "$wheel"
-fi
-fetched=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh)
-src=$(sed -n 1p <<<"$fetched")
-gemma=$(sed -n 2p <<<"$fetched")
-# the requantized twins scripts/test-run.sh makes (the same cache key)
-key=$(sha256sum "$src" | cut -c1-64)
-key=$(printf '%s %s' "$key" "$(sha256sum tests/requantize_gguf.py | cut -c1-64)" | sha256sum | cut -c1-12)
+source scripts/llama-models.sh
 models=("$src" "$gemma")
 for t in Q8_0 Q4_0; do
-  out="$(dirname "$src")/requantized/$(basename "$src" .Q4_1.gguf).$t.$key.gguf"
-  if [ ! -f "$out" ]; then
-    mkdir -p "$(dirname "$out")"
-    "$PY" tests/requantize_gguf.py "$src" "$out.tmp.$$" "$t" >&2
-    mv "$out.tmp.$$" "$out"
-  fi
-  models+=("$out")
+  models+=("$(requantized "$src" "$t" "$t")")
 done
 # op by op in ggml 0.25.3, every packed type, against qmatmul itself and ggml's CPU back end (built against the
 # headers and libraries llama-cpp-python installs, and the qmatmul library of this build)

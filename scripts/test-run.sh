@@ -23,31 +23,7 @@ build=build-ci-gcc
 cmake --build "$build" -j "$(nproc)" --target qmatmul_tool >/dev/null
 bin="$PWD/$build/tools/qmatmul/qmatmul"
 
-if ! "$PY" -c 'import llama_cpp, sys; sys.exit(llama_cpp.__version__ != "0.3.36")' 2>/dev/null; then
-  wheel=$(bash scripts/llama-wheel.sh "$PY")
-  "$PY" -m pip install -q --disable-pip-version-check "$wheel"
-fi
-
-# Read the whole list, then pick lines: `| head -1` would close the pipe
-# while fetch-models.sh still prints, a SIGPIPE that pipefail turns into a
-# failure of the stage (seen under load).
-fetched=$(QMM_PYTHON="$PY" bash scripts/fetch-models.sh)
-src=$(sed -n 1p <<<"$fetched")
-gemma=$(sed -n 2p <<<"$fetched")
-# Requantized files are named by the source and the script that made them.
-key=$(sha256sum "$src" | cut -c1-64)
-key=$(printf '%s %s' "$key" "$(sha256sum tests/requantize_gguf.py | cut -c1-64)" | sha256sum | cut -c1-12)
-# Called in $(...), where set -e does not hold: every step returns on failure.
-requantized() { # IN TYPE NAME: prints the cached path of IN requantized to TYPE, made if missing
-  local out
-  out="$(dirname "$src")/requantized/$(basename "$src" .Q4_1.gguf).$3.$key.gguf"
-  if [ ! -f "$out" ]; then
-    mkdir -p "$(dirname "$out")" || return
-    "$PY" tests/requantize_gguf.py "$1" "$out.tmp.$$" "$2" >&2 || { rm -f "$out.tmp.$$"; return 1; }
-    mv "$out.tmp.$$" "$out" || return
-  fi
-  echo "$out"
-}
+source scripts/llama-models.sh
 models=()
 for t in Q8_0 Q4_0; do
   models+=("$(requantized "$src" "$t" "$t")")
