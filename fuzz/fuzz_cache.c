@@ -5,6 +5,7 @@
 #include "fuzz_common.h"
 #include "io/cache.h"
 #include "packed/packed.h"
+#include "qmatmul_cache.h"
 
 static void put32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++)

@@ -8,6 +8,7 @@
 
 #include "io/cache.h"
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 
 static char root[1024];
 

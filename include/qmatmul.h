@@ -467,7 +467,3 @@ QMM_API qmm_status qmm_mul_mat_f16_compute(qmm_context *ctx, const qmm_tensor *w
 #endif
 
 #endif /* QMATMUL_H */
-
-/* The packed-weight cache API has its own header; included here so that code
- * written against qmatmul.h alone keeps building. */
-#include "qmatmul_cache.h"

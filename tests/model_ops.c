@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "qmatmul_gguf.h"
 
 static qmm_context *ctx;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "test_pool.h"
 #include "test_util.h"
 

@@ -19,6 +19,7 @@
 #include "io/gguf.h"
 #include "packed/packed.h"
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "test_util.h"
 
 static uint64_t seed = 4242;

@@ -12,6 +12,7 @@
 #include "base/crc32.h"
 #include "kernels/family.h"
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "registry/registry.h"
 #include "test_pool.h"
 #include "test_util.h"

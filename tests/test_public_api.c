@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "qmatmul_gguf.h"
 #include "test_util.h"
 

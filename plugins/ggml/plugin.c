@@ -6,7 +6,7 @@
  * end computes MUL_MAT, MUL_MAT_ID and GET_ROWS from those weights with
  * qmatmul's pool; every other op stays on ggml's CPU back end. get_tensor
  * on a packed weight gives the GGUF bytes back (qmm_weights_unpack).
- * plugins/ggml/README.md says how engines load it. */
+ * README.md ("Use it from llama.cpp / ggml") says how engines load it. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -53,6 +53,7 @@
 
 #include "api/internal.h"
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "qmatmul_gguf.h"
 
 #define QMM_CACHE_MAGIC        "QMMCACHE"

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "progress.h"
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "qmatmul_gguf.h"
 #include "text.h"
 

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "text.h"
 
 int cmd_verify(int argc, char **argv) {

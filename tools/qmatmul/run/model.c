@@ -1,5 +1,6 @@
 /* The llama forward pass: see model.h. */
 #include "model.h"
+#include "qmatmul_cache.h"
 #include "vecmath.h"
 
 #include <math.h>

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "qmatmul.h"
+#include "qmatmul_cache.h"
 #include "qmatmul_gguf.h"
 
 typedef struct run_layer {
