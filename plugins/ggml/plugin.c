@@ -590,9 +590,14 @@ static void registry_make(void) {
         plugin_log(QGG_LOG_ERROR, "ggml %s lacks an op this plugin needs: no QMM device registered", version);
         return;
     }
-    pack_ctx = make_context(0);
-    if (!pack_ctx)
+    /* one slot per blob (pack_threads 1: no fallback slot beside a capped
+     * SME primary), so that a QMM buffer holds about the GGUF bytes */
+    qmm_options popt = {0};
+    popt.pack_threads = 1;
+    if (qmm_context_create(&popt, &pack_ctx) != QMM_OK) {
+        plugin_log(QGG_LOG_ERROR, "no qmatmul context: %s: no QMM device registered", qmm_last_error());
         return;
+    }
     const char *primary = NULL;
     qmm_context_chain(pack_ctx, QMM_TYPE_Q4_0, &primary, NULL);
     snprintf(device_description, sizeof device_description, "qmatmul %s (Q4_0 on %s, %d threads)", qmm_version(),
