@@ -41,7 +41,8 @@ site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 gcc -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$site/include" -Iinclude tests/ggml_plugin_ops.c \
   -o "$build/ggml_plugin_ops" "$build/libqmatmul.a" -L"$site/llama_cpp/lib" -lggml -lggml-base -lggml-cpu \
   -Wl,-rpath,"$site/llama_cpp/lib" -lm -lpthread
-"$build/ggml_plugin_ops" "$plugin"
+"$build/ggml_plugin_ops" "$plugin"                        # on ggml's OpenMP team (the host has one)
+QMM_GGML_OWN_POOL=1 "$build/ggml_plugin_ops" "$plugin"    # on qmatmul's own pool
 "$PY" tests/check_ggml_plugin.py "$plugin" "${models[@]}" --threads "$threads"
 echo "test-ggml-plugin: llama.cpp checks done at $(($(date +%s) - t0)) s" >&2
 

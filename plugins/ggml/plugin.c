@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 
+#include <dlfcn.h>
+#include <stdatomic.h>
+
 #include "ggml_abi.h"
 #include "qmatmul.h"
 
@@ -23,6 +26,7 @@
 #define PACKED_MAGIC     0x514d4d57u /* "QMMW" */
 
 static struct qgg_host host;
+static int host_uses_openmp;  /* the host's ggml computes on an OpenMP team: QMM joins it */
 static qmm_context *pack_ctx; /* packs and unpacks the weights (all cores) */
 
 /* Op numbers, found by name at registration (they differ between ggml
@@ -308,9 +312,18 @@ static bool buft_is_host(struct qgg_buffer_type *buft) {
 
 /* ------------------------------------------------------------ the backend */
 
+/* Threads: in a host whose ggml computes with OpenMP (llama-cpp-python's),
+ * QMM runs on that same OpenMP team through qmatmul's bring-your-own-pool
+ * entries. Its threads spin between ggml's parallel regions; a pool of our
+ * own beside them fights them for the cores at every switch between the CPU
+ * and QMM back ends (measured: decode 17x slower on 2 cores). Elsewhere,
+ * qmatmul's own pool. */
 struct backend_ctx {
     qmm_context *ctx;
     int n_threads;
+    int use_omp;
+    void *work; /* the bring-your-own-pool scratch (64-byte aligned) */
+    size_t work_size;
 };
 
 static const uint8_t backend_guid[16] = {0x71, 0x6d, 0x6d, 0x2d, 0x67, 0x67, 0x6d, 0x6c,
@@ -324,6 +337,7 @@ static const char *backend_name(struct qgg_backend *be) {
 static void backend_free(struct qgg_backend *be) {
     struct backend_ctx *bc = be->context;
     qmm_context_free(bc->ctx);
+    free(bc->work);
     free(bc);
     free(be);
 }
@@ -344,6 +358,10 @@ static void backend_set_n_threads(struct qgg_backend *be, int n_threads) {
     struct backend_ctx *bc = be->context;
     if (n_threads <= 0 || n_threads == bc->n_threads)
         return;
+    if (bc->use_omp) { /* the team is OpenMP's; the context keeps one thread */
+        bc->n_threads = n_threads;
+        return;
+    }
     qmm_context *ctx = make_context(n_threads);
     if (!ctx)
         return;
@@ -379,22 +397,133 @@ static qmm_status weights_of(qmm_context *ctx, const struct qgg_tensor *src, con
     return st;
 }
 
-static qmm_status compute_node(qmm_context *ctx, struct qgg_tensor *node) {
+/* One node's operation and operands. */
+struct node_args {
+    qmm_context *ctx;
+    int op;
+    const qmm_weights *w;
+    qmm_tensor a, b, y;
+};
+
+static qmm_status work_size_of(const struct node_args *na, int nth, size_t *size) {
+    if (na->op == ops.mul_mat)
+        return qmm_mul_mat_work_size(na->ctx, na->w, &na->a, &na->y, nth, size);
+    if (na->op == ops.mul_mat_id)
+        return qmm_mul_mat_id_work_size(na->ctx, na->w, &na->a, &na->b, &na->y, nth, size);
+    return qmm_get_rows_work_size(na->ctx, na->w, &na->a, &na->y, nth, size);
+}
+
+static qmm_status compute_part(const struct node_args *na, int ith, int nth, void *work, size_t size, const qmm_sync *sync) {
+    if (na->op == ops.mul_mat)
+        return qmm_mul_mat_compute(na->ctx, na->w, &na->a, &na->y, ith, nth, work, size, sync);
+    if (na->op == ops.mul_mat_id)
+        return qmm_mul_mat_id_compute(na->ctx, na->w, &na->a, &na->b, &na->y, ith, nth, work, size, sync);
+    return qmm_get_rows_compute(na->ctx, na->w, &na->a, &na->y, ith, nth, work, size, sync);
+}
+
+/* The host's OpenMP runtime (libgomp), when the process has one: its
+ * compiler interface, looked up, never linked (linking it would load one
+ * into hosts that have none). */
+static struct {
+    void (*parallel)(void (*fn)(void *), void *data, unsigned n_threads, unsigned flags);
+    void (*barrier)(void);
+    int (*thread_num)(void);
+    int (*num_threads)(void);
+    int (*max_threads)(void);
+} gomp;
+
+static int find_gomp(void) {
+    void *h = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    const struct {
+        const char *name;
+        void **fn;
+    } want[] = {{"GOMP_parallel", (void **)&gomp.parallel},
+                {"GOMP_barrier", (void **)&gomp.barrier},
+                {"omp_get_thread_num", (void **)&gomp.thread_num},
+                {"omp_get_num_threads", (void **)&gomp.num_threads},
+                {"omp_get_max_threads", (void **)&gomp.max_threads}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!(*want[i].fn = dlsym(h, want[i].name)))
+            return 0; /* the handle stays: the runtime outlives us either way */
+    return 1;
+}
+
+/* The OpenMP team as qmatmul's qmm_sync: its barrier and one shared counter
+ * per call (calls on a team never overlap). */
+static _Atomic int64_t omp_counter;
+static void omp_sync_barrier(void *user) {
+    (void)user;
+    gomp.barrier();
+}
+static void omp_sync_store(void *user, int64_t v) {
+    (void)user;
+    atomic_store(&omp_counter, v);
+}
+static int64_t omp_sync_fetch_add(void *user, int64_t d) {
+    (void)user;
+    return atomic_fetch_add(&omp_counter, d);
+}
+
+struct omp_call {
+    struct backend_ctx *bc;
+    const struct node_args *na;
+    qmm_status st;
+};
+
+/* Run by every thread of the team. */
+static void omp_call_body(void *arg) {
+    struct omp_call *c = arg;
+    const int ith = gomp.thread_num(), nth = gomp.num_threads();
+    const qmm_sync sync = {NULL, omp_sync_barrier, omp_sync_store, omp_sync_fetch_add};
+    if (ith == 0) {
+        /* the team may be smaller than asked: size the scratch for the team */
+        size_t need = 0;
+        c->st = work_size_of(c->na, nth, &need);
+        if (c->st == QMM_OK && need > c->bc->work_size) {
+            free(c->bc->work);
+            c->bc->work = aligned_alloc(64, (need + 63) / 64 * 64);
+            c->bc->work_size = c->bc->work ? need : 0;
+            if (!c->bc->work)
+                c->st = QMM_ERR_NO_MEMORY;
+        }
+    }
+    gomp.barrier(); /* every thread sees the scratch and the status */
+    if (c->st != QMM_OK)
+        return;
+    const qmm_status mine = compute_part(c->na, ith, nth, c->bc->work, c->bc->work_size, &sync);
+    gomp.barrier(); /* every thread has read c->st before thread 0 writes it */
+    if (ith == 0)
+        c->st = mine; /* every thread returns the same status */
+}
+
+static qmm_status compute_node_omp(struct backend_ctx *bc, const struct node_args *na) {
+    struct omp_call c = {bc, na, QMM_OK};
+    gomp.parallel(omp_call_body, &c, (unsigned)bc->n_threads, 0);
+    return c.st;
+}
+
+static qmm_status compute_node(struct backend_ctx *bc, struct qgg_tensor *node) {
+    qmm_context *ctx = bc->ctx;
     const qmm_weights *w = NULL;
     qmm_weights *tmp = NULL;
     qmm_status st = weights_of(ctx, node->src[0], &w, &tmp);
     if (st != QMM_OK)
         return st;
-    qmm_tensor a, b, y;
-    to_qmm_tensor(node->src[1], &a);
-    to_qmm_tensor(node, &y);
-    if (node->op == ops.mul_mat) {
-        st = qmm_mul_mat(ctx, w, &a, &y);
+    struct node_args na = {ctx, node->op, w, {0}, {0}, {0}};
+    to_qmm_tensor(node->src[1], &na.a);
+    to_qmm_tensor(node, &na.y);
+    if (node->op == ops.mul_mat_id)
+        to_qmm_tensor(node->src[2], &na.b);
+    if (bc->use_omp) {
+        st = compute_node_omp(bc, &na);
+    } else if (node->op == ops.mul_mat) {
+        st = qmm_mul_mat(ctx, w, &na.a, &na.y);
     } else if (node->op == ops.mul_mat_id) {
-        to_qmm_tensor(node->src[2], &b);
-        st = qmm_mul_mat_id(ctx, w, &a, &b, &y);
+        st = qmm_mul_mat_id(ctx, w, &na.a, &na.b, &na.y);
     } else {
-        st = qmm_get_rows(ctx, w, &a, &y);
+        st = qmm_get_rows(ctx, w, &na.a, &na.y);
     }
     qmm_weights_free(tmp);
     return st;
@@ -416,7 +545,7 @@ static int backend_graph_compute(struct qgg_backend *be, struct qgg_graph *graph
             plugin_log(QGG_LOG_ERROR, "node %s: no qmatmul context", node->name);
             return QGG_STATUS_FAILED;
         }
-        qmm_status st = compute_node(bc->ctx, node);
+        qmm_status st = compute_node(bc, node);
         if (st != QMM_OK) {
             plugin_log(QGG_LOG_ERROR, "node %s (%s): %s", node->name, host.op_name(op), qmm_last_error());
             return QGG_STATUS_FAILED;
@@ -469,14 +598,16 @@ static struct qgg_backend *device_init_backend(struct qgg_device *dev, const cha
     (void)params;
     struct qgg_backend *be = calloc(1, sizeof *be);
     struct backend_ctx *bc = calloc(1, sizeof *bc);
-    if (be && bc)
-        bc->ctx = make_context(0);
+    if (be && bc) {
+        bc->use_omp = host_uses_openmp;
+        bc->ctx = make_context(bc->use_omp ? 1 : 0);
+    }
     if (!be || !bc || !bc->ctx) {
         free(be);
         free(bc);
         return NULL;
     }
-    bc->n_threads = qmm_context_threads(bc->ctx);
+    bc->n_threads = bc->use_omp ? gomp.max_threads() : qmm_context_threads(bc->ctx);
     be->guid = &backend_guid;
     be->ops.name = backend_name;
     be->ops.free = backend_free;
@@ -598,6 +729,9 @@ static void registry_make(void) {
         plugin_log(QGG_LOG_ERROR, "no qmatmul context: %s: no QMM device registered", qmm_last_error());
         return;
     }
+    /* a host with an OpenMP runtime (ggml's CPU back end built with OpenMP):
+     * QMM computes on its team; QMM_GGML_OWN_POOL=1 forces qmatmul's pool */
+    host_uses_openmp = getenv("QMM_GGML_OWN_POOL") == NULL && find_gomp();
     const char *primary = NULL;
     qmm_context_chain(pack_ctx, QMM_TYPE_Q4_0, &primary, NULL);
     snprintf(device_description, sizeof device_description, "qmatmul %s (Q4_0 on %s, %d threads)", qmm_version(),
