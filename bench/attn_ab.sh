@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of qmm_mul_mat_f16 at attention shapes between two builds (docs/performance.md, "Attention"):
+# A/B of qmm_mul_mat_f16 at attention shapes between two builds (the history of docs/performance.md, "Attention"):
 # fp_gemm_bench --attn at llama-3-8b (hd 128, 32 / 8 heads) and llama-3.2-1b (hd 64, 32 / 8), 1 and 2 threads,
 # the builds alternated back to back (A B A B ...), best of --reps calls per row, the load average before each
 # run; then `qmatmul bench --attn` (it adds SmolLM2's 9 / 3 heads) once per build. For a quiet machine: a load

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of two builds' F32 / F16 / BF16 GEMMs (docs/performance.md, "Stop 21"):
+# A/B of two builds' F32 / F16 / BF16 GEMMs (the history of docs/performance.md, "Stop 21"):
 # fp_gemm_bench of BASE and NEW alternated back to back, ROUNDS times, for
 # each thread count and ISA (AVX-512 where the CPU has it, AVX2 by hiding it),
 # at m = 64 and 512, with the load average before each run. Wall time, best

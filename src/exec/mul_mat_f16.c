@@ -49,7 +49,7 @@
 /* Groups of at least this many rows (4 m blocks) get their weights widened
  * once a call (family.h's `wide`), where the family says widening once pays
  * on this CPU (`widen_once`; AVX2 on AMD: no, and measured no different
- * there, docs/performance.md stop 36): prefill attention of 512 and 2048 rows
+ * there, the history of docs/performance.md (git log -p), stop 36): prefill attention of 512 and 2048 rows
  * (32 / 8 heads, head dim 64 and 128) ran 1.6-5.9% faster so (AVX2 1-5%);
  * 64 rows (256 and 192 group rows) 5-16% slower on 2 threads, twice the
  * packed bytes crossing between the cores for items of ~10 us. */

@@ -64,7 +64,7 @@ static void plan_mul_mat_id(const qmm_exec_config *cfg, const qmm_weights *w, co
      * choose (at least one chunk per thread and expert). Decode with 8
      * experts on 2 threads: 16 items, each a long run of one expert's
      * weights, not 64 short ones (Qwen3's 768-row experts: 0.238 -> 0.206 ms,
-     * docs/performance.md, stop 20). The bits never depend on the chunks. */
+     * the history of docs/performance.md (git log -p), stop 20). The bits never depend on the chunks. */
     const int64_t choosable = ip->ne < ip->pairs ? ip->ne : ip->pairs;
     qmm_exec_plan_chunks(p, nth, (int)qmm_exec_ceil_div(cfg->chunk_multiplier, choosable > 0 ? choosable : 1));
     size_t off = 0;

@@ -278,7 +278,7 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
  * Q5_0 ran 72.0 -> 77.4, Q4_1 77.2 -> 75.7, Q6_K / Q3_K 1-5% slower (split,
  * batches of 8), so they stay pipelined. Batches of 4 or 8 ran slower than
  * 16; the dots loop stays rolled (unrolled by -O3: 4% slower). See
- * docs/performance.md, stop 26. IQ4_XS (stop 39, `qmatmul bench --type IQ4_XS
+ * the history of docs/performance.md (git log -p), stop 26. IQ4_XS (stop 39, `qmatmul bench --type IQ4_XS
  * --threads 1`, m = 512, four alternations): batched 2725-2939 against
  * pipelined 2715-2992 GFLOP/s summed over the 7 matrices, batched ahead in
  * three of four. */

@@ -224,7 +224,7 @@ typedef struct qmm_avx512fp_next {
  * block's prefetches once a step, branch-free: a cursor per panel that stops
  * at the share's end (prefetching its last line again costs a load slot, not
  * a branch). A test and branch per l, as before, cost 4-5% of the tile: the
- * scalar work shares ports 0 and 5 with the FMAs (docs/performance.md, stop 27). */
+ * scalar work shares ports 0 and 5 with the FMAs (the history of docs/performance.md (git log -p), stop 27). */
 #define QMM_AVX512FP_STEP_L 8
 #ifndef QMM_AVX512FP_DX_CHUNKS
 #define QMM_AVX512FP_DX_CHUNKS 3
@@ -511,7 +511,7 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
         acc[j] = _mm512_setzero_ps();
     /* software prefetch distance per stream: 2 KiB read F32 and F16 from
      * memory ~5% faster than 1 KiB at 2 threads here (BF16 level), 4 KiB slower
-     * (docs/performance.md, stop 43) */
+     * (the history of docs/performance.md (git log -p), stop 43) */
     const size_t ahead = 2048;
     for (int64_t l = 0; l < k; l++) {
         const __m512 xb = _mm512_set1_ps(x[l]);

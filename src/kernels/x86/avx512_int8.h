@@ -332,7 +332,7 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
  * none). On Zen 4, 0 to 16 KiB and none measured alike; on the Sapphire
  * Rapids class VM, with two streams per core (QMM_AVX512_GEMV_NP), 256 to
  * 1024 read Q4_1 2-3% faster than 2048 and the K-quants alike, 4096 3-5%
- * slower (docs/performance.md, stop 24). -DQMM_AVX512_GEMV_PF=N to measure. */
+ * slower (the history of docs/performance.md (git log -p), stop 24). -DQMM_AVX512_GEMV_PF=N to measure. */
 #ifndef QMM_AVX512_GEMV_PF
 #define QMM_AVX512_GEMV_PF 1024
 #endif
@@ -340,7 +340,7 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
 /* Panels the GEMV streams at once, interleaved by block (x families: by
  * unit), one accumulator chain each: two streams per core read memory 5-10%
  * faster than one on a Sapphire Rapids class core, four measured as two
- * (docs/performance.md, stop 24). */
+ * (the history of docs/performance.md (git log -p), stop 24). */
 #ifndef QMM_AVX512_GEMV_NP
 #define QMM_AVX512_GEMV_NP 2
 #endif
