@@ -11,17 +11,17 @@ that prompt, --decode tokens one at a time, greedy (best of --reps). Prints a ma
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from check_ggml_plugin import child_json, load_plugin  # noqa: E402
 
 TEXT = ("The quick brown fox jumps over the lazy dog. " * 40)
 
 
 def child(args):
     if args.plugin:
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-        from check_ggml_plugin import load_plugin
         if not load_plugin(args.plugin):
             print(json.dumps({"error": "ggml_backend_load returned NULL"}))
             return 1
@@ -53,12 +53,7 @@ def run(plugin, model, args):
            "--prompt", str(args.prompt), "--decode", str(args.decode), "--reps", str(args.reps)]
     if plugin:
         cmd += ["--plugin", plugin]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
-    if p.returncode != 0 or not lines:
-        sys.stderr.write(p.stderr[-3000:])
-        raise RuntimeError(f"{'plugin' if plugin else 'plain'} run of {model} failed")
-    return json.loads(lines[-1])
+    return child_json(cmd, f"{'plugin' if plugin else 'plain'} run of {model}", 3600)[0]
 
 
 def main():

@@ -75,17 +75,22 @@ def child(args):
     return 0
 
 
+def child_json(cmd, what, timeout):
+    """Runs a child that prints a JSON line last: (that object, its stderr); raises naming what failed."""
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode != 0 or not lines:
+        sys.stderr.write(p.stderr[-4000:])
+        raise RuntimeError(f"{what} failed (exit {p.returncode})")
+    return json.loads(lines[-1]), p.stderr
+
+
 def run_child(plugin, model, threads, out):
     cmd = [sys.executable, __file__, "--child", "--model", model, "--threads", str(threads), "--out", out]
     if plugin:
         cmd += ["--plugin", plugin]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
-    if p.returncode != 0 or not lines:
-        sys.stderr.write(p.stderr[-4000:])
-        raise RuntimeError(f"{'plugin' if plugin else 'plain'} run of {model} failed (exit {p.returncode})")
-    res = json.loads(lines[-1])
-    res["log"] = p.stderr
+    res, log = child_json(cmd, f"{'plugin' if plugin else 'plain'} run of {model}", 900)
+    res["log"] = log
     res["steps"] = np.load(out)
     return res
 
