@@ -450,33 +450,26 @@ static int find_gomp(void) {
     return 1;
 }
 
-/* The OpenMP team as qmatmul's qmm_sync: its barrier and one shared counter
- * per call (calls on a team never overlap). */
-static _Atomic int64_t omp_counter;
-static void omp_sync_barrier(void *user) {
-    (void)user;
-    gomp.barrier();
-}
-static void omp_sync_store(void *user, int64_t v) {
-    (void)user;
-    atomic_store(&omp_counter, v);
-}
-static int64_t omp_sync_fetch_add(void *user, int64_t d) {
-    (void)user;
-    return atomic_fetch_add(&omp_counter, d);
-}
-
 struct omp_call {
     struct backend_ctx *bc;
     const struct node_args *na;
     qmm_status st;
+    _Atomic int64_t counter; /* the call's own: two back ends may compute at once */
 };
+
+/* The OpenMP team as qmatmul's qmm_sync: its barrier and the call's counter. */
+static void omp_sync_barrier(void *user) {
+    (void)user;
+    gomp.barrier();
+}
+static void omp_sync_store(void *user, int64_t v) { atomic_store(&((struct omp_call *)user)->counter, v); }
+static int64_t omp_sync_fetch_add(void *user, int64_t d) { return atomic_fetch_add(&((struct omp_call *)user)->counter, d); }
 
 /* Run by every thread of the team. */
 static void omp_call_body(void *arg) {
     struct omp_call *c = arg;
     const int ith = gomp.thread_num(), nth = gomp.num_threads();
-    const qmm_sync sync = {NULL, omp_sync_barrier, omp_sync_store, omp_sync_fetch_add};
+    const qmm_sync sync = {c, omp_sync_barrier, omp_sync_store, omp_sync_fetch_add};
     if (ith == 0) {
         /* the team may be smaller than asked: size the scratch for the team */
         size_t need = 0;
@@ -499,7 +492,7 @@ static void omp_call_body(void *arg) {
 }
 
 static qmm_status compute_node_omp(struct backend_ctx *bc, const struct node_args *na) {
-    struct omp_call c = {bc, na, QMM_OK};
+    struct omp_call c = {bc, na, QMM_OK, 0};
     gomp.parallel(omp_call_body, &c, (unsigned)bc->n_threads, 0);
     return c.st;
 }
@@ -701,6 +694,35 @@ static int find_ops(void) {
     return found == n_want ? 0 : -1;
 }
 
+/* The one buffer type, device and registry (their ops are all ours). */
+static struct qgg_buffer_type buffer_type = {
+    .ops = {.name = buft_name,
+            .alloc = buft_alloc,
+            .alignment = buft_alignment,
+            .alloc_size = buft_alloc_size,
+            .is_host = buft_is_host},
+    .device = &device,
+};
+static struct qgg_device device = {
+    .ops = {.name = device_name,
+            .description = device_describe,
+            .memory = device_memory,
+            .kind = device_kind,
+            .props = device_props,
+            .init_backend = device_init_backend,
+            .buffer_type = device_buffer_type,
+            .supports_op = device_supports_op,
+            .supports_buft = device_supports_buft},
+    .reg = &registry,
+};
+static struct qgg_registry registry = {
+    .api_version = QGG_API_VERSION,
+    .ops = {.name = registry_name,
+            .device_count = registry_device_count,
+            .device = registry_device,
+            .proc_address = registry_proc_address},
+};
+
 static struct qgg_registry *registry_result;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static void *registry_caller;
@@ -736,27 +758,6 @@ static void registry_make(void) {
     qmm_context_chain(pack_ctx, QMM_TYPE_Q4_0, &primary, NULL);
     snprintf(device_description, sizeof device_description, "qmatmul %s (Q4_0 on %s, %d threads)", qmm_version(),
              primary ? primary : "?", qmm_context_threads(pack_ctx));
-    buffer_type.ops.name = buft_name;
-    buffer_type.ops.alloc = buft_alloc;
-    buffer_type.ops.alignment = buft_alignment;
-    buffer_type.ops.alloc_size = buft_alloc_size;
-    buffer_type.ops.is_host = buft_is_host;
-    buffer_type.device = &device;
-    device.ops.name = device_name;
-    device.ops.description = device_describe;
-    device.ops.memory = device_memory;
-    device.ops.kind = device_kind;
-    device.ops.props = device_props;
-    device.ops.init_backend = device_init_backend;
-    device.ops.buffer_type = device_buffer_type;
-    device.ops.supports_op = device_supports_op;
-    device.ops.supports_buft = device_supports_buft;
-    device.reg = &registry;
-    registry.api_version = QGG_API_VERSION;
-    registry.ops.name = registry_name;
-    registry.ops.device_count = registry_device_count;
-    registry.ops.device = registry_device;
-    registry.ops.proc_address = registry_proc_address;
     registry_result = &registry;
 }
 
