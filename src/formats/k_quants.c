@@ -85,21 +85,26 @@ void qmm_dequantize_row_q3_k(const qmm_block_q3_k *x, float *y, int64_t k) {
 
 /* Q4_K and Q5_K: (d * sc) * q - dmin * m per 32-element sub-block, ggml's
  * order; they differ only in how q is read. */
-#define DEQUANTIZE_ROW_ASYM_K(type, get_q)                                                                                       \
-    void qmm_dequantize_row_##type(const qmm_block_##type *x, float *y, int64_t k) {                                             \
-        for (int64_t b = 0; b < k / QMM_QK_K; b++) {                                                                             \
-            const float d = qmm_fp16_to_fp32(x[b].d), dmin = qmm_fp16_to_fp32(x[b].dmin);                                        \
-            for (int l = 0; l < QMM_QK_K; l++) {                                                                                 \
-                int sc, m;                                                                                                       \
-                qmm_k_scale_min(x[b].scales, l / 32, &sc, &m);                                                                   \
-                const float dl = d * (float)sc, ml = dmin * (float)m;                                                            \
-                y[b * QMM_QK_K + l] = dl * (float)get_q(&x[b], l) - ml;                                                          \
-            }                                                                                                                    \
-        }                                                                                                                        \
+static inline void dequantize_row_asym_k(qmm_type t, const void *x, float *y, int64_t k) {
+    const qmm_block_q4_k *x4 = (const qmm_block_q4_k *)x;
+    const qmm_block_q5_k *x5 = (const qmm_block_q5_k *)x;
+    for (int64_t b = 0; b < k / QMM_QK_K; b++) {
+        const int is_q4 = t == QMM_TYPE_Q4_K;
+        const uint8_t *scales = is_q4 ? x4[b].scales : x5[b].scales;
+        const float d = qmm_fp16_to_fp32(is_q4 ? x4[b].d : x5[b].d), dmin = qmm_fp16_to_fp32(is_q4 ? x4[b].dmin : x5[b].dmin);
+        for (int l = 0; l < QMM_QK_K; l++) {
+            int sc, m;
+            qmm_k_scale_min(scales, l / 32, &sc, &m);
+            const float dl = d * (float)sc, ml = dmin * (float)m;
+            const int q = is_q4 ? qmm_q4_k_q(&x4[b], l) : qmm_q5_k_q(&x5[b], l);
+            y[b * QMM_QK_K + l] = dl * (float)q - ml;
+        }
     }
+}
 
-DEQUANTIZE_ROW_ASYM_K(q4_k, qmm_q4_k_q)
-DEQUANTIZE_ROW_ASYM_K(q5_k, qmm_q5_k_q)
+void qmm_dequantize_row_q4_k(const qmm_block_q4_k *x, float *y, int64_t k) { dequantize_row_asym_k(QMM_TYPE_Q4_K, x, y, k); }
+
+void qmm_dequantize_row_q5_k(const qmm_block_q5_k *x, float *y, int64_t k) { dequantize_row_asym_k(QMM_TYPE_Q5_K, x, y, k); }
 
 void qmm_dequantize_row_q6_k(const qmm_block_q6_k *x, float *y, int64_t k) {
     for (int64_t b = 0; b < k / QMM_QK_K; b++) {

@@ -39,37 +39,32 @@ void qmm_ref_act_f32_pack(int64_t m, int64_t k, const float *x, size_t x_row_str
 
 /* ------------------------------------------------ plain-row weight layout */
 
-REF_WEIGHTS(q4_0, (k / QMM_QK) * sizeof(qmm_block_q4_0))
-REF_WEIGHTS(q8_0, (k / QMM_QK) * sizeof(qmm_block_q8_0))
-REF_WEIGHTS(f32, k * sizeof(float))
-REF_WEIGHTS(f16, k * sizeof(uint16_t))
-REF_WEIGHTS(bf16, k * sizeof(uint16_t))
+size_t qmm_ref_rows_size(qmm_type t, int64_t k, int64_t n) { return qmm_row_size(t, k) * (size_t)n; }
 
-static void q4_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_dequantize_row_q4_0((const qmm_block_q4_0 *)((const char *)w + q4_0_w_offset(row, k)), dst, k);
-}
-static void q8_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_dequantize_row_q8_0((const qmm_block_q8_0 *)((const char *)w + q8_0_w_offset(row, k)), dst, k);
-}
-static void f32_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    memcpy(dst, (const char *)w + f32_w_offset(row, k), (size_t)k * sizeof(float));
-}
-static void f16_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint16_t *src = (const uint16_t *)((const char *)w + f16_w_offset(row, k));
-    for (int64_t l = 0; l < k; l++)
-        dst[l] = qmm_fp16_to_fp32(src[l]);
+size_t qmm_ref_rows_offset(qmm_type t, int64_t n_idx, int64_t k) { return qmm_row_size(t, k) * (size_t)n_idx; }
+
+void qmm_ref_rows_pack(qmm_type t, int64_t k, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const size_t rb = qmm_row_size(t, k);
+    for (int64_t i = n0; i < n1; i++)
+        memcpy((char *)dst + (size_t)i * rb, (const char *)src + (size_t)i * stride, rb);
 }
 
-static void bf16_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint16_t *src = (const uint16_t *)((const char *)w + bf16_w_offset(row, k));
-    for (int64_t l = 0; l < k; l++)
-        dst[l] = qmm_bf16_to_fp32(src[l]);
+void qmm_ref_rows_unpack(qmm_type t, const void *packed, int64_t k, int64_t row, void *dst) {
+    memcpy(dst, (const char *)packed + qmm_ref_rows_offset(t, row, k), qmm_row_size(t, k));
+}
+
+void qmm_ref_rows_read(qmm_type t, const void *packed, int64_t k, int64_t row, float *dst) {
+    const void *src = (const char *)packed + qmm_ref_rows_offset(t, row, k);
+    if (t == QMM_TYPE_F32)
+        memcpy(dst, src, (size_t)k * sizeof(float));
+    else
+        qmm_dequantize_row(t, src, dst, k);
 }
 
 /* ------------------------------------------------------------------ compute */
 
 /* The definition of a quantized output element. */
-static void q4_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+void qmm_ref_gemm_q4_0(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
     const qmm_block_q4_0 *wq = (const qmm_block_q4_0 *)w;
@@ -93,7 +88,7 @@ static void q4_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void
     }
 }
 
-static void q8_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+void qmm_ref_gemm_q8_0(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
     const qmm_block_q8_0 *wq = (const qmm_block_q8_0 *)w;
@@ -137,18 +132,11 @@ static inline __attribute__((always_inline)) void fp_gemm(int64_t m, int64_t n, 
     }
 }
 
-static void f32_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    fp_gemm(m, n, k, a, w, y, ys, widen_f32);
+void qmm_ref_gemm_fp(qmm_type t, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    if (t == QMM_TYPE_F16)
+        fp_gemm(m, n, k, a, w, y, ys, widen_f16);
+    else if (t == QMM_TYPE_BF16)
+        fp_gemm(m, n, k, a, w, y, ys, widen_bf16);
+    else
+        fp_gemm(m, n, k, a, w, y, ys, widen_f32);
 }
-static void f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    fp_gemm(m, n, k, a, w, y, ys, widen_f16);
-}
-static void bf16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    fp_gemm(m, n, k, a, w, y, ys, widen_bf16);
-}
-
-REF_FAMILY(q4_0, QMM_TYPE_Q4_0, REF_ACT_Q8)
-REF_FAMILY(q8_0, QMM_TYPE_Q8_0, REF_ACT_Q8)
-REF_FAMILY(f32, QMM_TYPE_F32, REF_ACT_F32)
-REF_FAMILY(f16, QMM_TYPE_F16, REF_ACT_F32)
-REF_FAMILY(bf16, QMM_TYPE_BF16, REF_ACT_F32)

@@ -35,53 +35,19 @@ size_t qmm_ref_act_f32_size(int64_t m, int64_t k);
 size_t qmm_ref_act_f32_offset(int64_t m_idx, int64_t k);
 void qmm_ref_act_f32_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst);
 
-/* The plain-row weight layout of every reference family (the GGUF rows as
- * they are) and the descriptor; a family file defines tag##_read_row and
- * tag##_gemm, then invokes REF_FAMILY. */
-#include <string.h>
+/* The plain-row weight layout every reference family packs (the GGUF rows
+ * as they are, qmm_row_size(type, k) bytes each), for weight type t. */
+size_t qmm_ref_rows_size(qmm_type t, int64_t k, int64_t n);
+size_t qmm_ref_rows_offset(qmm_type t, int64_t n_idx, int64_t k);
+void qmm_ref_rows_pack(qmm_type t, int64_t k, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst);
+void qmm_ref_rows_unpack(qmm_type t, const void *packed, int64_t k, int64_t row, void *dst);
+void qmm_ref_rows_read(qmm_type t, const void *packed, int64_t k, int64_t row, float *dst);
 
-#define REF_WEIGHTS(tag, row_bytes_expr)                                                                                         \
-    static size_t tag##_row_bytes(int64_t k) { return (size_t)(row_bytes_expr); }                                                \
-    static size_t tag##_w_size(int64_t k, int64_t n) { return tag##_row_bytes(k) * (size_t)n; }                                  \
-    static size_t tag##_w_offset(int64_t n_idx, int64_t k) { return tag##_row_bytes(k) * (size_t)n_idx; }                        \
-    static void tag##_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {          \
-        (void)n;                                                                                                                 \
-        const size_t rb = tag##_row_bytes(k);                                                                                    \
-        for (int64_t i = n0; i < n1; i++)                                                                                        \
-            memcpy((char *)dst + (size_t)i * rb, (const char *)src + (size_t)i * stride, rb);                                    \
-    }                                                                                                                            \
-    static void tag##_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                           \
-        (void)n;                                                                                                                 \
-        memcpy(dst, (const char *)packed + (size_t)row * tag##_row_bytes(k), tag##_row_bytes(k));                                \
-    }
-
-#define REF_ACT_Q8                                                                                                               \
-    { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
-#define REF_ACT_F32                                                                                                              \
-    { 1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack }
-
-#define REF_FAMILY(tag, wt, act_layout)                                                                                          \
-    const qmm_family qmm_family_ref_##tag = {                                                                                    \
-        .name = "ref_" #tag,                                                                                                     \
-        .wtype = wt,                                                                                                             \
-        .required = 0,                                                                                                           \
-        .fallback_hides = 0,                                                                                                     \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = 1,                                                                                                                 \
-        .nr = 1,                                                                                                                 \
-        .kr = 1,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = 1,                                                                                                             \
-        .w_packed_size = tag##_w_size,                                                                                           \
-        .w_packed_offset = tag##_w_offset,                                                                                       \
-        .w_pack = tag##_w_pack,                                                                                                  \
-        .w_read_row = tag##_read_row,                                                                                            \
-        .w_unpack_row = tag##_w_unpack_row,                                                                                      \
-        .act = act_layout,                                                                                                       \
-        .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
-        .gemm = tag##_gemm,                                                                                                      \
-        .gemv = NULL,                                                                                                            \
-    };
+/* The defining products on plain rows: Q4_0, Q8_0 and the float types
+ * (ref_kernels.c); every other quantized type (ref_quant_kernels.c). */
+void qmm_ref_gemm_q4_0(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys);
+void qmm_ref_gemm_q8_0(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys);
+void qmm_ref_gemm_fp(qmm_type t, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys);
+void qmm_ref_gemm_quant(qmm_type t, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys);
 
 #endif

@@ -184,25 +184,23 @@ static void quant_gemm(int64_t m, int64_t n, int64_t k, const void *a, const voi
     }
 }
 
-#define REF_QUANT_FAMILY(tag, wt, block_type, block_elems, has_min)                                                              \
-    REF_WEIGHTS(tag, (k / (block_elems)) * sizeof(block_type))                                                                   \
-    static void tag##_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {                                   \
-        (void)n;                                                                                                                 \
-        qmm_dequantize_row_##tag((const block_type *)((const char *)w + tag##_w_offset(row, k)), dst, k);                        \
-    }                                                                                                                            \
-    static void tag##_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                 \
-        quant_gemm(m, n, k, a, w, y, ys, tag##_row_bytes(k), tag##_terms, has_min);                                              \
-    }                                                                                                                            \
-    REF_FAMILY(tag, wt, REF_ACT_Q8)
+static terms_fn terms_of(qmm_type t) {
+    switch (t) {
+    case QMM_TYPE_Q4_1: return q4_1_terms;
+    case QMM_TYPE_Q5_0: return q5_0_terms;
+    case QMM_TYPE_Q5_1: return q5_1_terms;
+    case QMM_TYPE_Q2_K: return q2_k_terms;
+    case QMM_TYPE_Q3_K: return q3_k_terms;
+    case QMM_TYPE_Q4_K: return q4_k_terms;
+    case QMM_TYPE_Q5_K: return q5_k_terms;
+    case QMM_TYPE_Q6_K: return q6_k_terms;
+    case QMM_TYPE_IQ4_NL: return iq4_nl_terms;
+    case QMM_TYPE_IQ4_XS: return iq4_xs_terms;
+    default: return mxfp4_terms; /* QMM_TYPE_MXFP4: the families name only these types */
+    }
+}
 
-REF_QUANT_FAMILY(q4_1, QMM_TYPE_Q4_1, qmm_block_q4_1, QMM_QK, 1)
-REF_QUANT_FAMILY(q5_0, QMM_TYPE_Q5_0, qmm_block_q5_0, QMM_QK, 0)
-REF_QUANT_FAMILY(q5_1, QMM_TYPE_Q5_1, qmm_block_q5_1, QMM_QK, 1)
-REF_QUANT_FAMILY(q2_k, QMM_TYPE_Q2_K, qmm_block_q2_k, QMM_QK_K, 1)
-REF_QUANT_FAMILY(q3_k, QMM_TYPE_Q3_K, qmm_block_q3_k, QMM_QK_K, 0)
-REF_QUANT_FAMILY(q4_k, QMM_TYPE_Q4_K, qmm_block_q4_k, QMM_QK_K, 1)
-REF_QUANT_FAMILY(q5_k, QMM_TYPE_Q5_K, qmm_block_q5_k, QMM_QK_K, 1)
-REF_QUANT_FAMILY(q6_k, QMM_TYPE_Q6_K, qmm_block_q6_k, QMM_QK_K, 0)
-REF_QUANT_FAMILY(iq4_nl, QMM_TYPE_IQ4_NL, qmm_block_iq4_nl, QMM_QK, 0)
-REF_QUANT_FAMILY(iq4_xs, QMM_TYPE_IQ4_XS, qmm_block_iq4_xs, QMM_QK_K, 0)
-REF_QUANT_FAMILY(mxfp4, QMM_TYPE_MXFP4, qmm_block_mxfp4, QMM_QK, 0)
+void qmm_ref_gemm_quant(qmm_type t, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    const int has_min = t == QMM_TYPE_Q4_1 || t == QMM_TYPE_Q5_1 || t == QMM_TYPE_Q2_K || t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q5_K;
+    quant_gemm(m, n, k, a, w, y, ys, qmm_row_size(t, k), terms_of(t), has_min);
+}
