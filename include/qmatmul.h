@@ -111,6 +111,11 @@ typedef struct qmm_tensor {
     int64_t ne[4];
     size_t nb[4];
     void *data;
+    /* Zero (qmm_tensor_init, `= {0}` and designated initializers make it so):
+     * room for later fields, whose 0 will mean what the call does today, so
+     * that a program built against this header keeps working. Nonzero is
+     * QMM_ERR_INVALID_ARG. */
+    uint64_t reserved[2];
 } qmm_tensor;
 
 /* Fills a contiguous view of the given shape (missing dims are 1). */
@@ -168,6 +173,7 @@ typedef struct qmm_options {
      * is an error. At most 255 characters (a longer string is
      * QMM_ERR_INVALID_ARG, never cut). */
     const char *hide_features;
+    uint64_t reserved[4]; /* zero, as qmm_tensor's */
 } qmm_options;
 
 enum {
@@ -255,6 +261,9 @@ typedef struct qmm_cpu_desc {
      * features_detected when described without a context). */
     uint64_t features_detected;
     uint64_t features;
+    /* Zeroed by the library: room for later fields, so a program built
+     * against this header keeps its buffer large enough. */
+    uint64_t reserved[8];
 } qmm_cpu_desc;
 
 /* Describes this CPU (detected once, thread-safe); ctx NULL: as detected,
@@ -270,10 +279,11 @@ typedef struct qmm_family_desc {
     qmm_type type;     /* the weight type it multiplies */
     uint64_t required; /* QMM_CPU_* features it needs, all of them */
     uint32_t layout_id;
-    int mr, nr, kr, sr; /* output tile mr x nr; k interleave kr / sr */
-    int n_step;         /* weight panel: column chunks start at multiples */
-    int is_reference;   /* the portable family that defines every result */
-    int runnable;       /* this CPU has its features (as detected) */
+    int mr, nr, kr, sr;   /* output tile mr x nr; k interleave kr / sr */
+    int n_step;           /* weight panel: column chunks start at multiples */
+    int is_reference;     /* the portable family that defines every result */
+    int runnable;         /* this CPU has its features (as detected) */
+    uint64_t reserved[4]; /* zeroed by the library, as qmm_cpu_desc's */
 } qmm_family_desc;
 
 /* Families in priority order (selection takes the first runnable one of a
@@ -429,6 +439,7 @@ typedef struct qmm_sync {
     void (*barrier)(void *user);
     void (*counter_store)(void *user, int64_t value);
     int64_t (*counter_fetch_add)(void *user, int64_t delta);
+    uint64_t reserved[2]; /* zero, as qmm_tensor's */
 } qmm_sync;
 
 /* Bytes of scratch a call with nth threads needs (shared by all threads).

@@ -61,6 +61,7 @@ typedef struct qmm_cache_write_options {
     /* Called after each tensor is packed and written (done of total). */
     void (*progress)(void *user, int64_t done, int64_t total, const char *name);
     void *user;
+    uint64_t reserved[4]; /* zero, as qmm_tensor's (qmatmul.h) */
 } qmm_cache_write_options;
 
 /* Packs the selected weights of the GGUF file at gguf_path for ctx's kernel
@@ -84,7 +85,8 @@ typedef struct qmm_cache_tensor {
     qmm_type type;    /* F32, F16, Q4_0 or Q8_0 */
     int64_t k, n;
     const void *data;
-    size_t size; /* bytes at data: at least n rows of k */
+    size_t size;          /* bytes at data: at least n rows of k */
+    uint64_t reserved[2]; /* zero, as qmm_tensor's (qmatmul.h) */
 } qmm_cache_tensor;
 
 /* Writes a cache of tensors held in memory (any source); source_hash
@@ -119,7 +121,8 @@ typedef struct qmm_cache_open_options {
     const char *gguf_path;
     /* Nonzero: refuse a cache whose source hash differs. */
     uint64_t source_hash;
-    unsigned flags; /* QMM_CACHE_* */
+    unsigned flags;       /* QMM_CACHE_* */
+    uint64_t reserved[4]; /* zero, as qmm_tensor's (qmatmul.h) */
 } qmm_cache_open_options;
 
 /* Maps and validates a cache file for use with ctx (opts may be NULL). The

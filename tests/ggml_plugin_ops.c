@@ -45,6 +45,7 @@ static void fill_rand(float *x, int64_t n) {
 }
 
 static void to_qmm(const struct ggml_tensor *t, qmm_tensor *q) {
+    memset(q, 0, sizeof *q);
     q->type = (qmm_type)t->type;
     for (int d = 0; d < 4; d++) {
         q->ne[d] = t->ne[d];

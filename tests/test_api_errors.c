@@ -123,6 +123,9 @@ static void test_context(void) {
     o.chunk_multiplier = -1;
     EXPECT_ERR(qmm_context_create(&o, &c), QMM_ERR_INVALID_ARG);
     o.chunk_multiplier = 0;
+    o.reserved[3] = 1; /* room for later options: must be zero */
+    EXPECT_ERR(qmm_context_create(&o, &c), QMM_ERR_INVALID_ARG);
+    o.reserved[3] = 0;
     o.pack_threads = -1;
     EXPECT_ERR(qmm_context_create(&o, &c), QMM_ERR_INVALID_ARG);
     o.pack_threads = 0;
@@ -422,6 +425,15 @@ static void test_mul_mat_errors(void) {
         bad = good_sync;
         bad.counter_fetch_add = NULL;
         EXPECT_ERR(qmm_mul_mat_compute(ctx, w, &x0, &y0, 0, 1, work, need, &bad), QMM_ERR_INVALID_ARG);
+        bad = good_sync;
+        bad.reserved[1] = 1;
+        EXPECT_ERR(qmm_mul_mat_compute(ctx, w, &x0, &y0, 0, 1, work, need, &bad), QMM_ERR_INVALID_ARG);
+        /* a tensor's reserved tail not zero: refused, for inputs and outputs */
+        qmm_tensor xr = x0, yr = y0;
+        xr.reserved[0] = 7;
+        yr.reserved[1] = 1;
+        EXPECT_ERR(qmm_mul_mat(ctx, w, &xr, &y0), QMM_ERR_INVALID_ARG);
+        EXPECT_ERR(qmm_mul_mat(ctx, w, &x0, &yr), QMM_ERR_INVALID_ARG);
         if (need > 0) {
             EXPECT_ERR(qmm_mul_mat_compute(ctx, w, &x0, &y0, 0, 1, work, need - 1, &good_sync), QMM_ERR_INVALID_ARG);
             EXPECT_ERR(qmm_mul_mat_compute(ctx, w, &x0, &y0, 0, 1, NULL, need, &good_sync), QMM_ERR_INVALID_ARG);
@@ -577,7 +589,8 @@ static void test_cache_errors(void) {
     snprintf(path, sizeof path, "%s/c.qmp", dir);
     snprintf(gpath, sizeof gpath, "%s/missing.gguf", dir);
     uint8_t *src = xbuf + 65536;
-    qmm_cache_tensor t = {"w", QMM_TYPE_Q4_0, WK, WN, src, qmm_row_size(QMM_TYPE_Q4_0, WK) * WN};
+    qmm_cache_tensor t = {
+        .name = "w", .type = QMM_TYPE_Q4_0, .k = WK, .n = WN, .data = src, .size = qmm_row_size(QMM_TYPE_Q4_0, WK) * WN};
     EXPECT_ERR(qmm_cache_write(NULL, gpath, path, NULL), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_cache_write(ctx, NULL, path, NULL), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_cache_write(ctx, gpath, NULL, NULL), QMM_ERR_INVALID_ARG);
@@ -589,6 +602,11 @@ static void test_cache_errors(void) {
     EXPECT_ERR(qmm_cache_write_tensors(ctx, &t, 1, 0, NULL, NULL), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_cache_write_tensors(ctx, &t, 1, 0, "", NULL), QMM_ERR_INVALID_ARG);
     qmm_cache_tensor b = t;
+    b.reserved[0] = 1;
+    EXPECT_ERR(qmm_cache_write_tensors(ctx, &b, 1, 0, path, NULL), QMM_ERR_INVALID_ARG);
+    qmm_cache_write_options wr = {.reserved = {0, 0, 0, 9}};
+    EXPECT_ERR(qmm_cache_write_tensors(ctx, &t, 1, 0, path, &wr), QMM_ERR_INVALID_ARG);
+    b = t;
     b.name = NULL;
     EXPECT_ERR(qmm_cache_write_tensors(ctx, &b, 1, 0, path, NULL), QMM_ERR_INVALID_ARG);
     b.name = "";
@@ -624,9 +642,12 @@ static void test_cache_errors(void) {
     CHECK(c == NULL, "out cleared");
     EXPECT_ERR(qmm_cache_open(ctx, NULL, NULL, &c), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_cache_open(ctx, path, NULL, NULL), QMM_ERR_INVALID_ARG);
-    qmm_cache_open_options o = {NULL, 0, 0x80};
+    qmm_cache_open_options o = {.flags = 0x80};
     EXPECT_ERR(qmm_cache_open(ctx, path, &o, &c), QMM_ERR_INVALID_ARG);
     o.flags = 0;
+    o.reserved[2] = 1;
+    EXPECT_ERR(qmm_cache_open(ctx, path, &o, &c), QMM_ERR_INVALID_ARG);
+    o.reserved[2] = 0;
     o.gguf_path = gpath;
     EXPECT_ERR(qmm_cache_open(ctx, path, &o, &c), QMM_ERR_IO);
     EXPECT_ERR(qmm_cache_open(ctx, gpath, NULL, &c), QMM_ERR_IO);

@@ -53,6 +53,7 @@ static void make_source(src_tensor *s, const char *name, qmm_type type, int64_t 
     else
         CHECK_OK(qmm_quantize(type, f, s->buf, n, k));
     free(f);
+    memset(&s->t, 0, sizeof s->t);
     s->t.name = name;
     s->t.type = type;
     s->t.k = k;
@@ -178,7 +179,7 @@ static void test_round_trip(qmm_context *ctx) {
         qmm_weights_free(got[i]);
     }
     /* opening with a source hash */
-    qmm_cache_open_options o = {NULL, 0x1234abcdull, 0};
+    qmm_cache_open_options o = {.source_hash = 0x1234abcdull};
     CHECK_OK(qmm_cache_open(ctx, path, &o, &c));
     qmm_cache_close(c);
     o.source_hash = 77;
@@ -419,7 +420,7 @@ static void test_other_chains(qmm_context *ctx) {
     qmm_cache *c = NULL;
     qmm_status st = qmm_cache_open(ctx, path, NULL, &c);
     CHECK(st == QMM_ERR_INCOMPATIBLE && strstr(qmm_last_error(), "this context selects"), "%s", qmm_last_error());
-    qmm_cache_open_options oo = {NULL, 0, QMM_CACHE_ANY_KERNELS};
+    qmm_cache_open_options oo = {.flags = QMM_CACHE_ANY_KERNELS};
     CHECK_OK(qmm_cache_open(ctx, path, &oo, &c));
     qmm_cache_close(c);
     snprintf(path, sizeof path, "%s/simd.qmp", dir);
@@ -451,7 +452,7 @@ static void test_two_slots(void) {
         list[i] = srcs[i].t;
     CHECK_OK(qmm_cache_write_tensors(hc, list, NT, 5, path, NULL));
     qmm_cache *c = NULL;
-    qmm_cache_open_options oo = {NULL, 5, QMM_CACHE_VERIFY};
+    qmm_cache_open_options oo = {.source_hash = 5, .flags = QMM_CACHE_VERIFY};
     CHECK_OK(qmm_cache_open(hc, path, &oo, &c));
     for (int i = 0; c && i < NT; i++) {
         qmm_weights *w = NULL, *ref = NULL;
@@ -521,7 +522,7 @@ static void test_crash_safety(qmm_context *ctx) {
             qmm_context *cctx = NULL;
             if (qmm_context_create(&o, &cctx) != QMM_OK)
                 _exit(3);
-            qmm_cache_write_options wo = {NULL, die_after, NULL};
+            qmm_cache_write_options wo = {.progress = die_after};
             qmm_cache_write_tensors(cctx, list, NT, 222, path, &wo);
             _exit(4); /* not reached: killed after tensor kill_at */
         }
@@ -580,7 +581,7 @@ static void test_live_writer(qmm_context *ctx) {
     qmm_cache_tensor list[NT];
     for (int i = 0; i < NT; i++)
         list[i] = srcs[i].t;
-    qmm_cache_write_options wo = {NULL, nested_write, NULL};
+    qmm_cache_write_options wo = {.progress = nested_write};
     CHECK_OK(qmm_cache_write_tensors(ctx, list, NT, 555, path, &wo));
     CHECK(live_temps_during == 1, "%d temporaries while the first write runs", live_temps_during);
     CHECK(live_nested_rc == QMM_OK, "nested write: %d", live_nested_rc);
@@ -740,7 +741,7 @@ static void test_copy_mode(qmm_context *ctx) {
     for (int i = 0; i < NT; i++)
         list[i] = srcs[i].t;
     CHECK_OK(qmm_cache_write_tensors(ctx, list, NT, 1, path, NULL));
-    qmm_cache_open_options o = {NULL, 0, QMM_CACHE_COPY | QMM_CACHE_VERIFY};
+    qmm_cache_open_options o = {.flags = QMM_CACHE_COPY | QMM_CACHE_VERIFY};
     qmm_cache *c = NULL;
     CHECK_OK(qmm_cache_open(ctx, path, &o, &c));
     /* another program truncates the file: a mapped cache would fault (SIGBUS)
@@ -848,9 +849,10 @@ static void test_gguf_forged(qmm_context *ctx, const char *gdir) {
         {"blk.9.attn_q.weight", QMM_TYPE_Q4_0, 96, 96, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const qmm_cache_tensor t = {cases[i].name, cases[i].type, cases[i].k, cases[i].n, data, sizeof data};
+        const qmm_cache_tensor t = {
+            .name = cases[i].name, .type = cases[i].type, .k = cases[i].k, .n = cases[i].n, .data = data, .size = sizeof data};
         CHECK_OK(qmm_cache_write_tensors(ctx, &t, 1, h, path, NULL));
-        qmm_cache_open_options o = {ga, 0, 0};
+        qmm_cache_open_options o = {.gguf_path = ga};
         qmm_cache *c = NULL;
         const qmm_status st = qmm_cache_open(ctx, path, &o, &c);
         CHECK(cases[i].ok ? st == QMM_OK : st == QMM_ERR_INCOMPATIBLE && !c, "%s %s [%lld, %lld] with model_a's hash: %s (%s)",
@@ -872,11 +874,11 @@ static void test_gguf_files(qmm_context *ctx, const char *gdir) {
     snprintf(gb, sizeof gb, "%s/model_b.gguf", gdir);
     snprintf(gc, sizeof gc, "%s/model_c.gguf", gdir);
     snprintf(path, sizeof path, "%s/model_a.qmp", dir);
-    qmm_cache_write_options wo = {NULL, progress, NULL};
+    qmm_cache_write_options wo = {.progress = progress};
     CHECK_OK(qmm_cache_write(ctx, ga, path, &wo));
     /* 2 layers x 7 matrices + token_embd + output + the Q4_K + the MXFP4; norms, 3-D and IQ2_XS skipped */
     CHECK(count_progress == 18, "%d tensors packed", count_progress);
-    qmm_cache_open_options o = {ga, 0, QMM_CACHE_VERIFY};
+    qmm_cache_open_options o = {.gguf_path = ga, .flags = QMM_CACHE_VERIFY};
     qmm_cache *c = NULL;
     CHECK_OK(qmm_cache_open(ctx, path, &o, &c));
     if (!c)

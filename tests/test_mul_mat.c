@@ -38,6 +38,7 @@ typedef struct problem {
 
 /* y rows padded by 5 floats, batches by 64 bytes: outputs with strides. */
 static void y_view(const problem *p, float *buf, qmm_tensor *y) {
+    memset(y, 0, sizeof *y);
     y->type = QMM_TYPE_F32;
     y->ne[0] = p->n, y->ne[1] = p->m, y->ne[2] = p->b2, y->ne[3] = p->b3;
     y->nb[0] = 4;
@@ -360,8 +361,10 @@ static void f16_path(void) {
         uint16_t *wb = malloc((size_t)(wrow * n * bw2 * bw3) * 2);
         for (int64_t i = 0; i < wrow * n * bw2 * bw3; i++)
             wb[i] = qmm_fp32_to_fp16(qmm_test_rand_f(&seed));
-        qmm_tensor w = {
-            QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, (size_t)(wrow * n) * 2, (size_t)(wrow * n * bw2) * 2}, wb};
+        qmm_tensor w = {.type = QMM_TYPE_F16,
+                        .ne = {k, n, bw2, bw3},
+                        .nb = {2, (size_t)wrow * 2, (size_t)(wrow * n) * 2, (size_t)(wrow * n * bw2) * 2},
+                        .data = wb};
         float *xb = malloc((size_t)(k * m * b2 * b3) * 4);
         for (int64_t i = 0; i < k * m * b2 * b3; i++)
             xb[i] = qmm_test_rand_f(&seed);
@@ -515,7 +518,8 @@ static void f16_grouping(void) {
         uint16_t *wb = malloc(wbatch * (size_t)nwb);
         for (size_t i = 0; i < wbatch * (size_t)nwb / 2; i++)
             wb[i] = qmm_fp32_to_fp16(qmm_test_rand_f(&seed));
-        qmm_tensor w = {QMM_TYPE_F16, {k, n, bw2, bw3}, {2, (size_t)wrow * 2, wbatch, wbatch * (size_t)bw2}, wb};
+        qmm_tensor w = {
+            .type = QMM_TYPE_F16, .ne = {k, n, bw2, bw3}, .nb = {2, (size_t)wrow * 2, wbatch, wbatch * (size_t)bw2}, .data = wb};
         qmm_weights *pw[8];
         for (int64_t b = 0; b < nwb; b++) {
             uint16_t *dense = malloc((size_t)(k * n) * 2);
@@ -535,7 +539,7 @@ static void f16_grouping(void) {
             float *xb = malloc((size_t)(xrow * m * b2 * b3) * 4);
             for (int64_t i = 0; i < xrow * m * b2 * b3; i++)
                 xb[i] = qmm_test_rand_f(&seed);
-            qmm_tensor x = {QMM_TYPE_F32, {k, m, b2, b3}, {4, (size_t)xrow * 4, 0, 0}, xb};
+            qmm_tensor x = {.type = QMM_TYPE_F32, .ne = {k, m, b2, b3}, .nb = {4, (size_t)xrow * 4, 0, 0}, .data = xb};
             if (dense) {
                 x.nb[2] = x.nb[1] * (size_t)m;
                 x.nb[3] = x.nb[2] * (size_t)b2;
@@ -543,7 +547,8 @@ static void f16_grouping(void) {
                 x.nb[3] = x.nb[1] * (size_t)m;
                 x.nb[2] = x.nb[3] * (size_t)b3;
             }
-            qmm_tensor y = {QMM_TYPE_F32, {n, m, b2, b3}, {4, (size_t)(dense ? n : n + 2) * 4, 0, 0}, NULL};
+            qmm_tensor y = {
+                .type = QMM_TYPE_F32, .ne = {n, m, b2, b3}, .nb = {4, (size_t)(dense ? n : n + 2) * 4, 0, 0}, .data = NULL};
             y.nb[2] = y.nb[1] * (size_t)m + (dense ? 0 : 32);
             y.nb[3] = y.nb[2] * (size_t)b2 + (dense ? 0 : 16);
             const size_t ybytes = y.nb[3] * (size_t)b3;
@@ -551,8 +556,14 @@ static void f16_grouping(void) {
             memset(expect, 0x7f, ybytes);
             for (int64_t i3 = 0; i3 < b3; i3++)
                 for (int64_t i2 = 0; i2 < b2; i2++) {
-                    qmm_tensor xv = {QMM_TYPE_F32, {k, m, 1, 1}, {4, x.nb[1], x.nb[1] * (size_t)m, x.nb[1] * (size_t)m}, NULL};
-                    qmm_tensor yv = {QMM_TYPE_F32, {n, m, 1, 1}, {4, y.nb[1], y.nb[1] * (size_t)m, y.nb[1] * (size_t)m}, NULL};
+                    qmm_tensor xv = {.type = QMM_TYPE_F32,
+                                     .ne = {k, m, 1, 1},
+                                     .nb = {4, x.nb[1], x.nb[1] * (size_t)m, x.nb[1] * (size_t)m},
+                                     .data = NULL};
+                    qmm_tensor yv = {.type = QMM_TYPE_F32,
+                                     .ne = {n, m, 1, 1},
+                                     .nb = {4, y.nb[1], y.nb[1] * (size_t)m, y.nb[1] * (size_t)m},
+                                     .data = NULL};
                     xv.data = (char *)xb + (size_t)i2 * x.nb[2] + (size_t)i3 * x.nb[3];
                     yv.data = (char *)expect + (size_t)i2 * y.nb[2] + (size_t)i3 * y.nb[3];
                     CHECK_OK(qmm_mul_mat(ref, pw[i2 / cases[c][4] + (i3 / cases[c][5]) * bw2], &xv, &yv));

@@ -144,6 +144,7 @@ static void free_routing(routing *r) {
 }
 
 static void y_view(const experts *e, const routing *r, float *buf, qmm_tensor *y) {
+    memset(y, 0, sizeof *y);
     y->type = QMM_TYPE_F32;
     y->ne[0] = e->n, y->ne[1] = r->nu, y->ne[2] = r->nt, y->ne[3] = 1;
     y->nb[0] = 4;
@@ -573,7 +574,7 @@ static void cache_round_trip(void) {
     qmm_context *ctx = make_ctx(2, 2, 0);
     CHECK_OK(qmm_cache_write(ctx, gpath, cpath, NULL));
     qmm_cache *c = NULL;
-    qmm_cache_open_options o = {gpath, 0, QMM_CACHE_VERIFY};
+    qmm_cache_open_options o = {.gguf_path = gpath, .flags = QMM_CACHE_VERIFY};
     CHECK_OK(qmm_cache_open(ctx, cpath, &o, &c));
     CHECK(c && qmm_cache_count(c) == 2, "cache holds %lld tensors (the 3-D tensor without _exps is not cached)",
           (long long)qmm_cache_count(c));

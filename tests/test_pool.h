@@ -39,7 +39,10 @@ static inline int64_t qmm_test_pool_add(void *u, int64_t d) { return atomic_fetc
 
 static inline void *qmm_test_pool_thread_main(void *v) {
     qmm_test_pool_thread *t = v;
-    const qmm_sync sync = {t->pool, qmm_test_pool_barrier, qmm_test_pool_store, qmm_test_pool_add};
+    const qmm_sync sync = {.user = t->pool,
+                           .barrier = qmm_test_pool_barrier,
+                           .counter_store = qmm_test_pool_store,
+                           .counter_fetch_add = qmm_test_pool_add};
     t->status = t->pool->fn(t->pool->arg, t->ith, t->pool->nth, &sync);
     return NULL;
 }
@@ -88,6 +91,9 @@ static inline int64_t qmm_test_solo_add(void *u, int64_t d) {
     return old;
 }
 #define QMM_TEST_SOLO_SYNC(counter_ptr)                                                                                          \
-    { (counter_ptr), qmm_test_solo_barrier, qmm_test_solo_store, qmm_test_solo_add }
+    {                                                                                                                            \
+        .user = (counter_ptr), .barrier = qmm_test_solo_barrier, .counter_store = qmm_test_solo_store,                           \
+        .counter_fetch_add = qmm_test_solo_add                                                                                   \
+    }
 
 #endif

@@ -198,7 +198,7 @@ static void test_cache_inspection(const char *dir) {
     float w[4 * 64];
     for (int i = 0; i < 4 * 64; i++)
         w[i] = (float)(i % 7) - 3.0f;
-    qmm_cache_tensor t = {"w.f32", QMM_TYPE_F32, 64, 4, w, sizeof w};
+    qmm_cache_tensor t = {.name = "w.f32", .type = QMM_TYPE_F32, .k = 64, .n = 4, .data = w, .size = sizeof w};
     CHECK_OK(qmm_cache_write_tensors(ctx, &t, 1, 42, path, NULL));
     qmm_cache *c = NULL;
     CHECK_OK(qmm_cache_open_structure(path, &c));
@@ -422,12 +422,36 @@ static void test_version(void) {
     CHECK(qmm_version() && strcmp(qmm_version(), want) == 0, "qmm_version() %s, header %s", qmm_version(), want);
 }
 
+/* The public structs' sizes on LP64 (x86_64, aarch64): a field is added by
+ * taking words of a struct's reserved tail, so these never change; a size
+ * that moves breaks every program built against the earlier header. */
+static void test_struct_sizes(void) {
+    if (sizeof(void *) != 8 || sizeof(long) != 8)
+        return;
+    const struct {
+        const char *name;
+        size_t size, want;
+    } s[] = {
+        {"qmm_tensor", sizeof(qmm_tensor), 96},
+        {"qmm_options", sizeof(qmm_options), 72},
+        {"qmm_sync", sizeof(qmm_sync), 48},
+        {"qmm_cpu_desc", sizeof(qmm_cpu_desc), 192},
+        {"qmm_family_desc", sizeof(qmm_family_desc), 88},
+        {"qmm_cache_write_options", sizeof(qmm_cache_write_options), 56},
+        {"qmm_cache_tensor", sizeof(qmm_cache_tensor), 64},
+        {"qmm_cache_open_options", sizeof(qmm_cache_open_options), 56},
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        CHECK(s[i].size == s[i].want, "sizeof(%s) = %zu, the published ABI has %zu", s[i].name, s[i].size, s[i].want);
+}
+
 int main(int argc, char **argv) {
     const char *py_dir = NULL;
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--python-dir") == 0)
             py_dir = argv[i + 1];
     test_version();
+    test_struct_sizes();
     test_unpack();
     test_feature_names();
     test_cpu_describe();

@@ -371,6 +371,7 @@ static void backend_set_n_threads(struct qgg_backend *be, int n_threads) {
 }
 
 static void to_qmm_tensor(const struct qgg_tensor *t, qmm_tensor *out) {
+    memset(out, 0, sizeof *out);
     out->type = (qmm_type)t->type;
     for (int d = 0; d < 4; d++) {
         out->ne[d] = t->ne[d];
@@ -469,7 +470,8 @@ static int64_t omp_sync_fetch_add(void *user, int64_t d) { return atomic_fetch_a
 static void omp_call_body(void *arg) {
     struct omp_call *c = arg;
     const int ith = gomp.thread_num(), nth = gomp.num_threads();
-    const qmm_sync sync = {c, omp_sync_barrier, omp_sync_store, omp_sync_fetch_add};
+    const qmm_sync sync = {
+        .user = c, .barrier = omp_sync_barrier, .counter_store = omp_sync_store, .counter_fetch_add = omp_sync_fetch_add};
     if (ith == 0) {
         /* the team may be smaller than asked: size the scratch for the team */
         size_t need = 0;

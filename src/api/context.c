@@ -80,6 +80,8 @@ qmm_status qmm_context_create(const qmm_options *opts_in, qmm_context **out) {
     memset(&opts, 0, sizeof opts);
     if (opts_in)
         opts = *opts_in;
+    if (qmm_check_reserved(opts.reserved, 4, "qmm_options") != QMM_OK)
+        return QMM_ERR_INVALID_ARG;
     if (opts.n_threads < 0 || opts.n_threads > MAX_THREADS)
         return qmm_fail(QMM_ERR_INVALID_ARG, "n_threads = %d: expected 0 (all cores) to %d", opts.n_threads, MAX_THREADS);
     if (opts.thread_cap < 0 || opts.chunk_multiplier < 0 || opts.pack_threads < 0)

@@ -16,6 +16,8 @@
 qmm_status qmm_check_view(const qmm_tensor *t, const char *what, qmm_type type, size_t elem) {
     if (!t)
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s is NULL", what);
+    if (qmm_check_reserved(t->reserved, 2, what) != QMM_OK)
+        return QMM_ERR_INVALID_ARG;
     if (t->type != type)
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s has type %s, expected %s", what,
                         qmm_type_name(t->type) ? qmm_type_name(t->type) : "?", qmm_type_name(type));
@@ -148,6 +150,8 @@ qmm_status qmm_op_work_size(const op_job *j, int n_threads, size_t *size) {
 qmm_status qmm_op_compute(op_job *j, int ith, int nth, void *work, size_t work_size, const qmm_sync *sync) {
     if (nth < 1 || nth > MAX_NTH || ith < 0 || ith >= nth) /* before the work size, which takes nth */
         return qmm_fail(QMM_ERR_INVALID_ARG, "thread %d of %d", ith, nth);
+    if (sync && qmm_check_reserved(sync->reserved, 2, "qmm_sync") != QMM_OK)
+        return QMM_ERR_INVALID_ARG;
     if (!sync || !sync->barrier || !sync->counter_store || !sync->counter_fetch_add)
         return qmm_fail(QMM_ERR_INVALID_ARG, "sync callbacks missing");
     const size_t need = op_work_size(j, nth);

@@ -56,6 +56,14 @@ qmm_status qmm_fail_prefixed(qmm_status status, const char *fmt, const char *wha
     return qmm_fail(status, fmt, what, detail);
 }
 
+qmm_status qmm_check_reserved(const uint64_t *reserved, int n, const char *what) {
+    for (int i = 0; i < n; i++)
+        if (reserved[i])
+            return qmm_fail(QMM_ERR_INVALID_ARG,
+                            "%s: reserved[%d] is not zero (initialise the struct with {0} or designated fields)", what, i);
+    return QMM_OK;
+}
+
 void qmm_clear_error(void) { last_error[0] = 0; }
 
 const char *qmm_last_error(void) { return last_error; }

@@ -17,6 +17,9 @@ void qmm_clear_error(void);
 /* Re-raises the last error with context: fmt has two %s, what and then the
  * previous message (copied first: the message buffer is reused). */
 qmm_status qmm_fail_prefixed(qmm_status status, const char *fmt, const char *what);
+/* QMM_OK if the n words of a public struct's reserved tail are zero, else
+ * QMM_ERR_INVALID_ARG naming the struct (what). */
+qmm_status qmm_check_reserved(const uint64_t *reserved, int n, const char *what);
 
 /* Levels: QMM_LOG_* (qmatmul.h). Messages go to the qmm_set_log_callback
  * callback, or stderr. */

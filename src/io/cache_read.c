@@ -319,9 +319,11 @@ qmm_status qmm_cache_open(qmm_context *ctx, const char *path, const qmm_cache_op
     *out = NULL;
     if (!ctx || !path)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: NULL argument");
-    qmm_cache_open_options o = {NULL, 0, 0};
+    qmm_cache_open_options o = {0};
     if (opts)
         o = *opts;
+    if (qmm_check_reserved(o.reserved, 4, "qmm_cache_open_options") != QMM_OK)
+        return QMM_ERR_INVALID_ARG;
     if (o.flags & ~(unsigned)(QMM_CACHE_VERIFY | QMM_CACHE_ANY_KERNELS | QMM_CACHE_POPULATE | QMM_CACHE_COPY))
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_open: unknown flags 0x%x", o.flags);
     if (!o.gguf_path)

@@ -189,6 +189,8 @@ qmm_status qmm_cache_write_file(qmm_context *ctx, const qmm_cache_item *items, i
     if (count < 0 || count > QMM_CACHE_MAX_TENSORS)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: %lld tensors (0 to %d)", (long long)count,
                         QMM_CACHE_MAX_TENSORS);
+    if (opts && qmm_check_reserved(opts->reserved, 4, "qmm_cache_write_options") != QMM_OK)
+        return QMM_ERR_INVALID_ARG;
     const size_t plen = strlen(out_path);
     if (plen == 0 || plen > 4000)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: output path is empty or too long");
@@ -231,6 +233,9 @@ qmm_status qmm_cache_write_tensors(qmm_context *ctx, const qmm_cache_tensor *ten
                         QMM_CACHE_MAX_TENSORS);
     if (count > 0 && !tensors)
         return qmm_fail(QMM_ERR_INVALID_ARG, "qmm_cache_write_tensors: NULL argument");
+    for (int64_t i = 0; i < count; i++)
+        if (qmm_check_reserved(tensors[i].reserved, 2, "qmm_cache_tensor") != QMM_OK)
+            return QMM_ERR_INVALID_ARG;
     /* matrices: the public form has no experts count */
     qmm_cache_item *items = calloc((size_t)(count ? count : 1), sizeof *items);
     if (!items)

@@ -103,7 +103,7 @@ static int bench(qmm_context *ctx, const char *gguf_path, const char *out, int r
         if (cold)
             evict(out);
         t = now();
-        qmm_cache_open_options o = {gguf_path, 0, 0};
+        qmm_cache_open_options o = {.gguf_path = gguf_path};
         qmm_cache *c;
         if (qmm_cache_open(ctx, out, &o, &c) != QMM_OK) {
             fprintf(stderr, "qmatmul pack: %s\n", qmm_last_error());
@@ -256,7 +256,7 @@ int cmd_pack(int argc, char **argv) {
                 (long long)npack, (long long)nskip, prim[0], prim[1], prim[2], prim[3]);
     progress_init(quiet); /* on a terminal only */
     pack_state ps = {now()};
-    qmm_cache_write_options wo = {NULL, progress, &ps};
+    qmm_cache_write_options wo = {.progress = progress, .user = &ps};
     st = write ? qmm_cache_write(ctx, in, out, &wo) : QMM_OK;
     const double secs = now() - ps.t0;
     if (st != QMM_OK) {

@@ -4,9 +4,9 @@
 #include "kernels/ref/ref_kernels.h"
 
 /* Every reference family: 1 x 1 tiles, rows packed as they are. */
-#define QMM_REF_DESCRIPTOR(name_str, wt, size_fn, offset_fn, pack_fn, read_fn, unpack_fn, act_layout, gemm_fn)                  \
+#define QMM_REF_DESCRIPTOR(name_str, wt, size_fn, offset_fn, pack_fn, read_fn, unpack_fn, act_layout, gemm_fn)                   \
     {                                                                                                                            \
-        .name = name_str, .wtype = wt, .layout_id = 1, .mr = 1, .nr = 1, .kr = 1, .sr = 1, .n_step = 1,                         \
+        .name = name_str, .wtype = wt, .layout_id = 1, .mr = 1, .nr = 1, .kr = 1, .sr = 1, .n_step = 1,                          \
         .w_packed_size = size_fn, .w_packed_offset = offset_fn, .w_pack = pack_fn, .w_read_row = read_fn,                        \
         .w_unpack_row = unpack_fn, .act = act_layout, .gemm = gemm_fn,                                                           \
     }
@@ -14,7 +14,6 @@
     { 1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack }
 #define QMM_REF_ACT_F32                                                                                                          \
     { 1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack }
-
 
 static size_t ref_q4_0_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q4_0, k, n); }
 static size_t ref_q4_0_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q4_0, n_idx, k); }
@@ -30,8 +29,9 @@ static void ref_q4_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
     (void)n;
     qmm_ref_rows_unpack(QMM_TYPE_Q4_0, w, k, row, dst);
 }
-const qmm_family qmm_family_ref_q4_0 = QMM_REF_DESCRIPTOR("ref_q4_0", QMM_TYPE_Q4_0, ref_q4_0_w_size, ref_q4_0_w_offset, ref_q4_0_w_pack, ref_q4_0_read_row,
-                                                        ref_q4_0_w_unpack_row, QMM_REF_ACT_Q8, qmm_ref_gemm_q4_0);
+const qmm_family qmm_family_ref_q4_0 =
+    QMM_REF_DESCRIPTOR("ref_q4_0", QMM_TYPE_Q4_0, ref_q4_0_w_size, ref_q4_0_w_offset, ref_q4_0_w_pack, ref_q4_0_read_row,
+                       ref_q4_0_w_unpack_row, QMM_REF_ACT_Q8, qmm_ref_gemm_q4_0);
 
 static size_t ref_q8_0_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q8_0, k, n); }
 static size_t ref_q8_0_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q8_0, n_idx, k); }
@@ -47,8 +47,9 @@ static void ref_q8_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
     (void)n;
     qmm_ref_rows_unpack(QMM_TYPE_Q8_0, w, k, row, dst);
 }
-const qmm_family qmm_family_ref_q8_0 = QMM_REF_DESCRIPTOR("ref_q8_0", QMM_TYPE_Q8_0, ref_q8_0_w_size, ref_q8_0_w_offset, ref_q8_0_w_pack, ref_q8_0_read_row,
-                                                        ref_q8_0_w_unpack_row, QMM_REF_ACT_Q8, qmm_ref_gemm_q8_0);
+const qmm_family qmm_family_ref_q8_0 =
+    QMM_REF_DESCRIPTOR("ref_q8_0", QMM_TYPE_Q8_0, ref_q8_0_w_size, ref_q8_0_w_offset, ref_q8_0_w_pack, ref_q8_0_read_row,
+                       ref_q8_0_w_unpack_row, QMM_REF_ACT_Q8, qmm_ref_gemm_q8_0);
 
 static size_t ref_f32_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_F32, k, n); }
 static size_t ref_f32_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_F32, n_idx, k); }
@@ -67,8 +68,9 @@ static void ref_f32_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t ro
 static void ref_f32_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_fp(QMM_TYPE_F32, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_f32 = QMM_REF_DESCRIPTOR("ref_f32", QMM_TYPE_F32, ref_f32_w_size, ref_f32_w_offset, ref_f32_w_pack, ref_f32_read_row,
-                                                        ref_f32_w_unpack_row, QMM_REF_ACT_F32, ref_f32_gemm);
+const qmm_family qmm_family_ref_f32 =
+    QMM_REF_DESCRIPTOR("ref_f32", QMM_TYPE_F32, ref_f32_w_size, ref_f32_w_offset, ref_f32_w_pack, ref_f32_read_row,
+                       ref_f32_w_unpack_row, QMM_REF_ACT_F32, ref_f32_gemm);
 
 static size_t ref_f16_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_F16, k, n); }
 static size_t ref_f16_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_F16, n_idx, k); }
@@ -87,8 +89,9 @@ static void ref_f16_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t ro
 static void ref_f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_fp(QMM_TYPE_F16, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_f16 = QMM_REF_DESCRIPTOR("ref_f16", QMM_TYPE_F16, ref_f16_w_size, ref_f16_w_offset, ref_f16_w_pack, ref_f16_read_row,
-                                                        ref_f16_w_unpack_row, QMM_REF_ACT_F32, ref_f16_gemm);
+const qmm_family qmm_family_ref_f16 =
+    QMM_REF_DESCRIPTOR("ref_f16", QMM_TYPE_F16, ref_f16_w_size, ref_f16_w_offset, ref_f16_w_pack, ref_f16_read_row,
+                       ref_f16_w_unpack_row, QMM_REF_ACT_F32, ref_f16_gemm);
 
 static size_t ref_bf16_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_BF16, k, n); }
 static size_t ref_bf16_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_BF16, n_idx, k); }
@@ -107,8 +110,9 @@ static void ref_bf16_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_bf16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_fp(QMM_TYPE_BF16, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_bf16 = QMM_REF_DESCRIPTOR("ref_bf16", QMM_TYPE_BF16, ref_bf16_w_size, ref_bf16_w_offset, ref_bf16_w_pack, ref_bf16_read_row,
-                                                        ref_bf16_w_unpack_row, QMM_REF_ACT_F32, ref_bf16_gemm);
+const qmm_family qmm_family_ref_bf16 =
+    QMM_REF_DESCRIPTOR("ref_bf16", QMM_TYPE_BF16, ref_bf16_w_size, ref_bf16_w_offset, ref_bf16_w_pack, ref_bf16_read_row,
+                       ref_bf16_w_unpack_row, QMM_REF_ACT_F32, ref_bf16_gemm);
 
 static size_t ref_q4_1_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q4_1, k, n); }
 static size_t ref_q4_1_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q4_1, n_idx, k); }
@@ -127,8 +131,9 @@ static void ref_q4_1_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q4_1_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q4_1, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q4_1 = QMM_REF_DESCRIPTOR("ref_q4_1", QMM_TYPE_Q4_1, ref_q4_1_w_size, ref_q4_1_w_offset, ref_q4_1_w_pack, ref_q4_1_read_row,
-                                                        ref_q4_1_w_unpack_row, QMM_REF_ACT_Q8, ref_q4_1_gemm);
+const qmm_family qmm_family_ref_q4_1 =
+    QMM_REF_DESCRIPTOR("ref_q4_1", QMM_TYPE_Q4_1, ref_q4_1_w_size, ref_q4_1_w_offset, ref_q4_1_w_pack, ref_q4_1_read_row,
+                       ref_q4_1_w_unpack_row, QMM_REF_ACT_Q8, ref_q4_1_gemm);
 
 static size_t ref_q5_0_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q5_0, k, n); }
 static size_t ref_q5_0_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q5_0, n_idx, k); }
@@ -147,8 +152,9 @@ static void ref_q5_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q5_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q5_0, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q5_0 = QMM_REF_DESCRIPTOR("ref_q5_0", QMM_TYPE_Q5_0, ref_q5_0_w_size, ref_q5_0_w_offset, ref_q5_0_w_pack, ref_q5_0_read_row,
-                                                        ref_q5_0_w_unpack_row, QMM_REF_ACT_Q8, ref_q5_0_gemm);
+const qmm_family qmm_family_ref_q5_0 =
+    QMM_REF_DESCRIPTOR("ref_q5_0", QMM_TYPE_Q5_0, ref_q5_0_w_size, ref_q5_0_w_offset, ref_q5_0_w_pack, ref_q5_0_read_row,
+                       ref_q5_0_w_unpack_row, QMM_REF_ACT_Q8, ref_q5_0_gemm);
 
 static size_t ref_q5_1_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q5_1, k, n); }
 static size_t ref_q5_1_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q5_1, n_idx, k); }
@@ -167,8 +173,9 @@ static void ref_q5_1_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q5_1_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q5_1, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q5_1 = QMM_REF_DESCRIPTOR("ref_q5_1", QMM_TYPE_Q5_1, ref_q5_1_w_size, ref_q5_1_w_offset, ref_q5_1_w_pack, ref_q5_1_read_row,
-                                                        ref_q5_1_w_unpack_row, QMM_REF_ACT_Q8, ref_q5_1_gemm);
+const qmm_family qmm_family_ref_q5_1 =
+    QMM_REF_DESCRIPTOR("ref_q5_1", QMM_TYPE_Q5_1, ref_q5_1_w_size, ref_q5_1_w_offset, ref_q5_1_w_pack, ref_q5_1_read_row,
+                       ref_q5_1_w_unpack_row, QMM_REF_ACT_Q8, ref_q5_1_gemm);
 
 static size_t ref_q2_k_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q2_K, k, n); }
 static size_t ref_q2_k_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q2_K, n_idx, k); }
@@ -187,8 +194,9 @@ static void ref_q2_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q2_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q2_K, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q2_k = QMM_REF_DESCRIPTOR("ref_q2_k", QMM_TYPE_Q2_K, ref_q2_k_w_size, ref_q2_k_w_offset, ref_q2_k_w_pack, ref_q2_k_read_row,
-                                                        ref_q2_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q2_k_gemm);
+const qmm_family qmm_family_ref_q2_k =
+    QMM_REF_DESCRIPTOR("ref_q2_k", QMM_TYPE_Q2_K, ref_q2_k_w_size, ref_q2_k_w_offset, ref_q2_k_w_pack, ref_q2_k_read_row,
+                       ref_q2_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q2_k_gemm);
 
 static size_t ref_q3_k_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q3_K, k, n); }
 static size_t ref_q3_k_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q3_K, n_idx, k); }
@@ -207,8 +215,9 @@ static void ref_q3_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q3_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q3_K, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q3_k = QMM_REF_DESCRIPTOR("ref_q3_k", QMM_TYPE_Q3_K, ref_q3_k_w_size, ref_q3_k_w_offset, ref_q3_k_w_pack, ref_q3_k_read_row,
-                                                        ref_q3_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q3_k_gemm);
+const qmm_family qmm_family_ref_q3_k =
+    QMM_REF_DESCRIPTOR("ref_q3_k", QMM_TYPE_Q3_K, ref_q3_k_w_size, ref_q3_k_w_offset, ref_q3_k_w_pack, ref_q3_k_read_row,
+                       ref_q3_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q3_k_gemm);
 
 static size_t ref_q4_k_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q4_K, k, n); }
 static size_t ref_q4_k_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q4_K, n_idx, k); }
@@ -227,8 +236,9 @@ static void ref_q4_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q4_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q4_K, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q4_k = QMM_REF_DESCRIPTOR("ref_q4_k", QMM_TYPE_Q4_K, ref_q4_k_w_size, ref_q4_k_w_offset, ref_q4_k_w_pack, ref_q4_k_read_row,
-                                                        ref_q4_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q4_k_gemm);
+const qmm_family qmm_family_ref_q4_k =
+    QMM_REF_DESCRIPTOR("ref_q4_k", QMM_TYPE_Q4_K, ref_q4_k_w_size, ref_q4_k_w_offset, ref_q4_k_w_pack, ref_q4_k_read_row,
+                       ref_q4_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q4_k_gemm);
 
 static size_t ref_q5_k_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q5_K, k, n); }
 static size_t ref_q5_k_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q5_K, n_idx, k); }
@@ -247,8 +257,9 @@ static void ref_q5_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q5_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q5_K, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q5_k = QMM_REF_DESCRIPTOR("ref_q5_k", QMM_TYPE_Q5_K, ref_q5_k_w_size, ref_q5_k_w_offset, ref_q5_k_w_pack, ref_q5_k_read_row,
-                                                        ref_q5_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q5_k_gemm);
+const qmm_family qmm_family_ref_q5_k =
+    QMM_REF_DESCRIPTOR("ref_q5_k", QMM_TYPE_Q5_K, ref_q5_k_w_size, ref_q5_k_w_offset, ref_q5_k_w_pack, ref_q5_k_read_row,
+                       ref_q5_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q5_k_gemm);
 
 static size_t ref_q6_k_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_Q6_K, k, n); }
 static size_t ref_q6_k_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_Q6_K, n_idx, k); }
@@ -267,8 +278,9 @@ static void ref_q6_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t r
 static void ref_q6_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_Q6_K, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_q6_k = QMM_REF_DESCRIPTOR("ref_q6_k", QMM_TYPE_Q6_K, ref_q6_k_w_size, ref_q6_k_w_offset, ref_q6_k_w_pack, ref_q6_k_read_row,
-                                                        ref_q6_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q6_k_gemm);
+const qmm_family qmm_family_ref_q6_k =
+    QMM_REF_DESCRIPTOR("ref_q6_k", QMM_TYPE_Q6_K, ref_q6_k_w_size, ref_q6_k_w_offset, ref_q6_k_w_pack, ref_q6_k_read_row,
+                       ref_q6_k_w_unpack_row, QMM_REF_ACT_Q8, ref_q6_k_gemm);
 
 static size_t ref_iq4_nl_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ4_NL, k, n); }
 static size_t ref_iq4_nl_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ4_NL, n_idx, k); }
@@ -287,8 +299,9 @@ static void ref_iq4_nl_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t
 static void ref_iq4_nl_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_IQ4_NL, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_iq4_nl = QMM_REF_DESCRIPTOR("ref_iq4_nl", QMM_TYPE_IQ4_NL, ref_iq4_nl_w_size, ref_iq4_nl_w_offset, ref_iq4_nl_w_pack, ref_iq4_nl_read_row,
-                                                        ref_iq4_nl_w_unpack_row, QMM_REF_ACT_Q8, ref_iq4_nl_gemm);
+const qmm_family qmm_family_ref_iq4_nl =
+    QMM_REF_DESCRIPTOR("ref_iq4_nl", QMM_TYPE_IQ4_NL, ref_iq4_nl_w_size, ref_iq4_nl_w_offset, ref_iq4_nl_w_pack,
+                       ref_iq4_nl_read_row, ref_iq4_nl_w_unpack_row, QMM_REF_ACT_Q8, ref_iq4_nl_gemm);
 
 static size_t ref_iq4_xs_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ4_XS, k, n); }
 static size_t ref_iq4_xs_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ4_XS, n_idx, k); }
@@ -307,8 +320,9 @@ static void ref_iq4_xs_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t
 static void ref_iq4_xs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_IQ4_XS, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_iq4_xs = QMM_REF_DESCRIPTOR("ref_iq4_xs", QMM_TYPE_IQ4_XS, ref_iq4_xs_w_size, ref_iq4_xs_w_offset, ref_iq4_xs_w_pack, ref_iq4_xs_read_row,
-                                                        ref_iq4_xs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq4_xs_gemm);
+const qmm_family qmm_family_ref_iq4_xs =
+    QMM_REF_DESCRIPTOR("ref_iq4_xs", QMM_TYPE_IQ4_XS, ref_iq4_xs_w_size, ref_iq4_xs_w_offset, ref_iq4_xs_w_pack,
+                       ref_iq4_xs_read_row, ref_iq4_xs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq4_xs_gemm);
 
 static size_t ref_mxfp4_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_MXFP4, k, n); }
 static size_t ref_mxfp4_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_MXFP4, n_idx, k); }
@@ -327,5 +341,6 @@ static void ref_mxfp4_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t 
 static void ref_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_ref_gemm_quant(QMM_TYPE_MXFP4, m, n, k, a, w, y, ys);
 }
-const qmm_family qmm_family_ref_mxfp4 = QMM_REF_DESCRIPTOR("ref_mxfp4", QMM_TYPE_MXFP4, ref_mxfp4_w_size, ref_mxfp4_w_offset, ref_mxfp4_w_pack, ref_mxfp4_read_row,
-                                                        ref_mxfp4_w_unpack_row, QMM_REF_ACT_Q8, ref_mxfp4_gemm);
+const qmm_family qmm_family_ref_mxfp4 =
+    QMM_REF_DESCRIPTOR("ref_mxfp4", QMM_TYPE_MXFP4, ref_mxfp4_w_size, ref_mxfp4_w_offset, ref_mxfp4_w_pack, ref_mxfp4_read_row,
+                       ref_mxfp4_w_unpack_row, QMM_REF_ACT_Q8, ref_mxfp4_gemm);

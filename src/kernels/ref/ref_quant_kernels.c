@@ -201,6 +201,7 @@ static terms_fn terms_of(qmm_type t) {
 }
 
 void qmm_ref_gemm_quant(qmm_type t, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    const int has_min = t == QMM_TYPE_Q4_1 || t == QMM_TYPE_Q5_1 || t == QMM_TYPE_Q2_K || t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q5_K;
+    const int has_min =
+        t == QMM_TYPE_Q4_1 || t == QMM_TYPE_Q5_1 || t == QMM_TYPE_Q2_K || t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q5_K;
     quant_gemm(m, n, k, a, w, y, ys, qmm_row_size(t, k), terms_of(t), has_min);
 }
