@@ -300,64 +300,60 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, i
     qmm_amx_acc_store(acc, y, ys, mr, cols);
 }
 
-/* The VNNI tile on the first MR rows of a 16-row group (groups with few real
- * rows). */
-#define QMM_AMX_VNNI_TILE(kind, MR, name)                                                                                        \
-    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \
-        qmm_avx512x_tile(kind, MR, QMM_AMX_G, nb, a, p, y, ys, nc);                                                              \
-    }
+/* The AMX families' GEMM activation layout: groups of QMM_AMX_G rows (the
+ * A tile's); their GEMV layout is the x families' (QMM_AVX512X_ACT1). */
+static inline size_t qmm_amx_act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AMX_G); }
+static inline size_t qmm_amx_act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AMX_G); }
+static inline void qmm_amx_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AMX_G);
+}
+#define QMM_AMX_ACT                                                                                                              \
+    { QMM_AMX_G, qmm_amx_act_size, qmm_amx_act_offset, qmm_amx_act_pack }
 
-/* Defines `const qmm_family qmm_family_<id>`: the x family of `kind` (its
- * panels, GET_ROWS, unpacking and GEMV those of the AVX-512 VNNI family),
- * with GEMM on AMX in 16-row groups. */
-#define QMM_AMX_X_FAMILY(id, wtype_, kind, put, get)                                                                             \
-    QMM_AVX512X_WEIGHTS(kind, wtype_, put, get, QMM_AMX_G)                                                                       \
-    QMM_AMX_VNNI_TILE(kind, 1, vnni_m1)                                                                                          \
-    QMM_AMX_VNNI_TILE(kind, 2, vnni_m2)                                                                                          \
-    QMM_AMX_VNNI_TILE(kind, 3, vnni_m3)                                                                                          \
-    QMM_AMX_VNNI_TILE(kind, 4, vnni_m4)                                                                                          \
-    QMM_AMX_VNNI_TILE(kind, 5, vnni_m5)                                                                                          \
-    QMM_AMX_VNNI_TILE(kind, 6, vnni_m6)                                                                                          \
-    QMM_AMX_VNNI_TILE(kind, 7, vnni_m7)                                                                                          \
-    QMM_AMX_VNNI_TILE(kind, 8, vnni_m8)                                                                                          \
-    typedef void (*vnni_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                    \
-    static const vnni_fn vnni_by_mr[9] = {NULL, vnni_m1, vnni_m2, vnni_m3, vnni_m4, vnni_m5, vnni_m6, vnni_m7, vnni_m8};         \
-    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
-        const size_t gb = (size_t)nb * QMM_AMX_G * QMM_AVX512_ACT_BLK;                                                           \
-        /* rows in AMX groups: the full ones, and the last if it has QMM_AMX_MIN_ROWS */                                         \
-        const int64_t m_amx = m / QMM_AMX_G * QMM_AMX_G + (m % QMM_AMX_G >= QMM_AMX_MIN_ROWS ? m % QMM_AMX_G : 0);               \
-        uint8_t wb[QMM_AMX_KC * 512] __attribute__((aligned(64)));                                                               \
-        qmm_amx_bvals bv[QMM_AMX_KC];                                                                                            \
-        if (m_amx > 0)                                                                                                           \
-            qmm_amx_configure(kind);                                                                                             \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            for (int64_t b0 = 0; b0 < nb && m_amx > 0; b0 += QMM_AMX_KC) {                                                       \
-                const int nk = (int)(nb - b0 < QMM_AMX_KC ? nb - b0 : QMM_AMX_KC);                                               \
-                qmm_amx_x_unpack(kind, p, b0, nk, wb);                                                                           \
-                if (!QMM_AVX512X_SPLIT(kind))                                                                                    \
-                    qmm_amx_x_block_vals(kind, p, b0, nk, bv);                                                                   \
-                for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {                                                              \
-                    const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);                                       \
-                    const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb;                                      \
-                    float *yg = (float *)((char *)y + (size_t)m0 * ys) + n0;                                                     \
-                    if (QMM_AMX_BATCHED(kind))                                                                                   \
-                        qmm_amx_x_tile_batch(kind, b0, nk, ag, wb, bv, yg, ys, mr, nc);                                          \
-                    else                                                                                                         \
-                        qmm_amx_x_tile_pipe(kind, b0, nk, ag, p, wb, bv, yg, ys, mr, nc);                                        \
-                }                                                                                                                \
-            }                                                                                                                    \
-            if (m_amx < m)                                                                                                       \
-                vnni_by_mr[m - m_amx](nb, (const uint8_t *)a + (size_t)(m_amx / QMM_AMX_G) * gb, p,                              \
-                                      (float *)((char *)y + (size_t)m_amx * ys) + n0, ys, nc);                                   \
-        }                                                                                                                        \
-        if (m_amx > 0)                                                                                                           \
-            _tile_release();                                                                                                     \
-    }                                                                                                                            \
-    QMM_X86_INT8_DESCRIPTOR(id, wtype_, 1, QMM_AVX512_VNNI_REQUIRED | QMM_CPU_AMX_TILE | QMM_CPU_AMX_INT8,                       \
-                            QMM_CPU_AMX_TILE | QMM_CPU_AMX_INT8, QMM_AMX_G)
+/* The descriptor fields every AMX family shares: the AVX-512 VNNI x family
+ * of its type is its fallback (AMX hidden). */
+#define QMM_AMX_GEOMETRY                                                                                                         \
+    .required = QMM_AVX512_VNNI_REQUIRED | QMM_CPU_AMX_TILE | QMM_CPU_AMX_INT8,                                                  \
+    .fallback_hides = QMM_CPU_AMX_TILE | QMM_CPU_AMX_INT8, .mr = QMM_AMX_G, .nr = QMM_AVX512_NR, .kr = 4, .sr = 1,               \
+    .n_step = QMM_AVX512_NR
+
+/* An AMX family's gemm: the x panels of `kind` in 16-row groups on the tile
+ * unit; a last group of fewer than QMM_AMX_MIN_ROWS rows on the VNNI tile. */
+QMM_AVX512_INLINE void qmm_amx_x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                      float *y, size_t ys) {
+    const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
+    const size_t gb = (size_t)nb * QMM_AMX_G * QMM_AVX512_ACT_BLK;
+    /* rows in AMX groups: the full ones, and the last if it has QMM_AMX_MIN_ROWS */
+    const int64_t m_amx = m / QMM_AMX_G * QMM_AMX_G + (m % QMM_AMX_G >= QMM_AMX_MIN_ROWS ? m % QMM_AMX_G : 0);
+    uint8_t wb[QMM_AMX_KC * 512] __attribute__((aligned(64)));
+    qmm_amx_bvals bv[QMM_AMX_KC];
+    if (m_amx > 0)
+        qmm_amx_configure(kind);
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
+        const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;
+        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
+        for (int64_t b0 = 0; b0 < nb && m_amx > 0; b0 += QMM_AMX_KC) {
+            const int nk = (int)(nb - b0 < QMM_AMX_KC ? nb - b0 : QMM_AMX_KC);
+            qmm_amx_x_unpack(kind, p, b0, nk, wb);
+            if (!QMM_AVX512X_SPLIT(kind))
+                qmm_amx_x_block_vals(kind, p, b0, nk, bv);
+            for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {
+                const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);
+                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb;
+                float *yg = (float *)((char *)y + (size_t)m0 * ys) + n0;
+                if (QMM_AMX_BATCHED(kind))
+                    qmm_amx_x_tile_batch(kind, b0, nk, ag, wb, bv, yg, ys, mr, nc);
+                else
+                    qmm_amx_x_tile_pipe(kind, b0, nk, ag, p, wb, bv, yg, ys, mr, nc);
+            }
+        }
+        if (m_amx < m)
+            qmm_avx512x_tile_rows(kind, QMM_AMX_G, (int)(m - m_amx), nb, (const uint8_t *)a + (size_t)(m_amx / QMM_AMX_G) * gb, p,
+                                  (float *)((char *)y + (size_t)m_amx * ys) + n0, ys, nc);
+    }
+    if (m_amx > 0)
+        _tile_release();
+}
 
 #endif

@@ -205,39 +205,15 @@ QMM_AVX512_INLINE __m512 qmm_avx512_wscale(qmm_avx512_wkind kind, const uint8_t 
                                       : _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)sb));
 }
 
-/* The descriptor every x86 int8 family macro ends with (AVX-512 VNNI, AMX):
- * the family macro defines the functions it names (w_size, w_offset, w_pack,
- * w_read_row, w_unpack_row, act_size, act_offset, act_pack, act1_*, gemm,
- * gemv). mr_ is the GEMM activation group (the act layout's m_step). */
-#define QMM_X86_INT8_DESCRIPTOR(id, wtype_, layout, required_, hides_, mr_)                                                      \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required = required_,                                                                                                   \
-        .fallback_hides = hides_,                                                                                                \
-        .flags = 0,                                                                                                              \
-        .layout_id = layout,                                                                                                     \
-        .mr = mr_,                                                                                                               \
-        .nr = QMM_AVX512_NR,                                                                                                     \
-        .kr = 4,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_AVX512_NR,                                                                                                 \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .w_unpack_row = w_unpack_row,                                                                                            \
-        .act = {mr_, act_size, act_offset, act_pack},                                                                            \
-        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
-        .gemm = gemm,                                                                                                            \
-        .gemv = gemv,                                                                                                            \
-    };
-
+/* The descriptor fields every AVX-512 VNNI int8 family shares (a family
+ * file's `const qmm_family` lists them beside its name, type, layout and
+ * entry points): 16-row panels, k interleaved by 4, GEMM activation groups
+ * of QMM_AVX512_MR rows. */
 #define QMM_AVX512_VNNI_REQUIRED                                                                                                 \
     (QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C)
-#define QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, layout)                                                                           \
-    QMM_X86_INT8_DESCRIPTOR(id, wtype_, layout, QMM_AVX512_VNNI_REQUIRED, QMM_AVX512_VNNI_REQUIRED & ~(uint64_t)QMM_CPU_F16C,    \
-                            QMM_AVX512_MR)
+#define QMM_AVX512_VNNI_GEOMETRY                                                                                                 \
+    .required = QMM_AVX512_VNNI_REQUIRED, .fallback_hides = QMM_AVX512_VNNI_REQUIRED & ~(uint64_t)QMM_CPU_F16C,                  \
+    .mr = QMM_AVX512_MR, .nr = QMM_AVX512_NR, .kr = 4, .sr = 1, .n_step = QMM_AVX512_NR
 
 QMM_AVX512_INLINE void qmm_avx512_load_w(qmm_avx512_wkind kind, const uint8_t *qb, __m512i w[8], __m512i table) {
     if (kind != QMM_AVX512_W_Q8) {
@@ -345,21 +321,6 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
 #define QMM_AVX512_GEMV_NP 2
 #endif
 
-/* The body of a family's gemv: the 16-row panels (pb bytes each) by
- * QMM_AVX512_GEMV_NP through its gemv_many, the rest one at a time through
- * its gemv_panel (the last one's columns masked). */
-#define QMM_AVX512_GEMV_WALK(n, k, a, w, pb, y)                                                                                  \
-    do {                                                                                                                         \
-        enum { NP_ = QMM_AVX512_GEMV_NP, NR_ = QMM_AVX512_NR };                                                                  \
-        const int64_t nb_ = (k) / QMM_QK;                                                                                        \
-        int64_t n0_ = 0;                                                                                                         \
-        for (; (n)-n0_ >= NP_ * NR_; n0_ += NP_ * NR_)                                                                           \
-            gemv_many(nb_, (const uint8_t *)(a), (const uint8_t *)(w) + (size_t)(n0_ / NR_) * (pb), (pb), (y) + n0_, NR_);       \
-        for (; n0_ < (n); n0_ += NR_)                                                                                            \
-            gemv_panel(nb_, (const uint8_t *)(a), (const uint8_t *)(w) + (size_t)(n0_ / NR_) * (pb), (pb), (y) + n0_,            \
-                       (int)((n)-n0_ < NR_ ? (n)-n0_ : NR_));                                                                    \
-    } while (0)
-
 /* acc + the 16 lanes' dot products of a 32-block of nibble quants (qb: 4 x
  * 64 bytes, the low nibbles elements 0..15, the high ones 16..31) with the
  * activation bytes aq, for the GEMVs: the high nibbles are masked in place
@@ -439,60 +400,56 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int
     _mm512_mask_storeu_ps(y + (NP - 1) * QMM_AVX512_NR, (__mmask16)((1u << ncols) - 1u), acc[NP - 1]);
 }
 
-/* Instantiations with constant MR (the compiler keeps acc[] in registers). */
-#define QMM_AVX512_TILES(kind, qbytes)                                                                                           \
-    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                        \
-        qmm_avx512_gemv_panels(kind, 1, nb, a, p, pb, qbytes, y, nc);                                                            \
-    }                                                                                                                            \
-    static void gemv_many(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                         \
-        qmm_avx512_gemv_panels(kind, QMM_AVX512_GEMV_NP, nb, a, p, pb, qbytes, y, nc);                                           \
-    }                                                                                                                            \
-    static void tile_m1(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 1, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    static void tile_m2(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 2, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    static void tile_m3(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 3, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    static void tile_m4(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 4, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    static void tile_m5(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 5, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    static void tile_m6(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 6, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    static void tile_m7(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 7, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    static void tile_m8(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                           \
-        qmm_avx512_tile(kind, 8, 8, nb, a, p, qbytes, y, ys, nc);                                                                \
-    }                                                                                                                            \
-    typedef void (*tile_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                    \
-    static const tile_fn tiles_by_mr[9] = {NULL, tile_m1, tile_m2, tile_m3, tile_m4, tile_m5, tile_m6, tile_m7, tile_m8};        \
-    /* Panel-outer: one panel (k/32 * (32 + qbytes) bytes) stays in L1/L2 while                                                  \
-     * the activation groups stream past it; the weights are read once. */                                                       \
-    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);                                                \
-        const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;                                                       \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {                                                                  \
-                const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);                                           \
-                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;                                      \
-                tiles_by_mr[mr](nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                                 \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }                                                                                                                            \
-    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);                                                \
-        QMM_AVX512_GEMV_WALK(n, k, a, w, pb, y);                                                                                 \
+/* The tile of the first mr (1..QMM_AVX512_MR) rows of an activation group:
+ * each case MR as a constant (the compiler keeps acc[] in registers). */
+QMM_AVX512_INLINE void qmm_avx512_tile_rows(qmm_avx512_wkind kind, int qbytes, int mr, int64_t nb, const uint8_t *a,
+                                            const uint8_t *p, float *y, size_t ys, int nc) {
+    switch (mr) {
+    case 1: qmm_avx512_tile(kind, 1, 8, nb, a, p, qbytes, y, ys, nc); break;
+    case 2: qmm_avx512_tile(kind, 2, 8, nb, a, p, qbytes, y, ys, nc); break;
+    case 3: qmm_avx512_tile(kind, 3, 8, nb, a, p, qbytes, y, ys, nc); break;
+    case 4: qmm_avx512_tile(kind, 4, 8, nb, a, p, qbytes, y, ys, nc); break;
+    case 5: qmm_avx512_tile(kind, 5, 8, nb, a, p, qbytes, y, ys, nc); break;
+    case 6: qmm_avx512_tile(kind, 6, 8, nb, a, p, qbytes, y, ys, nc); break;
+    case 7: qmm_avx512_tile(kind, 7, 8, nb, a, p, qbytes, y, ys, nc); break;
+    default: qmm_avx512_tile(kind, 8, 8, nb, a, p, qbytes, y, ys, nc); break;
     }
+}
+
+/* A family's gemm. Panel-outer: one panel (k/32 * (32 + qbytes) bytes)
+ * stays in L1/L2 while the activation groups stream past it; the weights
+ * are read once. */
+QMM_AVX512_INLINE void qmm_avx512_gemm(qmm_avx512_wkind kind, int qbytes, int64_t m, int64_t n, int64_t k, const void *a,
+                                       const void *w, float *y, size_t ys) {
+    const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);
+    const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
+        const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;
+        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
+        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {
+            const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);
+            const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;
+            qmm_avx512_tile_rows(kind, qbytes, mr, nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);
+        }
+    }
+}
+
+/* A family's gemv: the 16-row panels by QMM_AVX512_GEMV_NP, the rest one at
+ * a time (the last one's columns masked). */
+QMM_AVX512_INLINE void qmm_avx512_gemv(qmm_avx512_wkind kind, int qbytes, int64_t n, int64_t k, const void *a, const void *w,
+                                       float *y) {
+    enum { NP = QMM_AVX512_GEMV_NP, NR = QMM_AVX512_NR };
+    const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);
+    int64_t n0 = 0;
+    for (; n - n0 >= NP * NR; n0 += NP * NR)
+        qmm_avx512_gemv_panels(kind, NP, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, qbytes, y + n0,
+                               NR);
+    for (; n0 < n; n0 += NR)
+        qmm_avx512_gemv_panels(kind, 1, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, qbytes, y + n0,
+                               (int)(n - n0 < NR ? n - n0 : NR));
+}
 
 /* ------------------------------------------------------------ the family
  *
@@ -562,40 +519,46 @@ static inline void qmm_avx512_w_unpack_row(const void *packed, int64_t k, int64_
             (int)(row % QMM_AVX512_NR), (uint8_t *)dst + (size_t)b * qmm_type_block_bytes(wtype));
 }
 
-/* Defines `const qmm_family qmm_family_<id>` (name "<id>"): weights of type
- * wtype in panels of qbytes quant bytes per block, loaded as `kind`
- * (qmm_avx512_load_w), packed by put / read and unpacked by get; activations
- * biased by the zero point zp (8 for Q4_0's nibbles, 128 for Q8_0's q + 128
- * and the table kinds' level + 128). Layout 2: the one-stream groups (layout 1 of IQ4_NL
- * and MXFP4 was two streams per panel, avx512_table.h's). */
-#define QMM_AVX512_INT8_FAMILY(id, wtype_, kind, qbytes, zp, put, get)                                                           \
-    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
-        return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);       \
-    }                                                                                                                            \
-    static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
-        return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);                         \
-    }                                                                                                                            \
-    static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
-        qmm_avx512_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512_SB(kind), qbytes, put);                                     \
-    }                                                                                                                            \
-    static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        qmm_avx512_w_read_row(packed, k, row, dst, QMM_AVX512_SB(kind), qbytes, wtype_, get);                                    \
-    }                                                                                                                            \
-    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
-        qmm_avx512_w_unpack_row(packed, k, row, dst, QMM_AVX512_SB(kind), qbytes, wtype_, get);                                  \
-    }                                                                                                                            \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
-        qmm_avx512_act_pack(m, k, x, xs, dst, QMM_AVX512_MR, zp);                                                                \
-    }                                                                                                                            \
-    static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }                                       \
-    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }                           \
-    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
-        qmm_avx512_act_pack(m, k, x, xs, dst, 1, zp);                                                                            \
-    }                                                                                                                            \
-    QMM_AVX512_TILES(kind, qbytes)                                                                                               \
-    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 2)
+/* The weight panels' size and offsets (w_packed_size, w_packed_offset):
+ * 16-row panels of sbytes scale bytes and qbytes quant bytes per block.
+ * Layout 2 of Q4_0, Q8_0, IQ4_NL and MXFP4: the one-stream groups (layout 1
+ * of IQ4_NL and MXFP4 was two streams per panel, avx512_table.h's). */
+static inline size_t qmm_avx512_w_size(int sbytes, int qbytes, int64_t k, int64_t n) {
+    return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, sbytes, qbytes);
+}
+
+static inline size_t qmm_avx512_w_offset(int sbytes, int qbytes, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, sbytes, qbytes);
+}
+
+/* The activation layouts of these families: groups of QMM_AVX512_MR rows
+ * (GEMM) or of one row (GEMV), each row's blocks summed for the bias of the
+ * zero point zp: 8 for Q4_0's nibbles, 128 for Q8_0's q + 128 and the table
+ * kinds' level + 128. */
+static inline size_t qmm_avx512_act8_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }
+static inline size_t qmm_avx512_act8_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }
+static inline size_t qmm_avx512_act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }
+static inline size_t qmm_avx512_act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }
+static inline void qmm_avx512_act8_pack_zp8(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_avx512_act_pack(m, k, x, xs, dst, QMM_AVX512_MR, 8);
+}
+static inline void qmm_avx512_act1_pack_zp8(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_avx512_act_pack(m, k, x, xs, dst, 1, 8);
+}
+static inline void qmm_avx512_act8_pack_zp128(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_avx512_act_pack(m, k, x, xs, dst, QMM_AVX512_MR, 128);
+}
+static inline void qmm_avx512_act1_pack_zp128(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_avx512_act_pack(m, k, x, xs, dst, 1, 128);
+}
+#define QMM_AVX512_ACT8_ZP8                                                                                                      \
+    { QMM_AVX512_MR, qmm_avx512_act8_size, qmm_avx512_act8_offset, qmm_avx512_act8_pack_zp8 }
+#define QMM_AVX512_ACT1_ZP8                                                                                                      \
+    { 1, qmm_avx512_act1_size, qmm_avx512_act1_offset, qmm_avx512_act1_pack_zp8 }
+#define QMM_AVX512_ACT8_ZP128                                                                                                    \
+    { QMM_AVX512_MR, qmm_avx512_act8_size, qmm_avx512_act8_offset, qmm_avx512_act8_pack_zp128 }
+#define QMM_AVX512_ACT1_ZP128                                                                                                    \
+    { 1, qmm_avx512_act1_size, qmm_avx512_act1_offset, qmm_avx512_act1_pack_zp128 }
 
 /* ================================================ the other GGUF types
  *
@@ -1155,79 +1118,75 @@ static inline void qmm_avx512x_w_unpack_row(const void *packed, int64_t k, int64
             (uint8_t *)dst + (size_t)u * qmm_type_block_bytes(wtype));
 }
 
-/* The half of an x family that the AVX-512 VNNI and AMX families share: the
- * weight panels (size, offsets, packing, GET_ROWS, unpacking), the GEMM activation
- * layout in groups of G rows, the GEMV activation layout and the GEMV. */
-#define QMM_AVX512X_WEIGHTS(kind, wtype_, put, get, G)                                                                           \
-    enum { X_CHUNK = QMM_AVX512X_CHUNK(kind), X_UE = QMM_AVX512X_UE(kind) };                                                     \
-    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
-        return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                    \
-    }                                                                                                                            \
-    static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
-        return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                      \
-    }                                                                                                                            \
-    static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
-        qmm_avx512x_w_pack(k, n, n0, n1, src, stride, dst, X_CHUNK, X_UE, put);                                                  \
-    }                                                                                                                            \
-    static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        qmm_avx512x_w_read_row(packed, k, row, dst, X_CHUNK, X_UE, wtype_, get);                                                 \
-    }                                                                                                                            \
-    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
-        qmm_avx512x_w_unpack_row(packed, k, row, dst, X_CHUNK, X_UE, wtype_, get);                                               \
-    }                                                                                                                            \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, G); }                                        \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, G); }                            \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
-        qmm_avx512x_act_pack(m, k, x, xs, dst, G);                                                                               \
-    }                                                                                                                            \
-    static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }                                       \
-    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }                           \
-    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
-        qmm_avx512x_act_pack(m, k, x, xs, dst, 1);                                                                               \
-    }                                                                                                                            \
-    static void gemv_panel(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                        \
-        qmm_avx512x_gemv_panels(kind, 1, nb, a, p, pb, y, nc);                                                                   \
-    }                                                                                                                            \
-    static void gemv_many(int64_t nb, const uint8_t *a, const uint8_t *p, size_t pb, float *y, int nc) {                         \
-        qmm_avx512x_gemv_panels(kind, QMM_AVX512_GEMV_NP, nb, a, p, pb, y, nc);                                                  \
-    }                                                                                                                            \
-    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        QMM_AVX512_GEMV_WALK(n, k, a, w, qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE), y);                                          \
-    }
+/* The x panels' size and offsets (w_packed_size, w_packed_offset), shared
+ * by the AVX-512 VNNI and AMX families (packing, GET_ROWS and unpacking
+ * above take QMM_AVX512X_CHUNK(kind) and QMM_AVX512X_UE(kind)). */
+QMM_AVX512_INLINE size_t qmm_avx512x_w_size(qmm_avx512x_kind kind, int64_t k, int64_t n) {
+    return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) *
+           qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
+}
 
-/* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as
- * `kind`, packed by put / read and unpacked by get. */
-#define QMM_AVX512X_FAMILY(id, wtype_, kind, put, get)                                                                           \
-    QMM_AVX512X_WEIGHTS(kind, wtype_, put, get, QMM_AVX512_MR)                                                                   \
-    QMM_AVX512X_TILE(kind, 1, 8, tile_m1)                                                                                        \
-    QMM_AVX512X_TILE(kind, 2, 8, tile_m2)                                                                                        \
-    QMM_AVX512X_TILE(kind, 3, 8, tile_m3)                                                                                        \
-    QMM_AVX512X_TILE(kind, 4, 8, tile_m4)                                                                                        \
-    QMM_AVX512X_TILE(kind, 5, 8, tile_m5)                                                                                        \
-    QMM_AVX512X_TILE(kind, 6, 8, tile_m6)                                                                                        \
-    QMM_AVX512X_TILE(kind, 7, 8, tile_m7)                                                                                        \
-    QMM_AVX512X_TILE(kind, 8, 8, tile_m8)                                                                                        \
-    typedef void (*tile_fn)(int64_t, const uint8_t *, const uint8_t *, float *, size_t, int);                                    \
-    static const tile_fn tiles_by_mr[9] = {NULL, tile_m1, tile_m2, tile_m3, tile_m4, tile_m5, tile_m6, tile_m7, tile_m8};        \
-    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512x_panel_bytes(k, X_CHUNK, X_UE);                                                             \
-        const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;                                                       \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {                                                                  \
-                const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);                                           \
-                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;                                      \
-                tiles_by_mr[mr](nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                                 \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }                                                                                                                            \
-    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 1)
+QMM_AVX512_INLINE size_t qmm_avx512x_w_offset(qmm_avx512x_kind kind, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
+}
 
-#define QMM_AVX512X_TILE(kind, MR, G, name)                                                                                      \
-    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, float *y, size_t ys, int nc) {                              \
-        qmm_avx512x_tile(kind, MR, G, nb, a, p, y, ys, nc);                                                                      \
+/* The x activation layouts: groups of QMM_AVX512_MR rows (GEMM) or one row
+ * (GEMV), the block sums as int16 halves (amx_int8.h adds its groups). */
+static inline void qmm_avx512x_act8_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_avx512x_act_pack(m, k, x, xs, dst, QMM_AVX512_MR);
+}
+static inline void qmm_avx512x_act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_avx512x_act_pack(m, k, x, xs, dst, 1);
+}
+#define QMM_AVX512X_ACT8                                                                                                         \
+    { QMM_AVX512_MR, qmm_avx512_act8_size, qmm_avx512_act8_offset, qmm_avx512x_act8_pack }
+#define QMM_AVX512X_ACT1                                                                                                         \
+    { 1, qmm_avx512_act1_size, qmm_avx512_act1_offset, qmm_avx512x_act1_pack }
+
+/* The x tile of the first mr (1..QMM_AVX512_MR) rows of a group of G: each
+ * case MR as a constant. */
+QMM_AVX512_INLINE void qmm_avx512x_tile_rows(qmm_avx512x_kind kind, int G, int mr, int64_t nb, const uint8_t *a, const uint8_t *p,
+                                             float *y, size_t ys, int nc) {
+    switch (mr) {
+    case 1: qmm_avx512x_tile(kind, 1, G, nb, a, p, y, ys, nc); break;
+    case 2: qmm_avx512x_tile(kind, 2, G, nb, a, p, y, ys, nc); break;
+    case 3: qmm_avx512x_tile(kind, 3, G, nb, a, p, y, ys, nc); break;
+    case 4: qmm_avx512x_tile(kind, 4, G, nb, a, p, y, ys, nc); break;
+    case 5: qmm_avx512x_tile(kind, 5, G, nb, a, p, y, ys, nc); break;
+    case 6: qmm_avx512x_tile(kind, 6, G, nb, a, p, y, ys, nc); break;
+    case 7: qmm_avx512x_tile(kind, 7, G, nb, a, p, y, ys, nc); break;
+    default: qmm_avx512x_tile(kind, 8, G, nb, a, p, y, ys, nc); break;
     }
+}
+
+/* An x family's gemm: panel-outer, as qmm_avx512_gemm. */
+QMM_AVX512_INLINE void qmm_avx512x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                        float *y, size_t ys) {
+    const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
+    const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
+        const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;
+        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
+        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {
+            const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);
+            const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;
+            qmm_avx512x_tile_rows(kind, QMM_AVX512_MR, mr, nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);
+        }
+    }
+}
+
+/* An x family's gemv (the AMX ones' too), as qmm_avx512_gemv. */
+QMM_AVX512_INLINE void qmm_avx512x_gemv(qmm_avx512x_kind kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    enum { NP = QMM_AVX512_GEMV_NP, NR = QMM_AVX512_NR };
+    const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
+    int64_t n0 = 0;
+    for (; n - n0 >= NP * NR; n0 += NP * NR)
+        qmm_avx512x_gemv_panels(kind, NP, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0, NR);
+    for (; n0 < n; n0 += NR)
+        qmm_avx512x_gemv_panels(kind, 1, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0,
+                                (int)(n - n0 < NR ? n - n0 : NR));
+}
 
 #endif

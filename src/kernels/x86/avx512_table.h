@@ -135,81 +135,72 @@ static inline void qmm_avx512t_w_unpack_row(qmm_avx512t_kind kind, qmm_type wtyp
                         (uint8_t *)dst + (size_t)u * qmm_type_block_bytes(wtype));
 }
 
-/* Defines `const qmm_family qmm_family_<id>` for weights of type wtype as `kind`. */
-#define QMM_AVX512T_FAMILY(id, wtype_, kind)                                                                                     \
-    enum { T_UE = QMM_AVX512T_UE(kind), T_HDR = QMM_AVX512T_HDR(kind) };                                                         \
-    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
-        return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);                             \
-    }                                                                                                                            \
-    static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
-        return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);                                               \
-    }                                                                                                                            \
-    static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
-        const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);                                 \
-        for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512_NR) {                                                                    \
-            uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_AVX512_NR) * pb;                                                 \
-            memset(panel, 0, pb); /* padding rows and the header tail */                                                         \
-            for (int r = 0; r < QMM_AVX512_NR && p0 + r < n; r++)                                                                \
-                for (int64_t u = 0; u < k / T_UE; u++)                                                                           \
-                    qmm_avx512t_put(kind, (const char *)src + (size_t)(p0 + r) * stride, u, r, panel + (size_t)u * T_HDR,        \
-                                    panel + hb + (size_t)u * (T_UE / QMM_QK) * 256);                                             \
-        }                                                                                                                        \
-    }                                                                                                                            \
-    static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        qmm_avx512t_w_read_row(kind, wtype_, packed, k, row, dst);                                                               \
-    }                                                                                                                            \
-    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
-        qmm_avx512t_w_unpack_row(kind, wtype_, packed, k, row, dst);                                                             \
-    }                                                                                                                            \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, QMM_AVX512_MR); }                            \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, QMM_AVX512_MR); }                \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
-        qmm_avx512_act_pack(m, k, x, xs, dst, QMM_AVX512_MR, 128);                                                               \
-    }                                                                                                                            \
-    static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512_act_size(m, k, 1); }                                       \
-    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512_act_offset(m_idx, k, 1); }                           \
-    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
-        qmm_avx512_act_pack(m, k, x, xs, dst, 1, 128);                                                                           \
-    }                                                                                                                            \
-    QMM_AVX512T_TILE(kind, 1, 1, tile_g1)                                                                                        \
-    QMM_AVX512T_TILE(kind, 1, 8, tile_m1)                                                                                        \
-    QMM_AVX512T_TILE(kind, 2, 8, tile_m2)                                                                                        \
-    QMM_AVX512T_TILE(kind, 3, 8, tile_m3)                                                                                        \
-    QMM_AVX512T_TILE(kind, 4, 8, tile_m4)                                                                                        \
-    QMM_AVX512T_TILE(kind, 5, 8, tile_m5)                                                                                        \
-    QMM_AVX512T_TILE(kind, 6, 8, tile_m6)                                                                                        \
-    QMM_AVX512T_TILE(kind, 7, 8, tile_m7)                                                                                        \
-    QMM_AVX512T_TILE(kind, 8, 8, tile_m8)                                                                                        \
-    typedef void (*tile_fn)(int64_t, const uint8_t *, const uint8_t *, size_t, float *, size_t, int);                            \
-    static const tile_fn tiles_by_mr[9] = {NULL, tile_m1, tile_m2, tile_m3, tile_m4, tile_m5, tile_m6, tile_m7, tile_m8};        \
-    /* Panel-outer, as the Q4_0 driver: a panel stays in L1/L2 while the activation groups stream past it. */                    \
-    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);                                 \
-        const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;                                                       \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;                                           \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {                                                                  \
-                const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);                                           \
-                const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;                                      \
-                tiles_by_mr[mr](nb, ag, p, hb, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);                             \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }                                                                                                                            \
-    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);                                 \
-        for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {                                                                      \
-            const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);                                               \
-            tile_g1(nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, hb, y + n0, 0, nc);          \
-        }                                                                                                                        \
-    }                                                                                                                            \
-    QMM_AVX512_INT8_DESCRIPTOR(id, wtype_, 1)
+/* The family's weight entry points (size, offsets, packing). */
+static inline size_t qmm_avx512t_w_size(qmm_avx512t_kind kind, int64_t k, int64_t n) {
+    return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);
+}
 
-#define QMM_AVX512T_TILE(kind, MR, G, name)                                                                                      \
-    static void name(int64_t nb, const uint8_t *a, const uint8_t *p, size_t hb, float *y, size_t ys, int nc) {                   \
-        qmm_avx512t_tile(kind, MR, G, nb, a, p, hb, y, ys, nc);                                                                  \
+static inline size_t qmm_avx512t_w_offset(qmm_avx512t_kind kind, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);
+}
+
+static inline void qmm_avx512t_w_pack(qmm_avx512t_kind kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                      size_t stride, void *dst) {
+    const int ue = QMM_AVX512T_UE(kind), hdr = QMM_AVX512T_HDR(kind);
+    const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512_NR) {
+        uint8_t *panel = (uint8_t *)dst + (size_t)(p0 / QMM_AVX512_NR) * pb;
+        memset(panel, 0, pb); /* padding rows and the header tail */
+        for (int r = 0; r < QMM_AVX512_NR && p0 + r < n; r++)
+            for (int64_t u = 0; u < k / ue; u++)
+                qmm_avx512t_put(kind, (const char *)src + (size_t)(p0 + r) * stride, u, r, panel + (size_t)u * hdr,
+                                panel + hb + (size_t)u * (ue / QMM_QK) * 256);
     }
+}
+
+/* The tile of the first mr (1..QMM_AVX512_MR) rows of a group: each case MR
+ * as a constant. */
+QMM_AVX512_INLINE void qmm_avx512t_tile_rows(qmm_avx512t_kind kind, int mr, int64_t nb, const uint8_t *a, const uint8_t *p,
+                                             size_t hb, float *y, size_t ys, int nc) {
+    switch (mr) {
+    case 1: qmm_avx512t_tile(kind, 1, 8, nb, a, p, hb, y, ys, nc); break;
+    case 2: qmm_avx512t_tile(kind, 2, 8, nb, a, p, hb, y, ys, nc); break;
+    case 3: qmm_avx512t_tile(kind, 3, 8, nb, a, p, hb, y, ys, nc); break;
+    case 4: qmm_avx512t_tile(kind, 4, 8, nb, a, p, hb, y, ys, nc); break;
+    case 5: qmm_avx512t_tile(kind, 5, 8, nb, a, p, hb, y, ys, nc); break;
+    case 6: qmm_avx512t_tile(kind, 6, 8, nb, a, p, hb, y, ys, nc); break;
+    case 7: qmm_avx512t_tile(kind, 7, 8, nb, a, p, hb, y, ys, nc); break;
+    default: qmm_avx512t_tile(kind, 8, 8, nb, a, p, hb, y, ys, nc); break;
+    }
+}
+
+/* The family's gemm, panel-outer as the Q4_0 one: a panel stays in L1/L2
+ * while the activation groups stream past it. */
+QMM_AVX512_INLINE void qmm_avx512t_gemm(qmm_avx512t_kind kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                        float *y, size_t ys) {
+    const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);
+    const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
+        const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;
+        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
+        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {
+            const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);
+            const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;
+            qmm_avx512t_tile_rows(kind, mr, nb, ag, p, hb, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);
+        }
+    }
+}
+
+/* The family's gemv: one row against each panel. */
+QMM_AVX512_INLINE void qmm_avx512t_gemv(qmm_avx512t_kind kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    const int64_t nb = k / QMM_QK;
+    const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);
+    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
+        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
+        qmm_avx512t_tile(kind, 1, 1, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb, hb, y + n0,
+                         0, nc);
+    }
+}
 
 #endif

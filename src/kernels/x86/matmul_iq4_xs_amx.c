@@ -6,4 +6,39 @@
 #include "kernels/x86/amx_int8.h"
 #include "kernels/x86/avx512x_units.h"
 
-QMM_AMX_X_FAMILY(amx_iq4_xs, QMM_TYPE_IQ4_XS, QMM_AVX512X_IQ4_XS, qmm_avx512x_put_iq4_xs, qmm_avx512x_get_iq4_xs)
+static size_t amx_iq4_xs_w_size(int64_t k, int64_t n) { return qmm_avx512x_w_size(QMM_AVX512X_IQ4_XS, k, n); }
+static size_t amx_iq4_xs_w_offset(int64_t n_idx, int64_t k) { return qmm_avx512x_w_offset(QMM_AVX512X_IQ4_XS, n_idx, k); }
+static void amx_iq4_xs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_avx512x_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_IQ4_XS), QMM_AVX512X_UE(QMM_AVX512X_IQ4_XS),
+                       qmm_avx512x_put_iq4_xs);
+}
+static void amx_iq4_xs_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_avx512x_w_read_row(packed, k, row, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_IQ4_XS), QMM_AVX512X_UE(QMM_AVX512X_IQ4_XS),
+                           QMM_TYPE_IQ4_XS, qmm_avx512x_get_iq4_xs);
+}
+static void amx_iq4_xs_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_avx512x_w_unpack_row(packed, k, row, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_IQ4_XS), QMM_AVX512X_UE(QMM_AVX512X_IQ4_XS),
+                             QMM_TYPE_IQ4_XS, qmm_avx512x_get_iq4_xs);
+}
+static void amx_iq4_xs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_amx_x_gemm(QMM_AVX512X_IQ4_XS, m, n, k, a, w, y, ys);
+}
+static void amx_iq4_xs_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_avx512x_gemv(QMM_AVX512X_IQ4_XS, n, k, a, w, y);
+}
+
+const qmm_family qmm_family_amx_iq4_xs = {
+    .name = "amx_iq4_xs",
+    .wtype = QMM_TYPE_IQ4_XS,
+    .layout_id = 1,
+    QMM_AMX_GEOMETRY,
+    .w_packed_size = amx_iq4_xs_w_size,
+    .w_packed_offset = amx_iq4_xs_w_offset,
+    .w_pack = amx_iq4_xs_w_pack,
+    .w_read_row = amx_iq4_xs_w_read_row,
+    .w_unpack_row = amx_iq4_xs_w_unpack_row,
+    .act = QMM_AMX_ACT,
+    .act_gemv = QMM_AVX512X_ACT1,
+    .gemm = amx_iq4_xs_gemm,
+    .gemv = amx_iq4_xs_gemv,
+};

@@ -9,15 +9,15 @@
 #define QBYTES 256 /* quant bytes per block and panel */
 
 /* Block b of a GGUF row into lane r: the E8M0 byte as is, the 16 qs bytes as 4 dwords, one per vector j. */
-static void put_block(const void *src_row, int64_t b, int r, uint8_t *scales, uint8_t *quants) {
+static void avx512vnni_mxfp4_put_block(const void *src_row, int64_t b, int r, uint8_t *scales, uint8_t *quants) {
     const qmm_block_mxfp4 *blk = (const qmm_block_mxfp4 *)src_row + b;
     scales[r] = blk->e;
     for (int j = 0; j < 4; j++)
         memcpy(quants + 64 * j + 4 * r, blk->qs + 4 * j, 4);
 }
 
-/* Lane r back as the GGUF block put_block read: its exact inverse. */
-static void get_block(const uint8_t *scales, const uint8_t *quants, int r, void *dst) {
+/* Lane r back as the GGUF block avx512vnni_mxfp4_put_block read: its exact inverse. */
+static void avx512vnni_mxfp4_get_block(const uint8_t *scales, const uint8_t *quants, int r, void *dst) {
     qmm_block_mxfp4 blk;
     blk.e = scales[r];
     for (int j = 0; j < 4; j++)
@@ -25,4 +25,42 @@ static void get_block(const uint8_t *scales, const uint8_t *quants, int r, void 
     memcpy(dst, &blk, sizeof blk);
 }
 
-QMM_AVX512_INT8_FAMILY(avx512vnni_mxfp4, QMM_TYPE_MXFP4, QMM_AVX512_W_MXFP4, QBYTES, 128, put_block, get_block)
+static size_t avx512vnni_mxfp4_w_size(int64_t k, int64_t n) {
+    return qmm_avx512_w_size(QMM_AVX512_SB(QMM_AVX512_W_MXFP4), QBYTES, k, n);
+}
+static size_t avx512vnni_mxfp4_w_offset(int64_t n_idx, int64_t k) {
+    return qmm_avx512_w_offset(QMM_AVX512_SB(QMM_AVX512_W_MXFP4), QBYTES, n_idx, k);
+}
+static void avx512vnni_mxfp4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_avx512_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512_SB(QMM_AVX512_W_MXFP4), QBYTES, avx512vnni_mxfp4_put_block);
+}
+static void avx512vnni_mxfp4_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_avx512_w_read_row(packed, k, row, dst, QMM_AVX512_SB(QMM_AVX512_W_MXFP4), QBYTES, QMM_TYPE_MXFP4,
+                          avx512vnni_mxfp4_get_block);
+}
+static void avx512vnni_mxfp4_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_avx512_w_unpack_row(packed, k, row, dst, QMM_AVX512_SB(QMM_AVX512_W_MXFP4), QBYTES, QMM_TYPE_MXFP4,
+                            avx512vnni_mxfp4_get_block);
+}
+static void avx512vnni_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_avx512_gemm(QMM_AVX512_W_MXFP4, QBYTES, m, n, k, a, w, y, ys);
+}
+static void avx512vnni_mxfp4_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_avx512_gemv(QMM_AVX512_W_MXFP4, QBYTES, n, k, a, w, y);
+}
+
+const qmm_family qmm_family_avx512vnni_mxfp4 = {
+    .name = "avx512vnni_mxfp4",
+    .wtype = QMM_TYPE_MXFP4,
+    .layout_id = 2,
+    QMM_AVX512_VNNI_GEOMETRY,
+    .w_packed_size = avx512vnni_mxfp4_w_size,
+    .w_packed_offset = avx512vnni_mxfp4_w_offset,
+    .w_pack = avx512vnni_mxfp4_w_pack,
+    .w_read_row = avx512vnni_mxfp4_w_read_row,
+    .w_unpack_row = avx512vnni_mxfp4_w_unpack_row,
+    .act = QMM_AVX512_ACT8_ZP128,
+    .act_gemv = QMM_AVX512_ACT1_ZP128,
+    .gemm = avx512vnni_mxfp4_gemm,
+    .gemv = avx512vnni_mxfp4_gemv,
+};
