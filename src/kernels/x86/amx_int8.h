@@ -36,7 +36,7 @@
 
 #include <immintrin.h>
 
-#include "kernels/x86/avx512_int8.h"
+#include "kernels/x86/avx512_gemm.h"
 
 #define QMM_AMX_G 16 /* activation rows per group: the A tile's rows */
 
@@ -349,8 +349,9 @@ QMM_AVX512_INLINE void qmm_amx_x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t 
             }
         }
         if (m_amx < m)
-            qmm_avx512x_tile_rows(kind, QMM_AMX_G, (int)(m - m_amx), nb, (const uint8_t *)a + (size_t)(m_amx / QMM_AMX_G) * gb, p,
-                                  (float *)((char *)y + (size_t)m_amx * ys) + n0, ys, nc);
+            qmm_avx512_tile_rows(QMM_AVX512_PANELS_X, kind, 0, QMM_AMX_G, (int)(m - m_amx), nb,
+                                 (const uint8_t *)a + (size_t)(m_amx / QMM_AMX_G) * gb, p, 0,
+                                 (float *)((char *)y + (size_t)m_amx * ys) + n0, ys, nc);
     }
     if (m_amx > 0)
         _tile_release();

@@ -84,35 +84,50 @@ static inline void qmm_avx512_quant_block(const float *x, int8_t *q, float *d_ou
     half_sums[1] = _mm_extract_epi32(s4, 2);
 }
 
-/* Packs m rows (m <= g at a group start, or many groups) in groups of g. */
-static inline void qmm_avx512_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g, int32_t zp) {
+/* Row i of a group of g past the last real row: d = 0, sums = 0, q = 0. */
+static inline void qmm_avx512_act_pad_row(uint8_t *grp, int64_t nb, int g, int i) {
+    for (int64_t b = 0; b < nb; b++) {
+        uint8_t *blk = grp + (size_t)b * (size_t)g * QMM_AVX512_ACT_BLK;
+        memset(blk + 4 * i, 0, 4);
+        memset(blk + 4 * (g + i), 0, 4);
+        memset(blk + 8 * g + QMM_QK * i, 0, QMM_QK);
+    }
+}
+
+/* Packs m rows (m <= g at a group start, or many groups) in groups of g.
+ * A row's int32 slot per block: the bias -zp * sum q of the block panels'
+ * zero point, or (half_sums, the x panels) the block's two 16-element sums
+ * as int16 halves. */
+static inline void qmm_avx512_act_pack_rows(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g,
+                                            int32_t zp, int half_sums) {
     const int64_t nb = k / QMM_QK;
+    const size_t ablk = (size_t)g * QMM_AVX512_ACT_BLK;
     uint8_t *out = (uint8_t *)dst;
     for (int64_t r0 = 0; r0 < m; r0 += g) {
-        uint8_t *grp = out + (size_t)(r0 / g) * (size_t)nb * (size_t)g * QMM_AVX512_ACT_BLK;
+        uint8_t *grp = out + (size_t)(r0 / g) * (size_t)nb * ablk;
         for (int i = 0; i < g; i++) {
             const int64_t r = r0 + i;
             if (r >= m) {
-                for (int64_t b = 0; b < nb; b++) {
-                    uint8_t *blk = grp + (size_t)b * (size_t)g * QMM_AVX512_ACT_BLK;
-                    memset(blk + 4 * i, 0, 4);
-                    memset(blk + 4 * (g + i), 0, 4);
-                    memset(blk + 8 * g + QMM_QK * i, 0, QMM_QK);
-                }
+                qmm_avx512_act_pad_row(grp, nb, g, i);
                 continue;
             }
             const float *row = (const float *)((const char *)x + (size_t)r * x_row_stride);
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = grp + (size_t)b * (size_t)g * QMM_AVX512_ACT_BLK;
+                uint8_t *blk = grp + (size_t)b * ablk;
                 float d;
                 int32_t hs[2];
                 qmm_avx512_quant_block(row + b * QMM_QK, (int8_t *)(blk + 8 * g + QMM_QK * i), &d, hs);
-                const int32_t bias = -zp * (hs[0] + hs[1]);
+                const uint32_t slot = half_sums ? (uint32_t)(uint16_t)(int16_t)hs[0] | (uint32_t)(uint16_t)(int16_t)hs[1] << 16
+                                                : (uint32_t)(-zp * (hs[0] + hs[1]));
                 memcpy(blk + 4 * i, &d, 4);
-                memcpy(blk + 4 * (g + i), &bias, 4);
+                memcpy(blk + 4 * (g + i), &slot, 4);
             }
         }
     }
+}
+
+static inline void qmm_avx512_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g, int32_t zp) {
+    qmm_avx512_act_pack_rows(m, k, x, x_row_stride, dst, g, zp, 0);
 }
 
 /* ------------------------------------------------------------ weight panels
@@ -400,41 +415,6 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int
     _mm512_mask_storeu_ps(y + (NP - 1) * QMM_AVX512_NR, (__mmask16)((1u << ncols) - 1u), acc[NP - 1]);
 }
 
-/* The tile of the first mr (1..QMM_AVX512_MR) rows of an activation group:
- * each case MR as a constant (the compiler keeps acc[] in registers). */
-QMM_AVX512_INLINE void qmm_avx512_tile_rows(qmm_avx512_wkind kind, int qbytes, int mr, int64_t nb, const uint8_t *a,
-                                            const uint8_t *p, float *y, size_t ys, int nc) {
-    switch (mr) {
-    case 1: qmm_avx512_tile(kind, 1, 8, nb, a, p, qbytes, y, ys, nc); break;
-    case 2: qmm_avx512_tile(kind, 2, 8, nb, a, p, qbytes, y, ys, nc); break;
-    case 3: qmm_avx512_tile(kind, 3, 8, nb, a, p, qbytes, y, ys, nc); break;
-    case 4: qmm_avx512_tile(kind, 4, 8, nb, a, p, qbytes, y, ys, nc); break;
-    case 5: qmm_avx512_tile(kind, 5, 8, nb, a, p, qbytes, y, ys, nc); break;
-    case 6: qmm_avx512_tile(kind, 6, 8, nb, a, p, qbytes, y, ys, nc); break;
-    case 7: qmm_avx512_tile(kind, 7, 8, nb, a, p, qbytes, y, ys, nc); break;
-    default: qmm_avx512_tile(kind, 8, 8, nb, a, p, qbytes, y, ys, nc); break;
-    }
-}
-
-/* A family's gemm. Panel-outer: one panel (k/32 * (32 + qbytes) bytes)
- * stays in L1/L2 while the activation groups stream past it; the weights
- * are read once. */
-QMM_AVX512_INLINE void qmm_avx512_gemm(qmm_avx512_wkind kind, int qbytes, int64_t m, int64_t n, int64_t k, const void *a,
-                                       const void *w, float *y, size_t ys) {
-    const int64_t nb = k / QMM_QK;
-    const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);
-    const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;
-    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
-        const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;
-        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
-        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {
-            const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);
-            const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;
-            qmm_avx512_tile_rows(kind, qbytes, mr, nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);
-        }
-    }
-}
-
 /* A family's gemv: the 16-row panels by QMM_AVX512_GEMV_NP, the rest one at
  * a time (the last one's columns masked). */
 QMM_AVX512_INLINE void qmm_avx512_gemv(qmm_avx512_wkind kind, int qbytes, int64_t n, int64_t k, const void *a, const void *w,
@@ -674,34 +654,7 @@ QMM_AVX512_INLINE __m512i qmm_avx512x_i8_to_i32(__m128i v) { return _mm512_cvtep
 
 /* Activations: qmm_avx512_act_size / _offset geometry, the sums slot as above. */
 static inline void qmm_avx512x_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst, int g) {
-    const int64_t nb = k / QMM_QK;
-    const size_t ablk = (size_t)g * QMM_AVX512_ACT_BLK;
-    uint8_t *out = (uint8_t *)dst;
-    for (int64_t r0 = 0; r0 < m; r0 += g) {
-        uint8_t *grp = out + (size_t)(r0 / g) * (size_t)nb * ablk;
-        for (int i = 0; i < g; i++) {
-            const int64_t r = r0 + i;
-            if (r >= m) { /* padding rows: d = 0, sums = 0, q = 0 */
-                for (int64_t b = 0; b < nb; b++) {
-                    uint8_t *blk = grp + (size_t)b * ablk;
-                    memset(blk + 4 * i, 0, 4);
-                    memset(blk + 4 * (g + i), 0, 4);
-                    memset(blk + 8 * g + QMM_QK * i, 0, QMM_QK);
-                }
-                continue;
-            }
-            const float *row = (const float *)((const char *)x + (size_t)r * x_row_stride);
-            for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = grp + (size_t)b * ablk;
-                float d;
-                int32_t hs[2];
-                qmm_avx512_quant_block(row + b * QMM_QK, (int8_t *)(blk + 8 * g + QMM_QK * i), &d, hs);
-                const uint32_t sums = (uint32_t)(uint16_t)(int16_t)hs[0] | (uint32_t)(uint16_t)(int16_t)hs[1] << 16;
-                memcpy(blk + 4 * i, &d, 4);
-                memcpy(blk + 4 * (g + i), &sums, 4);
-            }
-        }
-    }
+    qmm_avx512_act_pack_rows(m, k, x, x_row_stride, dst, g, 0, 1);
 }
 
 /* Unsigned q of 32 elements of a block into lane r of its quant bytes (as
@@ -1142,39 +1095,6 @@ static inline void qmm_avx512x_act1_pack(int64_t m, int64_t k, const float *x, s
     { QMM_AVX512_MR, qmm_avx512_act8_size, qmm_avx512_act8_offset, qmm_avx512x_act8_pack }
 #define QMM_AVX512X_ACT1                                                                                                         \
     { 1, qmm_avx512_act1_size, qmm_avx512_act1_offset, qmm_avx512x_act1_pack }
-
-/* The x tile of the first mr (1..QMM_AVX512_MR) rows of a group of G: each
- * case MR as a constant. */
-QMM_AVX512_INLINE void qmm_avx512x_tile_rows(qmm_avx512x_kind kind, int G, int mr, int64_t nb, const uint8_t *a, const uint8_t *p,
-                                             float *y, size_t ys, int nc) {
-    switch (mr) {
-    case 1: qmm_avx512x_tile(kind, 1, G, nb, a, p, y, ys, nc); break;
-    case 2: qmm_avx512x_tile(kind, 2, G, nb, a, p, y, ys, nc); break;
-    case 3: qmm_avx512x_tile(kind, 3, G, nb, a, p, y, ys, nc); break;
-    case 4: qmm_avx512x_tile(kind, 4, G, nb, a, p, y, ys, nc); break;
-    case 5: qmm_avx512x_tile(kind, 5, G, nb, a, p, y, ys, nc); break;
-    case 6: qmm_avx512x_tile(kind, 6, G, nb, a, p, y, ys, nc); break;
-    case 7: qmm_avx512x_tile(kind, 7, G, nb, a, p, y, ys, nc); break;
-    default: qmm_avx512x_tile(kind, 8, G, nb, a, p, y, ys, nc); break;
-    }
-}
-
-/* An x family's gemm: panel-outer, as qmm_avx512_gemm. */
-QMM_AVX512_INLINE void qmm_avx512x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
-                                        float *y, size_t ys) {
-    const int64_t nb = k / QMM_QK;
-    const size_t pb = qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
-    const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;
-    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
-        const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;
-        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
-        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {
-            const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);
-            const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;
-            qmm_avx512x_tile_rows(kind, QMM_AVX512_MR, mr, nb, ag, p, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);
-        }
-    }
-}
 
 /* An x family's gemv (the AMX ones' too), as qmm_avx512_gemv. */
 QMM_AVX512_INLINE void qmm_avx512x_gemv(qmm_avx512x_kind kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {

@@ -158,40 +158,6 @@ static inline void qmm_avx512t_w_pack(qmm_avx512t_kind kind, int64_t k, int64_t 
     }
 }
 
-/* The tile of the first mr (1..QMM_AVX512_MR) rows of a group: each case MR
- * as a constant. */
-QMM_AVX512_INLINE void qmm_avx512t_tile_rows(qmm_avx512t_kind kind, int mr, int64_t nb, const uint8_t *a, const uint8_t *p,
-                                             size_t hb, float *y, size_t ys, int nc) {
-    switch (mr) {
-    case 1: qmm_avx512t_tile(kind, 1, 8, nb, a, p, hb, y, ys, nc); break;
-    case 2: qmm_avx512t_tile(kind, 2, 8, nb, a, p, hb, y, ys, nc); break;
-    case 3: qmm_avx512t_tile(kind, 3, 8, nb, a, p, hb, y, ys, nc); break;
-    case 4: qmm_avx512t_tile(kind, 4, 8, nb, a, p, hb, y, ys, nc); break;
-    case 5: qmm_avx512t_tile(kind, 5, 8, nb, a, p, hb, y, ys, nc); break;
-    case 6: qmm_avx512t_tile(kind, 6, 8, nb, a, p, hb, y, ys, nc); break;
-    case 7: qmm_avx512t_tile(kind, 7, 8, nb, a, p, hb, y, ys, nc); break;
-    default: qmm_avx512t_tile(kind, 8, 8, nb, a, p, hb, y, ys, nc); break;
-    }
-}
-
-/* The family's gemm, panel-outer as the Q4_0 one: a panel stays in L1/L2
- * while the activation groups stream past it. */
-QMM_AVX512_INLINE void qmm_avx512t_gemm(qmm_avx512t_kind kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w,
-                                        float *y, size_t ys) {
-    const int64_t nb = k / QMM_QK;
-    const size_t pb = qmm_avx512t_panel_bytes(k, kind), hb = qmm_avx512t_hdr_bytes(k, kind);
-    const size_t gb = (size_t)nb * QMM_AVX512_MR * QMM_AVX512_ACT_BLK;
-    for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
-        const uint8_t *p = (const uint8_t *)w + (size_t)(n0 / QMM_AVX512_NR) * pb;
-        const int nc = (int)(n - n0 < QMM_AVX512_NR ? n - n0 : QMM_AVX512_NR);
-        for (int64_t m0 = 0; m0 < m; m0 += QMM_AVX512_MR) {
-            const int mr = (int)(m - m0 < QMM_AVX512_MR ? m - m0 : QMM_AVX512_MR);
-            const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AVX512_MR) * gb;
-            qmm_avx512t_tile_rows(kind, mr, nb, ag, p, hb, (float *)((char *)y + (size_t)m0 * ys) + n0, ys, nc);
-        }
-    }
-}
-
 /* The family's gemv: one row against each panel. */
 QMM_AVX512_INLINE void qmm_avx512t_gemv(qmm_avx512t_kind kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
     const int64_t nb = k / QMM_QK;

@@ -1,6 +1,7 @@
 /* IQ4_XS weights x int8 activations with AVX-512 VNNI: the table lookup of
  * avx512_table.h (vpshufb of the nibbles into level + 128, vpdpbusd from the
  * -128 sum(q_x) bias). */
+#include "kernels/x86/avx512_gemm.h"
 #include "kernels/x86/avx512_table.h"
 
 static size_t avx512vnni_iq4_xs_w_size(int64_t k, int64_t n) { return qmm_avx512t_w_size(QMM_AVX512T_IQ4_XS, k, n); }
@@ -15,7 +16,7 @@ static void avx512vnni_iq4_xs_w_unpack_row(const void *packed, int64_t k, int64_
     qmm_avx512t_w_unpack_row(QMM_AVX512T_IQ4_XS, QMM_TYPE_IQ4_XS, packed, k, row, dst);
 }
 static void avx512vnni_iq4_xs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    qmm_avx512t_gemm(QMM_AVX512T_IQ4_XS, m, n, k, a, w, y, ys);
+    qmm_avx512_gemm(QMM_AVX512_PANELS_T, QMM_AVX512T_IQ4_XS, 0, m, n, k, a, w, y, ys);
 }
 static void avx512vnni_iq4_xs_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     qmm_avx512t_gemv(QMM_AVX512T_IQ4_XS, n, k, a, w, y);

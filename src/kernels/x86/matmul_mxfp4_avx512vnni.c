@@ -4,6 +4,7 @@
  * kernel), then the nibbles as Q4_0's, looked up by vpshufb into level + 128
  * and vpdpbusd from the -128 sum(q_x) bias. Packed = the GGUF bytes (+ < 64 B
  * of padding per panel when k / 32 is not a multiple of 4). */
+#include "kernels/x86/avx512_gemm.h"
 #include "kernels/x86/avx512_int8.h"
 
 #define QBYTES 256 /* quant bytes per block and panel */
@@ -43,7 +44,7 @@ static void avx512vnni_mxfp4_w_unpack_row(const void *packed, int64_t k, int64_t
                             avx512vnni_mxfp4_get_block);
 }
 static void avx512vnni_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    qmm_avx512_gemm(QMM_AVX512_W_MXFP4, QBYTES, m, n, k, a, w, y, ys);
+    qmm_avx512_gemm(QMM_AVX512_PANELS_BLOCK, QMM_AVX512_W_MXFP4, QBYTES, m, n, k, a, w, y, ys);
 }
 static void avx512vnni_mxfp4_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     qmm_avx512_gemv(QMM_AVX512_W_MXFP4, QBYTES, n, k, a, w, y);

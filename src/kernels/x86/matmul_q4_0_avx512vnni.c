@@ -8,6 +8,7 @@
  * -8 * sum(q_x) makes each block's int32 sum exactly sum (q_w - 8) * q_x.
  * GEMM tile: 8 activation rows x 16 weight rows (16 accumulators + 8 weight
  * vectors in registers; each unpacked weight vector feeds 8 vpdpbusd). */
+#include "kernels/x86/avx512_gemm.h"
 #include "kernels/x86/avx512_int8.h"
 
 #define QBYTES 256 /* quant bytes per block and panel */
@@ -46,7 +47,7 @@ static void avx512vnni_q4_0_w_unpack_row(const void *packed, int64_t k, int64_t 
                             avx512vnni_q4_0_get_block);
 }
 static void avx512vnni_q4_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    qmm_avx512_gemm(QMM_AVX512_W_Q4, QBYTES, m, n, k, a, w, y, ys);
+    qmm_avx512_gemm(QMM_AVX512_PANELS_BLOCK, QMM_AVX512_W_Q4, QBYTES, m, n, k, a, w, y, ys);
 }
 static void avx512vnni_q4_0_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     qmm_avx512_gemv(QMM_AVX512_W_Q4, QBYTES, n, k, a, w, y);

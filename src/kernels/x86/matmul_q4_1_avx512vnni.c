@@ -1,5 +1,6 @@
 /* Q4_1 weights x int8 activations with AVX-512 VNNI (vpdpbusd): the x-family
  * tiles of avx512_int8.h on the Q4_1 panels of avx512x_units.h. */
+#include "kernels/x86/avx512_gemm.h"
 #include "kernels/x86/avx512x_units.h"
 
 static size_t avx512vnni_q4_1_w_size(int64_t k, int64_t n) { return qmm_avx512x_w_size(QMM_AVX512X_Q4_1, k, n); }
@@ -17,7 +18,7 @@ static void avx512vnni_q4_1_w_unpack_row(const void *packed, int64_t k, int64_t 
                              QMM_TYPE_Q4_1, qmm_avx512x_get_q4_1);
 }
 static void avx512vnni_q4_1_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    qmm_avx512x_gemm(QMM_AVX512X_Q4_1, m, n, k, a, w, y, ys);
+    qmm_avx512_gemm(QMM_AVX512_PANELS_X, QMM_AVX512X_Q4_1, 0, m, n, k, a, w, y, ys);
 }
 static void avx512vnni_q4_1_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     qmm_avx512x_gemv(QMM_AVX512X_Q4_1, n, k, a, w, y);

@@ -6,6 +6,7 @@
  * 16 weight rows, per k block of 32 (scale stream in avx512_int8.h): 512
  * bytes = 8 zmm, vector c holding for row r (lane r) elements 4c..4c+3.
  * GEMM tile: 8 activation rows x 16 weight rows, as for Q4_0. */
+#include "kernels/x86/avx512_gemm.h"
 #include "kernels/x86/avx512_int8.h"
 
 #define QBYTES 512 /* quant bytes per block and panel */
@@ -46,7 +47,7 @@ static void avx512vnni_q8_0_w_unpack_row(const void *packed, int64_t k, int64_t 
                             avx512vnni_q8_0_get_block);
 }
 static void avx512vnni_q8_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
-    qmm_avx512_gemm(QMM_AVX512_W_Q8, QBYTES, m, n, k, a, w, y, ys);
+    qmm_avx512_gemm(QMM_AVX512_PANELS_BLOCK, QMM_AVX512_W_Q8, QBYTES, m, n, k, a, w, y, ys);
 }
 static void avx512vnni_q8_0_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
     qmm_avx512_gemv(QMM_AVX512_W_Q8, QBYTES, n, k, a, w, y);
