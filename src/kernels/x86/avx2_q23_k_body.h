@@ -315,7 +315,7 @@ static inline __attribute__((always_inline)) __m256 K23(float_x)(__m256 acc, con
 #define DRV_READ_ROW  K23(read_row)
 #define DRV_W_UNPACK  K23(w_unpack_row)
 #define DRV_ACT_PACK  qmm_avx2_act_q8_pack_sum16 /* sum: the two 16-element sums as int16 */
-#include "kernels/x86/avx2_int8_body.h"
+#include "kernels/x86/avx2_int8_old.h"
 
 /* Unsigned u of element l of a super-block, and the stored (unsigned) scale
  * byte of 16-block s: Q2_K's GGUF byte, Q3_K's 6-bit value (signed + 32). */

@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) __m256 K4(float_x)(__m256 acc, cons
 #define DRV_W_PACK    K4(w_pack)
 #define DRV_READ_ROW  K4(read_row)
 #define DRV_W_UNPACK  K4(w_unpack_row)
-#include "kernels/x86/avx2_int8_body.h"
+#include "kernels/x86/avx2_int8_old.h"
 
 static void K4(w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     (void)n;

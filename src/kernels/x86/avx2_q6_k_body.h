@@ -143,7 +143,7 @@ static inline __attribute__((always_inline)) __m256 q6k_float_x(__m256 acc, cons
 #define DRV_READ_ROW  q6k_read_row
 #define DRV_W_UNPACK  q6k_w_unpack_row
 #define DRV_ACT_PACK  qmm_avx2_act_q8_pack_sum16 /* sum: the two 16-element sums as int16 */
-#include "kernels/x86/avx2_int8_body.h"
+#include "kernels/x86/avx2_int8_old.h"
 
 static void q6k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     (void)n;

@@ -86,7 +86,7 @@ static inline __attribute__((always_inline)) __m256 q8_float(__m256 acc, const q
 #define DRV_W_PACK    q8_w_pack
 #define DRV_READ_ROW  q8_read_row
 #define DRV_W_UNPACK  q8_w_unpack_row
-#include "kernels/x86/avx2_int8_body.h"
+#include "kernels/x86/avx2_int8_old.h"
 
 static void q8_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     (void)n;

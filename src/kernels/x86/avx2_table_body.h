@@ -183,7 +183,7 @@ static inline __attribute__((always_inline)) __m256 TB(float)(__m256 acc, const 
 #define DRV_W_PACK    TB(w_pack)
 #define DRV_READ_ROW  TB(read_row)
 #define DRV_W_UNPACK  TB(w_unpack_row)
-#include "kernels/x86/avx2_int8_body.h"
+#include "kernels/x86/avx2_int8_old.h"
 
 /* GGUF unit u of a row into row j of a panel (header h of the unit, quants q
  * of its first 32-block), and row j back as the unit's GGUF bytes (put's
