@@ -22,6 +22,12 @@
 #include "kernels/x86/act_q8_avx2.h"
 #include "kernels/x86/avx2_int8_types.h"
 #include "kernels/x86/avx2_legacy_body.h"
+#include "kernels/x86/avx2_q23_k_body.h"
+#include "kernels/x86/avx2_q4_0_body.h"
+#include "kernels/x86/avx2_q4_k_body.h"
+#include "kernels/x86/avx2_q6_k_body.h"
+#include "kernels/x86/avx2_q8_0_body.h"
+#include "kernels/x86/avx2_table_body.h"
 
 #define QMM_AVX2_NR 8
 #define QMM_AVX2_MR 4
@@ -35,67 +41,93 @@
 /* ------------------------------------------------------ the kinds' traits */
 
 QMM_AVX2_INLINE size_t qmm_avx2_int8_panel_bytes(qmm_type kind, int64_t nb) {
-    return qmm_avx2_legacy_kind(kind) ? qmm_avx2_legacy_panel_bytes(kind, nb) : 0;
+    if (kind == QMM_TYPE_Q4_0)
+        return qmm_avx2_q4_0_panel_bytes(nb);
+    if (kind == QMM_TYPE_Q8_0)
+        return qmm_avx2_q8_0_panel_bytes(nb);
+    if (qmm_avx2_q4_k_kind(kind))
+        return qmm_avx2_q4_k_panel_bytes(kind, nb);
+    if (kind == QMM_TYPE_Q6_K)
+        return qmm_avx2_q6_k_panel_bytes(nb);
+    if (qmm_avx2_q23_k_kind(kind))
+        return qmm_avx2_q23_k_panel_bytes(kind, nb);
+    if (qmm_avx2_table_kind(kind))
+        return qmm_avx2_table_panel_bytes(kind, nb);
+    return qmm_avx2_legacy_panel_bytes(kind, nb);
 }
 
 /* Byte offset, in a panel, of block b's quants (the prefetch's stream). */
 QMM_AVX2_INLINE size_t qmm_avx2_int8_quants(qmm_type kind, int64_t nb, int64_t b) {
-    (void)nb;
-    return qmm_avx2_legacy_kind(kind) ? qmm_avx2_legacy_quants(kind, b) : 0;
+    if (kind == QMM_TYPE_Q4_0)
+        return qmm_avx2_q4_0_quants(nb, b);
+    if (kind == QMM_TYPE_Q8_0)
+        return qmm_avx2_q8_0_quants(nb, b);
+    if (qmm_avx2_q4_k_kind(kind))
+        return qmm_avx2_q4_k_quants(kind, b);
+    if (kind == QMM_TYPE_Q6_K)
+        return qmm_avx2_q6_k_quants(b);
+    if (qmm_avx2_q23_k_kind(kind))
+        return qmm_avx2_q23_k_quants(kind, b);
+    if (qmm_avx2_table_kind(kind))
+        return qmm_avx2_table_quants(kind, nb, b);
+    return qmm_avx2_legacy_quants(kind, b);
 }
 
 /* 64 B lines per block the prefetch runs ahead by */
 QMM_AVX2_INLINE int qmm_avx2_int8_pf_lines(qmm_type kind) {
-    (void)kind;
-    return 3;
+    switch (kind) {
+    case QMM_TYPE_Q2_K: return 1;
+    case QMM_TYPE_Q8_0: return 4;
+    case QMM_TYPE_Q4_1:
+    case QMM_TYPE_Q5_0:
+    case QMM_TYPE_Q5_1:
+    case QMM_TYPE_Q5_K:
+    case QMM_TYPE_Q6_K: return 3;
+    default: return 2;
+    }
 }
 
 /* dot steps per block */
-QMM_AVX2_INLINE int qmm_avx2_int8_chunks(qmm_type kind) {
-    (void)kind;
-    return 4;
-}
+QMM_AVX2_INLINE int qmm_avx2_int8_chunks(qmm_type kind) { return kind == QMM_TYPE_Q8_0 ? 8 : kind == QMM_TYPE_MXFP4 ? 2 : 4; }
 
 /* Vectors of an unpacked chunk. */
 QMM_AVX2_INLINE int qmm_avx2_int8_wv_vecs(qmm_type kind) {
-    (void)kind;
-    return 2;
+    return kind == QMM_TYPE_IQ4_NL || kind == QMM_TYPE_MXFP4 || kind == QMM_TYPE_IQ4_XS ? 4 : 2;
 }
 
 /* 1: the GEMV unpacks and uses one panel's chunk at a time; 0: all panels'
  * chunk first, as the GEMM. */
 QMM_AVX2_INLINE int qmm_avx2_int8_gemv_fused(qmm_type kind) {
-    (void)kind;
-    return 1;
+    return kind != QMM_TYPE_Q2_K; /* Q2_K's GEMV 3% faster unpacking all panels first (Zen 3) */
 }
 
 /* 1: at m >= 8 the GEMM unpacks each pair of panels once per k slice into a
  * stack buffer that every row group then reads (BLIS's packed B). */
 QMM_AVX2_INLINE int qmm_avx2_int8_gemm_expand(qmm_type kind) {
-    (void)kind;
-    return 1;
+    return kind != QMM_TYPE_Q8_0; /* the panel is int8 already: expanding it gained nothing (Zen 3) */
 }
 
 /* 1: the expanded tile keeps its float accumulators in memory, so its 8
  * integer states keep their registers. */
 QMM_AVX2_INLINE int qmm_avx2_int8_x_acc_in_memory(qmm_type kind) {
-    (void)kind;
-    return 0;
+    /* the table types but MXFP4: gcc spilled the integer states instead
+     * (IQ4_NL m = 512, 2 threads: 2-3% faster; MXFP4's four-pair dot 9%
+     * slower so) */
+    return kind == QMM_TYPE_IQ4_NL || kind == QMM_TYPE_IQ4_XS;
 }
 
 /* 1: the expanded tile has its own block scales, dot and float steps (the
  * AVX2 K-quants multiply by their sub-scales inside vpmaddwd, prepared once
  * per slice). */
 QMM_AVX2_INLINE int qmm_avx2_int8_x_scaled(qmm_type kind, qmm_avx2_isa isa) {
-    (void)kind, (void)isa;
-    return 0;
+    return isa == QMM_AVX2_ISA_AVX2 &&
+           (kind == QMM_TYPE_Q4_K || kind == QMM_TYPE_Q5_K || kind == QMM_TYPE_Q6_K || kind == QMM_TYPE_Q3_K);
 }
 
 /* 1: the GEMV / small-m tile decodes a super-block's scales at its first
  * block (qmm_avx2_int8_sb_scales) and takes each block's from them. */
 QMM_AVX2_INLINE int qmm_avx2_int8_sb_decode(qmm_type kind, qmm_avx2_isa isa) {
-    (void)kind, (void)isa;
-    return 0;
+    return kind == QMM_TYPE_Q3_K || qmm_avx2_q23_k_pair_float(kind, isa);
 }
 
 /* ------------------------------------------------ the steps, per kind */
@@ -104,14 +136,33 @@ QMM_AVX2_INLINE void qmm_avx2_int8_zero(qmm_avx2_iacc *is) { is->a = is->b = _mm
 
 QMM_AVX2_INLINE void qmm_avx2_int8_unpack(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_wv *wv, const uint8_t *panel, int64_t nb,
                                           int64_t b, int c) {
-    (void)isa, (void)nb;
-    if (qmm_avx2_legacy_kind(kind))
+    (void)isa;
+    if (kind == QMM_TYPE_Q4_0)
+        qmm_avx2_q4_0_unpack(wv, panel, nb, b, c);
+    else if (kind == QMM_TYPE_Q8_0)
+        qmm_avx2_q8_0_unpack(wv, panel, nb, b, c);
+    else if (qmm_avx2_legacy_kind(kind))
         qmm_avx2_legacy_unpack(kind, wv, panel, b, c);
+    else if (qmm_avx2_q4_k_kind(kind))
+        qmm_avx2_q4_k_unpack(kind, wv, panel, b, c);
+    else if (kind == QMM_TYPE_Q6_K)
+        qmm_avx2_q6_k_unpack(wv, panel, b, c);
+    else if (qmm_avx2_q23_k_kind(kind))
+        qmm_avx2_q23_k_unpack(kind, wv, panel, b, c);
+    else if (qmm_avx2_table_kind(kind))
+        qmm_avx2_table_unpack(kind, wv, panel, nb, b, c);
 }
 
 /* Chunk c of a block: the dwords of elements 4c.. and 16 + 4c.. broadcast. */
 QMM_AVX2_INLINE void qmm_avx2_int8_xload(qmm_type kind, qmm_avx2_xv *xv, const qmm_act_block *xb, int c) {
-    (void)kind;
+    if (kind == QMM_TYPE_Q8_0) { /* elements 4c.. only */
+        xv->v[0] = qmm_avx2_bcast4(xb->q + 4 * c);
+        return;
+    }
+    if (kind == QMM_TYPE_MXFP4) {
+        qmm_avx2_table_mx_xload(xv, xb, c);
+        return;
+    }
     xv->v[0] = qmm_avx2_bcast4(xb->q + 4 * c);
     xv->v[1] = qmm_avx2_bcast4(xb->q + 16 + 4 * c);
 }
@@ -125,31 +176,72 @@ QMM_AVX2_INLINE void qmm_avx2_int8_dot_chain(qmm_avx2_iacc *is, const qmm_avx2_w
     __asm__("" : "+x"(is->a));
 }
 
+/* Two chains: the low elements (a) and the high ones (b). */
+QMM_AVX2_INLINE void qmm_avx2_int8_dot_halves(qmm_avx2_iacc *is, const qmm_avx2_wv *wv, const qmm_avx2_xv *xv) {
+    is->a = dot_step(is->a, wv->v[0], xv->v[0]);
+    is->b = dot_step(is->b, wv->v[1], xv->v[1]);
+}
+
 QMM_AVX2_INLINE void qmm_avx2_int8_dot(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_iacc *is, const qmm_avx2_wv *wv,
                                        const qmm_avx2_xv *xv) {
-    (void)kind, (void)isa;
-    qmm_avx2_int8_dot_chain(is, wv, xv);
+    if (kind == QMM_TYPE_Q8_0)
+        qmm_avx2_q8_0_dot(is, wv, xv);
+    else if (qmm_avx2_table_kind(kind))
+        qmm_avx2_table_dot(kind, isa, is, wv, xv);
+    else if (kind == QMM_TYPE_Q6_K || kind == QMM_TYPE_Q2_K || kind == QMM_TYPE_Q3_K)
+        qmm_avx2_int8_dot_halves(is, wv, xv);
+    else
+        qmm_avx2_int8_dot_chain(is, wv, xv);
 }
 
 QMM_AVX2_INLINE void qmm_avx2_int8_scales(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_ws *ws, const uint8_t *panel, int64_t nb,
                                           int64_t b) {
-    (void)isa, (void)nb;
-    if (qmm_avx2_legacy_kind(kind))
+    (void)nb;
+    if (kind == QMM_TYPE_Q4_0 || kind == QMM_TYPE_Q8_0)
+        ws->d = qmm_avx2_d_panel_scales(panel, b);
+    else if (qmm_avx2_legacy_kind(kind))
         qmm_avx2_legacy_scales(kind, ws, panel, b);
+    else if (qmm_avx2_q4_k_kind(kind))
+        qmm_avx2_q4_k_scales(kind, ws, panel, b);
+    else if (kind == QMM_TYPE_Q6_K)
+        qmm_avx2_q6_k_scales(ws, panel, b);
+    else if (qmm_avx2_q23_k_kind(kind))
+        qmm_avx2_q23_k_scales(kind, isa, ws, panel, b);
+    else if (qmm_avx2_table_kind(kind))
+        qmm_avx2_table_scales(kind, ws, panel, b);
 }
 
 QMM_AVX2_INLINE void qmm_avx2_int8_sb_scales(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_sbs *s, const uint8_t *panel, int64_t nb,
                                              int64_t b) {
-    (void)kind, (void)isa, (void)s, (void)panel, (void)nb, (void)b;
+    (void)isa, (void)nb;
+    if (kind == QMM_TYPE_Q3_K)
+        qmm_avx2_q3_k_sb_scales(s, panel, b);
+    else if (kind == QMM_TYPE_Q2_K)
+        qmm_avx2_q2_k_sb_scales(s, panel, b);
 }
 
 QMM_AVX2_INLINE void qmm_avx2_int8_scales_sb(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_ws *ws, const qmm_avx2_sbs *s, int i) {
-    (void)kind, (void)isa, (void)ws, (void)s, (void)i;
+    (void)isa;
+    if (kind == QMM_TYPE_Q3_K)
+        qmm_avx2_q3_k_scales_sb(ws, s, i);
+    else if (kind == QMM_TYPE_Q2_K)
+        qmm_avx2_q2_k_scales_sb(ws, s, i);
 }
 
 QMM_AVX2_INLINE __m256 qmm_avx2_int8_float(qmm_type kind, qmm_avx2_isa isa, __m256 acc, const qmm_avx2_iacc *is,
                                            const qmm_avx2_ws *ws, const qmm_act_block *xb) {
-    (void)isa;
+    if (kind == QMM_TYPE_Q4_0)
+        return qmm_avx2_q4_0_float(acc, is, ws, xb);
+    if (kind == QMM_TYPE_Q8_0)
+        return qmm_avx2_q8_0_float(acc, is, ws, xb);
+    if (qmm_avx2_q4_k_kind(kind))
+        return qmm_avx2_q4_k_float(acc, is, ws, xb);
+    if (kind == QMM_TYPE_Q6_K)
+        return qmm_avx2_q6_k_float(acc, is, ws, xb);
+    if (qmm_avx2_q23_k_kind(kind))
+        return qmm_avx2_q23_k_float(kind, isa, acc, is, ws, xb);
+    if (qmm_avx2_table_kind(kind))
+        return qmm_avx2_table_float(kind, acc, is, ws, xb);
     return qmm_avx2_legacy_float(kind, acc, is, ws, xb);
 }
 
@@ -157,25 +249,55 @@ QMM_AVX2_INLINE __m256 qmm_avx2_int8_float(qmm_type kind, qmm_avx2_isa isa, __m2
  * the others'. */
 QMM_AVX2_INLINE void qmm_avx2_int8_scales_x(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_ws *ws, const uint8_t *panel, int64_t nb,
                                             int64_t b) {
-    qmm_avx2_int8_scales(kind, isa, ws, panel, nb, b);
+    if (qmm_avx2_int8_x_scaled(kind, isa) && qmm_avx2_q4_k_kind(kind))
+        qmm_avx2_q4_k_scales_x(kind, ws, panel, b);
+    else if (qmm_avx2_int8_x_scaled(kind, isa) && kind == QMM_TYPE_Q6_K)
+        qmm_avx2_q6_k_scales_x(ws, panel, b);
+    else if (qmm_avx2_int8_x_scaled(kind, isa) && kind == QMM_TYPE_Q3_K)
+        qmm_avx2_q3_k_scales_x(ws, panel, b);
+    else
+        qmm_avx2_int8_scales(kind, isa, ws, panel, nb, b);
 }
 
 QMM_AVX2_INLINE void qmm_avx2_int8_dot_x(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_iacc *is, const qmm_avx2_wv *wv,
                                          const qmm_avx2_xv *xv, const qmm_avx2_ws *ws) {
-    (void)ws;
-    qmm_avx2_int8_dot(kind, isa, is, wv, xv);
+    if (qmm_avx2_int8_x_scaled(kind, isa) && kind == QMM_TYPE_Q5_K)
+        qmm_avx2_q4_k_dot_x(is, wv, xv, ws);
+    else if (qmm_avx2_int8_x_scaled(kind, isa) && kind == QMM_TYPE_Q6_K)
+        qmm_avx2_q6_k_dot_x(is, wv, xv, ws);
+    else
+        qmm_avx2_int8_dot(kind, isa, is, wv, xv);
 }
 
 QMM_AVX2_INLINE __m256 qmm_avx2_int8_float_x(qmm_type kind, qmm_avx2_isa isa, __m256 acc, const qmm_avx2_iacc *is,
                                              const qmm_avx2_ws *ws, const qmm_act_block *xb) {
+    if (qmm_avx2_int8_x_scaled(kind, isa) && qmm_avx2_q4_k_kind(kind))
+        return qmm_avx2_q4_k_float_x(kind, isa, acc, is, ws, xb);
+    if (qmm_avx2_int8_x_scaled(kind, isa) && kind == QMM_TYPE_Q6_K)
+        return qmm_avx2_q6_k_float_x(acc, is, ws, xb);
+    if (qmm_avx2_int8_x_scaled(kind, isa) && kind == QMM_TYPE_Q3_K)
+        return qmm_avx2_q3_k_float_x(acc, is, ws, xb);
     return qmm_avx2_int8_float(kind, isa, acc, is, ws, xb);
 }
 
 /* The fields of qmm_avx2_ws the expanded slice keeps per block, in the
  * struct's order: bit 0 d, 1 m, 2 sa, 3 sb, 4 ma, 5 mb, 6 sa16, 7 sb16, 8 sp. */
 QMM_AVX2_INLINE unsigned qmm_avx2_int8_xs_fields(qmm_type kind, qmm_avx2_isa isa) {
-    (void)isa;
-    return qmm_avx2_legacy_kind(kind) ? 0x3u : 0x1u;
+    const int avx2 = isa == QMM_AVX2_ISA_AVX2;
+    switch (kind) {
+    case QMM_TYPE_Q4_1:
+    case QMM_TYPE_Q5_0:
+    case QMM_TYPE_Q5_1: return 0x3; /* d, m */
+    case QMM_TYPE_Q4_K:
+    case QMM_TYPE_Q5_K: return avx2 ? 0x57 : 0x17;  /* d, m, sa, ma (, sa16) */
+    case QMM_TYPE_Q6_K: return avx2 ? 0x1c1 : 0xd;  /* d, sa16, sb16, sp; or d, sa, sb */
+    case QMM_TYPE_Q2_K: return avx2 ? 0x1c3 : 0x3f; /* d, m, sa16, sb16, sp; or d, m, sa, sb, ma, mb */
+    case QMM_TYPE_Q3_K: return avx2 ? 0x1ff : 0x3f; /* all; or d, m, sa, sb, ma, mb */
+    case QMM_TYPE_IQ4_NL:
+    case QMM_TYPE_MXFP4:
+    case QMM_TYPE_IQ4_XS: return 0x5; /* d, sa */
+    default: return 0x1;              /* d */
+    }
 }
 
 QMM_AVX2_INLINE int qmm_avx2_int8_xs_vecs(qmm_type kind, qmm_avx2_isa isa) {
@@ -473,18 +595,55 @@ QMM_AVX2_INLINE void qmm_avx2_int8_gemv(qmm_type kind, qmm_avx2_isa isa, int64_t
 
 static inline void qmm_avx2_int8_w_pack(qmm_type kind, int64_t k, int64_t n0, int64_t n1, const void *src, size_t stride,
                                         void *dst) {
-    if (qmm_avx2_legacy_kind(kind))
+    if (kind == QMM_TYPE_Q4_0)
+        qmm_avx2_d_panel_pack(k, n0, n1, src, stride, dst, sizeof(qmm_block_q4_0), 4);
+    else if (kind == QMM_TYPE_Q8_0)
+        qmm_avx2_d_panel_pack(k, n0, n1, src, stride, dst, sizeof(qmm_block_q8_0), 8);
+    else if (qmm_avx2_legacy_kind(kind))
         qmm_avx2_legacy_w_pack(kind, k, n0, n1, src, stride, dst);
+    else if (qmm_avx2_q4_k_kind(kind))
+        qmm_avx2_q4_k_w_pack(kind, k, n0, n1, src, stride, dst);
+    else if (kind == QMM_TYPE_Q6_K)
+        qmm_avx2_q6_k_w_pack(k, n0, n1, src, stride, dst);
+    else if (qmm_avx2_q23_k_kind(kind))
+        qmm_avx2_q23_k_w_pack(kind, k, n0, n1, src, stride, dst);
+    else if (qmm_avx2_table_kind(kind))
+        qmm_avx2_table_w_pack(kind, k, n0, n1, src, stride, dst);
 }
 
 static inline void qmm_avx2_int8_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    if (qmm_avx2_legacy_kind(kind))
+    if (kind == QMM_TYPE_Q4_0)
+        qmm_avx2_q4_0_read_row(w, k, row, dst);
+    else if (kind == QMM_TYPE_Q8_0)
+        qmm_avx2_q8_0_read_row(w, k, row, dst);
+    else if (qmm_avx2_legacy_kind(kind))
         qmm_avx2_legacy_read_row(kind, w, k, row, dst);
+    else if (qmm_avx2_q4_k_kind(kind))
+        qmm_avx2_q4_k_read_row(kind, w, k, row, dst);
+    else if (kind == QMM_TYPE_Q6_K)
+        qmm_avx2_q6_k_read_row(w, k, row, dst);
+    else if (qmm_avx2_q23_k_kind(kind))
+        qmm_avx2_q23_k_read_row(kind, w, k, row, dst);
+    else if (qmm_avx2_table_kind(kind))
+        qmm_avx2_table_read_row(kind, w, k, row, dst);
 }
 
 static inline void qmm_avx2_int8_w_unpack_row(qmm_type kind, const void *w, int64_t k, int64_t row, void *dst) {
-    if (qmm_avx2_legacy_kind(kind))
+    const uint8_t *panel = (const uint8_t *)w + qmm_avx2_int8_w_offset(kind, row, k);
+    if (kind == QMM_TYPE_Q4_0)
+        qmm_avx2_d_panel_unpack_row(panel, k, (int)(row % QMM_AVX2_NR), dst, sizeof(qmm_block_q4_0), 4);
+    else if (kind == QMM_TYPE_Q8_0)
+        qmm_avx2_d_panel_unpack_row(panel, k, (int)(row % QMM_AVX2_NR), dst, sizeof(qmm_block_q8_0), 8);
+    else if (qmm_avx2_legacy_kind(kind))
         qmm_avx2_legacy_w_unpack_row(kind, w, k, row, dst);
+    else if (qmm_avx2_q4_k_kind(kind))
+        qmm_avx2_q4_k_w_unpack_row(kind, w, k, row, dst);
+    else if (kind == QMM_TYPE_Q6_K)
+        qmm_avx2_q6_k_w_unpack_row(w, k, row, dst);
+    else if (qmm_avx2_q23_k_kind(kind))
+        qmm_avx2_q23_k_w_unpack_row(kind, w, k, row, dst);
+    else if (qmm_avx2_table_kind(kind))
+        qmm_avx2_table_w_unpack_row(kind, w, k, row, dst);
 }
 
 /* ------------------------------------------------------------ descriptor */

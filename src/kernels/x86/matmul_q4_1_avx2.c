@@ -2,7 +2,7 @@
  * x s8 activation, pairs into int16) accumulated in int16, then vpmaddwd
  * into int32 once per block. Exact: a pair is at most 2 * 15 * 127 = 3810 in
  * magnitude, the 8 pairs of a block lane at most 30480 < 32767, so nothing
- * saturates. The body is avx2_legacy_body.h. */
+ * saturates. The format code is avx2_legacy_body.h. */
 #include <immintrin.h>
 
 #include "cpu/cpu.h"

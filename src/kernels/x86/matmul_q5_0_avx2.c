@@ -1,7 +1,7 @@
 /* Q5_0 x int8, AVX2 (every x86-64-v3 CPU): the dot is vpmaddubsw (u8 5-bit
  * quant x s8 activation, pairs into int16: at most 2 * 31 * 127 = 7874, no
  * saturation) then vpmaddwd into int32 at every step, since the 8 pairs of
- * a block lane could exceed int16 (62992). The body is avx2_legacy_body.h. */
+ * a block lane could exceed int16 (62992). The format code is avx2_legacy_body.h. */
 #include <immintrin.h>
 
 #include "cpu/cpu.h"
