@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/family.h"
 #include "kernels/x86/act_q8_avx2.h"

@@ -13,7 +13,10 @@
  *                               form: AVX2's int16 pair sums, or int32),
  *   dot_finish(acc)             the int32 lane sums of such a state.
  * What else an AVX2 family does differently (the expanded GEMM's scaled
- * vpmaddwd, MXFP4's four-pair int16 sums) follows from the isa argument. */
+ * vpmaddwd, MXFP4's four-pair int16 sums) follows from the isa argument.
+ * The headers are included once per unit, so a unit of several families
+ * (the AVX-VNNI emulation test) runs them all on the first one's dot step:
+ * only families of one isa, whose steps are the same, may share a unit. */
 #ifndef QMM_X86_AVX2_INT8_TYPES_H
 #define QMM_X86_AVX2_INT8_TYPES_H
 
