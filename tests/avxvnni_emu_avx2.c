@@ -82,11 +82,11 @@ static inline __m256i emu_dpbusd(__m256i acc, __m256i u8, __m256i s8) {
 #include "kernels/x86/matmul_iq4_nl_avxvnni.c"
 #undef dot_step
 #undef dot_finish
-#define dot_step4                mxfp4_dot_step4
+#define dot_step                 mxfp4_dot_step
 #define dot_finish               mxfp4_dot_finish
 #define qmm_family_avxvnni_mxfp4 qmm_test_avxvnni_emu_mxfp4
 #include "kernels/x86/matmul_mxfp4_avxvnni.c"
-#undef dot_step4
+#undef dot_step
 #undef dot_finish
 #define dot_step                  iq4_xs_dot_step
 #define dot_finish                iq4_xs_dot_finish

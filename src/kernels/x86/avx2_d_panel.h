@@ -6,6 +6,7 @@
 #ifndef QMM_AVX2_D_PANEL_H
 #define QMM_AVX2_D_PANEL_H
 
+#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -54,6 +55,11 @@ static inline void qmm_avx2_d_panel_unpack_row(const uint8_t *panel, int64_t k, 
         for (int c = 0; c < dwords; c++)
             memcpy(blk + 2 + 4 * c, qs + (size_t)b * qbytes + c * 32 + j * 4, 4);
     }
+}
+
+/* Block b's 8 scales, lane j for row j (vcvtph2ps: exact). */
+static inline __attribute__((always_inline)) __m256 qmm_avx2_d_panel_scales(const uint8_t *panel, int64_t b) {
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + b * 16)));
 }
 
 #endif

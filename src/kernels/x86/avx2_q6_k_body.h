@@ -1,8 +1,7 @@
-/* Q6_K x int8 activations, 256-bit integer dot products: the body shared by
- * the AVX2 family (matmul_q6_k_avx2.c) and the AVX-VNNI family
+/* Q6_K x int8 activations, 256-bit integer dot products: the format code
+ * shared by the AVX2 family (matmul_q6_k_avx2.c) and the AVX-VNNI family
  * (matmul_q6_k_avxvnni.c), on the AVX2 int8 driver (avx2_int8_body.h). The
- * includer defines QMM_Q6K_SYM, QMM_Q6K_NAME, QMM_Q6K_REQUIRED, and
- * dot_step / dot_finish, exact per step in int32 (6-bit u8 x s8 pairs reach
+ * dot steps are exact per step in int32 (6-bit u8 x s8 pairs reach
  * 2 * 63 * 127 = 16002: two of them would not fit int16).
  *
  * Packed panel of 8 weight rows, per super-block of 256 (1680 B, the GGUF
@@ -14,147 +13,93 @@
  *    H_lo and 32 B H_hi: byte j * 4 + t, bits 2c..2c+1, hold the top two bits
  *    of element 4c+t (H_lo) / 16+4c+t (H_hi)]
  * The stored u = q + 32 is 0..63 (u8): the low-nibble chunks are sub-block a
- * (elements 0..15), the high ones sub-block b, each summed exactly in int32,
- * and isum = sc_a (dot_a - 32 sum_a x) + sc_b (dot_b - 32 sum_b x), exact;
- * then acc = fma((float)isum, d * x_d, acc), the reference's. */
-#include <immintrin.h>
-#include <string.h>
+ * (elements 0..15, state a), the high ones sub-block b (state b), each summed
+ * exactly in int32, and isum = sc_a (dot_a - 32 sum_a x) + sc_b (dot_b - 32
+ * sum_b x), exact; then acc = fma((float)isum, d * x_d, acc), the
+ * reference's. */
+#ifndef QMM_X86_AVX2_Q6_K_BODY_H
+#define QMM_X86_AVX2_Q6_K_BODY_H
 
-#include "formats/formats.h"
+#include "kernels/x86/avx2_int8_types.h"
 #include "kernels/x86/avx2_pair16.h"
 
-#define Q6K_SB_BYTES 1680
-#define Q6K_QS_OFF   144
+#define QMM_AVX2_Q6_K_SB_BYTES 1680
+#define QMM_AVX2_Q6_K_QS_OFF   144
 
-static inline __m256i q6k_bcast4(const int8_t *p) {
-    int32_t v;
-    memcpy(&v, p, 4);
-    return _mm256_set1_epi32(v);
+QMM_AVX2_INLINE size_t qmm_avx2_q6_k_panel_bytes(int64_t nb) { return (size_t)nb / 8 * QMM_AVX2_Q6_K_SB_BYTES; }
+
+QMM_AVX2_INLINE size_t qmm_avx2_q6_k_quants(int64_t b) {
+    return (size_t)b / 8 * QMM_AVX2_Q6_K_SB_BYTES + QMM_AVX2_Q6_K_QS_OFF + (size_t)(b % 8) * 192;
 }
 
-typedef struct q6k_wv {
-    __m256i lo, hi;
-} q6k_wv;
-typedef struct q6k_xv {
-    __m256i xl, xh;
-} q6k_xv;
-typedef struct q6k_iacc {
-    __m256i a, b;
-} q6k_iacc;
-typedef struct q6k_ws {
-    __m256 d;
-    __m256i sca, scb;
-} q6k_ws;
-
-#define DRV(x)              q6k_##x
-#define DRV_PANEL_BYTES(nb) ((size_t)(nb) / 8 * Q6K_SB_BYTES)
-#define DRV_QUANTS(nb, b)   ((size_t)(b) / 8 * Q6K_SB_BYTES + Q6K_QS_OFF + (size_t)((b) % 8) * 192)
-#define DRV_PF              1024
-#define DRV_PF_LINES        3
-#define DRV_CHUNKS          4
-
-static inline __attribute__((always_inline)) void q6k_zero(q6k_iacc *is) { is->a = is->b = _mm256_setzero_si256(); }
-
-static inline __attribute__((always_inline)) void q6k_unpack(q6k_wv *wv, const uint8_t *panel, int64_t nb, int64_t b, int c) {
-    const uint8_t *q = panel + DRV_QUANTS(nb, b);
+QMM_AVX2_INLINE void qmm_avx2_q6_k_unpack(qmm_avx2_wv *wv, const uint8_t *panel, int64_t b, int c) {
+    const uint8_t *q = panel + qmm_avx2_q6_k_quants(b);
     const __m256i m4 = _mm256_set1_epi8(0x0f), m2 = _mm256_set1_epi8(0x30);
     const __m256i raw = _mm256_loadu_si256((const __m256i *)(q + c * 32));
     const __m256i hl = _mm256_loadu_si256((const __m256i *)(q + 128)), hh = _mm256_loadu_si256((const __m256i *)(q + 160));
     /* bits 2c..2c+1 to bits 4..5 (16-bit shifts: the mask drops what crosses bytes) */
     const __m256i tl = _mm256_slli_epi16(_mm256_srli_epi16(hl, 2 * c), 4),
                   th = _mm256_slli_epi16(_mm256_srli_epi16(hh, 2 * c), 4);
-    wv->lo = _mm256_or_si256(_mm256_and_si256(raw, m4), _mm256_and_si256(tl, m2));
-    wv->hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(raw, 4), m4), _mm256_and_si256(th, m2));
+    wv->v[0] = _mm256_or_si256(_mm256_and_si256(raw, m4), _mm256_and_si256(tl, m2));
+    wv->v[1] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(raw, 4), m4), _mm256_and_si256(th, m2));
 }
 
-static inline __attribute__((always_inline)) void q6k_xload(q6k_xv *xv, const qmm_act_block *xb, int c) {
-    xv->xl = q6k_bcast4(xb->q + 4 * c);
-    xv->xh = q6k_bcast4(xb->q + 16 + 4 * c);
-}
-
-static inline __attribute__((always_inline)) void q6k_dot(q6k_iacc *is, const q6k_wv *wv, const q6k_xv *xv) {
-    is->a = dot_step(is->a, wv->lo, xv->xl);
-    is->b = dot_step(is->b, wv->hi, xv->xh);
-}
-
-static inline __attribute__((always_inline)) void q6k_scales(q6k_ws *ws, const uint8_t *panel, int64_t nb, int64_t b) {
-    (void)nb;
-    const uint8_t *sb = panel + (size_t)(b / 8) * Q6K_SB_BYTES;
+/* d, and the sub-scales sc_a, sc_b as int32 (sa, sb). */
+QMM_AVX2_INLINE void qmm_avx2_q6_k_scales(qmm_avx2_ws *ws, const uint8_t *panel, int64_t b) {
+    const uint8_t *sb = panel + (size_t)(b / 8) * QMM_AVX2_Q6_K_SB_BYTES;
     const int i = (int)(b % 8);
     ws->d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)sb));
-    ws->sca = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i)));
-    ws->scb = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i + 8)));
+    ws->sa = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i)));
+    ws->sb = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(sb + 16 + 16 * i + 8)));
 }
 
-static inline __attribute__((always_inline)) __m256 q6k_float(__m256 acc, const q6k_iacc *is, const q6k_ws *ws,
-                                                              const qmm_act_block *xb) {
+QMM_AVX2_INLINE __m256 qmm_avx2_q6_k_float(__m256 acc, const qmm_avx2_iacc *is, const qmm_avx2_ws *ws, const qmm_act_block *xb) {
     const int32_t sa = (int16_t)(uint16_t)((uint32_t)xb->sum & 0xffffu); /* the packer's 16-element sums */
     const int32_t sb = (int16_t)(uint16_t)((uint32_t)xb->sum >> 16);
     const __m256i da = _mm256_sub_epi32(dot_finish(is->a), _mm256_set1_epi32(32 * sa));
     const __m256i db = _mm256_sub_epi32(dot_finish(is->b), _mm256_set1_epi32(32 * sb));
-    const __m256i isum = _mm256_add_epi32(_mm256_mullo_epi32(ws->sca, da), _mm256_mullo_epi32(ws->scb, db));
+    const __m256i isum = _mm256_add_epi32(_mm256_mullo_epi32(ws->sa, da), _mm256_mullo_epi32(ws->sb, db));
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, _mm256_set1_ps(xb->d)), acc);
 }
 
-#ifdef Q6K_SCALED_X
-/* The expanded GEMM's steps (AVX2): each step's vpmaddwd multiplies the
- * int16 pair sums by the row's sub-scale (sc as an int16 pair per lane,
- * instead of ones), so one int32 state holds sc_a dot_a + sc_b dot_b (a lane
- * at most 8 x 2 x 16002 x 128 < 2^25), and the float step takes
+/* The AVX2 expanded GEMM's steps: each step's vpmaddwd multiplies the int16
+ * pair sums by the row's sub-scale (sc as an int16 pair per lane, instead
+ * of ones), so one int32 state holds sc_a dot_a + sc_b dot_b (a lane at most
+ * 8 x 2 x 16002 x 128 < 2^25), and the float step takes
  * 32 (sc_a sum_a x + sc_b sum_b x) off with one more vpmaddwd ((32 sc_a,
- * 32 sc_b) against (sum_a, sum_b), each within int16): the same integer isum,
- * without the two vpmulld and the second state per output. */
-typedef struct q6k_ws_x {
-    __m256 d;               /* the rows' super-block scales */
-    __m256i sa16, sb16, sp; /* lane j: (sc_a, sc_a), (sc_b, sc_b), (32 sc_a, 32 sc_b) of row j, int16 */
-} q6k_ws_x;
-
-static inline __attribute__((always_inline)) void q6k_scales_x(q6k_ws_x *ws, const uint8_t *panel, int64_t nb, int64_t b) {
-    q6k_ws w; /* the int32 sub-scales, only to build the pairs from */
-    q6k_scales(&w, panel, nb, b);
-    ws->d = w.d;
-    ws->sa16 = qmm_avx2_pair16(w.sca);
-    ws->sb16 = qmm_avx2_pair16(w.scb);
-    ws->sp = qmm_avx2_pack16x2(_mm256_slli_epi32(w.sca, 5), _mm256_slli_epi32(w.scb, 5)); /* |32 sc| <= 4096 */
+ * 32 sc_b) against (sum_a, sum_b), each within int16): the same integer
+ * isum, without the two vpmulld and the second state per output. The slice
+ * keeps d and lane j's (sc_a, sc_a), (sc_b, sc_b), (32 sc_a, 32 sc_b) of row
+ * j, int16 (sa16, sb16, sp). */
+QMM_AVX2_INLINE void qmm_avx2_q6_k_scales_x(qmm_avx2_ws *ws, const uint8_t *panel, int64_t b) {
+    qmm_avx2_q6_k_scales(ws, panel, b);
+    ws->sa16 = qmm_avx2_pair16(ws->sa);
+    ws->sb16 = qmm_avx2_pair16(ws->sb);
+    ws->sp = qmm_avx2_pack16x2(_mm256_slli_epi32(ws->sa, 5), _mm256_slli_epi32(ws->sb, 5)); /* |32 sc| <= 4096 */
 }
 
-static inline __attribute__((always_inline)) void q6k_dot_x(q6k_iacc *is, const q6k_wv *wv, const q6k_xv *xv,
-                                                            const q6k_ws_x *ws) {
-    is->a = _mm256_add_epi32(is->a, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->lo, xv->xl), ws->sa16));
-    is->a = _mm256_add_epi32(is->a, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->hi, xv->xh), ws->sb16));
+QMM_AVX2_INLINE void qmm_avx2_q6_k_dot_x(qmm_avx2_iacc *is, const qmm_avx2_wv *wv, const qmm_avx2_xv *xv, const qmm_avx2_ws *ws) {
+    is->a = _mm256_add_epi32(is->a, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->v[0], xv->v[0]), ws->sa16));
+    is->a = _mm256_add_epi32(is->a, _mm256_madd_epi16(_mm256_maddubs_epi16(wv->v[1], xv->v[1]), ws->sb16));
     __asm__("" : "+x"(is->a)); /* keep the chain (as the table types) */
 }
 
-static inline __attribute__((always_inline)) __m256 q6k_float_x(__m256 acc, const q6k_iacc *is, const q6k_ws_x *ws,
-                                                                const qmm_act_block *xb) {
+QMM_AVX2_INLINE __m256 qmm_avx2_q6_k_float_x(__m256 acc, const qmm_avx2_iacc *is, const qmm_avx2_ws *ws,
+                                             const qmm_act_block *xb) {
     const __m256i pair = _mm256_set1_epi32(xb->sum); /* (sum_a, sum_b) as int16, from the packer */
     const __m256i isum = _mm256_sub_epi32(is->a, _mm256_madd_epi16(ws->sp, pair));
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(ws->d, _mm256_set1_ps(xb->d)), acc);
 }
-#define DRV_X_SCALED 1
-#endif
 
-#define DRV_SYM       QMM_Q6K_SYM
-#define DRV_NAME_STR  QMM_Q6K_NAME
-#define DRV_REQUIRED  QMM_Q6K_REQUIRED
-#define DRV_WTYPE     QMM_TYPE_Q6_K
-#define DRV_LAYOUT_ID 1
-#define DRV_W_PACK    q6k_w_pack
-#define DRV_READ_ROW  q6k_read_row
-#define DRV_W_UNPACK  q6k_w_unpack_row
-#define DRV_ACT_PACK  qmm_avx2_act_q8_pack_sum16 /* sum: the two 16-element sums as int16 */
-#include "kernels/x86/avx2_int8_body.h"
-
-static void q6k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    (void)n;
+static inline void qmm_avx2_q6_k_w_pack(int64_t k, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nsb = k / QMM_QK_K;
     for (int64_t p = n0 / 8; p * 8 < n1; p++) {
-        uint8_t *panel = (uint8_t *)dst + q6k_w_offset(p * 8, k);
+        uint8_t *panel = (uint8_t *)dst + (size_t)p * qmm_avx2_q6_k_panel_bytes(k / QMM_QK);
         for (int j = 0; j < 8; j++) {
             const int64_t row = p * 8 + j;
             const qmm_block_q6_k *blk = (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)row * stride);
             for (int64_t s = 0; s < nsb; s++) {
-                uint8_t *sb = panel + (size_t)s * Q6K_SB_BYTES;
+                uint8_t *sb = panel + (size_t)s * QMM_AVX2_Q6_K_SB_BYTES;
                 const qmm_block_q6_k *wb = blk + s;
                 const int pad = row >= n1; /* padding rows: zero scales, zero quants */
                 if (pad)
@@ -164,7 +109,7 @@ static void q6k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void 
                 for (int u = 0; u < 16; u++)
                     sb[16 + 8 * u + j] = pad ? 0 : (uint8_t)wb->scales[u];
                 for (int i = 0; i < 8; i++) {
-                    uint8_t *q = sb + Q6K_QS_OFF + 192 * i;
+                    uint8_t *q = sb + QMM_AVX2_Q6_K_QS_OFF + 192 * i;
                     for (int t = 0; t < 4; t++) {
                         uint8_t hl = 0, hh = 0;
                         for (int c = 0; c < 4; c++) {
@@ -183,22 +128,21 @@ static void q6k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void 
     }
 }
 
-/* q6k_w_pack's inverse: the stored u = q + 32 of element e of the
+/* qmm_avx2_q6_k_w_pack's inverse: the stored u = q + 32 of element e of the
  * super-block back into GGUF's nibble of ql and bit pair of qh (e = 128h + r:
  * ql[64h + r % 64] nibble r / 64, qh[32h + r % 32] bits 2 (r / 32)). */
-static void q6k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
-    (void)n;
-    const uint8_t *panel = (const uint8_t *)w + q6k_w_offset(row, k);
+static inline void qmm_avx2_q6_k_w_unpack_row(const void *w, int64_t k, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / 8) * qmm_avx2_q6_k_panel_bytes(k / QMM_QK);
     const int j = (int)(row % 8);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        const uint8_t *sb = panel + (size_t)s * Q6K_SB_BYTES;
+        const uint8_t *sb = panel + (size_t)s * QMM_AVX2_Q6_K_SB_BYTES;
         qmm_block_q6_k wb;
         memset(&wb, 0, sizeof wb); /* the quants are ORed in */
         memcpy(&wb.d, sb + 2 * j, 2);
         for (int u = 0; u < 16; u++)
             wb.scales[u] = (int8_t)sb[16 + 8 * u + j];
         for (int i = 0; i < 8; i++) {
-            const uint8_t *q = sb + Q6K_QS_OFF + 192 * i;
+            const uint8_t *q = sb + QMM_AVX2_Q6_K_QS_OFF + 192 * i;
             for (int c = 0; c < 4; c++)
                 for (int t = 0; t < 4; t++)
                     for (int half = 0; half < 2; half++) {
@@ -214,17 +158,16 @@ static void q6k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, v
 }
 
 /* ggml's dequantization: (d * sc) * (q - 32). */
-static void q6k_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    const uint8_t *panel = (const uint8_t *)w + q6k_w_offset(row, k);
+static inline void qmm_avx2_q6_k_read_row(const void *w, int64_t k, int64_t row, float *dst) {
+    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / 8) * qmm_avx2_q6_k_panel_bytes(k / QMM_QK);
     const int j = (int)(row % 8);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        const uint8_t *sb = panel + (size_t)s * Q6K_SB_BYTES;
+        const uint8_t *sb = panel + (size_t)s * QMM_AVX2_Q6_K_SB_BYTES;
         uint16_t h;
         memcpy(&h, sb + 2 * j, 2);
         const float d = qmm_fp16_to_fp32(h);
         for (int i = 0; i < 8; i++) {
-            const uint8_t *q = sb + Q6K_QS_OFF + 192 * i;
+            const uint8_t *q = sb + QMM_AVX2_Q6_K_QS_OFF + 192 * i;
             const float dla = d * (float)(int8_t)sb[16 + 8 * (2 * i) + j], dlb = d * (float)(int8_t)sb[16 + 8 * (2 * i + 1) + j];
             float *y = dst + s * QMM_QK_K + 32 * i;
             for (int c = 0; c < 4; c++)
@@ -238,3 +181,5 @@ static void q6k_read_row(const void *w, int64_t k, int64_t n, int64_t row, float
         }
     }
 }
+
+#endif

@@ -1,7 +1,7 @@
 /* BF16 weights x fp32 activations, AVX2 + FMA: the panel keeps BF16 (the
  * source's values, paired by rows), widened exactly at use into the top half
  * of each fp32 lane (the bf16 bits are the top half of the fp32 ones); the
- * arithmetic is F32's. The body is avx2_fp_body.h. */
+ * arithmetic is F32's. The format code is avx2_fp_body.h. */
 #include <immintrin.h>
 #include <stdint.h>
 

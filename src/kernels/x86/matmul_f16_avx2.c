@@ -1,6 +1,6 @@
 /* F16 weights x fp32 activations, AVX2 + FMA + F16C: the panel keeps F16
  * (half the bytes of F32 for the memory-bound GEMV), widened exactly by
- * vcvtph2ps at use. The body is avx2_fp_body.h. */
+ * vcvtph2ps at use. The format code is avx2_fp_body.h. */
 #include <immintrin.h>
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-/* F32 weights x fp32 activations, AVX2 + FMA. The body is avx2_fp_body.h. */
+/* F32 weights x fp32 activations, AVX2 + FMA. The format code is avx2_fp_body.h. */
 #include <immintrin.h>
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* IQ4_NL x int8, AVX2 (every x86-64-v3 CPU): the nibbles become int8 levels by
  * vpshufb, then Q8_0's dot: vpmaddubsw on |w| and sign-moved x (pairs into
  * int16, exact: at most 2 * 127 * 127 = 32258), then vpmaddwd into int32 at
- * once. The body is avx2_table_body.h. */
+ * once. The format code is avx2_table_body.h. */
 #include <immintrin.h>
 
 #include "cpu/cpu.h"
@@ -12,9 +12,35 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) {
 
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
-#define TB(x)           avx2_iq4_nl_##x
-#define TB_KIND         0
-#define QMM_TB_SYM      qmm_family_avx2_iq4_nl
-#define QMM_TB_NAME     "avx2_iq4_nl"
-#define QMM_TB_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
-#include "kernels/x86/avx2_table_body.h"
+#include "kernels/x86/avx2_int8_body.h"
+
+static void avx2_iq4_nl_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_avx2_int8_gemm(QMM_TYPE_IQ4_NL, QMM_AVX2_ISA_AVX2, m, n, k, a, w, y, ys);
+}
+
+static void avx2_iq4_nl_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_avx2_int8_gemv(QMM_TYPE_IQ4_NL, QMM_AVX2_ISA_AVX2, n, k, a, w, y);
+}
+
+static size_t avx2_iq4_nl_w_size(int64_t k, int64_t n) { return qmm_avx2_int8_w_size(QMM_TYPE_IQ4_NL, k, n); }
+
+static size_t avx2_iq4_nl_w_offset(int64_t n_idx, int64_t k) { return qmm_avx2_int8_w_offset(QMM_TYPE_IQ4_NL, n_idx, k); }
+
+static void avx2_iq4_nl_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_pack(QMM_TYPE_IQ4_NL, k, n0, n1, src, stride, dst);
+}
+
+static void avx2_iq4_nl_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_avx2_int8_read_row(QMM_TYPE_IQ4_NL, w, k, row, dst);
+}
+
+static void avx2_iq4_nl_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_unpack_row(QMM_TYPE_IQ4_NL, w, k, row, dst);
+}
+
+const qmm_family qmm_family_avx2_iq4_nl = QMM_AVX2_INT8_FAMILY(
+    "avx2_iq4_nl", QMM_TYPE_IQ4_NL, QMM_AVX2_INT8_REQUIRED, avx2_iq4_nl_w_size, avx2_iq4_nl_w_offset, avx2_iq4_nl_w_pack,
+    avx2_iq4_nl_read_row, avx2_iq4_nl_w_unpack_row, qmm_avx2_act_q8_pack, avx2_iq4_nl_gemm, avx2_iq4_nl_gemv);

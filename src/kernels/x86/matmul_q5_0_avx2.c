@@ -1,7 +1,7 @@
 /* Q5_0 x int8, AVX2 (every x86-64-v3 CPU): the dot is vpmaddubsw (u8 5-bit
  * quant x s8 activation, pairs into int16: at most 2 * 31 * 127 = 7874, no
  * saturation) then vpmaddwd into int32 at every step, since the 8 pairs of
- * a block lane could exceed int16 (62992). The body is avx2_legacy_body.h. */
+ * a block lane could exceed int16 (62992). The format code is avx2_legacy_body.h. */
 #include <immintrin.h>
 
 #include "cpu/cpu.h"
@@ -12,13 +12,35 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) {
 
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
-#define LQ(x)       avx2_q5_0_##x
-#define LQ_SYM      qmm_family_avx2_q5_0
-#define LQ_NAME     "avx2_q5_0"
-#define LQ_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
-#define LQ_WTYPE    QMM_TYPE_Q5_0
-#define LQ_BLOCK    qmm_block_q5_0
-#define LQ_HAS_MIN  0
-#define LQ_HAS_QH   1
-#define LQ_OFFSET   16
-#include "kernels/x86/avx2_legacy_body.h"
+#include "kernels/x86/avx2_int8_body.h"
+
+static void avx2_q5_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_avx2_int8_gemm(QMM_TYPE_Q5_0, QMM_AVX2_ISA_AVX2, m, n, k, a, w, y, ys);
+}
+
+static void avx2_q5_0_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_avx2_int8_gemv(QMM_TYPE_Q5_0, QMM_AVX2_ISA_AVX2, n, k, a, w, y);
+}
+
+static size_t avx2_q5_0_w_size(int64_t k, int64_t n) { return qmm_avx2_int8_w_size(QMM_TYPE_Q5_0, k, n); }
+
+static size_t avx2_q5_0_w_offset(int64_t n_idx, int64_t k) { return qmm_avx2_int8_w_offset(QMM_TYPE_Q5_0, n_idx, k); }
+
+static void avx2_q5_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_pack(QMM_TYPE_Q5_0, k, n0, n1, src, stride, dst);
+}
+
+static void avx2_q5_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_avx2_int8_read_row(QMM_TYPE_Q5_0, w, k, row, dst);
+}
+
+static void avx2_q5_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_unpack_row(QMM_TYPE_Q5_0, w, k, row, dst);
+}
+
+const qmm_family qmm_family_avx2_q5_0 = QMM_AVX2_INT8_FAMILY(
+    "avx2_q5_0", QMM_TYPE_Q5_0, QMM_AVX2_INT8_REQUIRED, avx2_q5_0_w_size, avx2_q5_0_w_offset, avx2_q5_0_w_pack,
+    avx2_q5_0_read_row, avx2_q5_0_w_unpack_row, qmm_avx2_act_q8_pack, avx2_q5_0_gemm, avx2_q5_0_gemv);

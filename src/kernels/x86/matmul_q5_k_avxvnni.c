@@ -10,8 +10,35 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) { return
 
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
-#define QMM_Q4K_QH       1
-#define QMM_Q4K_SYM      qmm_family_avxvnni_q5_k
-#define QMM_Q4K_NAME     "avxvnni_q5_k"
-#define QMM_Q4K_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C | QMM_CPU_AVXVNNI)
-#include "kernels/x86/avx2_q4_k_body.h"
+#include "kernels/x86/avx2_int8_body.h"
+
+static void avxvnni_q5_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_avx2_int8_gemm(QMM_TYPE_Q5_K, QMM_AVX2_ISA_AVXVNNI, m, n, k, a, w, y, ys);
+}
+
+static void avxvnni_q5_k_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_avx2_int8_gemv(QMM_TYPE_Q5_K, QMM_AVX2_ISA_AVXVNNI, n, k, a, w, y);
+}
+
+static size_t avxvnni_q5_k_w_size(int64_t k, int64_t n) { return qmm_avx2_int8_w_size(QMM_TYPE_Q5_K, k, n); }
+
+static size_t avxvnni_q5_k_w_offset(int64_t n_idx, int64_t k) { return qmm_avx2_int8_w_offset(QMM_TYPE_Q5_K, n_idx, k); }
+
+static void avxvnni_q5_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_pack(QMM_TYPE_Q5_K, k, n0, n1, src, stride, dst);
+}
+
+static void avxvnni_q5_k_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_avx2_int8_read_row(QMM_TYPE_Q5_K, w, k, row, dst);
+}
+
+static void avxvnni_q5_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_unpack_row(QMM_TYPE_Q5_K, w, k, row, dst);
+}
+
+const qmm_family qmm_family_avxvnni_q5_k = QMM_AVX2_INT8_FAMILY(
+    "avxvnni_q5_k", QMM_TYPE_Q5_K, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_q5_k_w_size, avxvnni_q5_k_w_offset, avxvnni_q5_k_w_pack,
+    avxvnni_q5_k_read_row, avxvnni_q5_k_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_q5_k_gemm, avxvnni_q5_k_gemv);

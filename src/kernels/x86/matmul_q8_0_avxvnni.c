@@ -10,7 +10,35 @@ static inline __m256i dot_step(__m256i acc, __m256i w_u8, __m256i x_s8) { return
 
 static inline __m256i dot_finish(__m256i acc) { return acc; }
 
-#define QMM_Q8_SYM      qmm_family_avxvnni_q8_0
-#define QMM_Q8_NAME     "avxvnni_q8_0"
-#define QMM_Q8_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C | QMM_CPU_AVXVNNI)
-#include "kernels/x86/avx2_q8_0_body.h"
+#include "kernels/x86/avx2_int8_body.h"
+
+static void avxvnni_q8_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_avx2_int8_gemm(QMM_TYPE_Q8_0, QMM_AVX2_ISA_AVXVNNI, m, n, k, a, w, y, ys);
+}
+
+static void avxvnni_q8_0_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_avx2_int8_gemv(QMM_TYPE_Q8_0, QMM_AVX2_ISA_AVXVNNI, n, k, a, w, y);
+}
+
+static size_t avxvnni_q8_0_w_size(int64_t k, int64_t n) { return qmm_avx2_int8_w_size(QMM_TYPE_Q8_0, k, n); }
+
+static size_t avxvnni_q8_0_w_offset(int64_t n_idx, int64_t k) { return qmm_avx2_int8_w_offset(QMM_TYPE_Q8_0, n_idx, k); }
+
+static void avxvnni_q8_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_pack(QMM_TYPE_Q8_0, k, n0, n1, src, stride, dst);
+}
+
+static void avxvnni_q8_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_avx2_int8_read_row(QMM_TYPE_Q8_0, w, k, row, dst);
+}
+
+static void avxvnni_q8_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_avx2_int8_w_unpack_row(QMM_TYPE_Q8_0, w, k, row, dst);
+}
+
+const qmm_family qmm_family_avxvnni_q8_0 = QMM_AVX2_INT8_FAMILY(
+    "avxvnni_q8_0", QMM_TYPE_Q8_0, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_q8_0_w_size, avxvnni_q8_0_w_offset, avxvnni_q8_0_w_pack,
+    avxvnni_q8_0_read_row, avxvnni_q8_0_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_q8_0_gemm, avxvnni_q8_0_gemv);
