@@ -245,6 +245,94 @@ static inline void qmm_neon_unpack_q4_0(int arrangement, const void *packed, int
     }
 }
 
+/* The dot steps every NEON int8 tile shares. wq[8] is one panel block of the 4 weight rows unpacked to int8:
+ * ROWS4 (sdot), wq[c] elements 4c..4c+3 and wq[4 + c] elements 16+4c..16+4c+3 of the 4 rows; PAIRS (smmla),
+ * wq[2 g + h] group g (8 elements) of weight rows 2h, 2h+1. x points at an activation row's (sdot) or an activation
+ * pair's (smmla) quants of the block in the layout above. */
+
+/* sdot by lane: the int32 dot of one activation row with the 4 weight rows, in two chains (s0, s1). */
+static inline __attribute__((always_inline)) int32x4_t qmm_neon_sdot_block(const int8x16_t wq[8], const int8_t *x) {
+    const int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16);
+    int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
+    s0 = vdotq_laneq_s32(s0, wq[0], x0, 0);
+    s1 = vdotq_laneq_s32(s1, wq[1], x0, 1);
+    s0 = vdotq_laneq_s32(s0, wq[2], x0, 2);
+    s1 = vdotq_laneq_s32(s1, wq[3], x0, 3);
+    s0 = vdotq_laneq_s32(s0, wq[4], x1, 0);
+    s1 = vdotq_laneq_s32(s1, wq[5], x1, 1);
+    s0 = vdotq_laneq_s32(s0, wq[6], x1, 2);
+    s1 = vdotq_laneq_s32(s1, wq[7], x1, 3);
+    return vaddq_s32(s0, s1);
+}
+
+/* The same with the two 16-element halves kept apart: *sa elements 0..15, *sb 16..31 (per-16 scales). */
+static inline __attribute__((always_inline)) void qmm_neon_sdot_halves(const int8x16_t wq[8], const int8_t *x, int32x4_t *sa,
+                                                                       int32x4_t *sb) {
+    const int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16);
+    int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0);
+    a = vdotq_laneq_s32(a, wq[0], x0, 0);
+    b = vdotq_laneq_s32(b, wq[4], x1, 0);
+    a = vdotq_laneq_s32(a, wq[1], x0, 1);
+    b = vdotq_laneq_s32(b, wq[5], x1, 1);
+    a = vdotq_laneq_s32(a, wq[2], x0, 2);
+    b = vdotq_laneq_s32(b, wq[6], x1, 2);
+    a = vdotq_laneq_s32(a, wq[3], x0, 3);
+    b = vdotq_laneq_s32(b, wq[7], x1, 3);
+    *sa = a;
+    *sb = b;
+}
+
+/* smmla where the translation unit has i8mm. The tiles are shared by the dotprod families, which pass ROWS4 and so
+ * never reach it: there it is a trap, removed with the branch. */
+static inline __attribute__((always_inline)) int32x4_t qmm_neon_mmla(int32x4_t acc, int8x16_t x, int8x16_t w) {
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    return vmmlaq_s32(acc, x, w);
+#else
+    (void)x, (void)w;
+    __builtin_trap();
+    return acc;
+#endif
+}
+
+/* c0 = [y(2p,0) y(2p,1) y(2p+1,0) y(2p+1,1)] and c1 likewise for weight rows 2, 3, zipped into one int32x4 per
+ * activation row of the pair: *r0 row 2p, *r1 row 2p + 1. */
+static inline __attribute__((always_inline)) void qmm_neon_smmla_rows(int32x4_t c0, int32x4_t c1, int32x4_t *r0, int32x4_t *r1) {
+    const int64x2_t c0l = vreinterpretq_s64_s32(c0), c1l = vreinterpretq_s64_s32(c1);
+    *r0 = vreinterpretq_s32_s64(vzip1q_s64(c0l, c1l));
+    *r1 = vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l));
+}
+
+/* smmla: each 2x2 int32 tile (activation pair x weight pair) summed over the 4 groups of the block, as rows. */
+static inline __attribute__((always_inline)) void qmm_neon_smmla_block(const int8x16_t wq[8], const int8_t *x, int32x4_t *r0,
+                                                                       int32x4_t *r1) {
+    int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */
+    for (int g = 0; g < 4; g++) {
+        const int8x16_t xg = vld1q_s8(x + 32 * g);
+        c0 = qmm_neon_mmla(c0, xg, wq[2 * g]);
+        c1 = qmm_neon_mmla(c1, xg, wq[2 * g + 1]);
+    }
+    qmm_neon_smmla_rows(c0, c1, r0, r1);
+}
+
+/* The same with the halves apart (groups 0, 1: elements 0..15; 2, 3: 16..31): ra[h], rb[h] for row 2p + h. */
+static inline __attribute__((always_inline)) void qmm_neon_smmla_halves(const int8x16_t wq[8], const int8_t *x, int32x4_t ra[2],
+                                                                        int32x4_t rb[2]) {
+    int32x4_t c0a = vdupq_n_s32(0), c1a = vdupq_n_s32(0), c0b = vdupq_n_s32(0), c1b = vdupq_n_s32(0);
+    int8x16_t xg[4];
+    for (int g = 0; g < 4; g++)
+        xg[g] = vld1q_s8(x + 32 * g);
+    c0a = qmm_neon_mmla(c0a, xg[0], wq[0]);
+    c1a = qmm_neon_mmla(c1a, xg[0], wq[1]);
+    c0a = qmm_neon_mmla(c0a, xg[1], wq[2]);
+    c1a = qmm_neon_mmla(c1a, xg[1], wq[3]);
+    c0b = qmm_neon_mmla(c0b, xg[2], wq[4]);
+    c1b = qmm_neon_mmla(c1b, xg[2], wq[5]);
+    c0b = qmm_neon_mmla(c0b, xg[3], wq[6]);
+    c1b = qmm_neon_mmla(c1b, xg[3], wq[7]);
+    qmm_neon_smmla_rows(c0a, c1a, &ra[0], &ra[1]);
+    qmm_neon_smmla_rows(c0b, c1b, &rb[0], &rb[1]);
+}
+
 /* Stores the first nc lanes of v (a row of a 4-column tile). */
 static inline void qmm_neon_store_cols(float *y, float32x4_t v, int64_t nc) {
     if (nc >= 4) {
