@@ -2,15 +2,24 @@
  * entry points with the kind (a qmm_type) and the arrangement as constant arguments, the GEMM driver, and the
  * descriptor. A family file (matmul_<type>_neon_dotprod.c, _i8mm.c) writes out its entry points as one-line calls
  * of the qmm_neon_int8_* functions with its constants, and its descriptor with QMM_NEON_FAMILY. The kinds' panel
- * formats and tiles: neon_common.h and neon_legacy_body.h (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1). */
+ * formats and tiles: neon_common.h and neon_legacy_body.h (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1), neon_table.h (IQ4_NL,
+ * MXFP4, IQ4_XS). */
 #ifndef QMM_NEON_DRIVER_H
 #define QMM_NEON_DRIVER_H
 
 #include "kernels/arm/neon_common.h"
 #include "kernels/arm/neon_legacy_body.h"
+#include "kernels/arm/neon_table.h"
 
 /* Bytes per 32-block of a panel of the kind (a super-block's panel bytes / 8 for the 256-element kinds). */
-static inline size_t qmm_neon_w_blk(qmm_type kind) { return qmm_neon_legacy_blk(kind); }
+static inline size_t qmm_neon_w_blk(qmm_type kind) {
+    switch (kind) {
+    case QMM_TYPE_IQ4_NL:
+    case QMM_TYPE_MXFP4:
+    case QMM_TYPE_IQ4_XS: return qmm_neon_table_blk(kind);
+    default: return qmm_neon_legacy_blk(kind);
+    }
+}
 
 /* Whether the kind takes the activation layout with sums (neon_act_sums.h): the kinds with a min. */
 static inline int qmm_neon_act_with_sums(qmm_type kind) { return qmm_neon_legacy_has_min(kind); }
@@ -28,6 +37,9 @@ static inline void qmm_neon_int8_w_pack(qmm_type kind, int arrangement, int64_t 
     switch (kind) {
     case QMM_TYPE_Q8_0: qmm_neon_pack_q8_0(arrangement, k, n, n0, n1, src, stride, dst); break;
     case QMM_TYPE_Q4_0: qmm_neon_pack_q4_0(arrangement, k, n, n0, n1, src, stride, dst); break;
+    case QMM_TYPE_IQ4_NL:
+    case QMM_TYPE_MXFP4: qmm_neon_table_pack(kind, arrangement, k, n, n0, n1, src, stride, dst); break;
+    case QMM_TYPE_IQ4_XS: qmm_neon_pack_iq4_xs(arrangement, k, n, n0, n1, src, stride, dst); break;
     default: qmm_neon_legacy_pack(kind, arrangement, k, n, n0, n1, src, stride, dst); break;
     }
 }
@@ -38,6 +50,9 @@ static inline void qmm_neon_int8_w_read_row(qmm_type kind, int arrangement, cons
     switch (kind) {
     case QMM_TYPE_Q8_0: qmm_neon_read_q8_0(arrangement, packed, k, row, dst); break;
     case QMM_TYPE_Q4_0: qmm_neon_read_q4_0(arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_IQ4_NL:
+    case QMM_TYPE_MXFP4: qmm_neon_table_read(kind, arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_IQ4_XS: qmm_neon_read_iq4_xs(arrangement, packed, k, row, dst); break;
     default: qmm_neon_legacy_read(kind, arrangement, packed, k, row, dst); break;
     }
 }
@@ -48,6 +63,9 @@ static inline void qmm_neon_int8_w_unpack_row(qmm_type kind, int arrangement, co
     switch (kind) {
     case QMM_TYPE_Q8_0: qmm_neon_unpack_q8_0(arrangement, packed, k, row, dst); break;
     case QMM_TYPE_Q4_0: qmm_neon_unpack_q4_0(arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_IQ4_NL:
+    case QMM_TYPE_MXFP4: qmm_neon_table_unpack(kind, arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_IQ4_XS: qmm_neon_unpack_iq4_xs(arrangement, packed, k, row, dst); break;
     default: qmm_neon_legacy_unpack_row(kind, arrangement, packed, k, row, dst); break;
     }
 }
@@ -70,7 +88,12 @@ static inline void qmm_neon_int8_act_pack(qmm_type kind, int arrangement, int64_
 static inline __attribute__((always_inline)) void qmm_neon_int8_tile(qmm_type kind, int arrangement, const int mc, int64_t nb,
                                                                      const uint8_t *a, const uint8_t *w,
                                                                      float32x4_t out[QMM_NEON_MR]) {
-    qmm_neon_legacy_tile(kind, arrangement, mc, nb, a, w, out);
+    switch (kind) {
+    case QMM_TYPE_IQ4_NL:
+    case QMM_TYPE_MXFP4:
+    case QMM_TYPE_IQ4_XS: qmm_neon_table_tile(kind, arrangement, mc, nb, a, w, out); break;
+    default: qmm_neon_legacy_tile(kind, arrangement, mc, nb, a, w, out); break;
+    }
 }
 
 /* The qmm_family gemm. Panel outer, activation groups inner, so a panel stays in L1 while the groups stream past;
