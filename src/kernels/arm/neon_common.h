@@ -245,6 +245,11 @@ static inline void qmm_neon_unpack_q4_0(int arrangement, const void *packed, int
     }
 }
 
+/* The 4 weight rows' fp16 scales at p, widened. */
+static inline __attribute__((always_inline)) float32x4_t qmm_neon_fp16x4(const uint8_t *p) {
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p)));
+}
+
 /* The dot steps every NEON int8 tile shares. wq[8] is one panel block of the 4 weight rows unpacked to int8:
  * ROWS4 (sdot), wq[c] elements 4c..4c+3 and wq[4 + c] elements 16+4c..16+4c+3 of the 4 rows; PAIRS (smmla),
  * wq[2 g + h] group g (8 elements) of weight rows 2h, 2h+1. x points at an activation row's (sdot) or an activation

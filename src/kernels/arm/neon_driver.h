@@ -8,7 +8,9 @@
 #define QMM_NEON_DRIVER_H
 
 #include "kernels/arm/neon_common.h"
+#include "kernels/arm/neon_k_quant_body.h"
 #include "kernels/arm/neon_legacy_body.h"
+#include "kernels/arm/neon_q6_k_body.h"
 #include "kernels/arm/neon_table.h"
 
 /* Bytes per 32-block of a panel of the kind (a super-block's panel bytes / 8 for the 256-element kinds). */
@@ -17,12 +19,19 @@ static inline size_t qmm_neon_w_blk(qmm_type kind) {
     case QMM_TYPE_IQ4_NL:
     case QMM_TYPE_MXFP4:
     case QMM_TYPE_IQ4_XS: return qmm_neon_table_blk(kind);
+    case QMM_TYPE_Q2_K:
+    case QMM_TYPE_Q3_K:
+    case QMM_TYPE_Q4_K:
+    case QMM_TYPE_Q5_K: return qmm_neon_kq_blk(kind);
+    case QMM_TYPE_Q6_K: return QMM_NEON_Q6_K_BLK;
     default: return qmm_neon_legacy_blk(kind);
     }
 }
 
 /* Whether the kind takes the activation layout with sums (neon_act_sums.h): the kinds with a min. */
-static inline int qmm_neon_act_with_sums(qmm_type kind) { return qmm_neon_legacy_has_min(kind); }
+static inline int qmm_neon_act_with_sums(qmm_type kind) {
+    return qmm_neon_legacy_has_min(kind) || kind == QMM_TYPE_Q2_K || kind == QMM_TYPE_Q4_K || kind == QMM_TYPE_Q5_K;
+}
 
 static inline size_t qmm_neon_int8_w_size(qmm_type kind, int64_t k, int64_t n) {
     return qmm_neon_w_size(qmm_neon_w_blk(kind), k, n);
@@ -40,6 +49,11 @@ static inline void qmm_neon_int8_w_pack(qmm_type kind, int arrangement, int64_t 
     case QMM_TYPE_IQ4_NL:
     case QMM_TYPE_MXFP4: qmm_neon_table_pack(kind, arrangement, k, n, n0, n1, src, stride, dst); break;
     case QMM_TYPE_IQ4_XS: qmm_neon_pack_iq4_xs(arrangement, k, n, n0, n1, src, stride, dst); break;
+    case QMM_TYPE_Q2_K:
+    case QMM_TYPE_Q3_K:
+    case QMM_TYPE_Q4_K:
+    case QMM_TYPE_Q5_K: qmm_neon_kq_pack(kind, arrangement, k, n, n0, n1, src, stride, dst); break;
+    case QMM_TYPE_Q6_K: qmm_neon_q6_k_pack(arrangement, k, n, n0, n1, src, stride, dst); break;
     default: qmm_neon_legacy_pack(kind, arrangement, k, n, n0, n1, src, stride, dst); break;
     }
 }
@@ -53,6 +67,11 @@ static inline void qmm_neon_int8_w_read_row(qmm_type kind, int arrangement, cons
     case QMM_TYPE_IQ4_NL:
     case QMM_TYPE_MXFP4: qmm_neon_table_read(kind, arrangement, packed, k, row, dst); break;
     case QMM_TYPE_IQ4_XS: qmm_neon_read_iq4_xs(arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_Q2_K:
+    case QMM_TYPE_Q3_K:
+    case QMM_TYPE_Q4_K:
+    case QMM_TYPE_Q5_K: qmm_neon_kq_read(kind, arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_Q6_K: qmm_neon_q6_k_read(arrangement, packed, k, row, dst); break;
     default: qmm_neon_legacy_read(kind, arrangement, packed, k, row, dst); break;
     }
 }
@@ -66,6 +85,11 @@ static inline void qmm_neon_int8_w_unpack_row(qmm_type kind, int arrangement, co
     case QMM_TYPE_IQ4_NL:
     case QMM_TYPE_MXFP4: qmm_neon_table_unpack(kind, arrangement, packed, k, row, dst); break;
     case QMM_TYPE_IQ4_XS: qmm_neon_unpack_iq4_xs(arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_Q2_K:
+    case QMM_TYPE_Q3_K:
+    case QMM_TYPE_Q4_K:
+    case QMM_TYPE_Q5_K: qmm_neon_kq_unpack(kind, arrangement, packed, k, row, dst); break;
+    case QMM_TYPE_Q6_K: qmm_neon_q6_k_unpack_row(arrangement, packed, k, row, dst); break;
     default: qmm_neon_legacy_unpack_row(kind, arrangement, packed, k, row, dst); break;
     }
 }
@@ -92,6 +116,11 @@ static inline __attribute__((always_inline)) void qmm_neon_int8_tile(qmm_type ki
     case QMM_TYPE_IQ4_NL:
     case QMM_TYPE_MXFP4:
     case QMM_TYPE_IQ4_XS: qmm_neon_table_tile(kind, arrangement, mc, nb, a, w, out); break;
+    case QMM_TYPE_Q2_K:
+    case QMM_TYPE_Q3_K:
+    case QMM_TYPE_Q4_K:
+    case QMM_TYPE_Q5_K: qmm_neon_kq_tile(kind, arrangement, mc, nb, a, w, out); break;
+    case QMM_TYPE_Q6_K: qmm_neon_q6_k_tile(arrangement, mc, nb, a, w, out); break;
     default: qmm_neon_legacy_tile(kind, arrangement, mc, nb, a, w, out); break;
     }
 }
@@ -140,79 +169,5 @@ static inline __attribute__((always_inline)) void qmm_neon_int8_gemm(qmm_type ki
         .w_unpack_row = w_unpack_row_, .act = {QMM_NEON_MR, act_size_, act_offset_, act_pack_},                                  \
         .act_gemv = {0, NULL, NULL, NULL}, .gemm = gemm_, .gemv = NULL,                                                          \
     }
-
-/* static void fn(m, n, k, a, w, y, ys): the qmm_family gemm entry. Panel outer, activation groups inner, so a
- * panel (nb * blk bytes) stays in L1 while the groups stream past; a short last group (mc < 4) gets its own
- * inlined tile, a short last panel stores only its nc columns. act_blk: bytes per block of an activation group. */
-#define QMM_NEON_GEMM(fn, tile, blk, act_blk)                                                                                    \
-    static void fn(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                         \
-        const int64_t nb = k / QMM_QK;                                                                                           \
-        const size_t panel_bytes = (size_t)nb * (blk), group_bytes = (size_t)nb * (act_blk);                                     \
-        for (int64_t j0 = 0; j0 < n; j0 += QMM_NEON_NR) {                                                                        \
-            const uint8_t *wp = (const uint8_t *)w + (size_t)(j0 / QMM_NEON_NR) * panel_bytes;                                   \
-            const int64_t nc = n - j0 < QMM_NEON_NR ? n - j0 : QMM_NEON_NR;                                                      \
-            for (int64_t i0 = 0; i0 < m; i0 += QMM_NEON_MR) {                                                                    \
-                const uint8_t *ap = (const uint8_t *)a + (size_t)(i0 / QMM_NEON_MR) * group_bytes;                               \
-                const int64_t mc = m - i0 < QMM_NEON_MR ? m - i0 : QMM_NEON_MR;                                                  \
-                float32x4_t out[QMM_NEON_MR];                                                                                    \
-                switch (mc) {                                                                                                    \
-                case 1: tile(1, nb, ap, wp, out); break;                                                                         \
-                case 2: tile(2, nb, ap, wp, out); break;                                                                         \
-                case 3: tile(3, nb, ap, wp, out); break;                                                                         \
-                default: tile(4, nb, ap, wp, out); break;                                                                        \
-                }                                                                                                                \
-                for (int64_t i = 0; i < mc; i++)                                                                                 \
-                    qmm_neon_store_cols((float *)((char *)y + (size_t)(i0 + i) * ys) + j0, out[i], nc);                          \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }
-
-/* Defines `const qmm_family qmm_family_<id>` (name "<id>") for weights of type wtype packed in the neon_common.h
- * panel format fmt (q4_0 or q8_0: qmm_neon_pack_<fmt>, _read_<fmt>, _unpack_<fmt>; blk its bytes per block) in the given
- * arrangement (QMM_NEON_ROWS4 or QMM_NEON_PAIRS, the activations likewise), computed by tile; kr is the k
- * interleave of one dot step. A GEMV is the GEMM with one row: the 4-row tile wastes nothing there. */
-#define QMM_NEON_INT8_FAMILY(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile)                           \
-    QMM_NEON_INT8_FAMILY_ACT(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile, act, QMM_NEON_ACT_BLK)
-
-/* The same with the activation layout named: actfmt is the prefix of its qmm_neon_<actfmt>_size / _offset / _pack
- * (act: neon_common.h's; act_sums: neon_act_sums.h's, which also stores per-16 sums), act_blk its bytes per block. */
-#define QMM_NEON_INT8_FAMILY_ACT(id, wtype_, fmt, blk, arrangement, kr_, required_, fallback_hides_, tile, actfmt, act_blk)      \
-    static size_t w_size(int64_t k, int64_t n) { return qmm_neon_w_size(blk, k, n); }                                            \
-    static size_t w_offset(int64_t n_idx, int64_t k) { return qmm_neon_w_offset(blk, n_idx, k); }                                \
-    static void w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {                \
-        qmm_neon_pack_##fmt(arrangement, k, n, n0, n1, src, stride, dst);                                                        \
-    }                                                                                                                            \
-    static void w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {                                  \
-        qmm_neon_read_##fmt(arrangement, packed, k, row, dst);                                                                   \
-    }                                                                                                                            \
-    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
-        qmm_neon_unpack_##fmt(arrangement, packed, k, row, dst);                                                                 \
-    }                                                                                                                            \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {                                 \
-        qmm_neon_##actfmt##_pack(arrangement, m, k, x, x_row_stride, dst);                                                       \
-    }                                                                                                                            \
-    QMM_NEON_GEMM(gemm, tile, blk, act_blk)                                                                                      \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required = required_,                                                                                                   \
-        .fallback_hides = fallback_hides_,                                                                                       \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = QMM_NEON_MR,                                                                                                       \
-        .nr = QMM_NEON_NR,                                                                                                       \
-        .kr = kr_,                                                                                                               \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_NEON_NR,                                                                                                   \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .w_unpack_row = w_unpack_row,                                                                                            \
-        .act = {QMM_NEON_MR, qmm_neon_##actfmt##_size, qmm_neon_##actfmt##_offset, act_pack},                                    \
-        .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
-        .gemm = gemm,                                                                                                            \
-        .gemv = NULL,                                                                                                            \
-    };
 
 #endif

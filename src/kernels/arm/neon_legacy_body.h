@@ -59,11 +59,6 @@ _Static_assert(offsetof(qmm_block_q5_1, m) == 2 && offsetof(qmm_block_q5_1, qh) 
                    sizeof(qmm_block_q5_1) == 24,
                "Q5_1");
 
-/* The 4 weight rows' fp16 scales at p, widened. */
-static inline __attribute__((always_inline)) float32x4_t qmm_neon_fp16x4(const uint8_t *p) {
-    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p)));
-}
-
 /* The quants of one panel block as int8: wq[c] from the low nibbles of chunk c, wq[4 + c] from the high ones (Q8_0:
  * the 8 chunks as stored); Q4_0: 16 * (q - 8), Q5_*: 8 * (q - 16), Q4_1: q. */
 static inline __attribute__((always_inline)) void qmm_neon_legacy_unpack(qmm_type kind, const uint8_t *w, int8x16_t wq[8]) {
