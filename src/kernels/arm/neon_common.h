@@ -1,6 +1,6 @@
 /* Shared pieces of the NEON int8 families (dotprod, i8mm): the activation quantizer, the 4-row activation and
- * weight-panel layouts, and their packers. Static inline, so each family's translation unit compiles them with
- * its own target flags.
+ * weight-panel layouts, their packers, and the sdot / smmla block steps of every tile. Static inline, so each
+ * family's translation unit compiles them with its own target flags.
  *
  * Weight panel (n_step = 4 rows), per 32-block: float scale[4] (the blocks' fp16 d converted once, exactly),
  * then the quants of the 4 rows in the family's arrangement: Q8_0 128 bytes, Q4_0 64 bytes. The arrangement maps
@@ -114,14 +114,6 @@ static inline void qmm_neon_act_layout_pack(int with_sums, int arrangement, int6
             }
         }
     }
-}
-
-static inline size_t qmm_neon_act_size(int64_t m, int64_t k) { return qmm_neon_act_layout_size(0, m, k); }
-
-static inline size_t qmm_neon_act_offset(int64_t m_idx, int64_t k) { return qmm_neon_act_layout_offset(0, m_idx, k); }
-
-static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
-    qmm_neon_act_layout_pack(0, arrangement, m, k, x, x_row_stride, dst);
 }
 
 /* Weight panels. */
@@ -307,7 +299,9 @@ static inline __attribute__((always_inline)) void qmm_neon_smmla_rows(int32x4_t 
     *r1 = vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l));
 }
 
-/* smmla: each 2x2 int32 tile (activation pair x weight pair) summed over the 4 groups of the block, as rows. */
+/* smmla multiplies a 2x8 int8 matrix (two activation rows, 8 elements) by an 8x2 one (two weight rows, the same 8
+ * elements) into a 2x2 int32 tile; over the 4 groups of the block, the tiles (activation pair x weight pair)
+ * accumulate every (row, column) block sum exactly, returned as rows. */
 static inline __attribute__((always_inline)) void qmm_neon_smmla_block(const int8x16_t wq[8], const int8_t *x, int32x4_t *r0,
                                                                        int32x4_t *r1) {
     int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */

@@ -2,8 +2,8 @@
  * entry points with the kind (a qmm_type) and the arrangement as constant arguments, the GEMM driver, and the
  * descriptor. A family file (matmul_<type>_neon_dotprod.c, _i8mm.c) writes out its entry points as one-line calls
  * of the qmm_neon_int8_* functions with its constants, and its descriptor with QMM_NEON_FAMILY. The kinds' panel
- * formats and tiles: neon_common.h and neon_legacy_body.h (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1), neon_table.h (IQ4_NL,
- * MXFP4, IQ4_XS). */
+ * formats and tiles: neon_common.h and neon_legacy_body.h (Q4_0, Q8_0, Q4_1, Q5_0, Q5_1), neon_k_quant.h and
+ * neon_k_quant_body.h (Q2_K, Q3_K, Q4_K, Q5_K), neon_q6_k_body.h (Q6_K), neon_table.h (IQ4_NL, MXFP4, IQ4_XS). */
 #ifndef QMM_NEON_DRIVER_H
 #define QMM_NEON_DRIVER_H
 
