@@ -1,12 +1,28 @@
-/* MXFP4 x int8 activations with smmla (Armv8.6 i8mm): 4 weight rows x up to 4 activation rows per tile; the
- * nibbles become int8 levels by tbl (neon_table.h), then smmla as neon_i8mm_q4_0. */
-#include "kernels/arm/neon_table.h"
+/* MXFP4 x int8 activations with smmla (i8mm): 4 weight rows x up to 4 activation rows per tile, PAIRS panels.
+ * Layout, tile and numerics: neon_table.h; GEMV runs the same tile. */
+#include "kernels/arm/neon_driver.h"
 
-static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w,
-                                                       float32x4_t out[QMM_NEON_MR]) {
-    qmm_neon_table_tile_smmla(QMM_NEON_T_MXFP4, mc, nb, a, w, out);
+static size_t neon_i8mm_mxfp4_w_size(int64_t k, int64_t n) { return qmm_neon_int8_w_size(QMM_TYPE_MXFP4, k, n); }
+static size_t neon_i8mm_mxfp4_w_offset(int64_t n_idx, int64_t k) { return qmm_neon_int8_w_offset(QMM_TYPE_MXFP4, n_idx, k); }
+static void neon_i8mm_mxfp4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_neon_int8_w_pack(QMM_TYPE_MXFP4, QMM_NEON_PAIRS, k, n, n0, n1, src, stride, dst);
+}
+static void neon_i8mm_mxfp4_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_neon_int8_w_read_row(QMM_TYPE_MXFP4, QMM_NEON_PAIRS, packed, k, n, row, dst);
+}
+static void neon_i8mm_mxfp4_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_neon_int8_w_unpack_row(QMM_TYPE_MXFP4, QMM_NEON_PAIRS, packed, k, n, row, dst);
+}
+static size_t neon_i8mm_mxfp4_act_size(int64_t m, int64_t k) { return qmm_neon_int8_act_size(QMM_TYPE_MXFP4, m, k); }
+static size_t neon_i8mm_mxfp4_act_offset(int64_t m_idx, int64_t k) { return qmm_neon_int8_act_offset(QMM_TYPE_MXFP4, m_idx, k); }
+static void neon_i8mm_mxfp4_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_neon_int8_act_pack(QMM_TYPE_MXFP4, QMM_NEON_PAIRS, m, k, x, xs, dst);
+}
+static void neon_i8mm_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_neon_int8_gemm(QMM_TYPE_MXFP4, QMM_NEON_PAIRS, m, n, k, a, w, y, ys);
 }
 
-/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the dotprod family */
-QMM_NEON_INT8_FAMILY(neon_i8mm_mxfp4, QMM_TYPE_MXFP4, mxfp4, QMM_NEON_MXFP4_BLK, QMM_NEON_PAIRS, 8,
-                     QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, QMM_CPU_I8MM, tile)
+const qmm_family qmm_family_neon_i8mm_mxfp4 =
+    QMM_NEON_FAMILY("neon_i8mm_mxfp4", QMM_TYPE_MXFP4, QMM_NEON_PAIRS, neon_i8mm_mxfp4_w_size, neon_i8mm_mxfp4_w_offset,
+                    neon_i8mm_mxfp4_w_pack, neon_i8mm_mxfp4_w_read_row, neon_i8mm_mxfp4_w_unpack_row, neon_i8mm_mxfp4_act_size,
+                    neon_i8mm_mxfp4_act_offset, neon_i8mm_mxfp4_act_pack, neon_i8mm_mxfp4_gemm);

@@ -1,9 +1,28 @@
-/* Q4_K x int8 activations with smmla (i8mm): 4 weight rows x up to 4 activation rows per tile, the K-quant body
- * (neon_k_quant_body.h) on PAIRS panels (neon_k_quant.h) in the NEON int8 driver. GEMV runs the same tile. */
-#define KQ_KIND QMM_NEON_KQ_Q4_K
-#define KQ_I8MM 1
-#include "kernels/arm/neon_k_quant_body.h"
+/* Q4_K x int8 activations with smmla (i8mm): 4 weight rows x up to 4 activation rows per tile, PAIRS panels.
+ * Layout: neon_k_quant.h; tile and numerics: neon_k_quant_body.h; GEMV runs the same tile. */
+#include "kernels/arm/neon_driver.h"
 
-/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the dotprod family */
-KQ_FAMILY(neon_i8mm_q4_k, QMM_TYPE_Q4_K, q4_k, QMM_NEON_KQ_BLK(KQ_KIND), QMM_NEON_PAIRS, 8,
-          QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, QMM_CPU_I8MM, tile)
+static size_t neon_i8mm_q4_k_w_size(int64_t k, int64_t n) { return qmm_neon_int8_w_size(QMM_TYPE_Q4_K, k, n); }
+static size_t neon_i8mm_q4_k_w_offset(int64_t n_idx, int64_t k) { return qmm_neon_int8_w_offset(QMM_TYPE_Q4_K, n_idx, k); }
+static void neon_i8mm_q4_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_neon_int8_w_pack(QMM_TYPE_Q4_K, QMM_NEON_PAIRS, k, n, n0, n1, src, stride, dst);
+}
+static void neon_i8mm_q4_k_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_neon_int8_w_read_row(QMM_TYPE_Q4_K, QMM_NEON_PAIRS, packed, k, n, row, dst);
+}
+static void neon_i8mm_q4_k_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_neon_int8_w_unpack_row(QMM_TYPE_Q4_K, QMM_NEON_PAIRS, packed, k, n, row, dst);
+}
+static size_t neon_i8mm_q4_k_act_size(int64_t m, int64_t k) { return qmm_neon_int8_act_size(QMM_TYPE_Q4_K, m, k); }
+static size_t neon_i8mm_q4_k_act_offset(int64_t m_idx, int64_t k) { return qmm_neon_int8_act_offset(QMM_TYPE_Q4_K, m_idx, k); }
+static void neon_i8mm_q4_k_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_neon_int8_act_pack(QMM_TYPE_Q4_K, QMM_NEON_PAIRS, m, k, x, xs, dst);
+}
+static void neon_i8mm_q4_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_neon_int8_gemm(QMM_TYPE_Q4_K, QMM_NEON_PAIRS, m, n, k, a, w, y, ys);
+}
+
+const qmm_family qmm_family_neon_i8mm_q4_k =
+    QMM_NEON_FAMILY("neon_i8mm_q4_k", QMM_TYPE_Q4_K, QMM_NEON_PAIRS, neon_i8mm_q4_k_w_size, neon_i8mm_q4_k_w_offset,
+                    neon_i8mm_q4_k_w_pack, neon_i8mm_q4_k_w_read_row, neon_i8mm_q4_k_w_unpack_row, neon_i8mm_q4_k_act_size,
+                    neon_i8mm_q4_k_act_offset, neon_i8mm_q4_k_act_pack, neon_i8mm_q4_k_gemm);

@@ -1,10 +1,28 @@
 /* Q5_0 (value d * (q - 16)) x int8 activations with sdot (Armv8.2 dotprod): 4 weight rows x up to 4 activation rows per tile,
- * ROWS4 panels. Layout, unpacking and numerics: neon_legacy_body.h. */
-#define NL_ID      neon_dotprod_q5_0
-#define NL_WTYPE   QMM_TYPE_Q5_0
-#define NL_BLOCK   qmm_block_q5_0
-#define NL_DEQUANT qmm_dequantize_row_q5_0
-#define NL_HAS_MIN 0
-#define NL_HAS_QH  1
-#define NL_I8MM    0
-#include "kernels/arm/neon_legacy_body.h"
+ * ROWS4 arrangement, panels of neon_legacy_body.h. Tile and numerics: neon_legacy_body.h. */
+#include "kernels/arm/neon_driver.h"
+
+static size_t neon_dotprod_q5_0_w_size(int64_t k, int64_t n) { return qmm_neon_int8_w_size(QMM_TYPE_Q5_0, k, n); }
+static size_t neon_dotprod_q5_0_w_offset(int64_t n_idx, int64_t k) { return qmm_neon_int8_w_offset(QMM_TYPE_Q5_0, n_idx, k); }
+static void neon_dotprod_q5_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_neon_int8_w_pack(QMM_TYPE_Q5_0, QMM_NEON_ROWS4, k, n, n0, n1, src, stride, dst);
+}
+static void neon_dotprod_q5_0_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_neon_int8_w_read_row(QMM_TYPE_Q5_0, QMM_NEON_ROWS4, packed, k, n, row, dst);
+}
+static void neon_dotprod_q5_0_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_neon_int8_w_unpack_row(QMM_TYPE_Q5_0, QMM_NEON_ROWS4, packed, k, n, row, dst);
+}
+static size_t neon_dotprod_q5_0_act_size(int64_t m, int64_t k) { return qmm_neon_int8_act_size(QMM_TYPE_Q5_0, m, k); }
+static size_t neon_dotprod_q5_0_act_offset(int64_t m_idx, int64_t k) { return qmm_neon_int8_act_offset(QMM_TYPE_Q5_0, m_idx, k); }
+static void neon_dotprod_q5_0_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_neon_int8_act_pack(QMM_TYPE_Q5_0, QMM_NEON_ROWS4, m, k, x, xs, dst);
+}
+static void neon_dotprod_q5_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_neon_int8_gemm(QMM_TYPE_Q5_0, QMM_NEON_ROWS4, m, n, k, a, w, y, ys);
+}
+
+const qmm_family qmm_family_neon_dotprod_q5_0 =
+    QMM_NEON_FAMILY("neon_dotprod_q5_0", QMM_TYPE_Q5_0, QMM_NEON_ROWS4, neon_dotprod_q5_0_w_size, neon_dotprod_q5_0_w_offset,
+                    neon_dotprod_q5_0_w_pack, neon_dotprod_q5_0_w_read_row, neon_dotprod_q5_0_w_unpack_row,
+                    neon_dotprod_q5_0_act_size, neon_dotprod_q5_0_act_offset, neon_dotprod_q5_0_act_pack, neon_dotprod_q5_0_gemm);

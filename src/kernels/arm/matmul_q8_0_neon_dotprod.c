@@ -1,44 +1,28 @@
-/* Q8_0 x int8 activations with sdot (Armv8.2 dotprod): 4 weight rows x up to 4 activation rows per tile.
- *
- * Panels hold 4 weight rows in the ROWS4 arrangement (neon_common.h): each 16-byte load is 4 elements of each of
- * the 4 rows, and sdot by lane against 4 elements of one activation row gives the 4 rows' partial sums. The 8
- * weight loads of a block serve every activation row of the tile. Per block and output, the exact int32 sum then
- * takes the one float step of the reference: acc = fma((float)isum, wscale * xscale, acc). */
+/* Q8_0 x int8 activations with sdot (Armv8.2 dotprod): 4 weight rows x up to 4 activation rows per tile, ROWS4
+ * arrangement, panels of neon_common.h. Tile and numerics: neon_legacy_body.h. */
 #include "kernels/arm/neon_driver.h"
 
-#define BLK QMM_NEON_Q8_BLK
-
-/* One tile: mc (constant after inlining) activation rows of group a x the 4 rows of panel w. */
-static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w,
-                                                       float32x4_t out[QMM_NEON_MR]) {
-    float32x4_t acc[QMM_NEON_MR];
-    for (int i = 0; i < QMM_NEON_MR; i++)
-        acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < nb; b++, a += QMM_NEON_ACT_BLK, w += BLK) {
-        const float32x4_t ws = vld1q_f32((const float *)w);
-        int8x16_t wq[8];
-        for (int c = 0; c < 8; c++)
-            wq[c] = vld1q_s8((const int8_t *)w + 16 + 16 * c);
-        for (int i = 0; i < mc; i++) {
-            const int8x16_t x0 = vld1q_s8((const int8_t *)a + 16 + 32 * i);
-            const int8x16_t x1 = vld1q_s8((const int8_t *)a + 16 + 32 * i + 16);
-            int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
-            s0 = vdotq_laneq_s32(s0, wq[0], x0, 0);
-            s1 = vdotq_laneq_s32(s1, wq[1], x0, 1);
-            s0 = vdotq_laneq_s32(s0, wq[2], x0, 2);
-            s1 = vdotq_laneq_s32(s1, wq[3], x0, 3);
-            s0 = vdotq_laneq_s32(s0, wq[4], x1, 0);
-            s1 = vdotq_laneq_s32(s1, wq[5], x1, 1);
-            s0 = vdotq_laneq_s32(s0, wq[6], x1, 2);
-            s1 = vdotq_laneq_s32(s1, wq[7], x1, 3);
-            const float xd = ((const float *)a)[i];
-            acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(vaddq_s32(s0, s1)), vmulq_n_f32(ws, xd));
-        }
-    }
-    for (int i = 0; i < mc; i++)
-        out[i] = acc[i];
+static size_t neon_dotprod_q8_0_w_size(int64_t k, int64_t n) { return qmm_neon_int8_w_size(QMM_TYPE_Q8_0, k, n); }
+static size_t neon_dotprod_q8_0_w_offset(int64_t n_idx, int64_t k) { return qmm_neon_int8_w_offset(QMM_TYPE_Q8_0, n_idx, k); }
+static void neon_dotprod_q8_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_neon_int8_w_pack(QMM_TYPE_Q8_0, QMM_NEON_ROWS4, k, n, n0, n1, src, stride, dst);
+}
+static void neon_dotprod_q8_0_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_neon_int8_w_read_row(QMM_TYPE_Q8_0, QMM_NEON_ROWS4, packed, k, n, row, dst);
+}
+static void neon_dotprod_q8_0_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_neon_int8_w_unpack_row(QMM_TYPE_Q8_0, QMM_NEON_ROWS4, packed, k, n, row, dst);
+}
+static size_t neon_dotprod_q8_0_act_size(int64_t m, int64_t k) { return qmm_neon_int8_act_size(QMM_TYPE_Q8_0, m, k); }
+static size_t neon_dotprod_q8_0_act_offset(int64_t m_idx, int64_t k) { return qmm_neon_int8_act_offset(QMM_TYPE_Q8_0, m_idx, k); }
+static void neon_dotprod_q8_0_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_neon_int8_act_pack(QMM_TYPE_Q8_0, QMM_NEON_ROWS4, m, k, x, xs, dst);
+}
+static void neon_dotprod_q8_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_neon_int8_gemm(QMM_TYPE_Q8_0, QMM_NEON_ROWS4, m, n, k, a, w, y, ys);
 }
 
-/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the reference */
-QMM_NEON_INT8_FAMILY(neon_dotprod_q8_0, QMM_TYPE_Q8_0, q8_0, BLK, QMM_NEON_ROWS4, 4, QMM_CPU_NEON | QMM_CPU_DOTPROD,
-                     QMM_CPU_DOTPROD, tile)
+const qmm_family qmm_family_neon_dotprod_q8_0 =
+    QMM_NEON_FAMILY("neon_dotprod_q8_0", QMM_TYPE_Q8_0, QMM_NEON_ROWS4, neon_dotprod_q8_0_w_size, neon_dotprod_q8_0_w_offset,
+                    neon_dotprod_q8_0_w_pack, neon_dotprod_q8_0_w_read_row, neon_dotprod_q8_0_w_unpack_row,
+                    neon_dotprod_q8_0_act_size, neon_dotprod_q8_0_act_offset, neon_dotprod_q8_0_act_pack, neon_dotprod_q8_0_gemm);

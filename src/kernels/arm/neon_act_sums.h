@@ -22,12 +22,4 @@
 
 _Static_assert(QMM_NEON_ACT_SUMS_BLK == 160, "the with_sums layout of neon_common.h's packer");
 
-static inline size_t qmm_neon_act_sums_size(int64_t m, int64_t k) { return qmm_neon_act_layout_size(1, m, k); }
-
-static inline size_t qmm_neon_act_sums_offset(int64_t m_idx, int64_t k) { return qmm_neon_act_layout_offset(1, m_idx, k); }
-
-static inline void qmm_neon_act_sums_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
-    qmm_neon_act_layout_pack(1, arrangement, m, k, x, x_row_stride, dst);
-}
-
 #endif

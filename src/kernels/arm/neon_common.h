@@ -1,6 +1,6 @@
 /* Shared pieces of the NEON int8 families (dotprod, i8mm): the activation quantizer, the 4-row activation and
- * weight-panel layouts, and their packers. Static inline, so each family's translation unit compiles them with
- * its own target flags.
+ * weight-panel layouts, their packers, and the sdot / smmla block steps of every tile. Static inline, so each
+ * family's translation unit compiles them with its own target flags.
  *
  * Weight panel (n_step = 4 rows), per 32-block: float scale[4] (the blocks' fp16 d converted once, exactly),
  * then the quants of the 4 rows in the family's arrangement: Q8_0 128 bytes, Q4_0 64 bytes. The arrangement maps
@@ -114,14 +114,6 @@ static inline void qmm_neon_act_layout_pack(int with_sums, int arrangement, int6
             }
         }
     }
-}
-
-static inline size_t qmm_neon_act_size(int64_t m, int64_t k) { return qmm_neon_act_layout_size(0, m, k); }
-
-static inline size_t qmm_neon_act_offset(int64_t m_idx, int64_t k) { return qmm_neon_act_layout_offset(0, m_idx, k); }
-
-static inline void qmm_neon_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
-    qmm_neon_act_layout_pack(0, arrangement, m, k, x, x_row_stride, dst);
 }
 
 /* Weight panels. */
@@ -243,6 +235,101 @@ static inline void qmm_neon_unpack_q4_0(int arrangement, const void *packed, int
             g.qs[t] = (uint8_t)(blk[16 + qmm_neon_pos(arrangement, r, t)] ^ 0x88u);
         memcpy((uint8_t *)dst + (size_t)b * sizeof g, &g, sizeof g);
     }
+}
+
+/* The 4 weight rows' fp16 scales at p, widened. */
+static inline __attribute__((always_inline)) float32x4_t qmm_neon_fp16x4(const uint8_t *p) {
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p)));
+}
+
+/* The dot steps every NEON int8 tile shares. wq[8] is one panel block of the 4 weight rows unpacked to int8:
+ * ROWS4 (sdot), wq[c] elements 4c..4c+3 and wq[4 + c] elements 16+4c..16+4c+3 of the 4 rows; PAIRS (smmla),
+ * wq[2 g + h] group g (8 elements) of weight rows 2h, 2h+1. x points at an activation row's (sdot) or an activation
+ * pair's (smmla) quants of the block in the layout above. */
+
+/* sdot by lane: the int32 dot of one activation row with the 4 weight rows, in two chains (s0, s1). */
+static inline __attribute__((always_inline)) int32x4_t qmm_neon_sdot_block(const int8x16_t wq[8], const int8_t *x) {
+    const int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16);
+    int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
+    s0 = vdotq_laneq_s32(s0, wq[0], x0, 0);
+    s1 = vdotq_laneq_s32(s1, wq[1], x0, 1);
+    s0 = vdotq_laneq_s32(s0, wq[2], x0, 2);
+    s1 = vdotq_laneq_s32(s1, wq[3], x0, 3);
+    s0 = vdotq_laneq_s32(s0, wq[4], x1, 0);
+    s1 = vdotq_laneq_s32(s1, wq[5], x1, 1);
+    s0 = vdotq_laneq_s32(s0, wq[6], x1, 2);
+    s1 = vdotq_laneq_s32(s1, wq[7], x1, 3);
+    return vaddq_s32(s0, s1);
+}
+
+/* The same with the two 16-element halves kept apart: *sa elements 0..15, *sb 16..31 (per-16 scales). */
+static inline __attribute__((always_inline)) void qmm_neon_sdot_halves(const int8x16_t wq[8], const int8_t *x, int32x4_t *sa,
+                                                                       int32x4_t *sb) {
+    const int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16);
+    int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0);
+    a = vdotq_laneq_s32(a, wq[0], x0, 0);
+    b = vdotq_laneq_s32(b, wq[4], x1, 0);
+    a = vdotq_laneq_s32(a, wq[1], x0, 1);
+    b = vdotq_laneq_s32(b, wq[5], x1, 1);
+    a = vdotq_laneq_s32(a, wq[2], x0, 2);
+    b = vdotq_laneq_s32(b, wq[6], x1, 2);
+    a = vdotq_laneq_s32(a, wq[3], x0, 3);
+    b = vdotq_laneq_s32(b, wq[7], x1, 3);
+    *sa = a;
+    *sb = b;
+}
+
+/* smmla where the translation unit has i8mm. The tiles are shared by the dotprod families, which pass ROWS4 and so
+ * never reach it: there it is a trap, removed with the branch. */
+static inline __attribute__((always_inline)) int32x4_t qmm_neon_mmla(int32x4_t acc, int8x16_t x, int8x16_t w) {
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    return vmmlaq_s32(acc, x, w);
+#else
+    (void)x, (void)w;
+    __builtin_trap();
+    return acc;
+#endif
+}
+
+/* c0 = [y(2p,0) y(2p,1) y(2p+1,0) y(2p+1,1)] and c1 likewise for weight rows 2, 3, zipped into one int32x4 per
+ * activation row of the pair: *r0 row 2p, *r1 row 2p + 1. */
+static inline __attribute__((always_inline)) void qmm_neon_smmla_rows(int32x4_t c0, int32x4_t c1, int32x4_t *r0, int32x4_t *r1) {
+    const int64x2_t c0l = vreinterpretq_s64_s32(c0), c1l = vreinterpretq_s64_s32(c1);
+    *r0 = vreinterpretq_s32_s64(vzip1q_s64(c0l, c1l));
+    *r1 = vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l));
+}
+
+/* smmla multiplies a 2x8 int8 matrix (two activation rows, 8 elements) by an 8x2 one (two weight rows, the same 8
+ * elements) into a 2x2 int32 tile; over the 4 groups of the block, the tiles (activation pair x weight pair)
+ * accumulate every (row, column) block sum exactly, returned as rows. */
+static inline __attribute__((always_inline)) void qmm_neon_smmla_block(const int8x16_t wq[8], const int8_t *x, int32x4_t *r0,
+                                                                       int32x4_t *r1) {
+    int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */
+    for (int g = 0; g < 4; g++) {
+        const int8x16_t xg = vld1q_s8(x + 32 * g);
+        c0 = qmm_neon_mmla(c0, xg, wq[2 * g]);
+        c1 = qmm_neon_mmla(c1, xg, wq[2 * g + 1]);
+    }
+    qmm_neon_smmla_rows(c0, c1, r0, r1);
+}
+
+/* The same with the halves apart (groups 0, 1: elements 0..15; 2, 3: 16..31): ra[h], rb[h] for row 2p + h. */
+static inline __attribute__((always_inline)) void qmm_neon_smmla_halves(const int8x16_t wq[8], const int8_t *x, int32x4_t ra[2],
+                                                                        int32x4_t rb[2]) {
+    int32x4_t c0a = vdupq_n_s32(0), c1a = vdupq_n_s32(0), c0b = vdupq_n_s32(0), c1b = vdupq_n_s32(0);
+    int8x16_t xg[4];
+    for (int g = 0; g < 4; g++)
+        xg[g] = vld1q_s8(x + 32 * g);
+    c0a = qmm_neon_mmla(c0a, xg[0], wq[0]);
+    c1a = qmm_neon_mmla(c1a, xg[0], wq[1]);
+    c0a = qmm_neon_mmla(c0a, xg[1], wq[2]);
+    c1a = qmm_neon_mmla(c1a, xg[1], wq[3]);
+    c0b = qmm_neon_mmla(c0b, xg[2], wq[4]);
+    c1b = qmm_neon_mmla(c1b, xg[2], wq[5]);
+    c0b = qmm_neon_mmla(c0b, xg[3], wq[6]);
+    c1b = qmm_neon_mmla(c1b, xg[3], wq[7]);
+    qmm_neon_smmla_rows(c0a, c1a, &ra[0], &ra[1]);
+    qmm_neon_smmla_rows(c0b, c1b, &rb[0], &rb[1]);
 }
 
 /* Stores the first nc lanes of v (a row of a 4-column tile). */

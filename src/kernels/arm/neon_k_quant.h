@@ -23,53 +23,42 @@
 
 #include "kernels/arm/neon_common.h"
 
-/* Macros, not an enum: the body header (neon_k_quant_body.h) tests them in #if. */
-#define QMM_NEON_KQ_Q2_K 1
-#define QMM_NEON_KQ_Q3_K 2
-#define QMM_NEON_KQ_Q4_K 3
-#define QMM_NEON_KQ_Q5_K 4
+/* Per kind (Q2_K, Q3_K, Q4_K, Q5_K): header bytes, low bits per element, whether a bit plane follows them, unit
+ * bytes, super-block bytes of a panel, and bytes per 32-block (the driver's; a super-block is 8 of them). */
+static inline int qmm_neon_kq_hdr(qmm_type kind) { return kind == QMM_TYPE_Q3_K ? 56 : 80; }
+static inline int qmm_neon_kq_bits(qmm_type kind) { return kind == QMM_TYPE_Q2_K || kind == QMM_TYPE_Q3_K ? 2 : 4; }
+static inline int qmm_neon_kq_plane(qmm_type kind) { return kind == QMM_TYPE_Q3_K || kind == QMM_TYPE_Q5_K; }
+static inline int qmm_neon_kq_unit(qmm_type kind) { return 16 * qmm_neon_kq_bits(kind) + 16 * qmm_neon_kq_plane(kind); }
+static inline size_t qmm_neon_kq_sb(qmm_type kind) { return (size_t)(qmm_neon_kq_hdr(kind) + 8 * qmm_neon_kq_unit(kind)); }
+static inline size_t qmm_neon_kq_blk(qmm_type kind) { return qmm_neon_kq_sb(kind) / 8; }
 
-/* Header bytes, unit bytes, low bits per element, and whether a bit plane follows them. */
-#define QMM_NEON_KQ_HDR(kind)   ((kind) == QMM_NEON_KQ_Q3_K ? 56 : 80)
-#define QMM_NEON_KQ_BITS(kind)  ((kind) == QMM_NEON_KQ_Q2_K || (kind) == QMM_NEON_KQ_Q3_K ? 2 : 4)
-#define QMM_NEON_KQ_PLANE(kind) ((kind) == QMM_NEON_KQ_Q3_K || (kind) == QMM_NEON_KQ_Q5_K)
-#define QMM_NEON_KQ_UNIT(kind)  (16 * QMM_NEON_KQ_BITS(kind) + 16 * QMM_NEON_KQ_PLANE(kind))
-#define QMM_NEON_KQ_SB(kind)    (QMM_NEON_KQ_HDR(kind) + 8 * QMM_NEON_KQ_UNIT(kind))
-/* Bytes per 32-block of a panel (the driver's blk): a super-block is 8 of them. */
-#define QMM_NEON_KQ_BLK(kind) (QMM_NEON_KQ_SB(kind) / 8)
-
-_Static_assert(QMM_NEON_KQ_SB(QMM_NEON_KQ_Q4_K) == 592 && QMM_NEON_KQ_SB(QMM_NEON_KQ_Q5_K) == 720, "Q4_K/Q5_K panels");
-_Static_assert(QMM_NEON_KQ_SB(QMM_NEON_KQ_Q2_K) == 4 * 84 && QMM_NEON_KQ_SB(QMM_NEON_KQ_Q3_K) == 4 * 110, "Q2_K/Q3_K panels");
-
-static inline void qmm_neon_kq_put(int kind, int arrangement, uint8_t *unit, int r, int t, unsigned u) {
-    const int bits = QMM_NEON_KQ_BITS(kind);
+static inline void qmm_neon_kq_put(qmm_type kind, int arrangement, uint8_t *unit, int r, int t, unsigned u) {
+    const int bits = qmm_neon_kq_bits(kind);
     const size_t pos = qmm_neon_pos(arrangement, r, t);
     const int c = (int)(pos / 16), b = (int)(pos % 16);
     unit[16 * (c % bits) + b] |= (uint8_t)((u & ((1u << bits) - 1u)) << (bits * (c / bits)));
-    if (QMM_NEON_KQ_PLANE(kind))
+    if (qmm_neon_kq_plane(kind))
         unit[16 * bits + b] |= (uint8_t)(((u >> bits) & 1u) << c);
 }
 
-static inline unsigned qmm_neon_kq_get(int kind, int arrangement, const uint8_t *unit, int r, int t) {
-    const int bits = QMM_NEON_KQ_BITS(kind);
+static inline unsigned qmm_neon_kq_get(qmm_type kind, int arrangement, const uint8_t *unit, int r, int t) {
+    const int bits = qmm_neon_kq_bits(kind);
     const size_t pos = qmm_neon_pos(arrangement, r, t);
     const int c = (int)(pos / 16), b = (int)(pos % 16);
     unsigned u = (unit[16 * (c % bits) + b] >> (bits * (c / bits))) & ((1u << bits) - 1u);
-    if (QMM_NEON_KQ_PLANE(kind))
+    if (qmm_neon_kq_plane(kind))
         u |= ((unit[16 * bits + b] >> c) & 1u) << bits;
     return u;
 }
 
-static inline size_t qmm_neon_kq_w_size(int kind, int64_t k, int64_t n) { return qmm_neon_w_size(QMM_NEON_KQ_BLK(kind), k, n); }
-
 /* Row r of a panel super-block hdr + units from one GGUF super-block (NULL: a padding row, all zero). */
-static inline void qmm_neon_kq_put_row(int kind, int arrangement, uint8_t *sb, int r, const void *gb) {
-    uint8_t *unit0 = sb + QMM_NEON_KQ_HDR(kind);
+static inline void qmm_neon_kq_put_row(qmm_type kind, int arrangement, uint8_t *sb, int r, const void *gb) {
+    uint8_t *unit0 = sb + qmm_neon_kq_hdr(kind);
     if (!gb)
         return; /* the panel was zeroed */
     uint16_t d, dmin = 0;
     switch (kind) {
-    case QMM_NEON_KQ_Q2_K: {
+    case QMM_TYPE_Q2_K: {
         const qmm_block_q2_k *b = (const qmm_block_q2_k *)gb;
         d = b->d;
         dmin = b->dmin;
@@ -78,24 +67,24 @@ static inline void qmm_neon_kq_put_row(int kind, int arrangement, uint8_t *sb, i
             sb[16 + 8 * j + 4 + r] = b->scales[2 * j + 1];
         }
         for (int l = 0; l < QMM_QK_K; l++)
-            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32, (unsigned)qmm_q2_k_q(b, l));
+            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * qmm_neon_kq_unit(kind), r, l % 32, (unsigned)qmm_q2_k_q(b, l));
         break;
     }
-    case QMM_NEON_KQ_Q3_K: {
+    case QMM_TYPE_Q3_K: {
         const qmm_block_q3_k *b = (const qmm_block_q3_k *)gb;
         d = b->d;
         for (int i = 0; i < 12; i++)
             sb[8 + 4 * i + r] = b->scales[i];
         for (int l = 0; l < QMM_QK_K; l++)
-            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32,
+            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * qmm_neon_kq_unit(kind), r, l % 32,
                             (unsigned)(qmm_q3_k_q(b, l) + 4));
         break;
     }
     default: { /* Q4_K, Q5_K: the same header */
         const uint8_t *scales =
-            kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->scales : ((const qmm_block_q5_k *)gb)->scales;
-        d = kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->d : ((const qmm_block_q5_k *)gb)->d;
-        dmin = kind == QMM_NEON_KQ_Q4_K ? ((const qmm_block_q4_k *)gb)->dmin : ((const qmm_block_q5_k *)gb)->dmin;
+            kind == QMM_TYPE_Q4_K ? ((const qmm_block_q4_k *)gb)->scales : ((const qmm_block_q5_k *)gb)->scales;
+        d = kind == QMM_TYPE_Q4_K ? ((const qmm_block_q4_k *)gb)->d : ((const qmm_block_q5_k *)gb)->d;
+        dmin = kind == QMM_TYPE_Q4_K ? ((const qmm_block_q4_k *)gb)->dmin : ((const qmm_block_q5_k *)gb)->dmin;
         for (int j = 0; j < 8; j++) {
             int sc, m;
             qmm_k_scale_min(scales, j, &sc, &m);
@@ -104,57 +93,57 @@ static inline void qmm_neon_kq_put_row(int kind, int arrangement, uint8_t *sb, i
         }
         for (int l = 0; l < QMM_QK_K; l++) {
             const int q =
-                kind == QMM_NEON_KQ_Q4_K ? qmm_q4_k_q((const qmm_block_q4_k *)gb, l) : qmm_q5_k_q((const qmm_block_q5_k *)gb, l);
-            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32, (unsigned)q);
+                kind == QMM_TYPE_Q4_K ? qmm_q4_k_q((const qmm_block_q4_k *)gb, l) : qmm_q5_k_q((const qmm_block_q5_k *)gb, l);
+            qmm_neon_kq_put(kind, arrangement, unit0 + (l / 32) * qmm_neon_kq_unit(kind), r, l % 32, (unsigned)q);
         }
         break;
     }
     }
     memcpy(sb + 2 * r, &d, 2);
-    if (kind != QMM_NEON_KQ_Q3_K)
+    if (kind != QMM_TYPE_Q3_K)
         memcpy(sb + 8 + 2 * r, &dmin, 2);
 }
 
-static inline void qmm_neon_kq_pack(int kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+static inline void qmm_neon_kq_pack(qmm_type kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
                                     size_t src_row_stride, void *dst) {
     const int64_t nsb = k / QMM_QK_K;
-    const size_t gbytes = kind == QMM_NEON_KQ_Q2_K   ? sizeof(qmm_block_q2_k)
-                          : kind == QMM_NEON_KQ_Q3_K ? sizeof(qmm_block_q3_k)
-                          : kind == QMM_NEON_KQ_Q4_K ? sizeof(qmm_block_q4_k)
-                                                     : sizeof(qmm_block_q5_k);
+    const size_t gbytes = kind == QMM_TYPE_Q2_K   ? sizeof(qmm_block_q2_k)
+                          : kind == QMM_TYPE_Q3_K ? sizeof(qmm_block_q3_k)
+                          : kind == QMM_TYPE_Q4_K ? sizeof(qmm_block_q4_k)
+                                                  : sizeof(qmm_block_q5_k);
     for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
-        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(QMM_NEON_KQ_BLK(kind), p0, k);
-        memset(panel, 0, (size_t)nsb * QMM_NEON_KQ_SB(kind));
+        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(qmm_neon_kq_blk(kind), p0, k);
+        memset(panel, 0, (size_t)nsb * qmm_neon_kq_sb(kind));
         for (int64_t s = 0; s < nsb; s++)
             for (int r = 0; r < QMM_NEON_NR; r++) {
                 const void *gb = p0 + r < n ? (const char *)src + (size_t)(p0 + r) * src_row_stride + (size_t)s * gbytes : NULL;
-                qmm_neon_kq_put_row(kind, arrangement, panel + (size_t)s * QMM_NEON_KQ_SB(kind), r, gb);
+                qmm_neon_kq_put_row(kind, arrangement, panel + (size_t)s * qmm_neon_kq_sb(kind), r, gb);
             }
     }
 }
 
 /* GET_ROWS: ggml's dequantization (src/formats/k_quants.c), the same fp32 operations on the same values. */
-static inline void qmm_neon_kq_read(int kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+static inline void qmm_neon_kq_read(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
     const int64_t nsb = k / QMM_QK_K;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_KQ_BLK(kind), row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(qmm_neon_kq_blk(kind), row, k);
     const int r = (int)(row % QMM_NEON_NR);
     for (int64_t s = 0; s < nsb; s++, dst += QMM_QK_K) {
-        const uint8_t *sb = panel + (size_t)s * QMM_NEON_KQ_SB(kind), *unit0 = sb + QMM_NEON_KQ_HDR(kind);
+        const uint8_t *sb = panel + (size_t)s * qmm_neon_kq_sb(kind), *unit0 = sb + qmm_neon_kq_hdr(kind);
         uint16_t hd, hdmin = 0;
         memcpy(&hd, sb + 2 * r, 2);
-        if (kind != QMM_NEON_KQ_Q3_K)
+        if (kind != QMM_TYPE_Q3_K)
             memcpy(&hdmin, sb + 8 + 2 * r, 2);
         const float d = qmm_fp16_to_fp32(hd), dmin = qmm_fp16_to_fp32(hdmin);
         uint8_t q3_scales[12];
-        for (int i = 0; kind == QMM_NEON_KQ_Q3_K && i < 12; i++)
+        for (int i = 0; kind == QMM_TYPE_Q3_K && i < 12; i++)
             q3_scales[i] = sb[8 + 4 * i + r];
         for (int l = 0; l < QMM_QK_K; l++) {
             const int j = l / 32;
-            const int u = (int)qmm_neon_kq_get(kind, arrangement, unit0 + j * QMM_NEON_KQ_UNIT(kind), r, l % 32);
-            if (kind == QMM_NEON_KQ_Q3_K) {
+            const int u = (int)qmm_neon_kq_get(kind, arrangement, unit0 + j * qmm_neon_kq_unit(kind), r, l % 32);
+            if (kind == QMM_TYPE_Q3_K) {
                 const float dl = d * (float)qmm_q3_k_scale(q3_scales, l / 16);
                 dst[l] = dl * (float)(u - 4);
-            } else if (kind == QMM_NEON_KQ_Q2_K) {
+            } else if (kind == QMM_TYPE_Q2_K) {
                 const uint8_t sc = sb[16 + 8 * j + 4 * ((l / 16) % 2) + r];
                 const float dl = d * (float)(sc & 0x0f), ml = dmin * (float)(sc >> 4);
                 dst[l] = dl * (float)u - ml;
@@ -168,16 +157,16 @@ static inline void qmm_neon_kq_read(int kind, int arrangement, const void *packe
 
 /* Element l's u (qmm_neon_kq_put's: Q3_K q + 4, else q) ORed into a zeroed GGUF super-block: the bit placement of
  * qmm_q2_k_q ... qmm_q5_k_q. */
-static inline void qmm_neon_kq_gguf_put(int kind, void *gb, int l, unsigned u) {
-    if (kind == QMM_NEON_KQ_Q2_K || kind == QMM_NEON_KQ_Q3_K) {
-        uint8_t *qs = kind == QMM_NEON_KQ_Q2_K ? ((qmm_block_q2_k *)gb)->qs : ((qmm_block_q3_k *)gb)->qs;
+static inline void qmm_neon_kq_gguf_put(qmm_type kind, void *gb, int l, unsigned u) {
+    if (kind == QMM_TYPE_Q2_K || kind == QMM_TYPE_Q3_K) {
+        uint8_t *qs = kind == QMM_TYPE_Q2_K ? ((qmm_block_q2_k *)gb)->qs : ((qmm_block_q3_k *)gb)->qs;
         qs[32 * (l / 128) + l % 32] |= (uint8_t)((u & 3u) << (2 * ((l / 32) % 4)));
-        if (kind == QMM_NEON_KQ_Q3_K) /* a set hmask bit is q >= 0, i.e. u >= 4 */
+        if (kind == QMM_TYPE_Q3_K) /* a set hmask bit is q >= 0, i.e. u >= 4 */
             ((qmm_block_q3_k *)gb)->hmask[l % 32] |= (uint8_t)((u >> 2) << (l / 32));
     } else {
-        uint8_t *qs = kind == QMM_NEON_KQ_Q4_K ? ((qmm_block_q4_k *)gb)->qs : ((qmm_block_q5_k *)gb)->qs;
+        uint8_t *qs = kind == QMM_TYPE_Q4_K ? ((qmm_block_q4_k *)gb)->qs : ((qmm_block_q5_k *)gb)->qs;
         qs[32 * (l / 64) + l % 32] |= (uint8_t)((u & 15u) << (4 * ((l / 32) % 2)));
-        if (kind == QMM_NEON_KQ_Q5_K)
+        if (kind == QMM_TYPE_Q5_K)
             ((qmm_block_q5_k *)gb)->qh[l % 32] |= (uint8_t)((u >> 4) << (l / 32));
     }
 }
@@ -185,10 +174,10 @@ static inline void qmm_neon_kq_gguf_put(int kind, void *gb, int l, unsigned u) {
 /* Row r of a panel super-block back as its GGUF super-block gb (zeroed by the caller): qmm_neon_kq_put_row's
  * inverse. Every field survives packing: Q2_K's and Q3_K's scale bytes as they are, Q4_K's / Q5_K's 6-bit sc and m
  * unpacked into bytes, whose 12-byte packing qmm_k_scale_min_put redoes bit for bit. */
-static inline void qmm_neon_kq_get_row(int kind, int arrangement, const uint8_t *sb, int r, void *gb) {
-    const uint8_t *unit0 = sb + QMM_NEON_KQ_HDR(kind);
+static inline void qmm_neon_kq_get_row(qmm_type kind, int arrangement, const uint8_t *sb, int r, void *gb) {
+    const uint8_t *unit0 = sb + qmm_neon_kq_hdr(kind);
     switch (kind) {
-    case QMM_NEON_KQ_Q2_K: {
+    case QMM_TYPE_Q2_K: {
         qmm_block_q2_k *b = (qmm_block_q2_k *)gb;
         memcpy(&b->d, sb + 2 * r, 2);
         memcpy(&b->dmin, sb + 8 + 2 * r, 2);
@@ -198,14 +187,14 @@ static inline void qmm_neon_kq_get_row(int kind, int arrangement, const uint8_t 
         }
         break;
     }
-    case QMM_NEON_KQ_Q3_K: {
+    case QMM_TYPE_Q3_K: {
         qmm_block_q3_k *b = (qmm_block_q3_k *)gb;
         memcpy(&b->d, sb + 2 * r, 2);
         for (int i = 0; i < 12; i++)
             b->scales[i] = sb[8 + 4 * i + r];
         break;
     }
-    case QMM_NEON_KQ_Q4_K: {
+    case QMM_TYPE_Q4_K: {
         qmm_block_q4_k *b = (qmm_block_q4_k *)gb;
         memcpy(&b->d, sb + 2 * r, 2);
         memcpy(&b->dmin, sb + 8 + 2 * r, 2);
@@ -224,45 +213,28 @@ static inline void qmm_neon_kq_get_row(int kind, int arrangement, const uint8_t 
     }
     for (int l = 0; l < QMM_QK_K; l++)
         qmm_neon_kq_gguf_put(kind, gb, l,
-                             qmm_neon_kq_get(kind, arrangement, unit0 + (l / 32) * QMM_NEON_KQ_UNIT(kind), r, l % 32));
+                             qmm_neon_kq_get(kind, arrangement, unit0 + (l / 32) * qmm_neon_kq_unit(kind), r, l % 32));
 }
 
 /* w_unpack_row: the row's GGUF super-blocks back, as bytes. */
-static inline void qmm_neon_kq_unpack(int kind, int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+static inline void qmm_neon_kq_unpack(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
     const int64_t nsb = k / QMM_QK_K;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_KQ_BLK(kind), row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(qmm_neon_kq_blk(kind), row, k);
     union {
         qmm_block_q2_k q2;
         qmm_block_q3_k q3;
         qmm_block_q4_k q4;
         qmm_block_q5_k q5;
     } g;
-    const size_t gbytes = kind == QMM_NEON_KQ_Q2_K   ? sizeof g.q2
-                          : kind == QMM_NEON_KQ_Q3_K ? sizeof g.q3
-                          : kind == QMM_NEON_KQ_Q4_K ? sizeof g.q4
-                                                     : sizeof g.q5;
+    const size_t gbytes = kind == QMM_TYPE_Q2_K   ? sizeof g.q2
+                          : kind == QMM_TYPE_Q3_K ? sizeof g.q3
+                          : kind == QMM_TYPE_Q4_K ? sizeof g.q4
+                                                  : sizeof g.q5;
     for (int64_t s = 0; s < nsb; s++) {
         memset(&g, 0, sizeof g);
-        qmm_neon_kq_get_row(kind, arrangement, panel + (size_t)s * QMM_NEON_KQ_SB(kind), (int)(row % QMM_NEON_NR), &g);
+        qmm_neon_kq_get_row(kind, arrangement, panel + (size_t)s * qmm_neon_kq_sb(kind), (int)(row % QMM_NEON_NR), &g);
         memcpy((uint8_t *)dst + (size_t)s * gbytes, &g, gbytes);
     }
 }
-
-/* The names QMM_NEON_INT8_FAMILY expects (fmt = q2_k ... q5_k). */
-#define QMM_NEON_KQ_GLUE(fmt, kind)                                                                                              \
-    static inline void qmm_neon_pack_##fmt(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,       \
-                                           size_t src_row_stride, void *dst) {                                                   \
-        qmm_neon_kq_pack(kind, arrangement, k, n, n0, n1, src, src_row_stride, dst);                                             \
-    }                                                                                                                            \
-    static inline void qmm_neon_read_##fmt(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {            \
-        qmm_neon_kq_read(kind, arrangement, packed, k, row, dst);                                                                \
-    }                                                                                                                            \
-    static inline void qmm_neon_unpack_##fmt(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {           \
-        qmm_neon_kq_unpack(kind, arrangement, packed, k, row, dst);                                                              \
-    }
-QMM_NEON_KQ_GLUE(q2_k, QMM_NEON_KQ_Q2_K)
-QMM_NEON_KQ_GLUE(q3_k, QMM_NEON_KQ_Q3_K)
-QMM_NEON_KQ_GLUE(q4_k, QMM_NEON_KQ_Q4_K)
-QMM_NEON_KQ_GLUE(q5_k, QMM_NEON_KQ_Q5_K)
 
 #endif

@@ -1,12 +1,12 @@
-/* Q4_1 / Q5_0 / Q5_1 x int8 activations on NEON, sdot (dotprod) or smmla (i8mm): the body shared by their six
- * families (matmul_q4_1_neon_dotprod.c ...), on the NEON int8 driver (neon_driver.h). The includer defines
- *   NL_ID                    the family id (qmm_family_<id>, name "<id>"),
- *   NL_WTYPE, NL_BLOCK       the GGUF type and its block struct, NL_DEQUANT its qmm_dequantize_row_<type>,
- *   NL_HAS_MIN               1 for Q4_1 / Q5_1 (value d * q + m),
- *   NL_HAS_QH                1 for Q5_* (a fifth bit per element),
- *   NL_I8MM                  1 for the smmla tile (PAIRS arrangement), 0 for the sdot tile (ROWS4).
+/* The 32-block NEON int8 kinds Q4_0, Q8_0, Q4_1, Q5_0, Q5_1 (dotprod: sdot on ROWS4 panels; i8mm: smmla on PAIRS
+ * panels): one tile, qmm_neon_legacy_tile, with the weight kind (a qmm_type) a constant argument; the panel formats
+ * of Q4_1 / Q5_0 / Q5_1 (Q4_0's and Q8_0's are neon_common.h's).
  *
- * Packed panel of 4 weight rows, per 32-block (NL_BLK bytes: 80 / 88 / 96, the GGUF bytes of 4 rows exactly):
+ * Q8_0 and Q4_0 panels (neon_common.h): fp32 scale[4], then the quants; Q4_0's nibbles are stored as q ^ 8, so that
+ * a shift left by 4 (low nibbles, elements 0..15) or a mask with 0xf0 (high nibbles, 16..31) yields 16 * (q - 8) as
+ * int8: the dot is 16 * the exact block sum, and >> 4 recovers it exactly.
+ *
+ * Q4_1 / Q5_0 / Q5_1 panel of 4 weight rows, per 32-block (80 / 88 / 96 bytes, the GGUF bytes of 4 rows exactly):
  *   fp16 d[4]                                  row r at 2 r
  *   fp16 m[4]            (Q4_1, Q5_1)          row r at 8 + 2 r
  *   16 bytes H           (Q5_*)                see below
@@ -17,238 +17,230 @@
  * is the int8 8 * (q - 16) exactly (the 5-bit two's complement of q - 16, scaled): a dot product of those gives
  * 8 * sum (q - 16) q_x exactly (|.| <= 520192), and >> 3 recovers it. Q4_1 uses the nibbles as they are (0..15).
  *
- * Numerics, the reference's exactly: Q5_0 isum = sum (q - 16) q_x; Q4_1 isum = sum q q_x, Q5_1 isum = sum (q - 16)
- * q_x + 16 sum q_x (exact int32); acc = fma((float)isum, d * x_d, acc), and with a min then
- * acc = fma((float)sum q_x, m * x_d, acc). The types with a min take the activation layout with sums
- * (neon_act_sums.h), Q5_0 the plain one (neon_common.h). */
+ * Numerics, the reference's exactly: Q8_0 isum = sum q q_x, Q4_0 sum (q - 8) q_x, Q5_0 sum (q - 16) q_x; Q4_1
+ * isum = sum q q_x, Q5_1 isum = sum (q - 16) q_x + 16 sum q_x (exact int32); acc = fma((float)isum, d * x_d, acc),
+ * and with a min then acc = fma((float)sum q_x, m * x_d, acc). The kinds with a min take the activation layout with
+ * sums (neon_act_sums.h), the others the plain one (neon_common.h). */
+#ifndef QMM_NEON_LEGACY_BODY_H
+#define QMM_NEON_LEGACY_BODY_H
+
+#include <stddef.h>
+
 #include "kernels/arm/neon_act_sums.h"
-#include "kernels/arm/neon_driver.h"
 
-#define NL_M_OFF  8
-#define NL_QH_OFF (8 + 8 * NL_HAS_MIN)
-#define NL_QS_OFF (NL_QH_OFF + 16 * NL_HAS_QH)
-#define NL_BLK    (NL_QS_OFF + 64)
+static inline int qmm_neon_legacy_has_min(qmm_type kind) { return kind == QMM_TYPE_Q4_1 || kind == QMM_TYPE_Q5_1; }
+static inline int qmm_neon_legacy_has_qh(qmm_type kind) { return kind == QMM_TYPE_Q5_0 || kind == QMM_TYPE_Q5_1; }
 
-#if NL_HAS_MIN
-#define NL_ACT_BLK QMM_NEON_ACT_SUMS_BLK
-#define NL_ACT_Q   QMM_NEON_ACT_SUMS_Q
-#define NL_ACTFMT  act_sums
-#else
-#define NL_ACT_BLK QMM_NEON_ACT_BLK
-#define NL_ACT_Q   16
-#define NL_ACTFMT  act
-#endif
-
-/* The 4 weight rows' fp16 scales at p, widened. */
-static inline __attribute__((always_inline)) float32x4_t nl_fp16x4(const uint8_t *p) {
-    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p)));
+/* Panel offsets of m, H and the nibbles (Q4_1 / Q5_0 / Q5_1), and bytes per 32-block of a panel (all five). */
+#define QMM_NEON_LEGACY_M_OFF 8
+static inline int qmm_neon_legacy_qh_off(qmm_type kind) { return 8 + 8 * qmm_neon_legacy_has_min(kind); }
+static inline int qmm_neon_legacy_qs_off(qmm_type kind) {
+    return qmm_neon_legacy_qh_off(kind) + 16 * qmm_neon_legacy_has_qh(kind);
+}
+static inline size_t qmm_neon_legacy_blk(qmm_type kind) {
+    return kind == QMM_TYPE_Q8_0   ? QMM_NEON_Q8_BLK
+           : kind == QMM_TYPE_Q4_0 ? QMM_NEON_Q4_BLK
+                                   : (size_t)qmm_neon_legacy_qs_off(kind) + 64;
 }
 
-/* The quants of one panel block as int8: lo[c] from the low nibbles of chunk c, hi[c] from the high ones; Q5_*:
- * 8 * (q - 16), Q4_1: q. */
-static inline __attribute__((always_inline)) void nl_unpack(const uint8_t *w, int8x16_t lo[4], int8x16_t hi[4]) {
-    const uint8x16_t v0 = vld1q_u8(w + NL_QS_OFF), v1 = vld1q_u8(w + NL_QS_OFF + 16);
-    const uint8x16_t v2 = vld1q_u8(w + NL_QS_OFF + 32), v3 = vld1q_u8(w + NL_QS_OFF + 48);
-#if NL_HAS_QH
-    const uint8x16_t h = vld1q_u8(w + NL_QH_OFF), f0 = vdupq_n_u8(0xf0);
-    /* low: (v << 3) keeps bits 3..6 = nibble; sli #7 puts bit c of H at bit 7 */
-    lo[0] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v0, 3), h, 7));
-    lo[1] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v1, 3), vshrq_n_u8(h, 1), 7));
-    lo[2] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v2, 3), vshrq_n_u8(h, 2), 7));
-    lo[3] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v3, 3), vshrq_n_u8(h, 3), 7));
-    /* high: (v & 0xf0) >> 1 is the nibble at bits 3..6; sri #1 keeps bit 7 of H << (3 - c), i.e. bit 4 + c of H */
-    hi[0] = vreinterpretq_s8_u8(vsriq_n_u8(vshlq_n_u8(h, 3), vandq_u8(v0, f0), 1));
-    hi[1] = vreinterpretq_s8_u8(vsriq_n_u8(vshlq_n_u8(h, 2), vandq_u8(v1, f0), 1));
-    hi[2] = vreinterpretq_s8_u8(vsriq_n_u8(vshlq_n_u8(h, 1), vandq_u8(v2, f0), 1));
-    hi[3] = vreinterpretq_s8_u8(vsriq_n_u8(h, vandq_u8(v3, f0), 1));
-#else
-    const uint8x16_t m4 = vdupq_n_u8(0x0f);
-    lo[0] = vreinterpretq_s8_u8(vandq_u8(v0, m4));
-    lo[1] = vreinterpretq_s8_u8(vandq_u8(v1, m4));
-    lo[2] = vreinterpretq_s8_u8(vandq_u8(v2, m4));
-    lo[3] = vreinterpretq_s8_u8(vandq_u8(v3, m4));
-    hi[0] = vreinterpretq_s8_u8(vshrq_n_u8(v0, 4));
-    hi[1] = vreinterpretq_s8_u8(vshrq_n_u8(v1, 4));
-    hi[2] = vreinterpretq_s8_u8(vshrq_n_u8(v2, 4));
-    hi[3] = vreinterpretq_s8_u8(vshrq_n_u8(v3, 4));
-#endif
+/* The GGUF block (Q4_1 / Q5_0 / Q5_1): fp16 d at 0, then m, qh[4], qs[16] where the type has them. */
+static inline size_t qmm_neon_legacy_gguf_m(qmm_type kind) {
+    (void)kind;
+    return 2;
+}
+static inline size_t qmm_neon_legacy_gguf_qh(qmm_type kind) { return 2 + 2 * (size_t)qmm_neon_legacy_has_min(kind); }
+static inline size_t qmm_neon_legacy_gguf_qs(qmm_type kind) {
+    return qmm_neon_legacy_gguf_qh(kind) + 4 * (size_t)qmm_neon_legacy_has_qh(kind);
+}
+static inline size_t qmm_neon_legacy_gguf_bytes(qmm_type kind) { return qmm_neon_legacy_gguf_qs(kind) + QMM_QK / 2; }
+_Static_assert(offsetof(qmm_block_q4_1, m) == 2 && offsetof(qmm_block_q4_1, qs) == 4 && sizeof(qmm_block_q4_1) == 20, "Q4_1");
+_Static_assert(offsetof(qmm_block_q5_0, qh) == 2 && offsetof(qmm_block_q5_0, qs) == 6 && sizeof(qmm_block_q5_0) == 22, "Q5_0");
+_Static_assert(offsetof(qmm_block_q5_1, m) == 2 && offsetof(qmm_block_q5_1, qh) == 4 && offsetof(qmm_block_q5_1, qs) == 8 &&
+                   sizeof(qmm_block_q5_1) == 24,
+               "Q5_1");
+
+/* The quants of one panel block as int8: wq[c] from the low nibbles of chunk c, wq[4 + c] from the high ones (Q8_0:
+ * the 8 chunks as stored); Q4_0: 16 * (q - 8), Q5_*: 8 * (q - 16), Q4_1: q. */
+static inline __attribute__((always_inline)) void qmm_neon_legacy_unpack(qmm_type kind, const uint8_t *w, int8x16_t wq[8]) {
+    if (kind == QMM_TYPE_Q8_0) {
+        for (int c = 0; c < 8; c++)
+            wq[c] = vld1q_s8((const int8_t *)w + 16 + 16 * c);
+        return;
+    }
+    if (kind == QMM_TYPE_Q4_0) {
+        for (int c = 0; c < 4; c++) {
+            const uint8x16_t v = vld1q_u8(w + 16 + 16 * c);
+            wq[c] = vreinterpretq_s8_u8(vshlq_n_u8(v, 4));
+            wq[c + 4] = vreinterpretq_s8_u8(vandq_u8(v, vdupq_n_u8(0xf0)));
+        }
+        return;
+    }
+    const uint8_t *qs = w + qmm_neon_legacy_qs_off(kind);
+    const uint8x16_t v0 = vld1q_u8(qs), v1 = vld1q_u8(qs + 16), v2 = vld1q_u8(qs + 32), v3 = vld1q_u8(qs + 48);
+    if (qmm_neon_legacy_has_qh(kind)) {
+        const uint8x16_t h = vld1q_u8(w + qmm_neon_legacy_qh_off(kind)), f0 = vdupq_n_u8(0xf0);
+        /* low: (v << 3) keeps bits 3..6 = nibble; sli #7 puts bit c of H at bit 7 */
+        wq[0] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v0, 3), h, 7));
+        wq[1] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v1, 3), vshrq_n_u8(h, 1), 7));
+        wq[2] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v2, 3), vshrq_n_u8(h, 2), 7));
+        wq[3] = vreinterpretq_s8_u8(vsliq_n_u8(vshlq_n_u8(v3, 3), vshrq_n_u8(h, 3), 7));
+        /* high: (v & 0xf0) >> 1 is the nibble at bits 3..6; sri #1 keeps bit 7 of H << (3 - c), i.e. bit 4 + c of H */
+        wq[4] = vreinterpretq_s8_u8(vsriq_n_u8(vshlq_n_u8(h, 3), vandq_u8(v0, f0), 1));
+        wq[5] = vreinterpretq_s8_u8(vsriq_n_u8(vshlq_n_u8(h, 2), vandq_u8(v1, f0), 1));
+        wq[6] = vreinterpretq_s8_u8(vsriq_n_u8(vshlq_n_u8(h, 1), vandq_u8(v2, f0), 1));
+        wq[7] = vreinterpretq_s8_u8(vsriq_n_u8(h, vandq_u8(v3, f0), 1));
+    } else {
+        const uint8x16_t m4 = vdupq_n_u8(0x0f);
+        wq[0] = vreinterpretq_s8_u8(vandq_u8(v0, m4));
+        wq[1] = vreinterpretq_s8_u8(vandq_u8(v1, m4));
+        wq[2] = vreinterpretq_s8_u8(vandq_u8(v2, m4));
+        wq[3] = vreinterpretq_s8_u8(vandq_u8(v3, m4));
+        wq[4] = vreinterpretq_s8_u8(vshrq_n_u8(v0, 4));
+        wq[5] = vreinterpretq_s8_u8(vshrq_n_u8(v1, 4));
+        wq[6] = vreinterpretq_s8_u8(vshrq_n_u8(v2, 4));
+        wq[7] = vreinterpretq_s8_u8(vshrq_n_u8(v3, 4));
+    }
 }
 
 /* The float step of activation row i of block a for the 4 weight rows: dot is the int32 dot product of the
- * unpacked quants. */
-static inline __attribute__((always_inline)) float32x4_t nl_step(float32x4_t acc, int32x4_t dot, float32x4_t wd, float32x4_t wm,
-                                                                 const uint8_t *a, int i) {
-    (void)wm;
+ * unpacked quants, wd the rows' d, wm their m (kinds with a min). */
+static inline __attribute__((always_inline)) float32x4_t
+qmm_neon_legacy_step(qmm_type kind, float32x4_t acc, int32x4_t dot, float32x4_t wd, float32x4_t wm, const uint8_t *a, int i) {
     const float xd = ((const float *)a)[i];
-#if NL_HAS_QH
-    int32x4_t isum = vshrq_n_s32(dot, 3);
-#else
     int32x4_t isum = dot;
-#endif
-#if NL_HAS_MIN
-    const int16_t *s16 = (const int16_t *)(a + 16);
-    const int32_t xs = s16[2 * i] + s16[2 * i + 1];
-#if NL_HAS_QH
-    isum = vaddq_s32(isum, vdupq_n_s32(16 * xs));
-#endif
-#endif
+    if (kind == QMM_TYPE_Q4_0)
+        isum = vshrq_n_s32(dot, 4);
+    if (qmm_neon_legacy_has_qh(kind))
+        isum = vshrq_n_s32(dot, 3);
+    int32_t xs = 0;
+    if (qmm_neon_legacy_has_min(kind)) {
+        const int16_t *s16 = (const int16_t *)(a + 16);
+        xs = s16[2 * i] + s16[2 * i + 1];
+        if (qmm_neon_legacy_has_qh(kind))
+            isum = vaddq_s32(isum, vdupq_n_s32(16 * xs));
+    }
     acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(wd, xd));
-#if NL_HAS_MIN
-    acc = vfmaq_n_f32(acc, vmulq_n_f32(wm, xd), (float)xs);
-#endif
+    if (qmm_neon_legacy_has_min(kind))
+        acc = vfmaq_n_f32(acc, vmulq_n_f32(wm, xd), (float)xs);
     return acc;
 }
 
-#if NL_I8MM
-/* smmla: per activation pair p and weight pair, the 2x2 int32 block sums over the 4 groups of 8 elements (see
- * matmul_q8_0_neon_i8mm.c), zipped into one int32x4 per activation row. */
-static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w,
-                                                       float32x4_t out[QMM_NEON_MR]) {
-    const int pairs = (mc + 1) / 2;
+/* mc (constant after inlining) activation rows of group a x the 4 rows of panel w, all nb blocks. ROWS4: sdot by
+ * lane, the block's weight vectors serving every activation row; PAIRS: smmla per activation pair, GEMV (one row)
+ * included (one smmla does the work of one sdot then). */
+static inline __attribute__((always_inline)) void qmm_neon_legacy_tile(qmm_type kind, int arrangement, const int mc, int64_t nb,
+                                                                       const uint8_t *a, const uint8_t *w,
+                                                                       float32x4_t out[QMM_NEON_MR]) {
+    const int with_sums = qmm_neon_legacy_has_min(kind);
+    const size_t q_off = with_sums ? QMM_NEON_ACT_SUMS_Q : 16;
     float32x4_t acc[QMM_NEON_MR];
     for (int i = 0; i < QMM_NEON_MR; i++)
         acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < nb; b++, a += NL_ACT_BLK, w += NL_BLK) {
-        const float32x4_t wd = nl_fp16x4(w);
-        const float32x4_t wm = NL_HAS_MIN ? nl_fp16x4(w + NL_M_OFF) : vdupq_n_f32(0.0f);
-        int8x16_t wq[8]; /* [g * 2 + weight pair]: groups 0, 1 in the low nibbles, 2, 3 in the high ones */
-        nl_unpack(w, wq, wq + 4);
-        for (int p = 0; p < pairs; p++) {
-            int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */
-            for (int g = 0; g < 4; g++) {
-                const int8x16_t x = vld1q_s8((const int8_t *)a + NL_ACT_Q + 32 * g + 16 * p);
-                c0 = vmmlaq_s32(c0, x, wq[2 * g]);
-                c1 = vmmlaq_s32(c1, x, wq[2 * g + 1]);
+    for (int64_t b = 0; b < nb; b++, a += qmm_neon_act_blk_bytes(with_sums), w += qmm_neon_legacy_blk(kind)) {
+        const int fp32_d = kind == QMM_TYPE_Q8_0 || kind == QMM_TYPE_Q4_0;
+        const float32x4_t wd = fp32_d ? vld1q_f32((const float *)w) : qmm_neon_fp16x4(w);
+        const float32x4_t wm = with_sums ? qmm_neon_fp16x4(w + QMM_NEON_LEGACY_M_OFF) : vdupq_n_f32(0.0f);
+        int8x16_t wq[8];
+        qmm_neon_legacy_unpack(kind, w, wq);
+        if (arrangement == QMM_NEON_PAIRS) {
+            for (int p = 0; p < (mc + 1) / 2; p++) {
+                int32x4_t r[2];
+                qmm_neon_smmla_block(wq, (const int8_t *)a + q_off + 16 * p, &r[0], &r[1]);
+                for (int h = 0; h < 2 && 2 * p + h < mc; h++)
+                    acc[2 * p + h] = qmm_neon_legacy_step(kind, acc[2 * p + h], r[h], wd, wm, a, 2 * p + h);
             }
-            const int64x2_t c0l = vreinterpretq_s64_s32(c0), c1l = vreinterpretq_s64_s32(c1);
-            acc[2 * p] = nl_step(acc[2 * p], vreinterpretq_s32_s64(vzip1q_s64(c0l, c1l)), wd, wm, a, 2 * p);
-            if (2 * p + 1 < mc)
-                acc[2 * p + 1] = nl_step(acc[2 * p + 1], vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l)), wd, wm, a, 2 * p + 1);
+        } else {
+            for (int i = 0; i < mc; i++)
+                acc[i] =
+                    qmm_neon_legacy_step(kind, acc[i], qmm_neon_sdot_block(wq, (const int8_t *)a + q_off + 32 * i), wd, wm, a, i);
         }
     }
     for (int i = 0; i < mc; i++)
         out[i] = acc[i];
 }
-#else
-/* sdot by lane: lo[c] holds elements 4c..4c+3 of the 4 rows, hi[c] elements 16+4c.., against 4 elements of one
- * activation row (see matmul_q4_0_neon_dotprod.c). */
-static inline __attribute__((always_inline)) void tile(const int mc, int64_t nb, const uint8_t *a, const uint8_t *w,
-                                                       float32x4_t out[QMM_NEON_MR]) {
-    float32x4_t acc[QMM_NEON_MR];
-    for (int i = 0; i < QMM_NEON_MR; i++)
-        acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < nb; b++, a += NL_ACT_BLK, w += NL_BLK) {
-        const float32x4_t wd = nl_fp16x4(w);
-        const float32x4_t wm = NL_HAS_MIN ? nl_fp16x4(w + NL_M_OFF) : vdupq_n_f32(0.0f);
-        int8x16_t lo[4], hi[4];
-        nl_unpack(w, lo, hi);
-        for (int i = 0; i < mc; i++) {
-            const int8x16_t x0 = vld1q_s8((const int8_t *)a + NL_ACT_Q + 32 * i);
-            const int8x16_t x1 = vld1q_s8((const int8_t *)a + NL_ACT_Q + 32 * i + 16);
-            int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
-            s0 = vdotq_laneq_s32(s0, lo[0], x0, 0);
-            s1 = vdotq_laneq_s32(s1, lo[1], x0, 1);
-            s0 = vdotq_laneq_s32(s0, lo[2], x0, 2);
-            s1 = vdotq_laneq_s32(s1, lo[3], x0, 3);
-            s0 = vdotq_laneq_s32(s0, hi[0], x1, 0);
-            s1 = vdotq_laneq_s32(s1, hi[1], x1, 1);
-            s0 = vdotq_laneq_s32(s0, hi[2], x1, 2);
-            s1 = vdotq_laneq_s32(s1, hi[3], x1, 3);
-            acc[i] = nl_step(acc[i], vaddq_s32(s0, s1), wd, wm, a, i);
-        }
-    }
-    for (int i = 0; i < mc; i++)
-        out[i] = acc[i];
-}
-#endif
 
-/* GGUF rows [n0, n1) (whole panels; rows from n on are padding: zero scales, zero quants) into panels. */
-static inline void qmm_neon_pack_legacy(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
-                                        size_t src_row_stride, void *dst) {
+/* Q4_1 / Q5_0 / Q5_1: GGUF rows [n0, n1) (whole panels; rows from n on are padding: zero scales, zero quants). */
+static inline void qmm_neon_legacy_pack(qmm_type kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1,
+                                        const void *src, size_t src_row_stride, void *dst) {
     const int64_t nb = k / QMM_QK;
+    const size_t blk_bytes = qmm_neon_legacy_blk(kind), gbytes = qmm_neon_legacy_gguf_bytes(kind);
+    const int qh_off = qmm_neon_legacy_qh_off(kind), qs_off = qmm_neon_legacy_qs_off(kind);
     for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
-        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(NL_BLK, p0, k);
+        uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(blk_bytes, p0, k);
         for (int64_t b = 0; b < nb; b++) {
-            uint8_t *blk = panel + (size_t)b * NL_BLK;
-            memset(blk, 0, NL_BLK);
+            uint8_t *blk = panel + (size_t)b * blk_bytes;
+            memset(blk, 0, blk_bytes);
             for (int r = 0; r < QMM_NEON_NR && p0 + r < n; r++) {
-                const NL_BLOCK *wb = (const NL_BLOCK *)((const char *)src + (size_t)(p0 + r) * src_row_stride) + b;
-                memcpy(blk + 2 * r, &wb->d, 2);
-#if NL_HAS_MIN
-                memcpy(blk + NL_M_OFF + 2 * r, &wb->m, 2);
-#endif
-#if NL_HAS_QH
-                const uint32_t qh =
-                    (uint32_t)wb->qh[0] | (uint32_t)wb->qh[1] << 8 | (uint32_t)wb->qh[2] << 16 | (uint32_t)wb->qh[3] << 24;
-#endif
+                const uint8_t *wb = (const uint8_t *)src + (size_t)(p0 + r) * src_row_stride + (size_t)b * gbytes;
+                memcpy(blk + 2 * r, wb, 2);
+                if (qmm_neon_legacy_has_min(kind))
+                    memcpy(blk + QMM_NEON_LEGACY_M_OFF + 2 * r, wb + qmm_neon_legacy_gguf_m(kind), 2);
+                const uint8_t *qh = wb + qmm_neon_legacy_gguf_qh(kind), *qs = wb + qmm_neon_legacy_gguf_qs(kind);
+                const uint32_t qhw = (uint32_t)qh[0] | (uint32_t)qh[1] << 8 | (uint32_t)qh[2] << 16 | (uint32_t)qh[3] << 24;
                 for (int t = 0; t < QMM_QK / 2; t++) {
                     const size_t pos = qmm_neon_pos(arrangement, r, t);
-                    blk[NL_QS_OFF + pos] = wb->qs[t];
-#if NL_HAS_QH
-                    const int c = (int)(pos / 16);
-                    const unsigned inv_lo = ~(qh >> t) & 1u, inv_hi = ~(qh >> (t + 16)) & 1u;
-                    blk[NL_QH_OFF + pos % 16] |= (uint8_t)(inv_lo << c | inv_hi << (4 + c));
-#endif
+                    blk[qs_off + pos] = qs[t];
+                    if (qmm_neon_legacy_has_qh(kind)) {
+                        const int c = (int)(pos / 16);
+                        const unsigned inv_lo = ~(qhw >> t) & 1u, inv_hi = ~(qhw >> (t + 16)) & 1u;
+                        blk[qh_off + pos % 16] |= (uint8_t)(inv_lo << c | inv_hi << (4 + c));
+                    }
                 }
             }
         }
     }
 }
 
-/* Row r's GGUF block rebuilt from panel block blk (the packer's inverse: every field is kept, H's bits inverted). */
-static inline void qmm_neon_legacy_block(int arrangement, const uint8_t *blk, int r, NL_BLOCK *wb) {
-    memset(wb, 0, sizeof *wb);
-    memcpy(&wb->d, blk + 2 * r, 2);
-#if NL_HAS_MIN
-    memcpy(&wb->m, blk + NL_M_OFF + 2 * r, 2);
-#endif
+/* Row r's GGUF block rebuilt from panel block blk into wb (the packer's inverse: every field is kept, H's bits
+ * inverted). */
+static inline void qmm_neon_legacy_block(qmm_type kind, int arrangement, const uint8_t *blk, int r, uint8_t *wb) {
+    memset(wb, 0, qmm_neon_legacy_gguf_bytes(kind));
+    memcpy(wb, blk + 2 * r, 2);
+    if (qmm_neon_legacy_has_min(kind))
+        memcpy(wb + qmm_neon_legacy_gguf_m(kind), blk + QMM_NEON_LEGACY_M_OFF + 2 * r, 2);
+    uint8_t *qs = wb + qmm_neon_legacy_gguf_qs(kind);
     uint32_t qh = 0;
     for (int t = 0; t < QMM_QK / 2; t++) {
         const size_t pos = qmm_neon_pos(arrangement, r, t);
-        wb->qs[t] = blk[NL_QS_OFF + pos];
-#if NL_HAS_QH
-        const unsigned h = blk[NL_QH_OFF + pos % 16] >> (pos / 16);
-        qh |= (~h & 1u) << t | (~(h >> 4) & 1u) << (t + 16);
-#endif
+        qs[t] = blk[qmm_neon_legacy_qs_off(kind) + pos];
+        if (qmm_neon_legacy_has_qh(kind)) {
+            const unsigned h = blk[qmm_neon_legacy_qh_off(kind) + pos % 16] >> (pos / 16);
+            qh |= (~h & 1u) << t | (~(h >> 4) & 1u) << (t + 16);
+        }
     }
-#if NL_HAS_QH
-    for (int i = 0; i < 4; i++)
-        wb->qh[i] = (uint8_t)(qh >> (8 * i));
-#else
-    (void)qh;
-#endif
+    if (qmm_neon_legacy_has_qh(kind))
+        for (int i = 0; i < 4; i++)
+            wb[qmm_neon_legacy_gguf_qh(kind) + (size_t)i] = (uint8_t)(qh >> (8 * i));
 }
+
+/* GGUF block storage for the three types (aligned for the dequantizer). */
+typedef union {
+    qmm_block_q4_1 q4_1;
+    qmm_block_q5_0 q5_0;
+    qmm_block_q5_1 q5_1;
+} qmm_neon_legacy_gguf;
 
 /* GET_ROWS: the row's GGUF blocks rebuilt from the panel, dequantized by the reference's own function. */
-static inline void qmm_neon_read_legacy(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+static inline void qmm_neon_legacy_read(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(NL_BLK, row, k);
+    const size_t blk_bytes = qmm_neon_legacy_blk(kind);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
     for (int64_t b = 0; b < nb; b++) {
-        NL_BLOCK wb;
-        qmm_neon_legacy_block(arrangement, panel + (size_t)b * NL_BLK, (int)(row % QMM_NEON_NR), &wb);
-        NL_DEQUANT(&wb, dst + b * QMM_QK, QMM_QK);
+        qmm_neon_legacy_gguf wb;
+        qmm_neon_legacy_block(kind, arrangement, panel + (size_t)b * blk_bytes, (int)(row % QMM_NEON_NR), (uint8_t *)&wb);
+        (void)qmm_dequantize_row(kind, &wb, dst + b * QMM_QK, QMM_QK);
     }
 }
 
-/* w_unpack_row: the same blocks, as bytes (dst need not be aligned for NL_BLOCK). */
-static inline void qmm_neon_unpack_legacy(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+/* w_unpack_row: the same blocks, as bytes. */
+static inline void qmm_neon_legacy_unpack_row(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row,
+                                              void *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(NL_BLK, row, k);
-    for (int64_t b = 0; b < nb; b++) {
-        NL_BLOCK wb;
-        qmm_neon_legacy_block(arrangement, panel + (size_t)b * NL_BLK, (int)(row % QMM_NEON_NR), &wb);
-        memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
-    }
+    const size_t blk_bytes = qmm_neon_legacy_blk(kind), gbytes = qmm_neon_legacy_gguf_bytes(kind);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
+    for (int64_t b = 0; b < nb; b++)
+        qmm_neon_legacy_block(kind, arrangement, panel + (size_t)b * blk_bytes, (int)(row % QMM_NEON_NR),
+                              (uint8_t *)dst + (size_t)b * gbytes);
 }
 
-/* one expansion step, so that the configuration macros are replaced before the family macro pastes them */
-#define NL_FAMILY(...) QMM_NEON_INT8_FAMILY_ACT(__VA_ARGS__)
-#if NL_I8MM
-/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the dotprod family */
-NL_FAMILY(NL_ID, NL_WTYPE, legacy, NL_BLK, QMM_NEON_PAIRS, 8, QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM, QMM_CPU_I8MM, tile,
-          NL_ACTFMT, NL_ACT_BLK)
-#else
-/* fallback_hides: masked off for QMM_CAP hybrid runs, whose fallback is then the reference */
-NL_FAMILY(NL_ID, NL_WTYPE, legacy, NL_BLK, QMM_NEON_ROWS4, 4, QMM_CPU_NEON | QMM_CPU_DOTPROD, QMM_CPU_DOTPROD, tile, NL_ACTFMT,
-          NL_ACT_BLK)
 #endif

@@ -1,6 +1,5 @@
-/* The NEON int8 families of the 4-bit table types IQ4_NL, MXFP4 and IQ4_XS (dotprod, i8mm): panel formats,
- * packers, GET_ROWS readers and tiles on the NEON int8 driver (neon_driver.h, QMM_NEON_INT8_FAMILY with fmt iq4_nl,
- * mxfp4 or iq4_xs).
+/* The NEON int8 kinds of the 4-bit table types IQ4_NL, MXFP4 and IQ4_XS (dotprod, i8mm): panel formats, packers,
+ * GET_ROWS readers and the tile, qmm_neon_table_tile, with the kind (a qmm_type) a constant argument.
  *
  * Weight panel (n_step = 4 rows), per 32-block: the 4 rows' scales as GGUF has them (IQ4_NL: fp16 d, 8 bytes,
  * widened exactly by fcvtl; MXFP4: the E8M0 bytes, 4 bytes), then the GGUF nibble bytes of the 4 rows (64 bytes)
@@ -21,7 +20,7 @@
 #ifndef QMM_NEON_TABLE_H
 #define QMM_NEON_TABLE_H
 
-#include "kernels/arm/neon_driver.h"
+#include "kernels/arm/neon_common.h"
 
 #define QMM_NEON_IQ4_NL_BLK 72 /* 8 + 64 */
 #define QMM_NEON_MXFP4_BLK  68 /* 4 + 64 */
@@ -30,18 +29,22 @@
 #define QMM_NEON_IQ4_XS_BLK (QMM_NEON_IQ4_XS_SB / 8)
 _Static_assert(QMM_NEON_IQ4_XS_SB == 552 && QMM_NEON_IQ4_XS_BLK * 8 == QMM_NEON_IQ4_XS_SB, "IQ4_XS panel super-block");
 
-enum { QMM_NEON_T_IQ4_NL = 0, QMM_NEON_T_MXFP4 = 1, QMM_NEON_T_IQ4_XS = 2 };
+/* Per kind: 32-blocks per unit (a scale header and its blocks' nibbles), bytes of a unit, offset of its nibbles,
+ * and bytes per 32-block of a panel. */
+static inline int qmm_neon_table_ub(qmm_type kind) { return kind == QMM_TYPE_IQ4_XS ? 8 : 1; }
+static inline size_t qmm_neon_table_unit(qmm_type kind) {
+    return kind == QMM_TYPE_IQ4_XS ? QMM_NEON_IQ4_XS_SB : kind == QMM_TYPE_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+}
+static inline int qmm_neon_table_qoff(qmm_type kind) {
+    return kind == QMM_TYPE_IQ4_XS ? QMM_NEON_IQ4_XS_HDR : kind == QMM_TYPE_MXFP4 ? 4 : 8;
+}
+static inline size_t qmm_neon_table_blk(qmm_type kind) { return qmm_neon_table_unit(kind) / (size_t)qmm_neon_table_ub(kind); }
 
-/* Per kind: 32-blocks per unit (a scale header and its blocks' nibbles), bytes of a unit, offset of its nibbles. */
-#define QMM_NEON_T_UB(kind)   ((kind) == QMM_NEON_T_IQ4_XS ? 8 : 1)
-#define QMM_NEON_T_UNIT(kind) ((kind) == QMM_NEON_T_IQ4_XS ? QMM_NEON_IQ4_XS_SB : (kind) == QMM_NEON_T_MXFP4 ? 68 : 72)
-#define QMM_NEON_T_QOFF(kind) ((kind) == QMM_NEON_T_IQ4_XS ? QMM_NEON_IQ4_XS_HDR : (kind) == QMM_NEON_T_MXFP4 ? 4 : 8)
-
-static inline void qmm_neon_table_pack(int kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
-                                       size_t src_row_stride, void *dst) {
-    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
-    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
-    const size_t sb_bytes = kind == QMM_NEON_T_MXFP4 ? sizeof(qmm_block_mxfp4) : sizeof(qmm_block_iq4_nl);
+static inline void qmm_neon_table_pack(qmm_type kind, int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1,
+                                       const void *src, size_t src_row_stride, void *dst) {
+    const size_t blk_bytes = kind == QMM_TYPE_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_TYPE_MXFP4 ? 4 : 8;
+    const size_t sb_bytes = kind == QMM_TYPE_MXFP4 ? sizeof(qmm_block_mxfp4) : sizeof(qmm_block_iq4_nl);
     const int64_t nb = k / QMM_QK;
     for (int64_t p0 = n0; p0 < n1; p0 += QMM_NEON_NR) {
         uint8_t *panel = (uint8_t *)dst + qmm_neon_w_offset(blk_bytes, p0, k);
@@ -63,9 +66,9 @@ static inline void qmm_neon_table_pack(int kind, int arrangement, int64_t k, int
     }
 }
 
-static inline void qmm_neon_table_read(int kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
-    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
+static inline void qmm_neon_table_read(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
+    const size_t blk_bytes = kind == QMM_TYPE_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_TYPE_MXFP4 ? 4 : 8;
     const int64_t nb = k / QMM_QK;
     const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
     const int r = (int)(row % QMM_NEON_NR);
@@ -74,15 +77,15 @@ static inline void qmm_neon_table_read(int kind, int arrangement, const void *pa
         uint8_t qs[QMM_QK / 2];
         for (int t = 0; t < QMM_QK / 2; t++)
             qs[t] = blk[hdr + qmm_neon_pos(arrangement, r, t)];
-        qmm_dequantize_nl_block(kind == QMM_NEON_T_MXFP4, blk + (kind == QMM_NEON_T_MXFP4 ? r : 2 * r), qs, dst + b * QMM_QK);
+        qmm_dequantize_nl_block(kind == QMM_TYPE_MXFP4, blk + (kind == QMM_TYPE_MXFP4 ? r : 2 * r), qs, dst + b * QMM_QK);
     }
 }
 
 /* w_unpack_row: the GGUF blocks back (the scale bytes and the nibble bytes are kept as they are). */
-static inline void qmm_neon_table_unpack(int kind, int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
-    const size_t blk_bytes = kind == QMM_NEON_T_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
-    const int hdr = kind == QMM_NEON_T_MXFP4 ? 4 : 8;
-    const size_t sb_bytes = kind == QMM_NEON_T_MXFP4 ? sizeof(qmm_block_mxfp4) : sizeof(qmm_block_iq4_nl);
+static inline void qmm_neon_table_unpack(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
+    const size_t blk_bytes = kind == QMM_TYPE_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
+    const int hdr = kind == QMM_TYPE_MXFP4 ? 4 : 8;
+    const size_t sb_bytes = kind == QMM_TYPE_MXFP4 ? sizeof(qmm_block_mxfp4) : sizeof(qmm_block_iq4_nl);
     const int64_t nb = k / QMM_QK;
     const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
     const int r = (int)(row % QMM_NEON_NR);
@@ -93,27 +96,6 @@ static inline void qmm_neon_table_unpack(int kind, int arrangement, const void *
         for (int t = 0; t < QMM_QK / 2; t++)
             g[hdr / 4 + t] = blk[hdr + qmm_neon_pos(arrangement, r, t)];
     }
-}
-
-static inline void qmm_neon_pack_iq4_nl(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
-                                        size_t stride, void *dst) {
-    qmm_neon_table_pack(QMM_NEON_T_IQ4_NL, arrangement, k, n, n0, n1, src, stride, dst);
-}
-static inline void qmm_neon_pack_mxfp4(int arrangement, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
-                                       size_t stride, void *dst) {
-    qmm_neon_table_pack(QMM_NEON_T_MXFP4, arrangement, k, n, n0, n1, src, stride, dst);
-}
-static inline void qmm_neon_read_iq4_nl(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    qmm_neon_table_read(QMM_NEON_T_IQ4_NL, arrangement, packed, k, row, dst);
-}
-static inline void qmm_neon_read_mxfp4(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    qmm_neon_table_read(QMM_NEON_T_MXFP4, arrangement, packed, k, row, dst);
-}
-static inline void qmm_neon_unpack_iq4_nl(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
-    qmm_neon_table_unpack(QMM_NEON_T_IQ4_NL, arrangement, packed, k, row, dst);
-}
-static inline void qmm_neon_unpack_mxfp4(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
-    qmm_neon_table_unpack(QMM_NEON_T_MXFP4, arrangement, packed, k, row, dst);
 }
 
 /* IQ4_XS: GGUF rows [n0, n1) (whole panels; rows from n on are padding: zero d, sub-scales and nibbles). */
@@ -168,8 +150,8 @@ static inline void qmm_neon_unpack_iq4_xs(int arrangement, const void *packed, i
 }
 
 /* The 4 rows' block scales as fp32, exactly (IQ4_XS: its super-block's d, as IQ4_NL's). */
-static inline __attribute__((always_inline)) float32x4_t qmm_neon_table_scales(int kind, const uint8_t *w) {
-    if (kind == QMM_NEON_T_MXFP4) {
+static inline __attribute__((always_inline)) float32x4_t qmm_neon_table_scales(qmm_type kind, const uint8_t *w) {
+    if (kind == QMM_TYPE_MXFP4) {
         uint32_t e4;
         memcpy(&e4, w, 4);
         const uint32x4_t e = vmovl_u16(vget_low_u16(vmovl_u8(vreinterpret_u8_u32(vdup_n_u32(e4)))));
@@ -185,102 +167,57 @@ static inline __attribute__((always_inline)) int32x4_t qmm_neon_table_ls(const u
     return vmovl_s16(vget_low_s16(vmovl_s8(vld1_s8((const int8_t *)w + 8 + 4 * j))));
 }
 
-static inline __attribute__((always_inline)) int8x16_t qmm_neon_table_levels(int kind) {
-    return vld1q_s8(kind == QMM_NEON_T_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl);
+static inline __attribute__((always_inline)) int8x16_t qmm_neon_table_levels(qmm_type kind) {
+    return vld1q_s8(kind == QMM_TYPE_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl);
 }
 
-/* sdot tile (ROWS4 panels): mc activation rows of group a x the 4 rows of panel w. */
-static inline __attribute__((always_inline)) void qmm_neon_table_tile_sdot(const int kind, const int mc, int64_t nb,
-                                                                           const uint8_t *a, const uint8_t *w,
-                                                                           float32x4_t out[QMM_NEON_MR]) {
-    const int ub = QMM_NEON_T_UB(kind);
+/* The float step of activation row i of block a for the 4 weight rows: dot the int32 block dot (IQ4_XS: times the
+ * sub-scales ls), ws the rows' scales. */
+static inline __attribute__((always_inline)) float32x4_t
+qmm_neon_table_step(qmm_type kind, float32x4_t acc, int32x4_t dot, int32x4_t ls, float32x4_t ws, const uint8_t *a, int i) {
+    const int32x4_t isum = kind == QMM_TYPE_IQ4_XS ? vmulq_s32(dot, ls) : dot;
+    return vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(ws, ((const float *)a)[i]));
+}
+
+/* mc (constant after inlining) activation rows of group a x the 4 rows of panel w: the nibbles become int8 levels by
+ * tbl, then the block steps of neon_common.h (ROWS4: sdot, PAIRS: smmla), and IQ4_XS's sub-scale times the exact
+ * block dot. */
+static inline __attribute__((always_inline)) void qmm_neon_table_tile(qmm_type kind, int arrangement, const int mc, int64_t nb,
+                                                                      const uint8_t *a, const uint8_t *w,
+                                                                      float32x4_t out[QMM_NEON_MR]) {
+    const int ub = qmm_neon_table_ub(kind);
     const int8x16_t table = qmm_neon_table_levels(kind);
     const uint8x16_t m4 = vdupq_n_u8(0x0f);
     float32x4_t acc[QMM_NEON_MR];
     for (int i = 0; i < QMM_NEON_MR; i++)
         acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t s = 0; s < nb / ub; s++, w += QMM_NEON_T_UNIT(kind)) {
+    for (int64_t s = 0; s < nb / ub; s++, w += qmm_neon_table_unit(kind)) {
         const float32x4_t ws = qmm_neon_table_scales(kind, w);
         for (int j = 0; j < ub; j++, a += QMM_NEON_ACT_BLK) {
-            const uint8_t *wq = w + QMM_NEON_T_QOFF(kind) + 64 * j;
-            const int32x4_t ls = kind == QMM_NEON_T_IQ4_XS ? qmm_neon_table_ls(w, j) : vdupq_n_s32(1);
-            int8x16_t lo[4], hi[4]; /* lo[c]: elements 4c..4c+3, hi[c]: 16+4c..16+4c+3, of the 4 rows, as levels */
-            for (int c = 0; c < 4; c++) {
-                const uint8x16_t v = vld1q_u8(wq + 16 * c);
-                lo[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
-                hi[c] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
-            }
-            for (int i = 0; i < mc; i++) {
-                const int8x16_t x0 = vld1q_s8((const int8_t *)a + 16 + 32 * i);
-                const int8x16_t x1 = vld1q_s8((const int8_t *)a + 16 + 32 * i + 16);
-                int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
-                s0 = vdotq_laneq_s32(s0, lo[0], x0, 0);
-                s1 = vdotq_laneq_s32(s1, lo[1], x0, 1);
-                s0 = vdotq_laneq_s32(s0, lo[2], x0, 2);
-                s1 = vdotq_laneq_s32(s1, lo[3], x0, 3);
-                s0 = vdotq_laneq_s32(s0, hi[0], x1, 0);
-                s1 = vdotq_laneq_s32(s1, hi[1], x1, 1);
-                s0 = vdotq_laneq_s32(s0, hi[2], x1, 2);
-                s1 = vdotq_laneq_s32(s1, hi[3], x1, 3);
-                int32x4_t isum = vaddq_s32(s0, s1);
-                if (kind == QMM_NEON_T_IQ4_XS)
-                    isum = vmulq_s32(isum, ls);
-                const float xd = ((const float *)a)[i];
-                acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum), vmulq_n_f32(ws, xd));
-            }
-        }
-    }
-    for (int i = 0; i < mc; i++)
-        out[i] = acc[i];
-}
-
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-/* smmla tile (PAIRS panels and activations), as neon_i8mm_q4_0's with levels instead of 16 * (q - 8). */
-static inline __attribute__((always_inline)) void qmm_neon_table_tile_smmla(const int kind, const int mc, int64_t nb,
-                                                                            const uint8_t *a, const uint8_t *w,
-                                                                            float32x4_t out[QMM_NEON_MR]) {
-    const int ub = QMM_NEON_T_UB(kind);
-    const int8x16_t table = qmm_neon_table_levels(kind);
-    const uint8x16_t m4 = vdupq_n_u8(0x0f);
-    const int pairs = (mc + 1) / 2;
-    float32x4_t acc[QMM_NEON_MR];
-    for (int i = 0; i < QMM_NEON_MR; i++)
-        acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t s = 0; s < nb / ub; s++, w += QMM_NEON_T_UNIT(kind)) {
-        const float32x4_t ws = qmm_neon_table_scales(kind, w);
-        for (int j = 0; j < ub; j++, a += QMM_NEON_ACT_BLK) {
-            const uint8_t *wn = w + QMM_NEON_T_QOFF(kind) + 64 * j;
-            const int32x4_t ls = kind == QMM_NEON_T_IQ4_XS ? qmm_neon_table_ls(w, j) : vdupq_n_s32(1);
-            int8x16_t wq[8]; /* [g * 2 + weight pair]: bytes [g' * 32 + pair * 16] hold groups g' (low), g' + 2 (high) */
+            const uint8_t *wn = w + qmm_neon_table_qoff(kind) + 64 * j;
+            const int32x4_t ls = kind == QMM_TYPE_IQ4_XS ? qmm_neon_table_ls(w, j) : vdupq_n_s32(1);
+            int8x16_t wq[8]; /* wq[c]: the low nibbles of chunk c, wq[c + 4]: the high ones, as levels */
             for (int c = 0; c < 4; c++) {
                 const uint8x16_t v = vld1q_u8(wn + 16 * c);
                 wq[c] = vqtbl1q_s8(table, vandq_u8(v, m4));
                 wq[c + 4] = vqtbl1q_s8(table, vshrq_n_u8(v, 4));
             }
-            for (int p = 0; p < pairs; p++) {
-                int32x4_t c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0); /* weight pairs (0,1) and (2,3) */
-                for (int g = 0; g < 4; g++) {
-                    const int8x16_t x = vld1q_s8((const int8_t *)a + 16 + 32 * g + 16 * p);
-                    c0 = vmmlaq_s32(c0, x, wq[2 * g]);
-                    c1 = vmmlaq_s32(c1, x, wq[2 * g + 1]);
+            if (arrangement == QMM_NEON_PAIRS) {
+                for (int p = 0; p < (mc + 1) / 2; p++) {
+                    int32x4_t r[2];
+                    qmm_neon_smmla_block(wq, (const int8_t *)a + 16 + 16 * p, &r[0], &r[1]);
+                    for (int h = 0; h < 2 && 2 * p + h < mc; h++)
+                        acc[2 * p + h] = qmm_neon_table_step(kind, acc[2 * p + h], r[h], ls, ws, a, 2 * p + h);
                 }
-                const int64x2_t c0l = vreinterpretq_s64_s32(c0), c1l = vreinterpretq_s64_s32(c1);
-                int32x4_t r0 = vreinterpretq_s32_s64(vzip1q_s64(c0l, c1l));
-                int32x4_t r1 = vreinterpretq_s32_s64(vzip2q_s64(c0l, c1l));
-                if (kind == QMM_NEON_T_IQ4_XS) {
-                    r0 = vmulq_s32(r0, ls);
-                    r1 = vmulq_s32(r1, ls);
-                }
-                const float xd0 = ((const float *)a)[2 * p], xd1 = ((const float *)a)[2 * p + 1];
-                acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(r0), vmulq_n_f32(ws, xd0));
-                if (2 * p + 1 < mc)
-                    acc[2 * p + 1] = vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(r1), vmulq_n_f32(ws, xd1));
+            } else {
+                for (int i = 0; i < mc; i++)
+                    acc[i] =
+                        qmm_neon_table_step(kind, acc[i], qmm_neon_sdot_block(wq, (const int8_t *)a + 16 + 32 * i), ls, ws, a, i);
             }
         }
     }
     for (int i = 0; i < mc; i++)
         out[i] = acc[i];
 }
-#endif
 
 #endif
