@@ -606,33 +606,17 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
 #endif
 
 /* The panel functions of the weight format (sve_sme_layout.h). */
-#if QMM_SVESME_KIND == QMM_SVESME_KIND_Q6_K
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q6_k
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q3_K
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q3_k
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q2_K
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q2_k
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_1
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4_1
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_0
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q5_0
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_1
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q5_1
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q5_K
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q5_k
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_K
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4_k
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_XS
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_iq4_xs
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_IQ4_NL
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_iq4_nl
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_MXFP4
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_mxfp4
-#elif QMM_SVESME_KIND == QMM_SVESME_KIND_Q4_0
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q4
-#else
-#define QMM_SVESME_W(fn) qmm_svesme_##fn##_q8
-#endif
+static size_t svesme_w_size(int64_t k, int64_t n) { return qmm_svesme_w_size(QMM_SVESME_KIND, k, n); }
+static size_t svesme_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_w_offset(QMM_SVESME_KIND, n_idx, k); }
+static void svesme_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_svesme_w_pack(QMM_SVESME_KIND, k, n, n0, n1, src, stride, dst);
+}
+static void svesme_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_svesme_w_read_row(QMM_SVESME_KIND, packed, k, n, row, dst);
+}
+static void svesme_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_svesme_w_unpack_row(QMM_SVESME_KIND, packed, k, n, row, dst);
+}
 
 #define QMM_SVESME_FAMILY(id, wtype_, required_, fallback_hides_)                                                                \
     const qmm_family qmm_family_##id = {                                                                                         \
@@ -647,11 +631,11 @@ __arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a
         .kr = 4,                                                                                                                 \
         .sr = 1,                                                                                                                 \
         .n_step = QMM_SVESME_NP,                                                                                                 \
-        .w_packed_size = QMM_SVESME_W(w_size),                                                                                   \
-        .w_packed_offset = QMM_SVESME_W(w_offset),                                                                               \
-        .w_pack = QMM_SVESME_W(w_pack),                                                                                          \
-        .w_read_row = QMM_SVESME_W(w_read_row),                                                                                  \
-        .w_unpack_row = QMM_SVESME_W(w_unpack_row),                                                                              \
+        .w_packed_size = svesme_w_size,                                                                                          \
+        .w_packed_offset = svesme_w_offset,                                                                                      \
+        .w_pack = svesme_w_pack,                                                                                                 \
+        .w_read_row = svesme_w_read_row,                                                                                         \
+        .w_unpack_row = svesme_w_unpack_row,                                                                                     \
         .act = QMM_SVESME_ACT,                                                                                                   \
         .act_gemv = QMM_SVESME_ACT_GEMV,                                                                                         \
         .gemm = QMM_SVESME_GEMM,                                                                                                 \
