@@ -47,7 +47,7 @@
  *         groups) and the high 2 bits (2 groups, qmm_svesme_q6_split's form
  *         with kr = 4): GGUF's 210 bytes per row and 256 exactly;
  *   Q3_K, Q2_K (the two-bit kinds): GGUF's size, see QMM_SVESME_TWO_HEAD.
- * The body headers take the format as QMM_SVESME_KIND, one of the kinds below.
+ * The body functions take the format as their kind argument, one of the kinds below.
  */
 #ifndef QMM_SVE_SME_LAYOUT_H
 #define QMM_SVE_SME_LAYOUT_H
@@ -64,7 +64,7 @@
 #define QMM_SVESME_Q8_BLK (QMM_SVESME_SCALES + 8 * QMM_SVESME_GROUP)
 #define QMM_SVESME_Q4_BLK (QMM_SVESME_SCALES + 4 * QMM_SVESME_GROUP)
 
-/* The weight formats of the SVE / SME int8 bodies (QMM_SVESME_KIND). */
+/* The weight formats (kinds) of the SVE / SME int8 bodies. */
 #define QMM_SVESME_KIND_Q8_0   0
 #define QMM_SVESME_KIND_Q4_0   1
 #define QMM_SVESME_KIND_IQ4_NL 2
@@ -188,6 +188,59 @@ static inline size_t qmm_svesme_unit_bytes(int kind) {
     default: /* the legacy kinds */ return QMM_SVESME_LEG_BLK(kind);
     }
 }
+/* A super-block kind's head (its d, ...) and the stride of its 32-blocks. */
+static inline size_t qmm_svesme_head_bytes(int kind) {
+    return kind == QMM_SVESME_KIND_Q4_K || kind == QMM_SVESME_KIND_Q5_K   ? QMM_SVESME_K_HEAD
+           : kind == QMM_SVESME_KIND_Q3_K || kind == QMM_SVESME_KIND_Q2_K ? QMM_SVESME_TWO_HEAD(kind)
+                                                                          : QMM_SVESME_SCALES; /* IQ4_XS, Q6_K */
+}
+static inline size_t qmm_svesme_blk_bytes(int kind) {
+    switch (kind) {
+    case QMM_SVESME_KIND_IQ4_XS: return QMM_SVESME_XS_BLK;
+    case QMM_SVESME_KIND_Q4_K: return QMM_SVESME_K_BLK(0);
+    case QMM_SVESME_KIND_Q5_K: return QMM_SVESME_K_BLK(1);
+    case QMM_SVESME_KIND_Q6_K: return QMM_SVESME_Q6_BLK;
+    case QMM_SVESME_KIND_Q3_K:
+    case QMM_SVESME_KIND_Q2_K: return QMM_SVESME_TWO_BLK(kind);
+    default: /* the per-32 kinds: the unit */ return qmm_svesme_unit_bytes(kind);
+    }
+}
+
+/* The kinds' traits in the kernel bodies: the 4-bit table kinds (TBL of the
+ * nibbles); the K-quants with a min per 32 (Q4_K, Q5_K); the two-bit kinds;
+ * the legacy kinds; a min term (activation sums: per 32, or Q2_K's per 16);
+ * a bit-4 group after the nibbles (Q5_K, Q5_0, Q5_1); two sums per block
+ * (elements 0..15 and 16..31: Q6_K, Q3_K). */
+static inline int qmm_svesme_is_table(int kind) {
+    return kind == QMM_SVESME_KIND_IQ4_NL || kind == QMM_SVESME_KIND_MXFP4 || kind == QMM_SVESME_KIND_IQ4_XS;
+}
+static inline int qmm_svesme_is_kmin(int kind) { return kind == QMM_SVESME_KIND_Q4_K || kind == QMM_SVESME_KIND_Q5_K; }
+static inline int qmm_svesme_is_two(int kind) { return kind == QMM_SVESME_KIND_Q3_K || kind == QMM_SVESME_KIND_Q2_K; }
+static inline int qmm_svesme_is_leg(int kind) {
+    return kind == QMM_SVESME_KIND_Q4_1 || kind == QMM_SVESME_KIND_Q5_0 || kind == QMM_SVESME_KIND_Q5_1;
+}
+static inline int qmm_svesme_has_min(int kind) {
+    return qmm_svesme_is_kmin(kind) || QMM_SVESME_LEG_MIN(kind) || kind == QMM_SVESME_KIND_Q2_K;
+}
+static inline int qmm_svesme_act_sums(int kind) { return kind == QMM_SVESME_KIND_Q2_K ? 2 : qmm_svesme_has_min(kind); }
+static inline int qmm_svesme_has_five(int kind) { return kind == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(kind); }
+static inline int qmm_svesme_is_split(int kind) { return kind == QMM_SVESME_KIND_Q6_K || kind == QMM_SVESME_KIND_Q3_K; }
+/* Where the q's groups start in a 32-block of the SDOT / SME form: past its
+ * d (and m), its sub-scales (and mins), or the table kinds' scale bytes. */
+static inline size_t qmm_svesme_qoff(int kind) {
+    if (qmm_svesme_is_leg(kind))
+        return QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind));
+    if (qmm_svesme_is_two(kind))
+        return QMM_SVESME_TWO_QOFF(kind);
+    if (qmm_svesme_is_kmin(kind) || kind == QMM_SVESME_KIND_Q6_K)
+        return 2 * QMM_SVESME_NP;
+    if (kind == QMM_SVESME_KIND_IQ4_XS)
+        return QMM_SVESME_NP;
+    if (qmm_svesme_is_table(kind))
+        return QMM_SVESME_NP * QMM_SVESME_SB(kind);
+    return QMM_SVESME_SCALES; /* Q8_0, Q4_0 */
+}
+
 /* The descriptor's w_packed_size and w_packed_offset of every kind. */
 static inline size_t qmm_svesme_w_size(int kind, int64_t k, int64_t n) {
     return (size_t)qmm_svesme_panels(n) * (size_t)(k / qmm_svesme_unit_k(kind)) * qmm_svesme_unit_bytes(kind);
