@@ -8,4 +8,4 @@
 #define QMM_SVEI8MM_KIND QMM_SVESME_KIND_IQ4_XS
 #include "kernels/arm/sve_i8mm_body.h"
 
-QMM_SVEI8MM_FAMILY(sve_i8mm_iq4_xs, QMM_TYPE_IQ4_XS)
+const qmm_family qmm_family_sve_i8mm_iq4_xs = QMM_SVEI8MM_FAMILY("sve_i8mm_iq4_xs", QMM_TYPE_IQ4_XS);

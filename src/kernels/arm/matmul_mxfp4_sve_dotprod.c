@@ -2,12 +2,26 @@
  * 16-row panels with the GGUF nibbles kept (sve_sme_layout.h), TBL turning
  * them into the int8 levels, then the SDOT GEMM of sve_sme_int8_body.h.
  * Activations: the reference layout. */
-#include <arm_sve.h>
 
-#define QMM_SVESME_KIND QMM_SVESME_KIND_MXFP4
-#define QMM_SVESME_FN
-#define QMM_SVESME_SME 0
 #include "kernels/arm/sve_sme_int8_body.h"
 
-/* fallback_hides: masked off for capped (hybrid) runs, whose fallback is then a NEON family */
-QMM_SVESME_FAMILY(sve_dotprod_mxfp4, QMM_TYPE_MXFP4, QMM_CPU_SVE, QMM_CPU_SVE)
+static size_t sve_dotprod_mxfp4_w_size(int64_t k, int64_t n) { return qmm_svesme_w_size(QMM_SVESME_KIND_MXFP4, k, n); }
+static size_t sve_dotprod_mxfp4_w_offset(int64_t n_idx, int64_t k) {
+    return qmm_svesme_w_offset(QMM_SVESME_KIND_MXFP4, n_idx, k);
+}
+static void sve_dotprod_mxfp4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_svesme_w_pack(QMM_SVESME_KIND_MXFP4, k, n, n0, n1, src, stride, dst);
+}
+static void sve_dotprod_mxfp4_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_svesme_w_read_row(QMM_SVESME_KIND_MXFP4, packed, k, n, row, dst);
+}
+static void sve_dotprod_mxfp4_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_svesme_w_unpack_row(QMM_SVESME_KIND_MXFP4, packed, k, n, row, dst);
+}
+static void sve_dotprod_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    svesme_dot_gemm(QMM_SVESME_KIND_MXFP4, m, n, k, a, w, y, ys);
+}
+
+const qmm_family qmm_family_sve_dotprod_mxfp4 = QMM_SVESME_DOT_FAMILY(
+    "sve_dotprod_mxfp4", QMM_TYPE_MXFP4, sve_dotprod_mxfp4_w_size, sve_dotprod_mxfp4_w_offset, sve_dotprod_mxfp4_w_pack,
+    sve_dotprod_mxfp4_w_read_row, sve_dotprod_mxfp4_w_unpack_row, sve_dotprod_mxfp4_gemm);

@@ -8,4 +8,4 @@
 #define QMM_SVEI8MM_KIND QMM_SVESME_KIND_Q3_K
 #include "kernels/arm/sve_i8mm_body.h"
 
-QMM_SVEI8MM_FAMILY(sve_i8mm_q3_k, QMM_TYPE_Q3_K)
+const qmm_family qmm_family_sve_i8mm_q3_k = QMM_SVEI8MM_FAMILY("sve_i8mm_q3_k", QMM_TYPE_Q3_K);

@@ -1,12 +1,29 @@
 /* Q4_1 x int8 activations with SME2: the SME family (matmul_q4_1_sme.c) with
  * its per-block float step on 4 ZA slices per MOVA and 4 vectors per SCVTF
- * (sve_sme_int8_body.h, QMM_SVESME_SME2); same layouts, same numerics. */
-#include <arm_sme.h>
+ * (sve_sme_int8_body.h, sme2_fp_row4); same layouts, same numerics. */
 
-#define QMM_SVESME_KIND QMM_SVESME_KIND_Q4_1
-#define QMM_SVESME_FN   __arm_streaming
-#define QMM_SVESME_SME  1
-#define QMM_SVESME_SME2 1
 #include "kernels/arm/sve_sme_int8_body.h"
 
-QMM_SVESME_FAMILY(sme2_q4_1, QMM_TYPE_Q4_1, QMM_CPU_SME | QMM_CPU_SME2, QMM_CPU_SME | QMM_CPU_SME2)
+static size_t sme2_q4_1_w_size(int64_t k, int64_t n) { return qmm_svesme_w_size(QMM_SVESME_KIND_Q4_1, k, n); }
+static size_t sme2_q4_1_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_w_offset(QMM_SVESME_KIND_Q4_1, n_idx, k); }
+static void sme2_q4_1_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_svesme_w_pack(QMM_SVESME_KIND_Q4_1, k, n, n0, n1, src, stride, dst);
+}
+static void sme2_q4_1_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    qmm_svesme_w_read_row(QMM_SVESME_KIND_Q4_1, packed, k, n, row, dst);
+}
+static void sme2_q4_1_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    qmm_svesme_w_unpack_row(QMM_SVESME_KIND_Q4_1, packed, k, n, row, dst);
+}
+__arm_locally_streaming __arm_new("za") static void sme2_q4_1_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
+                                                                   float *y, size_t ys) {
+    sme_mopa_gemm(QMM_SVESME_KIND_Q4_1, m, n, k, a, w, y, ys);
+}
+__arm_locally_streaming static void sme2_q4_1_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    svesme_dot_gemm(QMM_SVESME_KIND_Q4_1, 1, n, k, a, w, y, 0);
+}
+
+const qmm_family qmm_family_sme2_q4_1 =
+    QMM_SME_MOPA_FAMILY("sme2_q4_1", QMM_TYPE_Q4_1, QMM_CPU_SME | QMM_CPU_SME2, qmm_svesme_act_size_sums,
+                        qmm_svesme_act_offset_sums, qmm_svesme_act_pack_sums, sme2_q4_1_w_size, sme2_q4_1_w_offset,
+                        sme2_q4_1_w_pack, sme2_q4_1_w_read_row, sme2_q4_1_w_unpack_row, sme2_q4_1_gemm, sme2_q4_1_gemv);

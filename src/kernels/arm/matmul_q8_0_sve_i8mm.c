@@ -7,4 +7,4 @@
 #define QMM_SVEI8MM_KIND QMM_SVESME_KIND_Q8_0
 #include "kernels/arm/sve_i8mm_body.h"
 
-QMM_SVEI8MM_FAMILY(sve_i8mm_q8_0, QMM_TYPE_Q8_0)
+const qmm_family qmm_family_sve_i8mm_q8_0 = QMM_SVEI8MM_FAMILY("sve_i8mm_q8_0", QMM_TYPE_Q8_0);

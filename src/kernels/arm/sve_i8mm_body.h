@@ -1,8 +1,10 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
  * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K, Q5_K, Q6_K,
  * Q4_1, Q5_0, Q5_1, Q3_K and Q2_K (define
- * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then invoke
- * QMM_SVEI8MM_FAMILY(id, wtype) once).
+ * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then define
+ * its descriptor as QMM_SVEI8MM_FAMILY(name, wtype)). The kernel
+ * (svei8mm_rows and its helpers) takes the kind as a constant argument;
+ * the panel and activation functions are chosen by QMM_SVEI8MM_KIND.
  *
  * SMMLA multiplies, in every 128-bit segment, a 2x8 int8 matrix (two
  * activation rows, 8 k) by the transpose of another 2x8 (two weight rows,
@@ -515,191 +517,177 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
 
 #define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
-#if QMM_SVEI8MM_FIVE
-/* Q5_K, Q5_1, Q5_0: q 0..31 as int8 (Q5_0: q - 16); bit 4 of vector i from the row's word
- * spread over its 64-bit lane (QMM_SVE_Q5_SPREAD, QMM_SVE_Q5_HI8) */
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_0 /* Q5_0: then q - 16, signed */
-#define SI_Q5(u) svsub_n_u8_x(pt8, u, 16)
-#else
-#define SI_Q5(u) (u)
-#endif
-#define SI_LO(v, i) svreinterpret_s8_u8(SI_Q5(svorr_u8_x(pt8, svand_n_u8_x(pt8, v, 0x0f), QMM_SVE_Q5_HI8(pt8, y5_, i))))
-#define SI_HI(v, i) svreinterpret_s8_u8(SI_Q5(svorr_u8_x(pt8, svlsr_n_u8_x(pt8, v, 4), QMM_SVE_Q5_HI8(pt8, y5_, i))))
-#define SI_LOAD_W(blk, c0)                                                                                                       \
-    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
-    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
-    const svuint64_t x5_ =                                                                                                       \
-        svld1uw_u64(pb, (const uint32_t *)((const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP) + (c0));           \
-    const svuint64_t y5_ = QMM_SVE_Q5_SPREAD(pt8, x5_);                                                                          \
-    const svint8_t w0 = SI_LO(v0_, 0), w1 = SI_LO(v1_, 1), w2 = SI_HI(v0_, 2), w3 = SI_HI(v1_, 3)
-#elif QMM_SVEI8MM_TABLE || (QMM_SVEI8MM_MIN && !QMM_SVEI8MM_TWO)
-#if QMM_SVEI8MM_TABLE
-#define SI_LO(v) svtbl_s8(tab, svand_n_u8_x(pt8, v, 0x0f))
-#define SI_HI(v) svtbl_s8(tab, svlsr_n_u8_x(pt8, v, 4))
-#else /* Q4_K, Q4_1: the unsigned q 0..15 as int8 */
-#define SI_LO(v) svreinterpret_s8_u8(svand_n_u8_x(pt8, v, 0x0f))
-#define SI_HI(v) svreinterpret_s8_u8(svlsr_n_u8_x(pt8, v, 4))
-#endif
-#define SI_LOAD_W(blk, c0)                                                                                                       \
-    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
-    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
-    const svint8_t w0 = SI_LO(v0_), w1 = SI_LO(v1_), w2 = SI_HI(v0_), w3 = SI_HI(v1_)
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K /* the signed q per vector (QMM_SVE_Q6_W) */
-#define SI_LOAD_W(blk, c0)                                                                                                       \
-    const uint8_t *wq_ = (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0);                                                   \
-    const svuint8_t v0_ = svld1_u8(pb, wq_), v1_ = svld1_u8(pb, wq_ + QMM_SVEI8MM_GROUP);                                        \
-    const svuint32_t h_ = svreinterpret_u32_u8(svld1_u8(pb, wq_ + 2 * QMM_SVEI8MM_GROUP));                                       \
-    const svint8_t w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0_, 0x0f), h_, 0);                                                  \
-    const svint8_t w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1_, 0x0f), h_, 1);                                                  \
-    const svint8_t w2 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0_, 4), h_, 2);                                                     \
-    const svint8_t w3 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1_, 4), h_, 3)
-#elif QMM_SVEI8MM_TWO
-/* Q3_K: the signed q from the 2-bit fields and the bit-2 word spread over
- * the row's 64-bit lane (QMM_SVE_Q3_W); Q2_K: the unsigned q times the
- * sub-scale of its half (sc_a: vectors 0, 1) */
-#if QMM_SVEI8MM_Q2_K
-#define SI_TWO_HB_DECL(blk)                                                                                                      \
-    do {                                                                                                                         \
-    } while (0)
-#define SI_TWO_W(l, i) svreinterpret_s8_u8(svmul_u8_x(pt8, QMM_SVE_PAIR(pt8, l, i), (i) < 2 ? sca8_ : scb8_))
-#else
-#define SI_TWO_HB_DECL(blk)                                                                                                      \
-    const svuint8_t hb_ = svreinterpret_u8_u64(QMM_SVE_Q5_SPREAD(                                                                \
-        pt8, svld1uw_u64(pb, (const uint32_t *)((const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + QMM_SVEI8MM_GROUP) + (c0))))
-#define SI_TWO_W(l, i) QMM_SVE_Q3_W(pt8, l, i, hb_, i)
-#endif
-#define SI_LOAD_W(blk, c0)                                                                                                       \
-    const svuint8_t l_ = svld1_u8(pb, (const uint8_t *)(blk) + QMM_SVEI8MM_QOFF + 8 * (c0));                                     \
-    SI_TWO_HB_DECL(blk);                                                                                                         \
-    const svint8_t w0 = SI_TWO_W(l_, 0), w1 = SI_TWO_W(l_, 1), w2 = SI_TWO_W(l_, 2), w3 = SI_TWO_W(l_, 3)
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
-#define SI_LO(v) svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v, 4), 4)
-#define SI_HI(v) svasr_n_s8_x(pt8, v, 4)
-#define SI_LOAD_W(blk, c0)                                                                                                       \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SVEI8MM_SCALES + 8 * (c0);                                                   \
-    const svint8_t v0_ = svld1_s8(pb, wq_), v1_ = svld1_s8(pb, wq_ + QMM_SVEI8MM_GROUP);                                         \
-    const svint8_t w0 = SI_LO(v0_), w1 = SI_LO(v1_), w2 = SI_HI(v0_), w3 = SI_HI(v1_)
-#else
-#define SI_LOAD_W(blk, c0)                                                                                                       \
-    const int8_t *wq_ = (const int8_t *)(blk) + QMM_SVEI8MM_SCALES + 8 * (c0);                                                   \
-    const svint8_t w0 = svld1_s8(pb, wq_), w1 = svld1_s8(pb, wq_ + QMM_SVEI8MM_GROUP);                                           \
-    const svint8_t w2 = svld1_s8(pb, wq_ + 2 * QMM_SVEI8MM_GROUP), w3 = svld1_s8(pb, wq_ + 3 * QMM_SVEI8MM_GROUP)
-#endif
-
-/* One activation pair's block: exact sums in the 2x2 lane order, then the
- * float step with scales in the same order. */
-#define SI_PAIR_STEP(ab, acc)                                                                                                    \
-    do {                                                                                                                         \
-        const int8_t *aq_ = (const int8_t *)(ab) + 8;                                                                            \
-        svint32_t s_ = svmmla_s32(svdup_n_s32(0), svld1rq_s8(pt8, aq_), w0);                                                     \
-        s_ = svmmla_s32(s_, svld1rq_s8(pt8, aq_ + 16), w1);                                                                      \
-        svint32_t t_ = SI_SECOND(s_);                                                                                            \
-        t_ = svmmla_s32(t_, svld1rq_s8(pt8, aq_ + 32), w2);                                                                      \
-        t_ = svmmla_s32(t_, svld1rq_s8(pt8, aq_ + 48), w3);                                                                      \
-        const float *xd_ = (const float *)(ab);                                                                                  \
-        const svfloat32_t sc_ = svmul_f32_x(pw, wd, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]));                               \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, SI_ISUM(s_, t_)), sc_);                                                   \
-        SI_MIN_STEP(ab, xd_, acc);                                                                                               \
-    } while (0)
-/* The isum from the sums of k 0..15 (s) and then of 16..31 (t): one chain
- * (times a sub-scale), or Q6_K's and Q3_K's two, each times its own. */
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q3_K
-#define SI_SECOND(s)  svdup_n_s32(0)
-#define SI_ISUM(s, t) svmla_s32_x(pw, svmul_s32_x(pw, s, lsa), t, lsb)
-#else
-#define SI_SECOND(s)  (s)
-#define SI_ISUM(s, t) SI_LS(t)
-#endif
-/* Then the min term, its exact integer from the rows' sums [s0 s0 s1 s1]
- * times fl(dmin * x_d): -m_j s (Q4_K, Q5_K), s (Q4_1, Q5_1), Q2_K's
- * -(m_a s_a + m_b s_b) from its per-16 sums. */
-#if QMM_SVEI8MM_MIN
-#define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
-    do {                                                                                                                         \
-        const int32_t *xs_ = (const int32_t *)((const uint8_t *)(ab) + 72);                                                      \
-        SI_MIN_INT_DECL(xs_);                                                                                                    \
-        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, im_), svmul_f32_x(pw, wm, svdupq_n_f32(xd_[0], xd_[0], xd_[1], xd_[1]))); \
-    } while (0)
-#if QMM_SVEI8MM_Q2_K
-#define SI_MIN_INT_DECL(xs)                                                                                                      \
-    const svint32_t im_ = svmla_s32_x(pw, svmul_s32_x(pw, nma, svdupq_n_s32((xs)[0], (xs)[0], (xs)[1], (xs)[1])), nmb,           \
-                                      svdupq_n_s32((xs)[2], (xs)[2], (xs)[3], (xs)[3]))
-#elif QMM_SVEI8MM_KMIN
-#define SI_MIN_INT_DECL(xs) const svint32_t im_ = svmul_s32_x(pw, nm, svdupq_n_s32((xs)[0], (xs)[0], (xs)[1], (xs)[1]))
-#else
-#define SI_MIN_INT_DECL(xs) const svint32_t im_ = svdupq_n_s32((xs)[0], (xs)[0], (xs)[1], (xs)[1])
-#endif
-#else
-#define SI_MIN_STEP(ab, xd_, acc)                                                                                                \
-    do {                                                                                                                         \
-    } while (0)
-#endif
-
 /* A vector of rows c0.. (32-bit lanes) duplicated pairwise, the scales' lane order. */
 #define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
-/* IQ4_XS: the block's sub-scales of rows c0.. as int32, in the lane order
- * of the scales (duplicated pairwise), and a block sum times them. */
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
-#define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    const svuint64_t lu_ = svreinterpret_u64_s32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                         \
-    const svint32_t ls = svreinterpret_s32_u64(svzip1_u64(lu_, lu_))
-#define SI_LS(s) svmul_s32_x(pw, s, ls)
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
-/* Q6_K: sc_a and sc_b of rows c0.., duplicated pairwise as the scales */
-#define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    const svint32_t lsa = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + (c0)));                                   \
-    const svint32_t lsb = SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0)))
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q3_K
-/* Q3_K: sc_a and sc_b of rows c0.. (6 bits: the block's low nibbles, the
- * super-block's high-bit words), duplicated pairwise as the scales */
-#define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    const svuint32_t lo_ = svld1ub_u32(ph, SI_BLK(wp, b) + (c0));                                                                \
-    const svuint32_t hs_ =                                                                                                       \
-        svlsr_n_u32_x(ph, svld1_u32(ph, (const uint32_t *)(SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES) + (c0)), 4 * ((b)&7));           \
-    const svint32_t lsa = SI_PAIRS_S32(QMM_SVE_Q3_SC(ph, lo_, hs_, 0)), lsb = SI_PAIRS_S32(QMM_SVE_Q3_SC(ph, lo_, hs_, 1))
-#elif QMM_SVEI8MM_Q2_K
-/* Q2_K: sc_a and sc_b of rows c0.. in every byte of their 64-bit lanes (the
- * q's factors), and -m_a, -m_b, dmin duplicated pairwise as the scales */
-#define SI_SC_BYTES64(y) svreinterpret_u8_u64(svmul_n_u64_x(pt8, svand_n_u64_x(pt8, y, 0x0f), 0x0101010101010101ULL))
-#define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    const uint8_t *sab_ = SI_BLK(wp, b) + (c0);                                                                                  \
-    const svuint8_t sca8_ = SI_SC_BYTES64(svld1ub_u64(pb, sab_)), scb8_ = SI_SC_BYTES64(svld1ub_u64(pb, sab_ + QMM_SVEI8MM_NP)); \
-    const svint32_t nma = SI_PAIRS_S32(svneg_s32_x(ph, svreinterpret_s32_u32(svlsr_n_u32_x(ph, svld1ub_u32(ph, sab_), 4))));     \
-    const svint32_t nmb =                                                                                                        \
-        SI_PAIRS_S32(svneg_s32_x(ph, svreinterpret_s32_u32(svlsr_n_u32_x(ph, svld1ub_u32(ph, sab_ + QMM_SVEI8MM_NP), 4))));      \
-    const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
-    const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
-#define SI_LS(s) (s)
-#elif QMM_SVEI8MM_LEG && QMM_SVEI8MM_MIN
-/* Q4_1 / Q5_1: the block's m of rows c0.., duplicated pairwise */
-#define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
-    const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
-#define SI_LS(s) (s)
-#elif QMM_SVEI8MM_KMIN
-/* Q4_K / Q5_K: sc_j, -m_j and dmin of rows c0.., duplicated pairwise as the scales */
-#define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    const svint32_t ls = SI_PAIRS_S32(svld1ub_s32(ph, SI_BLK(wp, b) + (c0)));                                                    \
-    const svint32_t nm = SI_PAIRS_S32(svneg_s32_x(ph, svld1ub_s32(ph, SI_BLK(wp, b) + QMM_SVEI8MM_NP + (c0))));                  \
-    const svuint64_t mu_ = svreinterpret_u64_f32(svei8mm_wscale(ph, SI_DPTR(wp, b) + QMM_SVEI8MM_SCALES, c0));                   \
-    const svfloat32_t wm = svreinterpret_f32_u64(svzip1_u64(mu_, mu_))
-#define SI_LS(s) svmul_s32_x(pw, s, ls)
-#else
-#define SI_LS_DECL(wp, b, c0)                                                                                                    \
-    do {                                                                                                                         \
-    } while (0)
-#define SI_LS(s) (s)
-#endif
 
 /* The 16 panel scales from lane c0 on, exactly as fp32: the fp16 d widened,
  * or MXFP4's 2^(e - 128) from its E8M0 byte (QMM_SVE_E8M0_HALF). */
-QMM_SVEI8MM_INLINE svfloat32_t svei8mm_wscale(svbool_t ph, const uint8_t *blk, int64_t c0) {
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4
-    const svuint32_t e = svld1ub_u32(ph, blk + c0);
-    return QMM_SVE_E8M0_HALF(ph, e);
-#else
+QMM_SVEI8MM_INLINE svfloat32_t svei8mm_wscale(int kind, svbool_t ph, const uint8_t *blk, int64_t c0) {
+    if (kind == QMM_SVESME_KIND_MXFP4) {
+        const svuint32_t e = svld1ub_u32(ph, blk + c0);
+        return QMM_SVE_E8M0_HALF(ph, e);
+    }
     return svcvt_f32_f16_x(ph, svreinterpret_f16_u32(svld1uh_u32(ph, (const uint16_t *)blk + c0)));
-#endif
+}
+
+/* A block's per-row factors of rows c0.., duplicated pairwise as the
+ * scales, each returned by value (0 where the kind has none: unused). The
+ * sub-scale a: IQ4_XS's, Q4_K's / Q5_K's sc_j (times the block sum), Q6_K's
+ * and Q3_K's sc_a (of elements 0..15; Q3_K's 6 bits from the block's low
+ * nibbles and the super-block's high-bit words); b: their sc_b. */
+QMM_SVEI8MM_INLINE svint32_t svei8mm_ls(int kind, int half, svbool_t ph, const uint8_t *blk, const uint8_t *dptr, int64_t b,
+                                        int64_t c0) {
+    if (kind == QMM_SVESME_KIND_IQ4_XS || kind == QMM_SVESME_KIND_Q6_K)
+        return SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)blk + half * QMM_SVEI8MM_NP + c0));
+    if (kind == QMM_SVESME_KIND_Q3_K) {
+        const svuint32_t lo = svld1ub_u32(ph, blk + c0);
+        const svuint32_t hs = svlsr_n_u32_x(ph, svld1_u32(ph, (const uint32_t *)(dptr + QMM_SVEI8MM_SCALES) + c0), 4 * (b & 7));
+        return SI_PAIRS_S32(QMM_SVE_Q3_SC(ph, lo, hs, half));
+    }
+    if (qmm_svesme_is_kmin(kind))
+        return SI_PAIRS_S32(svld1ub_s32(ph, blk + c0));
+    return svdup_n_s32(0);
+}
+/* The min factor: Q4_K's / Q5_K's -m_j, Q2_K's -m_a (half 0) or -m_b (1). */
+QMM_SVEI8MM_INLINE svint32_t svei8mm_nm(int kind, int half, svbool_t ph, const uint8_t *blk, int64_t c0) {
+    if (kind == QMM_SVESME_KIND_Q2_K)
+        return SI_PAIRS_S32(
+            svneg_s32_x(ph, svreinterpret_s32_u32(svlsr_n_u32_x(ph, svld1ub_u32(ph, blk + half * QMM_SVEI8MM_NP + c0), 4))));
+    if (qmm_svesme_is_kmin(kind))
+        return SI_PAIRS_S32(svneg_s32_x(ph, svld1ub_s32(ph, blk + QMM_SVEI8MM_NP + c0)));
+    return svdup_n_s32(0);
+}
+/* The min term's scale: dmin, or Q4_1's / Q5_1's m. */
+QMM_SVEI8MM_INLINE svfloat32_t svei8mm_wm(int kind, svbool_t ph, const uint8_t *dptr, int64_t c0) {
+    if (!qmm_svesme_has_min(kind))
+        return svdup_n_f32(0.0f);
+    const svuint64_t mu = svreinterpret_u64_f32(svei8mm_wscale(kind, ph, dptr + QMM_SVEI8MM_SCALES, c0));
+    return svreinterpret_f32_u64(svzip1_u64(mu, mu));
+}
+/* Q2_K's sc_a (half 0) or sc_b (1) of rows c0.. in every byte of their
+ * 64-bit lanes (the q's factors). */
+QMM_SVEI8MM_INLINE svuint8_t svei8mm_sc8(int kind, int half, svbool_t pb, const uint8_t *blk, int64_t c0) {
+    if (kind != QMM_SVESME_KIND_Q2_K)
+        return svdup_n_u8(0);
+    const svbool_t pt8 = svptrue_b8();
+    const svuint64_t y = svld1ub_u64(pb, blk + half * QMM_SVEI8MM_NP + c0);
+    return svreinterpret_u8_u64(svmul_n_u64_x(pt8, svand_n_u64_x(pt8, y, 0x0f), 0x0101010101010101ULL));
+}
+
+/* Q5_K, Q5_1, Q5_0: nibble u with bit 4 of vector i from the row's word
+ * spread over its 64-bit lane (QMM_SVE_Q5_SPREAD, QMM_SVE_Q5_HI8), q 0..31
+ * as int8 (Q5_0: q - 16, signed). */
+QMM_SVEI8MM_INLINE svint8_t svei8mm_q5(int kind, svbool_t pt8, svuint8_t u, svuint64_t y5, int i) {
+    svuint8_t q = svorr_u8_x(pt8, u, QMM_SVE_Q5_HI8(pt8, y5, i));
+    if (kind == QMM_SVESME_KIND_Q5_0)
+        q = svsub_n_u8_x(pt8, q, 16);
+    return svreinterpret_s8_u8(q);
+}
+/* The 4-bit kinds' weights of a nibble vector u: the table kinds' levels,
+ * Q4_K's and Q4_1's unsigned q 0..15. */
+QMM_SVEI8MM_INLINE svint8_t svei8mm_nib(int kind, svint8_t tab, svuint8_t u) {
+    if (qmm_svesme_is_table(kind))
+        return svtbl_s8(tab, u);
+    return svreinterpret_s8_u8(u);
+}
+
+/* The 4 signed weight vectors w0..w3 (k chunks 0..3 of a block) of rows
+ * c0.. (8 bytes a row). */
+QMM_SVEI8MM_INLINE void svei8mm_load_w(int kind, svbool_t pb, const uint8_t *blk, int64_t c0, svint8_t tab, svuint8_t sca8,
+                                       svuint8_t scb8, svint8_t *w0, svint8_t *w1, svint8_t *w2, svint8_t *w3) {
+    const svbool_t pt8 = svptrue_b8();
+    const uint8_t *wq = blk + QMM_SVEI8MM_QOFF + 8 * c0;
+    if (qmm_svesme_has_five(kind)) {
+        const svuint8_t v0 = svld1_u8(pb, wq), v1 = svld1_u8(pb, wq + QMM_SVEI8MM_GROUP);
+        const svuint64_t x5 = svld1uw_u64(pb, (const uint32_t *)(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP) + c0);
+        const svuint64_t y5 = QMM_SVE_Q5_SPREAD(pt8, x5);
+        *w0 = svei8mm_q5(kind, pt8, svand_n_u8_x(pt8, v0, 0x0f), y5, 0);
+        *w1 = svei8mm_q5(kind, pt8, svand_n_u8_x(pt8, v1, 0x0f), y5, 1);
+        *w2 = svei8mm_q5(kind, pt8, svlsr_n_u8_x(pt8, v0, 4), y5, 2);
+        *w3 = svei8mm_q5(kind, pt8, svlsr_n_u8_x(pt8, v1, 4), y5, 3);
+    } else if (qmm_svesme_is_table(kind) || (qmm_svesme_has_min(kind) && !qmm_svesme_is_two(kind))) {
+        const svuint8_t v0 = svld1_u8(pb, wq), v1 = svld1_u8(pb, wq + QMM_SVEI8MM_GROUP);
+        *w0 = svei8mm_nib(kind, tab, svand_n_u8_x(pt8, v0, 0x0f));
+        *w1 = svei8mm_nib(kind, tab, svand_n_u8_x(pt8, v1, 0x0f));
+        *w2 = svei8mm_nib(kind, tab, svlsr_n_u8_x(pt8, v0, 4));
+        *w3 = svei8mm_nib(kind, tab, svlsr_n_u8_x(pt8, v1, 4));
+    } else if (kind == QMM_SVESME_KIND_Q6_K) { /* the signed q per vector (QMM_SVE_Q6_W) */
+        const svuint8_t v0 = svld1_u8(pb, wq), v1 = svld1_u8(pb, wq + QMM_SVEI8MM_GROUP);
+        const svuint32_t h = svreinterpret_u32_u8(svld1_u8(pb, wq + 2 * QMM_SVEI8MM_GROUP));
+        *w0 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v0, 0x0f), h, 0);
+        *w1 = QMM_SVE_Q6_W(pt8, svand_n_u8_x(pt8, v1, 0x0f), h, 1);
+        *w2 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v0, 4), h, 2);
+        *w3 = QMM_SVE_Q6_W(pt8, svlsr_n_u8_x(pt8, v1, 4), h, 3);
+    } else if (kind == QMM_SVESME_KIND_Q2_K) { /* the unsigned q times the sub-scale of its half (sc_a: vectors 0, 1) */
+        const svuint8_t l = svld1_u8(pb, wq);
+        *w0 = svreinterpret_s8_u8(svmul_u8_x(pt8, QMM_SVE_PAIR(pt8, l, 0), sca8));
+        *w1 = svreinterpret_s8_u8(svmul_u8_x(pt8, QMM_SVE_PAIR(pt8, l, 1), sca8));
+        *w2 = svreinterpret_s8_u8(svmul_u8_x(pt8, QMM_SVE_PAIR(pt8, l, 2), scb8));
+        *w3 = svreinterpret_s8_u8(svmul_u8_x(pt8, QMM_SVE_PAIR(pt8, l, 3), scb8));
+    } else if (kind == QMM_SVESME_KIND_Q3_K) { /* the signed q from the 2-bit fields and the bit-2 word spread (QMM_SVE_Q3_W) */
+        const svuint8_t l = svld1_u8(pb, wq);
+        const svuint8_t hb = svreinterpret_u8_u64(
+            QMM_SVE_Q5_SPREAD(pt8, svld1uw_u64(pb, (const uint32_t *)(blk + QMM_SVEI8MM_QOFF + QMM_SVEI8MM_GROUP) + c0)));
+        *w0 = QMM_SVE_Q3_W(pt8, l, 0, hb, 0);
+        *w1 = QMM_SVE_Q3_W(pt8, l, 1, hb, 1);
+        *w2 = QMM_SVE_Q3_W(pt8, l, 2, hb, 2);
+        *w3 = QMM_SVE_Q3_W(pt8, l, 3, hb, 3);
+    } else if (kind == QMM_SVESME_KIND_Q4_0) { /* nibbles s of q ^ 8: two shifts give the signed q - 8 */
+        const int8_t *sq = (const int8_t *)blk + QMM_SVEI8MM_SCALES + 8 * c0;
+        const svint8_t v0 = svld1_s8(pb, sq), v1 = svld1_s8(pb, sq + QMM_SVEI8MM_GROUP);
+        *w0 = svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v0, 4), 4);
+        *w1 = svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v1, 4), 4);
+        *w2 = svasr_n_s8_x(pt8, v0, 4);
+        *w3 = svasr_n_s8_x(pt8, v1, 4);
+    } else { /* Q8_0 */
+        const int8_t *sq = (const int8_t *)blk + QMM_SVEI8MM_SCALES + 8 * c0;
+        *w0 = svld1_s8(pb, sq);
+        *w1 = svld1_s8(pb, sq + QMM_SVEI8MM_GROUP);
+        *w2 = svld1_s8(pb, sq + 2 * QMM_SVEI8MM_GROUP);
+        *w3 = svld1_s8(pb, sq + 3 * QMM_SVEI8MM_GROUP);
+    }
+}
+
+/* One activation pair's block ab: exact sums in the 2x2 lane order, then
+ * the float step with scales in the same order. The isum from the sums of
+ * k 0..15 (s) and then of 16..31 (t): one chain (times a sub-scale), or
+ * Q6_K's and Q3_K's two, each times its own. Then the min term, its exact
+ * integer from the rows' sums [s0 s0 s1 s1] times fl(dmin * x_d): -m_j s
+ * (Q4_K, Q5_K), s (Q4_1, Q5_1), Q2_K's -(m_a s_a + m_b s_b) from its
+ * per-16 sums. */
+QMM_SVEI8MM_INLINE svfloat32_t svei8mm_pair_step(int kind, svbool_t pw, svint8_t w0, svint8_t w1, svint8_t w2, svint8_t w3,
+                                                 svint32_t lsa, svint32_t lsb, svint32_t nma, svint32_t nmb, svfloat32_t wd,
+                                                 svfloat32_t wm, const uint8_t *ab, svfloat32_t acc) {
+    const svbool_t pt8 = svptrue_b8();
+    const int8_t *aq = (const int8_t *)ab + 8;
+    svint32_t s = svmmla_s32(svdup_n_s32(0), svld1rq_s8(pt8, aq), w0);
+    s = svmmla_s32(s, svld1rq_s8(pt8, aq + 16), w1);
+    svint32_t t = s;
+    if (qmm_svesme_is_split(kind))
+        t = svdup_n_s32(0);
+    t = svmmla_s32(t, svld1rq_s8(pt8, aq + 32), w2);
+    t = svmmla_s32(t, svld1rq_s8(pt8, aq + 48), w3);
+    const float *xd = (const float *)ab;
+    const svfloat32_t sc = svmul_f32_x(pw, wd, svdupq_n_f32(xd[0], xd[0], xd[1], xd[1]));
+    svint32_t isum = t;
+    if (qmm_svesme_is_split(kind))
+        isum = svmla_s32_x(pw, svmul_s32_x(pw, s, lsa), t, lsb);
+    else if (kind == QMM_SVESME_KIND_IQ4_XS || qmm_svesme_is_kmin(kind))
+        isum = svmul_s32_x(pw, t, lsa);
+    acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, isum), sc);
+    if (qmm_svesme_has_min(kind)) {
+        const int32_t *xs = (const int32_t *)(ab + 72);
+        svint32_t im;
+        if (kind == QMM_SVESME_KIND_Q2_K)
+            im = svmla_s32_x(pw, svmul_s32_x(pw, nma, svdupq_n_s32(xs[0], xs[0], xs[1], xs[1])), nmb,
+                             svdupq_n_s32(xs[2], xs[2], xs[3], xs[3]));
+        else if (qmm_svesme_is_kmin(kind))
+            im = svmul_s32_x(pw, nma, svdupq_n_s32(xs[0], xs[0], xs[1], xs[1]));
+        else
+            im = svdupq_n_s32(xs[0], xs[0], xs[1], xs[1]);
+        acc = svmla_f32_x(pw, acc, svcvt_f32_s32_x(pw, im), svmul_f32_x(pw, wm, svdupq_n_f32(xd[0], xd[0], xd[1], xd[1])));
+    }
+    return acc;
 }
 
 /* Stores the two rows of a pair's accumulators (rows: 1 or 2 to store). */
@@ -712,26 +700,33 @@ QMM_SVEI8MM_INLINE void svei8mm_store(svbool_t pst, svfloat32_t acc, int64_t row
 
 /* Up to NP (1 or 2, constant after inlining) activation pairs against panel
  * rows c0.. of one chunk (cw rows = lw / 2 lanes' worth), all blocks. */
-QMM_SVEI8MM_INLINE void svei8mm_rows(const int NP, int64_t rows, int64_t nb, const uint8_t *a0, const uint8_t *wp, int64_t c0,
-                                     int64_t cw, svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) {
-    const svbool_t pt8 = svptrue_b8(), ph = svwhilelt_b32_s64(0, cw);
+QMM_SVEI8MM_INLINE void svei8mm_rows(int kind, const int NP, int64_t rows, int64_t nb, const uint8_t *a0, const uint8_t *wp,
+                                     int64_t c0, int64_t cw, svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) {
+    const svbool_t ph = svwhilelt_b32_s64(0, cw);
     const uint8_t *a1 = a0 + (rows > 2 ? (size_t)nb * QMM_SVEI8MM_ACT_BLK : 0);
     svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0;
-#if QMM_SVEI8MM_TABLE /* TBL's table: the 16 levels in the low bytes (indices are nibbles) */
+    /* TBL's table: the 16 levels in the low bytes (indices are nibbles) */
     const svint8_t tab =
-        svld1_s8(svwhilelt_b8_s32(0, 16), QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl);
-#endif
+        qmm_svesme_is_table(kind)
+            ? svld1_s8(svwhilelt_b8_s32(0, 16), kind == QMM_SVESME_KIND_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl)
+            : svdup_n_s8(0);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = SI_BLK(wp, b);
+        const uint8_t *blk = SI_BLK(wp, b), *dptr = SI_DPTR(wp, b);
         /* the scales of rows c0.., exactly as fp32, then duplicated pairwise */
-        const svfloat32_t wh = svei8mm_wscale(ph, SI_DPTR(wp, b), c0);
-        SI_LS_DECL(wp, b, c0);
+        const svfloat32_t wh = svei8mm_wscale(kind, ph, dptr, c0);
+        const svint32_t lsa = svei8mm_ls(kind, 0, ph, blk, dptr, b, c0), lsb = svei8mm_ls(kind, 1, ph, blk, dptr, b, c0);
+        const svint32_t nma = svei8mm_nm(kind, 0, ph, blk, c0), nmb = svei8mm_nm(kind, 1, ph, blk, c0);
+        const svfloat32_t wm = svei8mm_wm(kind, ph, dptr, c0);
+        const svuint8_t sca8 = svei8mm_sc8(kind, 0, pb, blk, c0), scb8 = svei8mm_sc8(kind, 1, pb, blk, c0);
         const svuint64_t wu = svreinterpret_u64_f32(wh);
         const svfloat32_t wd = svreinterpret_f32_u64(svzip1_u64(wu, wu));
-        SI_LOAD_W(blk, c0);
-        SI_PAIR_STEP(a0 + (size_t)b * QMM_SVEI8MM_ACT_BLK, acc0);
+        svint8_t w0, w1, w2, w3;
+        svei8mm_load_w(kind, pb, blk, c0, tab, sca8, scb8, &w0, &w1, &w2, &w3);
+        acc0 =
+            svei8mm_pair_step(kind, pw, w0, w1, w2, w3, lsa, lsb, nma, nmb, wd, wm, a0 + (size_t)b * QMM_SVEI8MM_ACT_BLK, acc0);
         if (NP > 1)
-            SI_PAIR_STEP(a1 + (size_t)b * QMM_SVEI8MM_ACT_BLK, acc1);
+            acc1 = svei8mm_pair_step(kind, pw, w0, w1, w2, w3, lsa, lsb, nma, nmb, wd, wm, a1 + (size_t)b * QMM_SVEI8MM_ACT_BLK,
+                                     acc1);
     }
     svei8mm_store(pst, acc0, rows, y, ys);
     if (NP > 1 && rows > 2)
@@ -751,38 +746,25 @@ static void svei8mm_gemm(int64_t m, int64_t n, int64_t k, const void *a, const v
             const svbool_t pst = svwhilelt_b32_s64(0, n - n0 - c0 < cw ? n - n0 - c0 : cw);
             int64_t i = 0;
             for (; i + 4 <= m; i += 4)
-                svei8mm_rows(2, 4, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                svei8mm_rows(QMM_SVEI8MM_KIND, 2, 4, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
                              (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             if (m - i > 2)
-                svei8mm_rows(2, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                svei8mm_rows(QMM_SVEI8MM_KIND, 2, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
                              (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             else if (m - i > 0)
-                svei8mm_rows(1, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                svei8mm_rows(QMM_SVEI8MM_KIND, 1, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
                              (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
         }
     }
 }
 
-#define QMM_SVEI8MM_FAMILY(id, wtype_)                                                                                           \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required = QMM_CPU_SVE | QMM_CPU_SVE_I8MM,                                                                              \
+#define QMM_SVEI8MM_FAMILY(name_, wtype_)                                                                                        \
+    {                                                                                                                            \
+        .name = name_, .wtype = wtype_, .required = QMM_CPU_SVE | QMM_CPU_SVE_I8MM,                                              \
         .fallback_hides = QMM_CPU_SVE_I8MM, /* fallback for capped (hybrid) runs: the SDOT family */                             \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = 4,                                                                                                                 \
-        .nr = QMM_SVEI8MM_NP,                                                                                                    \
-        .kr = 8,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_SVEI8MM_NP,                                                                                                \
-        .w_packed_size = svei8mm_w_size,                                                                                         \
-        .w_packed_offset = svei8mm_w_offset,                                                                                     \
-        .w_pack = svei8mm_w_pack,                                                                                                \
-        .w_read_row = svei8mm_w_read_row,                                                                                        \
-        .w_unpack_row = svei8mm_w_unpack_row,                                                                                    \
-        .act = {2, svei8mm_act_size, svei8mm_act_offset, svei8mm_act_pack},                                                      \
-        .act_gemv = {0, NULL, NULL, NULL},                                                                                       \
-        .gemm = svei8mm_gemm,                                                                                                    \
-        .gemv = NULL,                                                                                                            \
-    };
+            .flags = 0, .layout_id = 1, .mr = 4, .nr = QMM_SVEI8MM_NP, .kr = 8, .sr = 1, .n_step = QMM_SVEI8MM_NP,               \
+        .w_packed_size = svei8mm_w_size, .w_packed_offset = svei8mm_w_offset, .w_pack = svei8mm_w_pack,                          \
+        .w_read_row = svei8mm_w_read_row, .w_unpack_row = svei8mm_w_unpack_row,                                                  \
+        .act = {2, svei8mm_act_size, svei8mm_act_offset, svei8mm_act_pack}, .act_gemv = {0, NULL, NULL, NULL},                   \
+        .gemm = svei8mm_gemm, .gemv = NULL,                                                                                      \
+    }

@@ -47,7 +47,7 @@
  *         groups) and the high 2 bits (2 groups, qmm_svesme_q6_split's form
  *         with kr = 4): GGUF's 210 bytes per row and 256 exactly;
  *   Q3_K, Q2_K (the two-bit kinds): GGUF's size, see QMM_SVESME_TWO_HEAD.
- * The body headers take the format as QMM_SVESME_KIND, one of the kinds below.
+ * The body functions take the format as their kind argument, one of the kinds below.
  */
 #ifndef QMM_SVE_SME_LAYOUT_H
 #define QMM_SVE_SME_LAYOUT_H
@@ -64,7 +64,7 @@
 #define QMM_SVESME_Q8_BLK (QMM_SVESME_SCALES + 8 * QMM_SVESME_GROUP)
 #define QMM_SVESME_Q4_BLK (QMM_SVESME_SCALES + 4 * QMM_SVESME_GROUP)
 
-/* The weight formats of the SVE / SME int8 bodies (QMM_SVESME_KIND). */
+/* The weight formats (kinds) of the SVE / SME int8 bodies. */
 #define QMM_SVESME_KIND_Q8_0   0
 #define QMM_SVESME_KIND_Q4_0   1
 #define QMM_SVESME_KIND_IQ4_NL 2
@@ -76,11 +76,34 @@
 #define QMM_SVESME_KIND_Q4_1   8
 #define QMM_SVESME_KIND_Q5_0   9
 #define QMM_SVESME_KIND_Q5_1   10
+#define QMM_SVESME_KIND_Q3_K   11
+#define QMM_SVESME_KIND_Q2_K   12
 /* IQ4_XS: a 32-block's sub-scales and nibbles, and a super-block of 8. */
 #define QMM_SVESME_XS_BLK   (QMM_SVESME_NP + 4 * QMM_SVESME_GROUP)
 #define QMM_SVESME_XS_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_XS_BLK)
 /* Scale bytes per row and block: fp16 d, or MXFP4's E8M0 byte. */
 #define QMM_SVESME_SB(kind) ((kind) == QMM_SVESME_KIND_MXFP4 ? 1 : 2)
+/* Bytes of a panel block of the table kinds (the scales, then Q4_0's 4 groups). */
+#define QMM_SVESME_TABLE_BLK(kind) (QMM_SVESME_NP * QMM_SVESME_SB(kind) + 4 * QMM_SVESME_GROUP)
+/* Q4_K / Q5_K (five = 1: Q5_K, its bit-4 group after the nibbles): a
+ * super-block's d and dmin, a 32-block's sc, m, nibbles (and bit-4 group). */
+#define QMM_SVESME_K_HEAD        (2 * QMM_SVESME_SCALES)
+#define QMM_SVESME_K_BLK(five)   (2 * QMM_SVESME_NP + (4 + (five)) * QMM_SVESME_GROUP)
+#define QMM_SVESME_K_SUPER(five) (QMM_SVESME_K_HEAD + 8 * QMM_SVESME_K_BLK(five))
+/* The legacy kinds: with a min m (Q4_1, Q5_1), with bit 4 (Q5_0, Q5_1). */
+#define QMM_SVESME_LEG_MIN(kind)  ((kind) == QMM_SVESME_KIND_Q4_1 || (kind) == QMM_SVESME_KIND_Q5_1)
+#define QMM_SVESME_LEG_FIVE(kind) ((kind) == QMM_SVESME_KIND_Q5_0 || (kind) == QMM_SVESME_KIND_Q5_1)
+#define QMM_SVESME_LEG_BLK(kind)                                                                                                 \
+    (QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind)) + (4 + QMM_SVESME_LEG_FIVE(kind)) * QMM_SVESME_GROUP)
+/* Q6_K: a 32-block's sub-scales, low nibbles and high bits, and a super-block of 8. */
+#define QMM_SVESME_Q6_BLK   (2 * QMM_SVESME_NP + 6 * QMM_SVESME_GROUP)
+#define QMM_SVESME_Q6_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_Q6_BLK)
+/* Q3_K, Q2_K (see their layout below): a super-block's head, the q's offset
+ * in a 32-block, the 32-block and the super-block. */
+#define QMM_SVESME_TWO_HEAD(kind)  ((kind) == QMM_SVESME_KIND_Q3_K ? QMM_SVESME_SCALES + 4 * QMM_SVESME_NP : 2 * QMM_SVESME_SCALES)
+#define QMM_SVESME_TWO_QOFF(kind)  ((kind) == QMM_SVESME_KIND_Q3_K ? QMM_SVESME_NP : 2 * QMM_SVESME_NP) /* the q in a block */
+#define QMM_SVESME_TWO_BLK(kind)   (QMM_SVESME_TWO_QOFF(kind) + ((kind) == QMM_SVESME_KIND_Q3_K ? 3 : 2) * QMM_SVESME_GROUP)
+#define QMM_SVESME_TWO_SUPER(kind) (QMM_SVESME_TWO_HEAD(kind) + 8 * QMM_SVESME_TWO_BLK(kind))
 /* MXFP4's scales in the kernel bodies: 2^(e - 128) from E8M0 bytes e widened
  * to the 32-bit lanes (svuint32_t) of predicate pg, exactly as
  * qmm_e8m0_half_to_fp32: exponent field e - 1, or for e < 2 the subnormal
@@ -137,29 +160,100 @@
  * byte of their lane: the factor its q are multiplied by (sc q <= 45). */
 #define QMM_SVE_SC_BYTES32(pg, x) svreinterpret_u8_u32(svmul_n_u32_x(pg, svand_n_u32_x(pg, x, 0x0f), 0x01010101u))
 
-/* Bytes of a panel block of the table kinds (the scales, then Q4_0's 4 groups). */
-#define QMM_SVESME_TABLE_BLK(kind) (QMM_SVESME_NP * QMM_SVESME_SB(kind) + 4 * QMM_SVESME_GROUP)
-
 static inline int64_t qmm_svesme_panels(int64_t n) { return (n + QMM_SVESME_NP - 1) / QMM_SVESME_NP; }
 
-static inline size_t qmm_svesme_w_size_q8(int64_t k, int64_t n) {
-    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK) * QMM_SVESME_Q8_BLK;
+/* Q4_K or Q5_K by the Q5_K flag of the K-quant helpers. */
+static inline int qmm_svesme_kmin_kind(int five) { return five ? QMM_SVESME_KIND_Q5_K : QMM_SVESME_KIND_Q4_K; }
+
+/* The k a panel's unit holds (a 32-block, or a super-block of 8), and its
+ * bytes (16 rows). */
+static inline int64_t qmm_svesme_unit_k(int kind) {
+    return kind == QMM_SVESME_KIND_IQ4_XS || kind == QMM_SVESME_KIND_Q4_K || kind == QMM_SVESME_KIND_Q5_K ||
+                   kind == QMM_SVESME_KIND_Q6_K || kind == QMM_SVESME_KIND_Q3_K || kind == QMM_SVESME_KIND_Q2_K
+               ? QMM_QK_K
+               : QMM_QK;
 }
-static inline size_t qmm_svesme_w_offset_q8(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK) * QMM_SVESME_Q8_BLK;
+static inline size_t qmm_svesme_unit_bytes(int kind) {
+    switch (kind) {
+    case QMM_SVESME_KIND_Q8_0: return QMM_SVESME_Q8_BLK;
+    case QMM_SVESME_KIND_Q4_0: return QMM_SVESME_Q4_BLK;
+    case QMM_SVESME_KIND_IQ4_NL:
+    case QMM_SVESME_KIND_MXFP4: return QMM_SVESME_TABLE_BLK(kind);
+    case QMM_SVESME_KIND_IQ4_XS: return QMM_SVESME_XS_SUPER;
+    case QMM_SVESME_KIND_Q4_K: return QMM_SVESME_K_SUPER(0);
+    case QMM_SVESME_KIND_Q5_K: return QMM_SVESME_K_SUPER(1);
+    case QMM_SVESME_KIND_Q6_K: return QMM_SVESME_Q6_SUPER;
+    case QMM_SVESME_KIND_Q3_K:
+    case QMM_SVESME_KIND_Q2_K: return QMM_SVESME_TWO_SUPER(kind);
+    default: /* the legacy kinds */ return QMM_SVESME_LEG_BLK(kind);
+    }
 }
-static inline size_t qmm_svesme_w_size_q4(int64_t k, int64_t n) {
-    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK) * QMM_SVESME_Q4_BLK;
+/* A super-block kind's head (its d, ...) and the stride of its 32-blocks. */
+static inline size_t qmm_svesme_head_bytes(int kind) {
+    return kind == QMM_SVESME_KIND_Q4_K || kind == QMM_SVESME_KIND_Q5_K   ? QMM_SVESME_K_HEAD
+           : kind == QMM_SVESME_KIND_Q3_K || kind == QMM_SVESME_KIND_Q2_K ? QMM_SVESME_TWO_HEAD(kind)
+                                                                          : QMM_SVESME_SCALES; /* IQ4_XS, Q6_K */
 }
-static inline size_t qmm_svesme_w_offset_q4(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK) * QMM_SVESME_Q4_BLK;
+static inline size_t qmm_svesme_blk_bytes(int kind) {
+    switch (kind) {
+    case QMM_SVESME_KIND_IQ4_XS: return QMM_SVESME_XS_BLK;
+    case QMM_SVESME_KIND_Q4_K: return QMM_SVESME_K_BLK(0);
+    case QMM_SVESME_KIND_Q5_K: return QMM_SVESME_K_BLK(1);
+    case QMM_SVESME_KIND_Q6_K: return QMM_SVESME_Q6_BLK;
+    case QMM_SVESME_KIND_Q3_K:
+    case QMM_SVESME_KIND_Q2_K: return QMM_SVESME_TWO_BLK(kind);
+    default: /* the per-32 kinds: the unit */ return qmm_svesme_unit_bytes(kind);
+    }
+}
+
+/* The kinds' traits in the kernel bodies: the 4-bit table kinds (TBL of the
+ * nibbles); the K-quants with a min per 32 (Q4_K, Q5_K); the two-bit kinds;
+ * the legacy kinds; a min term (activation sums: per 32, or Q2_K's per 16);
+ * a bit-4 group after the nibbles (Q5_K, Q5_0, Q5_1); two sums per block
+ * (elements 0..15 and 16..31: Q6_K, Q3_K). */
+static inline int qmm_svesme_is_table(int kind) {
+    return kind == QMM_SVESME_KIND_IQ4_NL || kind == QMM_SVESME_KIND_MXFP4 || kind == QMM_SVESME_KIND_IQ4_XS;
+}
+static inline int qmm_svesme_is_kmin(int kind) { return kind == QMM_SVESME_KIND_Q4_K || kind == QMM_SVESME_KIND_Q5_K; }
+static inline int qmm_svesme_is_two(int kind) { return kind == QMM_SVESME_KIND_Q3_K || kind == QMM_SVESME_KIND_Q2_K; }
+static inline int qmm_svesme_is_leg(int kind) {
+    return kind == QMM_SVESME_KIND_Q4_1 || kind == QMM_SVESME_KIND_Q5_0 || kind == QMM_SVESME_KIND_Q5_1;
+}
+static inline int qmm_svesme_has_min(int kind) {
+    return qmm_svesme_is_kmin(kind) || QMM_SVESME_LEG_MIN(kind) || kind == QMM_SVESME_KIND_Q2_K;
+}
+static inline int qmm_svesme_act_sums(int kind) { return kind == QMM_SVESME_KIND_Q2_K ? 2 : qmm_svesme_has_min(kind); }
+static inline int qmm_svesme_has_five(int kind) { return kind == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(kind); }
+static inline int qmm_svesme_is_split(int kind) { return kind == QMM_SVESME_KIND_Q6_K || kind == QMM_SVESME_KIND_Q3_K; }
+/* Where the q's groups start in a 32-block of the SDOT / SME form: past its
+ * d (and m), its sub-scales (and mins), or the table kinds' scale bytes. */
+static inline size_t qmm_svesme_qoff(int kind) {
+    if (qmm_svesme_is_leg(kind))
+        return QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind));
+    if (qmm_svesme_is_two(kind))
+        return QMM_SVESME_TWO_QOFF(kind);
+    if (qmm_svesme_is_kmin(kind) || kind == QMM_SVESME_KIND_Q6_K)
+        return 2 * QMM_SVESME_NP;
+    if (kind == QMM_SVESME_KIND_IQ4_XS)
+        return QMM_SVESME_NP;
+    if (qmm_svesme_is_table(kind))
+        return QMM_SVESME_NP * QMM_SVESME_SB(kind);
+    return QMM_SVESME_SCALES; /* Q8_0, Q4_0 */
+}
+
+/* The descriptor's w_packed_size and w_packed_offset of every kind. */
+static inline size_t qmm_svesme_w_size(int kind, int64_t k, int64_t n) {
+    return (size_t)qmm_svesme_panels(n) * (size_t)(k / qmm_svesme_unit_k(kind)) * qmm_svesme_unit_bytes(kind);
+}
+static inline size_t qmm_svesme_w_offset(int kind, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / qmm_svesme_unit_k(kind)) * qmm_svesme_unit_bytes(kind);
 }
 
 /* Rows [n0, n1) cover whole panels (n0 % 16 == 0; n1 % 16 == 0 or n1 == n). */
 static inline void qmm_svesme_w_pack_q8(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nb = k / QMM_QK;
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
-        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_q8(p * QMM_SVESME_NP, k);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(QMM_SVESME_KIND_Q8_0, p * QMM_SVESME_NP, k);
         memset(panel, 0, (size_t)nb * QMM_SVESME_Q8_BLK);
         for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
             const qmm_block_q8_0 *row = (const qmm_block_q8_0 *)((const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride);
@@ -176,7 +270,7 @@ static inline void qmm_svesme_w_pack_q8(int64_t k, int64_t n, int64_t n0, int64_
 static inline void qmm_svesme_w_pack_q4(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int64_t nb = k / QMM_QK;
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
-        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_q4(p * QMM_SVESME_NP, k);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(QMM_SVESME_KIND_Q4_0, p * QMM_SVESME_NP, k);
         memset(panel, 0, (size_t)nb * QMM_SVESME_Q4_BLK); /* pad rows: nibbles 0 = weight 0, d = 0 */
         for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
             const qmm_block_q4_0 *row = (const qmm_block_q4_0 *)((const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride);
@@ -194,7 +288,7 @@ static inline void qmm_svesme_w_pack_q4(int64_t k, int64_t n, int64_t n0, int64_
 /* GET_ROWS: the ggml values, computed as the reference dequantizer does. */
 static inline void qmm_svesme_w_read_row_q8(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q8(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q8_0, row, k);
     const int r = (int)(row % QMM_SVESME_NP);
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q8_BLK;
@@ -208,7 +302,7 @@ static inline void qmm_svesme_w_read_row_q8(const void *packed, int64_t k, int64
 
 static inline void qmm_svesme_w_read_row_q4(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q4(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q4_0, row, k);
     const int r = (int)(row % QMM_SVESME_NP);
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q4_BLK;
@@ -226,7 +320,7 @@ static inline void qmm_svesme_w_read_row_q4(const void *packed, int64_t k, int64
 /* w_unpack_row: the row's GGUF blocks back (d kept as fp16; Q4_0's nibble bytes xor 0x88 again). */
 static inline void qmm_svesme_w_unpack_row_q8(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q8(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q8_0, row, k);
     const int r = (int)(row % QMM_SVESME_NP);
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q8_BLK;
@@ -240,7 +334,7 @@ static inline void qmm_svesme_w_unpack_row_q8(const void *packed, int64_t k, int
 
 static inline void qmm_svesme_w_unpack_row_q4(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q4(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q4_0, row, k);
     const int r = (int)(row % QMM_SVESME_NP);
     for (int64_t b = 0; b < nb; b++) {
         const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q4_BLK;
@@ -305,40 +399,12 @@ static inline void qmm_svesme_w_unpack_row_table(int kind, const void *packed, i
     }
 }
 
-/* The descriptor's functions of the two table kinds. */
-#define QMM_SVESME_TABLE_FNS(fmt, KIND)                                                                                          \
-    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) {                                                         \
-        return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK) * QMM_SVESME_TABLE_BLK(KIND);                                 \
-    }                                                                                                                            \
-    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) {                                                   \
-        return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK) * QMM_SVESME_TABLE_BLK(KIND);                              \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
-                                               void *dst) {                                                                      \
-        qmm_svesme_w_pack_table(KIND, k, n, n0, n1, src, stride, dst);                                                           \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
-        (void)n;                                                                                                                 \
-        qmm_svesme_w_read_row_table(KIND, packed, k, row, dst);                                                                  \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
-        qmm_svesme_w_unpack_row_table(KIND, packed, k, row, dst);                                                                \
-    }
-QMM_SVESME_TABLE_FNS(iq4_nl, QMM_SVESME_KIND_IQ4_NL)
-QMM_SVESME_TABLE_FNS(mxfp4, QMM_SVESME_KIND_MXFP4)
-
 /* IQ4_XS: GGUF rows [n0, n1) (whole panels; pad rows zero). */
-static inline size_t qmm_svesme_w_size_iq4_xs(int64_t k, int64_t n) {
-    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_XS_SUPER;
-}
-static inline size_t qmm_svesme_w_offset_iq4_xs(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_XS_SUPER;
-}
 static inline void qmm_svesme_w_pack_iq4_xs(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                             void *dst) {
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
-        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_iq4_xs(p * QMM_SVESME_NP, k);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(QMM_SVESME_KIND_IQ4_XS, p * QMM_SVESME_NP, k);
         memset(panel, 0, (size_t)ns * QMM_SVESME_XS_SUPER);
         for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
             const qmm_block_iq4_xs *row =
@@ -369,7 +435,7 @@ static inline void qmm_svesme_iq4_xs_super(const uint8_t *sup, int r, qmm_block_
 }
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_iq4_xs(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_IQ4_XS, row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_iq4_xs g;
         qmm_svesme_iq4_xs_super(panel + (size_t)s * QMM_SVESME_XS_SUPER, (int)(row % QMM_SVESME_NP), &g);
@@ -378,19 +444,13 @@ static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, i
 }
 /* w_unpack_row: the same super-blocks, as bytes. */
 static inline void qmm_svesme_w_unpack_row_iq4_xs(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_iq4_xs(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_IQ4_XS, row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_iq4_xs g;
         qmm_svesme_iq4_xs_super(panel + (size_t)s * QMM_SVESME_XS_SUPER, (int)(row % QMM_SVESME_NP), &g);
         memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
-
-/* Q4_K / Q5_K (five = 1: Q5_K, its bit-4 group after the nibbles): a
- * super-block's d and dmin, a 32-block's sc, m, nibbles (and bit-4 group). */
-#define QMM_SVESME_K_HEAD        (2 * QMM_SVESME_SCALES)
-#define QMM_SVESME_K_BLK(five)   (2 * QMM_SVESME_NP + (4 + (five)) * QMM_SVESME_GROUP)
-#define QMM_SVESME_K_SUPER(five) (QMM_SVESME_K_HEAD + 8 * QMM_SVESME_K_BLK(five))
 
 /* 32 q as Q4_0's 16 nibble bytes (byte t: q[t] & 15 | (q[t + 16] & 15) << 4), and back. */
 static inline void qmm_svesme_nibbles(const uint8_t q[QMM_QK], uint8_t lo[QMM_QK / 2]) {
@@ -502,18 +562,12 @@ typedef union {
     qmm_block_q5_k q5;
 } qmm_svesme_kmin_block;
 
-static inline size_t qmm_svesme_w_size_kmin(int five, int64_t k, int64_t n) {
-    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER(five);
-}
-static inline size_t qmm_svesme_w_offset_kmin(int five, int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_K_SUPER(five);
-}
 static inline void qmm_svesme_w_pack_kmin(int five, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                           void *dst) {
     const int64_t ns = k / QMM_QK_K;
     const size_t gb_bytes = five ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k), blk_bytes = QMM_SVESME_K_BLK(five);
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
-        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_kmin(five, p * QMM_SVESME_NP, k);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(qmm_svesme_kmin_kind(five), p * QMM_SVESME_NP, k);
         memset(panel, 0, (size_t)ns * QMM_SVESME_K_SUPER(five)); /* pad rows: zero scales, never stored */
         for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride;
@@ -544,7 +598,7 @@ static inline void qmm_svesme_kmin_super(int five, const uint8_t *sup, int r, qm
 }
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_kmin(five, row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(qmm_svesme_kmin_kind(five), row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_svesme_kmin_block g;
         memset(&g, 0, sizeof g);
@@ -558,7 +612,7 @@ static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int6
 /* w_unpack_row: the same super-blocks, as bytes. */
 static inline void qmm_svesme_w_unpack_row_kmin(int five, const void *packed, int64_t k, int64_t row, void *dst) {
     const size_t gb_bytes = five ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_kmin(five, row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(qmm_svesme_kmin_kind(five), row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_svesme_kmin_block g;
         memset(&g, 0, sizeof g);
@@ -566,31 +620,6 @@ static inline void qmm_svesme_w_unpack_row_kmin(int five, const void *packed, in
         memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
     }
 }
-/* The descriptor's functions of Q4_K (five = 0) and Q5_K (1). */
-#define QMM_SVESME_KMIN_FNS(fmt, FIVE)                                                                                           \
-    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) { return qmm_svesme_w_size_kmin(FIVE, k, n); }            \
-    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) {                                                   \
-        return qmm_svesme_w_offset_kmin(FIVE, n_idx, k);                                                                         \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
-                                               void *dst) {                                                                      \
-        qmm_svesme_w_pack_kmin(FIVE, k, n, n0, n1, src, stride, dst);                                                            \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
-        (void)n;                                                                                                                 \
-        qmm_svesme_w_read_row_kmin(FIVE, packed, k, row, dst);                                                                   \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
-        qmm_svesme_w_unpack_row_kmin(FIVE, packed, k, row, dst);                                                                 \
-    }
-QMM_SVESME_KMIN_FNS(q4_k, 0)
-QMM_SVESME_KMIN_FNS(q5_k, 1)
-
-/* The legacy kinds: with a min m (Q4_1, Q5_1), with bit 4 (Q5_0, Q5_1). */
-#define QMM_SVESME_LEG_MIN(kind)  ((kind) == QMM_SVESME_KIND_Q4_1 || (kind) == QMM_SVESME_KIND_Q5_1)
-#define QMM_SVESME_LEG_FIVE(kind) ((kind) == QMM_SVESME_KIND_Q5_0 || (kind) == QMM_SVESME_KIND_Q5_1)
-#define QMM_SVESME_LEG_BLK(kind)                                                                                                 \
-    (QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind)) + (4 + QMM_SVESME_LEG_FIVE(kind)) * QMM_SVESME_GROUP)
 
 /* A legacy GGUF block's fp16 d, m (0 without) and unsigned q (0..15 / 0..31). */
 static inline void qmm_svesme_leg_get(int kind, const uint8_t *gb, uint16_t *d, uint16_t *m, uint8_t q[QMM_QK]) {
@@ -705,31 +734,6 @@ static inline void qmm_svesme_w_unpack_row_leg(int kind, const void *packed, int
         qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)dst + (size_t)b * qmm_svesme_leg_gguf_bytes(kind));
     }
 }
-#define QMM_SVESME_LEG_FNS(fmt, KIND)                                                                                            \
-    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) {                                                         \
-        return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK) * QMM_SVESME_LEG_BLK(KIND);                                   \
-    }                                                                                                                            \
-    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) {                                                   \
-        return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK) * QMM_SVESME_LEG_BLK(KIND);                                \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
-                                               void *dst) {                                                                      \
-        qmm_svesme_w_pack_leg(KIND, k, n, n0, n1, src, stride, dst);                                                             \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
-        (void)n;                                                                                                                 \
-        qmm_svesme_w_read_row_leg(KIND, packed, k, row, dst);                                                                    \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
-        qmm_svesme_w_unpack_row_leg(KIND, packed, k, row, dst);                                                                  \
-    }
-QMM_SVESME_LEG_FNS(q4_1, QMM_SVESME_KIND_Q4_1)
-QMM_SVESME_LEG_FNS(q5_0, QMM_SVESME_KIND_Q5_0)
-QMM_SVESME_LEG_FNS(q5_1, QMM_SVESME_KIND_Q5_1)
-
-/* Q6_K: a 32-block's sub-scales, low nibbles and high bits, and a super-block of 8. */
-#define QMM_SVESME_Q6_BLK   (2 * QMM_SVESME_NP + 6 * QMM_SVESME_GROUP)
-#define QMM_SVESME_Q6_SUPER (QMM_SVESME_SCALES + 8 * QMM_SVESME_Q6_BLK)
 
 /* Q6_K's 32-block j as its q (0..63), and back (ORed into a zeroed block). */
 static inline void qmm_svesme_q6_get(const qmm_block_q6_k *g, int j, uint8_t q[QMM_QK]) {
@@ -759,17 +763,11 @@ static inline void qmm_svesme_q6_join(const uint8_t lo[QMM_QK / 2], const uint8_
         q[k] |= (uint8_t)(qmm_svesme_pairs_at(hi, kr, k) << 4);
 }
 
-static inline size_t qmm_svesme_w_size_q6_k(int64_t k, int64_t n) {
-    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_Q6_SUPER;
-}
-static inline size_t qmm_svesme_w_offset_q6_k(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_Q6_SUPER;
-}
 static inline void qmm_svesme_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                           void *dst) {
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
-        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_q6_k(p * QMM_SVESME_NP, k);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(QMM_SVESME_KIND_Q6_K, p * QMM_SVESME_NP, k);
         memset(panel, 0, (size_t)ns * QMM_SVESME_Q6_SUPER); /* pad rows: zero scales, never stored */
         for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
             const qmm_block_q6_k *row = (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride);
@@ -812,7 +810,7 @@ static inline void qmm_svesme_q6_super(const uint8_t *sup, int r, qmm_block_q6_k
 }
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_q6_k(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q6_k(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q6_K, row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_q6_k g;
         qmm_svesme_q6_super(panel + (size_t)s * QMM_SVESME_Q6_SUPER, (int)(row % QMM_SVESME_NP), &g);
@@ -821,7 +819,7 @@ static inline void qmm_svesme_w_read_row_q6_k(const void *packed, int64_t k, int
 }
 /* w_unpack_row: the same super-blocks, as bytes. */
 static inline void qmm_svesme_w_unpack_row_q6_k(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_q6_k(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q6_K, row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_block_q6_k g;
         qmm_svesme_q6_super(panel + (size_t)s * QMM_SVESME_Q6_SUPER, (int)(row % QMM_SVESME_NP), &g);
@@ -843,12 +841,8 @@ static inline void qmm_svesme_w_unpack_row_q6_k(const void *packed, int64_t k, i
  *   Q2_K: 16 x fp16 d, 16 x fp16 dmin (64 bytes), then per 32-block j GGUF's
  *         scale bytes 2j and 2j + 1 of the 16 rows (sc | m << 4 of elements
  *         0..15, then of 16..31) and the 2-bit q (128 bytes): GGUF's 84. */
-#define QMM_SVESME_KIND_Q3_K       11
-#define QMM_SVESME_KIND_Q2_K       12
-#define QMM_SVESME_TWO_HEAD(kind)  ((kind) == QMM_SVESME_KIND_Q3_K ? QMM_SVESME_SCALES + 4 * QMM_SVESME_NP : 2 * QMM_SVESME_SCALES)
-#define QMM_SVESME_TWO_QOFF(kind)  ((kind) == QMM_SVESME_KIND_Q3_K ? QMM_SVESME_NP : 2 * QMM_SVESME_NP) /* the q in a block */
-#define QMM_SVESME_TWO_BLK(kind)   (QMM_SVESME_TWO_QOFF(kind) + ((kind) == QMM_SVESME_KIND_Q3_K ? 3 : 2) * QMM_SVESME_GROUP)
-#define QMM_SVESME_TWO_SUPER(kind) (QMM_SVESME_TWO_HEAD(kind) + 8 * QMM_SVESME_TWO_BLK(kind))
+#define QMM_SVESME_KIND_Q3_K 11
+#define QMM_SVESME_KIND_Q2_K 12
 
 /* Byte t (0..7) of row r's 2-bit q in a block's 128 bytes of them: kr = 4,
  * two groups of [16 rows x 4 bytes] (vectors 0..3, then 4..7); kr = 8, one
@@ -878,19 +872,13 @@ static inline void qmm_svesme_two_q_put(int kind, void *g, int j, const uint8_t 
             ((qmm_block_q3_k *)g)->hmask[e % 32] |= (uint8_t)((q[l] >> 2) << (e / 32));
     }
 }
-static inline size_t qmm_svesme_w_size_two(int kind, int64_t k, int64_t n) {
-    return (size_t)qmm_svesme_panels(n) * (size_t)(k / QMM_QK_K) * QMM_SVESME_TWO_SUPER(kind);
-}
-static inline size_t qmm_svesme_w_offset_two(int kind, int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVESME_NP) * (size_t)(k / QMM_QK_K) * QMM_SVESME_TWO_SUPER(kind);
-}
 static inline void qmm_svesme_w_pack_two(int kind, int kr, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
                                          size_t stride, void *dst) {
     const int64_t ns = k / QMM_QK_K;
     const int q3 = kind == QMM_SVESME_KIND_Q3_K;
     const size_t gb_bytes = q3 ? sizeof(qmm_block_q3_k) : sizeof(qmm_block_q2_k), blk_bytes = QMM_SVESME_TWO_BLK(kind);
     for (int64_t p = n0 / QMM_SVESME_NP; p < qmm_svesme_panels(n1); p++) {
-        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset_two(kind, p * QMM_SVESME_NP, k);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(kind, p * QMM_SVESME_NP, k);
         memset(panel, 0, (size_t)ns * QMM_SVESME_TWO_SUPER(kind)); /* pad rows: zero scales, never stored */
         for (int r = 0; r < QMM_SVESME_NP && p * QMM_SVESME_NP + r < n; r++) {
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVESME_NP + r) * stride;
@@ -974,7 +962,7 @@ static inline void qmm_svesme_two_super(int kind, int kr, const uint8_t *sup, in
 }
 /* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
 static inline void qmm_svesme_w_read_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_two(kind, row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_svesme_two_block g;
         memset(&g, 0, sizeof g);
@@ -988,7 +976,7 @@ static inline void qmm_svesme_w_read_row_two(int kind, int kr, const void *packe
 /* w_unpack_row: the same super-blocks, as bytes. */
 static inline void qmm_svesme_w_unpack_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, void *dst) {
     const size_t gb_bytes = kind == QMM_SVESME_KIND_Q3_K ? sizeof(qmm_block_q3_k) : sizeof(qmm_block_q2_k);
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset_two(kind, row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
     for (int64_t s = 0; s < k / QMM_QK_K; s++) {
         qmm_svesme_two_block g;
         memset(&g, 0, sizeof g);
@@ -996,24 +984,54 @@ static inline void qmm_svesme_w_unpack_row_two(int kind, int kr, const void *pac
         memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
     }
 }
-/* The descriptor's functions of a two-bit kind in the SDOT / SME form (kr =
- * 4; sve_i8mm_body.h calls the functions above with kr = 8). */
-#define QMM_SVESME_TWO_FNS(fmt, KIND, KR)                                                                                        \
-    static inline size_t qmm_svesme_w_size_##fmt(int64_t k, int64_t n) { return qmm_svesme_w_size_two(KIND, k, n); }             \
-    static inline size_t qmm_svesme_w_offset_##fmt(int64_t n_idx, int64_t k) { return qmm_svesme_w_offset_two(KIND, n_idx, k); } \
-    static inline void qmm_svesme_w_pack_##fmt(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,     \
-                                               void *dst) {                                                                      \
-        qmm_svesme_w_pack_two(KIND, KR, k, n, n0, n1, src, stride, dst);                                                         \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_read_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {          \
-        (void)n;                                                                                                                 \
-        qmm_svesme_w_read_row_two(KIND, KR, packed, k, row, dst);                                                                \
-    }                                                                                                                            \
-    static inline void qmm_svesme_w_unpack_row_##fmt(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {         \
-        qmm_svesme_w_unpack_row_two(KIND, KR, packed, k, row, dst);                                                              \
+/* The descriptor's w_pack, w_read_row and w_unpack_row of every kind in the
+ * SDOT / SME form (sve_i8mm_body.h has its own, kr = 8). */
+static inline void qmm_svesme_w_pack(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                     void *dst) {
+    switch (kind) {
+    case QMM_SVESME_KIND_Q8_0: qmm_svesme_w_pack_q8(k, n, n0, n1, src, stride, dst); break;
+    case QMM_SVESME_KIND_Q4_0: qmm_svesme_w_pack_q4(k, n, n0, n1, src, stride, dst); break;
+    case QMM_SVESME_KIND_IQ4_NL:
+    case QMM_SVESME_KIND_MXFP4: qmm_svesme_w_pack_table(kind, k, n, n0, n1, src, stride, dst); break;
+    case QMM_SVESME_KIND_IQ4_XS: qmm_svesme_w_pack_iq4_xs(k, n, n0, n1, src, stride, dst); break;
+    case QMM_SVESME_KIND_Q4_K:
+    case QMM_SVESME_KIND_Q5_K: qmm_svesme_w_pack_kmin(kind == QMM_SVESME_KIND_Q5_K, k, n, n0, n1, src, stride, dst); break;
+    case QMM_SVESME_KIND_Q6_K: qmm_svesme_w_pack_q6_k(k, n, n0, n1, src, stride, dst); break;
+    case QMM_SVESME_KIND_Q3_K:
+    case QMM_SVESME_KIND_Q2_K: qmm_svesme_w_pack_two(kind, 4, k, n, n0, n1, src, stride, dst); break;
+    default: qmm_svesme_w_pack_leg(kind, k, n, n0, n1, src, stride, dst);
     }
-QMM_SVESME_TWO_FNS(q3_k, QMM_SVESME_KIND_Q3_K, 4)
-QMM_SVESME_TWO_FNS(q2_k, QMM_SVESME_KIND_Q2_K, 4)
+}
+static inline void qmm_svesme_w_read_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    switch (kind) {
+    case QMM_SVESME_KIND_Q8_0: qmm_svesme_w_read_row_q8(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_Q4_0: qmm_svesme_w_read_row_q4(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_IQ4_NL:
+    case QMM_SVESME_KIND_MXFP4: qmm_svesme_w_read_row_table(kind, packed, k, row, dst); break;
+    case QMM_SVESME_KIND_IQ4_XS: qmm_svesme_w_read_row_iq4_xs(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_Q4_K:
+    case QMM_SVESME_KIND_Q5_K: qmm_svesme_w_read_row_kmin(kind == QMM_SVESME_KIND_Q5_K, packed, k, row, dst); break;
+    case QMM_SVESME_KIND_Q6_K: qmm_svesme_w_read_row_q6_k(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_Q3_K:
+    case QMM_SVESME_KIND_Q2_K: qmm_svesme_w_read_row_two(kind, 4, packed, k, row, dst); break;
+    default: qmm_svesme_w_read_row_leg(kind, packed, k, row, dst);
+    }
+}
+static inline void qmm_svesme_w_unpack_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    switch (kind) {
+    case QMM_SVESME_KIND_Q8_0: qmm_svesme_w_unpack_row_q8(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_Q4_0: qmm_svesme_w_unpack_row_q4(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_IQ4_NL:
+    case QMM_SVESME_KIND_MXFP4: qmm_svesme_w_unpack_row_table(kind, packed, k, row, dst); break;
+    case QMM_SVESME_KIND_IQ4_XS: qmm_svesme_w_unpack_row_iq4_xs(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_Q4_K:
+    case QMM_SVESME_KIND_Q5_K: qmm_svesme_w_unpack_row_kmin(kind == QMM_SVESME_KIND_Q5_K, packed, k, row, dst); break;
+    case QMM_SVESME_KIND_Q6_K: qmm_svesme_w_unpack_row_q6_k(packed, k, n, row, dst); break;
+    case QMM_SVESME_KIND_Q3_K:
+    case QMM_SVESME_KIND_Q2_K: qmm_svesme_w_unpack_row_two(kind, 4, packed, k, row, dst); break;
+    default: qmm_svesme_w_unpack_row_leg(kind, packed, k, row, dst);
+    }
+}
 
 /* SME GEMM activations: groups of 16 rows (zero rows pad the last), per
  * block: 16 fp32 scales d (64 bytes), then 8 groups of [16 rows x 4 int8]
