@@ -24,6 +24,7 @@
 
 #include "formats/formats.h"
 #include "kernels/family.h"
+#include "kernels/fp_attention.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/x86/avx2_fp_widen.h"
 #include "kernels/x86/avx2_store16.h"
@@ -328,8 +329,12 @@ const qmm_family FP_SYM = {
     .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},
     .act_gemv = {0, NULL, NULL, NULL},
     .gemm = fp_gemm,
-    .gemm_rows = fp_gemm_rows,
     .gemv = fp_gemv,
+};
+
+const qmm_fp_attention FP_ATT_SYM = {
+    .family = &FP_SYM,
+    .gemm_rows = fp_gemm_rows,
     .direct = FP_DIRECT,
     .wide = FP_WIDE,
     .w_pack_wide = FP_PACK_WIDE,

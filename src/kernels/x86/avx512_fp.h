@@ -22,6 +22,7 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/family.h"
+#include "kernels/fp_attention.h"
 #include "kernels/x86/fp_pack16.h"
 
 #define QMM_AVX512FP_NR 16 /* weight rows per panel */
@@ -660,8 +661,11 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
         .act = {QMM_AVX512FP_MR, act_size, act_offset, act_pack},                                                                \
         .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
         .gemm = gemm,                                                                                                            \
-        .gemm_rows = gemm_rows,                                                                                                  \
         .gemv = gemv,                                                                                                            \
+    };                                                                                                                           \
+    const qmm_fp_attention qmm_fp_attention_##id = {                                                                             \
+        .family = &qmm_family_##id,                                                                                              \
+        .gemm_rows = gemm_rows,                                                                                                  \
         .direct = QMM_AVX512FP_DIRECT,                                                                                           \
         .wide = QMM_AVX512FP_WIDE,                                                                                               \
         .w_pack_wide = QMM_AVX512FP_PACK_WIDE,                                                                                   \

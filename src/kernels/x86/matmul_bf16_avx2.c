@@ -26,6 +26,7 @@ static inline void bf16_load16(const uint16_t *p, __m256 *w0, __m256 *w1) {
 #define FP_LAYOUT_ID         2 /* 1: each k step's rows 0-15 in order */
 
 #define FP_SYM      qmm_family_avx2_bf16
+#define FP_ATT_SYM  qmm_fp_attention_avx2_bf16
 #define FP_NAME     "avx2_bf16"
 #define FP_WTYPE    QMM_TYPE_BF16
 #define FP_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA)

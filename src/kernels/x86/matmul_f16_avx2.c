@@ -20,17 +20,16 @@ static inline float fp_to_f32(uint16_t v) { return qmm_fp16_to_fp32(v); }
 #include "kernels/x86/avx2_fp_widen.h"
 
 #include <stdatomic.h>
-#include <string.h>
 
 static atomic_int avx2fp_widen_forced = -1;
+static atomic_int avx2fp_widen_told = 1; /* dispatch's answer (src/registry/dispatch.c) */
 
 int qmm_avx2fp_widen_copy(void) {
     const int forced = atomic_load_explicit(&avx2fp_widen_forced, memory_order_relaxed);
-    if (forced >= 0)
-        return forced;
-    const char *vendor = qmm_cpu_detect()->vendor; /* detected once, cached */
-    return strcmp(vendor, "AuthenticAMD") != 0 && strcmp(vendor, "HygonGenuine") != 0;
+    return forced >= 0 ? forced : atomic_load_explicit(&avx2fp_widen_told, memory_order_relaxed);
 }
+
+void qmm_avx2fp_set_widen_copy(int on) { atomic_store_explicit(&avx2fp_widen_told, on != 0, memory_order_relaxed); }
 
 void qmm_avx2fp_force_widen_copy(int mode) {
     atomic_store_explicit(&avx2fp_widen_forced, mode < 0 ? -1 : mode != 0, memory_order_relaxed);
@@ -48,6 +47,7 @@ static void fp_w_pack_wide(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
 #define FP_PACK_WIDE fp_w_pack_wide
 
 #define FP_SYM      qmm_family_avx2_f16
+#define FP_ATT_SYM  qmm_fp_attention_avx2_f16
 #define FP_NAME     "avx2_f16"
 #define FP_WTYPE    QMM_TYPE_F16
 #define FP_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
