@@ -1,4 +1,4 @@
-/* The direct F16 product of the AVX-512 F16 family (family.h: `direct`):
+/* The direct F16 product of the AVX-512 F16 family (fp_attention.h: `direct`):
  * y = x W^T reading the F16 rows of W where they are (qmm_mul_mat_f16's K or
  * V^T, rows ws bytes apart), without the packed copy, for the few activation
  * rows of decode. Per block of 16 W rows and 8 l, rows j and j + 8 are loaded
