@@ -96,7 +96,7 @@ static inline void smefp_act_pack(int64_t m, int64_t k, const float *x, size_t x
 }
 
 /* Column chunk c (tw wide, tw divides 16) of the panels from w: its values
- * for k = l are the l-th 16 values from smefp_col(...) (smefp_wvec). */
+ * for k = l are at smefp_at(kind, smefp_col(...), l). */
 QMM_SMEFP_INLINE const uint8_t *smefp_col(qmm_type kind, const void *w, int64_t col, int64_t k) __arm_streaming {
     const uint8_t *panel = (const uint8_t *)w + smefp_w_offset(kind, col, k);
     if (kind == QMM_TYPE_F32)
@@ -109,14 +109,20 @@ QMM_SMEFP_INLINE svbool_t smefp_pst(svbool_t pw, int64_t c, int64_t n) __arm_str
     return svand_b_z(pw, pw, svwhilelt_b32_s64(c, n));
 }
 
-/* The weights of one chunk at k = l as fp32 lanes (exact widening for F16, BF16). */
-QMM_SMEFP_INLINE svfloat32_t smefp_wvec(qmm_type kind, svbool_t pw, const uint8_t *c, int64_t l) __arm_streaming {
+/* The chunk's values at k = l. */
+QMM_SMEFP_INLINE const void *smefp_at(qmm_type kind, const uint8_t *c, int64_t l) __arm_streaming {
+    if (kind == QMM_TYPE_F32)
+        return (const float *)(const void *)c + l * QMM_SMEFP_NP;
+    return (const uint16_t *)(const void *)c + l * QMM_SMEFP_NP;
+}
+
+/* The weights of one chunk at k = l (p: smefp_at) as fp32 lanes (exact widening for F16, BF16). */
+QMM_SMEFP_INLINE svfloat32_t smefp_wvec(qmm_type kind, svbool_t pw, const void *p) __arm_streaming {
     if (kind == QMM_TYPE_F16)
-        return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)(const void *)c + l * QMM_SMEFP_NP)));
+        return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)p)));
     if (kind == QMM_TYPE_BF16)
-        return svreinterpret_f32_u32(
-            svlsl_n_u32_x(pw, svld1uh_u32(pw, (const uint16_t *)(const void *)c + l * QMM_SMEFP_NP), 16));
-    return svld1_f32(pw, (const float *)(const void *)c + l * QMM_SMEFP_NP);
+        return svreinterpret_f32_u32(svlsl_n_u32_x(pw, svld1uh_u32(pw, (const uint16_t *)p), 16));
+    return svld1_f32(pw, (const float *)p);
 }
 
 /* GEMM: per activation sub-tile of tw = min(SVL/32, 16) rows, up to four
@@ -140,19 +146,19 @@ QMM_SMEFP_INLINE void smefp_mopa_gemm(qmm_type kind, int64_t m, int64_t n, int64
                 if (nt >= 4) {
                     for (int64_t l = 0; l < k; l++) {
                         const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SMEFP_MP);
-                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(kind, pw, w0, l));
-                        svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(kind, pw, w1, l));
-                        svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(kind, pw, w2, l));
-                        svmopa_za32_f32_m(3, pw, pw, xv, smefp_wvec(kind, pw, w3, l));
+                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w0, l)));
+                        svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w1, l)));
+                        svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w2, l)));
+                        svmopa_za32_f32_m(3, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w3, l)));
                     }
                 } else {
                     for (int64_t l = 0; l < k; l++) {
                         const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SMEFP_MP);
-                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(kind, pw, w0, l));
+                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w0, l)));
                         if (nt > 1)
-                            svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(kind, pw, w1, l));
+                            svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w1, l)));
                         if (nt > 2)
-                            svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(kind, pw, w2, l));
+                            svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w2, l)));
                     }
                 }
                 for (uint32_t i = 0; i < rows; i++) {
@@ -185,10 +191,10 @@ QMM_SMEFP_INLINE void smefp_gemv(qmm_type kind, int64_t n, int64_t k, const floa
         svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
         for (int64_t l = 0; l < k; l++) {
             const float xl = x[l];
-            acc0 = svmla_n_f32_x(pw, acc0, smefp_wvec(kind, pw, w0, l), xl);
-            acc1 = svmla_n_f32_x(pw, acc1, smefp_wvec(kind, pw, w1, l), xl);
-            acc2 = svmla_n_f32_x(pw, acc2, smefp_wvec(kind, pw, w2, l), xl);
-            acc3 = svmla_n_f32_x(pw, acc3, smefp_wvec(kind, pw, w3, l), xl);
+            acc0 = svmla_n_f32_x(pw, acc0, smefp_wvec(kind, pw, smefp_at(kind, w0, l)), xl);
+            acc1 = svmla_n_f32_x(pw, acc1, smefp_wvec(kind, pw, smefp_at(kind, w1, l)), xl);
+            acc2 = svmla_n_f32_x(pw, acc2, smefp_wvec(kind, pw, smefp_at(kind, w2, l)), xl);
+            acc3 = svmla_n_f32_x(pw, acc3, smefp_wvec(kind, pw, smefp_at(kind, w3, l)), xl);
         }
         svst1_f32(smefp_pst(pw, c, n), y + c, acc0);
         if (nt > 1)
