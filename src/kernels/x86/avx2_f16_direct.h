@@ -105,6 +105,7 @@ QMM_F16D2_INLINE void qmm_f16d2_block(int MR, int64_t k, const uint16_t *const *
     }
     qmm_f16dc_pf_rest(&pf);
     switch (k - l0) { /* constant kt: the tail's loops unroll as the main one's */
+    case 0: break;
     case 1: qmm_f16d2_step(MR, 1, wr, l0, x, xs, acc); break;
     case 2: qmm_f16d2_step(MR, 2, wr, l0, x, xs, acc); break;
     case 3: qmm_f16d2_step(MR, 3, wr, l0, x, xs, acc); break;
@@ -118,38 +119,52 @@ QMM_F16D2_INLINE void qmm_f16d2_block(int MR, int64_t k, const uint16_t *const *
         qmm_avx2_store16((float *)(void *)((char *)y + (size_t)i * ys), acc[2 * i], acc[2 * i + 1], nr);
 }
 
-/* The block by activation rows mr (1..MR), W read in place or gathered:
- * one function per way of reading W, so that the in-place loop compiles as
- * it would alone, and constant mr in each case. */
-static void qmm_f16d2_blocks(int mr, int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+/* One function per row count and per way of reading W: qmm_f16d2_block<mr>
+ * in place, qmm_f16d2_block<mr>g gathered (gather constant in each, so that
+ * the in-place loop compiles as it did alone). */
+typedef void (*qmm_f16d2_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16dc_pf);
+static void qmm_f16d2_block1(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
                              qmm_f16dc_pf pf) {
-    _Static_assert(QMM_F16D2_MR == 4, "a case per row count");
-    switch (mr) {
-    case 1: qmm_f16d2_block(1, k, wr, nr, x, xs, y, ys, pf, 0); break;
-    case 2: qmm_f16d2_block(2, k, wr, nr, x, xs, y, ys, pf, 0); break;
-    case 3: qmm_f16d2_block(3, k, wr, nr, x, xs, y, ys, pf, 0); break;
-    case 4: qmm_f16d2_block(4, k, wr, nr, x, xs, y, ys, pf, 0); break;
-    default: break;
-    }
+    qmm_f16d2_block(1, k, wr, nr, x, xs, y, ys, pf, 0);
 }
-
-static void qmm_f16d2_blocks_gathered(int mr, int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y,
-                                      size_t ys, qmm_f16dc_pf pf) {
-    switch (mr) {
-    case 1: qmm_f16d2_block(1, k, wr, nr, x, xs, y, ys, pf, 1); break;
-    case 2: qmm_f16d2_block(2, k, wr, nr, x, xs, y, ys, pf, 1); break;
-    case 3: qmm_f16d2_block(3, k, wr, nr, x, xs, y, ys, pf, 1); break;
-    case 4: qmm_f16d2_block(4, k, wr, nr, x, xs, y, ys, pf, 1); break;
-    default: break;
-    }
+static void qmm_f16d2_block1g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(1, k, wr, nr, x, xs, y, ys, pf, 1);
+}
+static void qmm_f16d2_block2(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                             qmm_f16dc_pf pf) {
+    qmm_f16d2_block(2, k, wr, nr, x, xs, y, ys, pf, 0);
+}
+static void qmm_f16d2_block2g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(2, k, wr, nr, x, xs, y, ys, pf, 1);
+}
+static void qmm_f16d2_block3(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                             qmm_f16dc_pf pf) {
+    qmm_f16d2_block(3, k, wr, nr, x, xs, y, ys, pf, 0);
+}
+static void qmm_f16d2_block3g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(3, k, wr, nr, x, xs, y, ys, pf, 1);
+}
+static void qmm_f16d2_block4(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                             qmm_f16dc_pf pf) {
+    qmm_f16d2_block(4, k, wr, nr, x, xs, y, ys, pf, 0);
+}
+static void qmm_f16d2_block4g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(4, k, wr, nr, x, xs, y, ys, pf, 1);
 }
 
 /* The family's `direct` entry: y[i][j] = sum over ascending l of
  * w[j][l] x[i][l] (fmaf chain from 0) for i < m, j < n. */
 static void qmm_f16d2_direct(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, size_t ws, float *y,
                              size_t ys) {
-    void (*const blocks)(int, int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16dc_pf) =
-        ws >= QMM_F16D2_GATHER_WS ? qmm_f16d2_blocks_gathered : qmm_f16d2_blocks;
+    static const qmm_f16d2_block_fn in_place[QMM_F16D2_MR + 1] = {NULL, qmm_f16d2_block1, qmm_f16d2_block2, qmm_f16d2_block3,
+                                                                  qmm_f16d2_block4};
+    static const qmm_f16d2_block_fn gathered[QMM_F16D2_MR + 1] = {NULL, qmm_f16d2_block1g, qmm_f16d2_block2g, qmm_f16d2_block3g,
+                                                                  qmm_f16d2_block4g};
+    const qmm_f16d2_block_fn *blocks = ws >= QMM_F16D2_GATHER_WS ? gathered : in_place;
     for (int64_t j0 = 0; j0 < n; j0 += 16) {
         const int nr = (int)(n - j0 < 16 ? n - j0 : 16);
         qmm_f16dc_pf pf = qmm_f16dc_pf_of(w, ws, n, k, j0, nr);
@@ -157,8 +172,8 @@ static void qmm_f16d2_direct(int64_t m, int64_t n, int64_t k, const float *x, si
         qmm_f16dc_rows(w, ws, j0, nr, 16, wr);
         for (int64_t i0 = 0; i0 < m; i0 += QMM_F16D2_MR) {
             const int mr = (int)(m - i0 < QMM_F16D2_MR ? m - i0 : QMM_F16D2_MR);
-            blocks(mr, k, wr, nr, (const float *)(const void *)((const char *)x + (size_t)i0 * xs), xs,
-                   (float *)(void *)((char *)y + (size_t)i0 * ys) + j0, ys, pf);
+            blocks[mr](k, wr, nr, (const float *)(const void *)((const char *)x + (size_t)i0 * xs), xs,
+                       (float *)(void *)((char *)y + (size_t)i0 * ys) + j0, ys, pf);
             pf.rows = 0; /* the first pass fetched them */
         }
     }

@@ -85,6 +85,7 @@ QMM_F16D_INLINE void qmm_f16d_block(int MR, int NB, int64_t k, const uint16_t *c
     }
     qmm_f16dc_pf_rest(&pf);
     switch (k - l0) { /* constant kt: the tail's loops unroll as the main one's */
+    case 0: break;
     case 1: qmm_f16d_step(MR, NB, 1, wr, l0, x, xs, acc); break;
     case 2: qmm_f16d_step(MR, NB, 2, wr, l0, x, xs, acc); break;
     case 3: qmm_f16d_step(MR, NB, 3, wr, l0, x, xs, acc); break;
@@ -106,41 +107,73 @@ QMM_F16D_INLINE void qmm_f16d_block(int MR, int NB, int64_t k, const uint16_t *c
     }
 }
 
-/* One block of W rows by activation rows mr (1..MR1): the block with
- * constant mr. */
-static void qmm_f16d_blocks1(int mr, int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
-                             qmm_f16dc_pf pf) {
-    _Static_assert(QMM_F16D_MR1 == 8, "a case per row count");
-    switch (mr) {
-    case 1: qmm_f16d_block(1, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    case 2: qmm_f16d_block(2, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    case 3: qmm_f16d_block(3, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    case 4: qmm_f16d_block(4, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    case 5: qmm_f16d_block(5, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    case 6: qmm_f16d_block(6, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    case 7: qmm_f16d_block(7, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    case 8: qmm_f16d_block(8, 1, k, wr, nr, x, xs, y, ys, pf); break;
-    default: break;
-    }
+/* The blocks by count nb (1, 2) and activation rows mr, one function each
+ * (qmm_f16d_block<nb>_<mr>), so that each compiles as it would alone. */
+typedef void (*qmm_f16d_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16dc_pf);
+static void qmm_f16d_block1_1(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(1, 1, k, wr, nr, x, xs, y, ys, pf);
 }
-
-/* Two blocks at once, by activation rows mr (1..MR2). */
-static void qmm_f16d_blocks2(int mr, int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
-                             qmm_f16dc_pf pf) {
-    _Static_assert(QMM_F16D_MR2 == 4, "a case per row count");
-    switch (mr) {
-    case 1: qmm_f16d_block(1, 2, k, wr, nr, x, xs, y, ys, pf); break;
-    case 2: qmm_f16d_block(2, 2, k, wr, nr, x, xs, y, ys, pf); break;
-    case 3: qmm_f16d_block(3, 2, k, wr, nr, x, xs, y, ys, pf); break;
-    case 4: qmm_f16d_block(4, 2, k, wr, nr, x, xs, y, ys, pf); break;
-    default: break;
-    }
+static void qmm_f16d_block1_2(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(2, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_3(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(3, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_4(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(4, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_5(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(5, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_6(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(6, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_7(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(7, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_8(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(8, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_1(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(1, 2, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_2(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(2, 2, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_3(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(3, 2, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_4(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(4, 2, k, wr, nr, x, xs, y, ys, pf);
 }
 
 /* The family's `direct` entry: y[i][j] = sum over ascending l of
  * w[j][l] x[i][l] (fmaf chain from 0) for i < m, j < n. */
 static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, size_t ws, float *y,
                             size_t ys) {
+    static const qmm_f16d_block_fn one[QMM_F16D_MR1 + 1] = {NULL,
+                                                            qmm_f16d_block1_1,
+                                                            qmm_f16d_block1_2,
+                                                            qmm_f16d_block1_3,
+                                                            qmm_f16d_block1_4,
+                                                            qmm_f16d_block1_5,
+                                                            qmm_f16d_block1_6,
+                                                            qmm_f16d_block1_7,
+                                                            qmm_f16d_block1_8};
+    static const qmm_f16d_block_fn two[QMM_F16D_MR2 + 1] = {NULL, qmm_f16d_block2_1, qmm_f16d_block2_2, qmm_f16d_block2_3,
+                                                            qmm_f16d_block2_4};
     /* Short rows (K: k = head dim, 128 B) go by 16 or 32 rows at once, whose
      * lines the hardware did not fetch ahead of the transposes (1.3 bytes a
      * cycle from memory): the rows ahead are prefetched (f16_direct_common.h)
@@ -158,9 +191,8 @@ static void qmm_f16d_direct(int64_t m, int64_t n, int64_t k, const float *x, siz
         const int mr_max = nb == 2 ? QMM_F16D_MR2 : QMM_F16D_MR1;
         for (int64_t i0 = 0; i0 < m; i0 += mr_max) {
             const int mr = (int)(m - i0 < mr_max ? m - i0 : mr_max);
-            (nb == 2 ? qmm_f16d_blocks2 : qmm_f16d_blocks1)(mr, k, wr, nr,
-                                                            (const float *)(const void *)((const char *)x + (size_t)i0 * xs), xs,
-                                                            (float *)(void *)((char *)y + (size_t)i0 * ys) + j0, ys, pf);
+            (nb == 2 ? two : one)[mr](k, wr, nr, (const float *)(const void *)((const char *)x + (size_t)i0 * xs), xs,
+                                      (float *)(void *)((char *)y + (size_t)i0 * ys) + j0, ys, pf);
             pf.rows = 0; /* the first pass fetched them */
         }
         j0 += rows;
