@@ -236,13 +236,14 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
           k);
 
     /* gemm_rows: the same rows read in place, at a padded stride */
-    if (!gemv && kf->gemm_rows) {
+    const qmm_fp_attention *att = qmm_registry_fp_attention(kf);
+    if (!gemv && att && att->gemm_rows) {
         const int64_t xr = k + 5;
         float *xp = qmm_test_alloc((size_t)(xr * m) * 4);
         for (int64_t i = 0; i < m; i++)
             memcpy(xp + i * xr, x + i * k, (size_t)k * 4);
         memset(yk, 0x7f, ys * (size_t)m + 64);
-        kf->gemm_rows(m, n, k, xp, (size_t)xr * 4, wp, yk, ys);
+        att->gemm_rows(m, n, k, xp, (size_t)xr * 4, wp, yk, ys);
         bad = count_diff(yr, yk, m, n, ys);
         CHECK(bad == 0, "%s: gemm_rows differs in %ld outputs (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 ")", kf->name, bad, m, n,
               k);
@@ -278,8 +279,8 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
     /* The widening packer (F16 families): the same values in the F32
      * sibling's layout, packed in row ranges, and that sibling's products
      * on them: the reference's bits. */
-    if (kf->w_pack_wide) {
-        const qmm_family *wf = kf->wide;
+    if (att && att->w_pack_wide) {
+        const qmm_family *wf = att->wide;
         CHECK(wf && wf->wtype == QMM_TYPE_F32 && (wf->required & ~kf->required) == 0 && wf->n_step == kf->n_step,
               "%s: w_pack_wide needs an F32 sibling it can run with", kf->name);
         const size_t wwsz = wf->w_packed_size(k, n);
@@ -288,7 +289,7 @@ static void test_shape(const qmm_family *kf, const qmm_family *ref, int64_t m, i
         memset(ww + wwsz, CANARY, 64);
         for (int64_t n1 = n; n1 > 0;) { /* back to front, two panels at a time */
             const int64_t n0 = (n1 - 1) / (2 * kf->n_step) * (2 * kf->n_step);
-            kf->w_pack_wide(k, n, n0, n1, src, rb, ww);
+            att->w_pack_wide(k, n, n0, n1, src, rb, ww);
             n1 = n0;
         }
         for (int i = 0; i < 64; i++)
@@ -331,7 +332,8 @@ static void visit(const qmm_family *kf, void *user) {
     /* the AVX2 16-bit GEMMs widen their panels once or in the tiles, by CPU
      * (avx2_fp_widen.h, the families' `widen_once`): both ways, whatever
      * this host's default */
-    if (kf->widen_once == qmm_avx2fp_widen_copy && (kf->required & ~vc->features) == 0) {
+    const qmm_fp_attention *att = qmm_registry_fp_attention(kf);
+    if (att && att->widen_once == qmm_avx2fp_widen_copy && (kf->required & ~vc->features) == 0) {
         for (int mode = 0; mode <= 1; mode++) {
             qmm_avx2fp_force_widen_copy(mode);
             printf("     %s with the widened copy %s\n", kf->name, mode ? "on" : "off");
@@ -386,7 +388,8 @@ static void visit_family(const qmm_family *kf, struct visit_ctx *vc) {
     for (int64_t m = 17; m <= 19; m++)
         if ((m - 17) % 2 == 0 || !slow)
             test_shape(kf, ref, m, 45, vl ? 512 : 2304);
-    if (kf->gemm_rows) /* rows in place over more than one row block and k slice */
+    if (qmm_registry_fp_attention(kf) &&
+        qmm_registry_fp_attention(kf)->gemm_rows) /* rows in place over more than one row block and k slice */
         test_shape(kf, ref, 150, 45, 300);
     vc->tested++;
     printf("ok   %-28s\n", kf->name);

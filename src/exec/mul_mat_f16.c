@@ -47,8 +47,8 @@
 #define QMM_F16_ROWS_MAX_COLS 128
 #endif
 /* Groups of at least this many rows (4 m blocks) get their weights widened
- * once a call (family.h's `wide`), where the family says widening once pays
- * on this CPU (`widen_once`; AVX2 on AMD: no, and measured no different
+ * once a call (fp_attention.h's `wide`), where the family says widening once
+ * pays on this CPU (`widen_once`; AVX2 on AMD: no, and measured no different
  * there, the history of docs/performance.md (git log -p), stop 36): prefill attention of 512 and 2048 rows
  * (32 / 8 heads, head dim 64 and 128) ran 1.6-5.9% faster so (AVX2 1-5%);
  * 64 rows (256 and 192 group rows) 5-16% slower on 2 threads, twice the
@@ -59,8 +59,9 @@
 #define F16_TMP_COLS 256 /* columns of a thread's block when y rows are unevenly spaced */
 
 typedef struct f16_plan {
-    const qmm_family *kf;     /* the family that runs the items */
-    const qmm_family *packer; /* the F16 family chosen (kf, or its wide sibling's source) */
+    const qmm_family *kf;        /* the family that runs the items */
+    const qmm_family *packer;    /* the F16 family chosen (kf, or its wide sibling's source) */
+    const qmm_fp_attention *att; /* kf's attention extras (fp_attention.h), or NULL */
     /* shared mode's weight packer: packer's w_pack, or w_pack_wide into kf's layout */
     void (*w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t src_row_stride, void *dst);
     const qmm_act_layout *al;
@@ -116,16 +117,20 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     fp->gemv = fp->g == 1;
     fp->local = fp->g <= QMM_F16_LOCAL_ROWS;
     /* shared mode packs the weights once a call: widened, where the family
-     * has an F32 sibling (family.h) and the group has the rows of several m
-     * blocks, each of which would widen them again; that sibling then runs
-     * every item */
+     * has an F32 sibling (fp_attention.h) and the group has the rows of
+     * several m blocks, each of which would widen them again; that sibling
+     * then runs every item */
     fp->w_pack = kf->w_pack;
     fp->packer = kf;
-    if (!fp->local && fp->g >= QMM_F16_WIDE_MIN_ROWS && kf->wide && kf->w_pack_wide && (!kf->widen_once || kf->widen_once())) {
-        fp->w_pack = kf->w_pack_wide;
-        kf = kf->wide;
+    const qmm_fp_attention *att = qmm_registry_fp_attention(kf);
+    if (!fp->local && fp->g >= QMM_F16_WIDE_MIN_ROWS && att && att->wide && att->w_pack_wide &&
+        (!att->widen_once || att->widen_once())) {
+        fp->w_pack = att->w_pack_wide;
+        kf = att->wide;
+        att = qmm_registry_fp_attention(kf);
     }
     fp->kf = kf;
+    fp->att = att;
     fp->al = qmm_family_act_layout(kf, fp->gemv);
     /* about mult items per thread over the whole call */
     const int64_t step = kf->n_step;
@@ -147,7 +152,7 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
     const size_t staging = (size_t)fp->al->m_step * (size_t)fp->k * 4;
     const size_t out_block = fp->gemv ? 0 : (size_t)qmm_exec_m_block(fp->al) * (size_t)fp->tmp_cols * 4;
     size_t thr = 0;
-    fp->direct = fp->local && kf->direct;
+    fp->direct = fp->local && att && att->direct;
     if (fp->direct) { /* the group's rows, gathered when uneven; y rows through a block when uneven */
         fp->thr_act = qmm_exec_take(&thr, (size_t)fp->g * (size_t)fp->k * 4);
         fp->thr_tmp = qmm_exec_take(&thr, (size_t)fp->g * (size_t)fp->tmp_cols * 4);
@@ -159,7 +164,7 @@ static void plan_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_
         fp->thr_slice = qmm_exec_take(&thr, kf->w_packed_size(fp->k, fp->slice_cols));
     }
     fp->act_local = !fp->local && (fp->cpw == 1 || fp->act_group > QMM_F16_SHARED_ACT_MAX);
-    fp->rows_in_place = fp->act_local && kf->gemm_rows && fp->chunk_cols <= QMM_F16_ROWS_MAX_COLS;
+    fp->rows_in_place = fp->act_local && att && att->gemm_rows && fp->chunk_cols <= QMM_F16_ROWS_MAX_COLS;
     if (fp->act_local) { /* an m block of the group's rows, packed right before use */
         const int64_t mb = qmm_exec_m_block(fp->al), rows = fp->g < mb ? fp->g : mb;
         fp->thr_act = qmm_exec_take(&thr, fp->al->packed_size(rows, fp->k));
@@ -240,7 +245,8 @@ static void f16_pack_rows(const f16_plan *fp, const qmm_tensor *x, int64_t wbi, 
 }
 
 /* Group rows [g0, g0 + rows) (at most an m block), packed at a (or, a NULL,
- * read in place: rows xr, xs bytes apart, by the family's gemm_rows), times
+ * read in place: rows xr, xs bytes apart, by the family's gemm_rows
+ * (fp_attention.h)), times
  * the columns [0, cols) of the panels wp, into y columns [n0, n0 + cols); y
  * rows spread unevenly over the heads go through the thread's block tmp. */
 static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, int64_t g0, int64_t rows, const uint8_t *a,
@@ -252,7 +258,7 @@ static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, 
         if (a)
             qmm_exec_run_rows(kf, fp->al, fp->gemv, rows, fp->k, a, wp, cols, yp, ys);
         else
-            kf->gemm_rows(rows, cols, fp->k, xr, xs, wp, yp, ys);
+            fp->att->gemm_rows(rows, cols, fp->k, xr, xs, wp, yp, ys);
         return;
     }
     for (int64_t c0 = 0; c0 < cols; c0 += fp->tmp_cols) {
@@ -261,7 +267,7 @@ static void f16_run_block(const f16_plan *fp, const qmm_tensor *y, int64_t wbi, 
         if (a)
             kf->gemm(rows, cc, fp->k, a, wc, tmp, (size_t)cc * 4);
         else
-            kf->gemm_rows(rows, cc, fp->k, xr, xs, wc, tmp, (size_t)cc * 4);
+            fp->att->gemm_rows(rows, cc, fp->k, xr, xs, wc, tmp, (size_t)cc * 4);
         for (int64_t j = 0; j < rows; j++)
             memcpy((float *)((char *)y->data + f16_row_off(fp, y, wbi, g0 + j)) + n0 + c0, tmp + j * cc, (size_t)cc * 4);
     }
@@ -325,12 +331,12 @@ static void f16_run_direct(const f16_plan *fp, const qmm_tensor *w, const qmm_te
         size_t ys;
         if (f16_even_rows(fp, y, wbi, 0, fp->g, &ys)) {
             float *yp = (float *)(void *)((char *)y->data + f16_row_off(fp, y, wbi, 0)) + n0;
-            fp->kf->direct(fp->g, cols, fp->k, xa, xs, src, w->nb[1], yp, ys);
+            fp->att->direct(fp->g, cols, fp->k, xa, xs, src, w->nb[1], yp, ys);
             continue;
         }
         for (int64_t c0 = 0; c0 < cols; c0 += fp->tmp_cols) {
             const int64_t cc = cols - c0 < fp->tmp_cols ? cols - c0 : fp->tmp_cols;
-            fp->kf->direct(fp->g, cc, fp->k, xa, xs, src + (size_t)c0 * w->nb[1], w->nb[1], tmp, (size_t)cc * 4);
+            fp->att->direct(fp->g, cc, fp->k, xa, xs, src + (size_t)c0 * w->nb[1], w->nb[1], tmp, (size_t)cc * 4);
             for (int64_t j = 0; j < fp->g; j++)
                 memcpy((float *)(void *)((char *)y->data + f16_row_off(fp, y, wbi, j)) + n0 + c0, tmp + j * cc, (size_t)cc * 4);
         }

@@ -115,32 +115,8 @@ typedef struct qmm_family {
     void (*gemm)(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t y_row_stride);
     /* One activation row (act_gemv layout), columns j < n. NULL: gemm. */
     void (*gemv)(int64_t n, int64_t k, const void *a, const void *w, float *y);
-    /* Optional: gemm with the activations as plain fp32 rows x (row i at x +
-     * i * xs bytes, xs a multiple of 4), read in place instead of packed:
-     * the same bits as gemm. For products whose few columns would not repay
-     * packing the rows (qmm_mul_mat_f16's PV: n = head dim, k = kv length).
-     * NULL: exec packs the rows. */
-    void (*gemm_rows)(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, float *y, size_t y_row_stride);
-    /* Optional, F16 families: y[i][j] for rows i < m of plain fp32 rows x (xs
-     * bytes apart) and rows j < n of F16 source rows w (GGUF layout, ws bytes
-     * apart), read in place: no packed copy (qmm_mul_mat_f16's decode). The
-     * same bits as gemm / gemv. NULL: exec packs w. */
-    void (*direct)(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, size_t ws, float *y, size_t ys);
-    /* Optional, F16 families: `wide`, an F32 family of the same ISA (its
-     * required features a subset of this one's), and w_pack_wide, which packs
-     * F16 source rows (w_pack's contract) into wide's layout, each value
-     * widened exactly. qmm_mul_mat_f16's prefill packs its weights so, once
-     * a call, and runs wide's gemm on them: the same bits (the F32
-     * arithmetic on the same fp32 values), without widening each block again
-     * in every m block and item. NULL: exec packs with w_pack. */
-    const struct qmm_family *wide;
-    void (*w_pack_wide)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t src_row_stride, void *dst);
-    /* Optional, 16-bit families: whether widening the weights once (into a
-     * copy its tiles read, or through `wide`) beats widening them at each use
-     * on this CPU. The family's gemm asks it, and so does exec before taking
-     * `wide`: one answer for both. NULL: widening once pays wherever the
-     * family does it. */
-    int (*widen_once)(void);
+    /* What only qmm_mul_mat_f16 uses of a family (rows read in place, the
+     * direct product, the widened sibling): kernels/fp_attention.h. */
 } qmm_family;
 
 static inline const qmm_act_layout *qmm_family_act_layout(const qmm_family *kf, int gemv) {

@@ -189,3 +189,6 @@ const qmm_family *const qmm_arm_kernels[] = {
 #else
 const qmm_family *const qmm_arm_kernels[] = {NULL};
 #endif
+
+/* No Arm family has the F16 attention path's extras (kernels/fp_attention.h). */
+const qmm_fp_attention *const qmm_arm_fp_attention[] = {NULL};

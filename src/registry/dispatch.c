@@ -1,6 +1,12 @@
 #include "registry/dispatch.h"
 
 #include <stddef.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
+#include "kernels/x86/avx2_fp_widen.h"
+#endif
 
 const qmm_type qmm_packable_types[QMM_N_WTYPES] = {
     QMM_TYPE_F32,  QMM_TYPE_F16,  QMM_TYPE_Q4_0, QMM_TYPE_Q8_0, QMM_TYPE_Q4_1,   QMM_TYPE_Q5_0,   QMM_TYPE_Q5_1,  QMM_TYPE_Q2_K,
@@ -26,4 +32,19 @@ int qmm_dispatch_cap(const qmm_dispatch *d, const qmm_family *kf) {
     if (d->primary_cap > 0 && kf->fallback_hides)
         return d->primary_cap;
     return 0;
+}
+
+#if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
+/* The AVX2 F16 / BF16 GEMMs widen each weight panel once into an fp32 copy,
+ * except on AMD and Hygon (Zen): there the conversions run on pipes the FMAs
+ * do not use, and widening at each use ran faster (avx2_fp_widen.h). */
+static int widen_once_pays(const qmm_cpu_info *ci) {
+    return strcmp(ci->vendor, "AuthenticAMD") != 0 && strcmp(ci->vendor, "HygonGenuine") != 0;
+}
+#endif
+
+void qmm_dispatch_tune_kernels(void) {
+#if defined(QMM_ARCH_X86) && !defined(QMM_PORTABLE_ONLY)
+    qmm_avx2fp_set_widen_copy(widen_once_pays(qmm_cpu_detect()));
+#endif
 }

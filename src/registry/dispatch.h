@@ -33,4 +33,10 @@ const qmm_chain *qmm_dispatch_chain(const qmm_dispatch *d, qmm_type t);
 /* Thread cap of family kf under d, 0 = uncapped. */
 int qmm_dispatch_cap(const qmm_dispatch *d, const qmm_family *kf);
 
+/* The kernels' choices by micro-architecture rather than by feature (the x86
+ * vendor), decided here from the CPU detected and handed to the kernels that
+ * take them (avx2_fp_widen.h). Idempotent: every selection
+ * (qmm_chain_select) runs it. */
+void qmm_dispatch_tune_kernels(void);
+
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels/ref/ref_kernels.h"
+#include "registry/dispatch.h"
 
 const qmm_family *const qmm_ref_kernels[] = {
     &qmm_family_ref_q4_0,
@@ -77,7 +78,17 @@ const qmm_family *qmm_registry_reference(qmm_type wtype) {
     return NULL;
 }
 
+const qmm_fp_attention *qmm_registry_fp_attention(const qmm_family *kf) {
+    static const qmm_fp_attention *const *const tables[] = {qmm_x86_fp_attention, qmm_arm_fp_attention};
+    for (size_t t = 0; kf && t < sizeof(tables) / sizeof(tables[0]); t++)
+        for (const qmm_fp_attention *const *p = tables[t]; *p; p++)
+            if ((*p)->family == kf)
+                return *p;
+    return NULL;
+}
+
 qmm_chain qmm_chain_select(qmm_type wtype, uint64_t features, const qmm_family *forced_primary) {
+    qmm_dispatch_tune_kernels(); /* the kernels' choices that selection by features cannot make */
     qmm_chain c = {NULL, NULL};
     c.primary = forced_primary ? forced_primary : qmm_registry_select(wtype, features);
     if (c.primary && c.primary->fallback_hides) {

@@ -9,12 +9,17 @@
 #include <stdint.h>
 
 #include "kernels/family.h"
+#include "kernels/fp_attention.h"
 
 /* Per-ISA tables, priority order, NULL-terminated. The table of an ISA the
  * build does not target is empty. */
 extern const qmm_family *const qmm_x86_kernels[];
 extern const qmm_family *const qmm_arm_kernels[];
 extern const qmm_family *const qmm_ref_kernels[];
+/* The F16 attention path's extras (kernels/fp_attention.h) per ISA,
+ * NULL-terminated, in no particular order. */
+extern const qmm_fp_attention *const qmm_x86_fp_attention[];
+extern const qmm_fp_attention *const qmm_arm_fp_attention[];
 
 /* Calls fn for every family the build has, in priority order. */
 typedef void (*qmm_registry_visit_fn)(const qmm_family *kf, void *user);
@@ -27,6 +32,9 @@ const qmm_family *qmm_registry_find(const char *name);
 const qmm_family *qmm_registry_select(qmm_type wtype, uint64_t features);
 /* The reference family for wtype, or NULL if the type is not supported. */
 const qmm_family *qmm_registry_reference(qmm_type wtype);
+
+/* The attention extras of family kf, or NULL when it has none. */
+const qmm_fp_attention *qmm_registry_fp_attention(const qmm_family *kf);
 
 /* A chain: primary, and a fallback of the same type selected with the
  * primary's fallback_hides features masked off (NULL if none or the same). */

@@ -62,6 +62,13 @@ extern const qmm_family qmm_family_avx2_iq4_xs;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
 extern const qmm_family qmm_family_avx2_bf16;
+/* the F16 attention path's extras (kernels/fp_attention.h), one per family that has them */
+extern const qmm_fp_attention qmm_fp_attention_avx512_f32;
+extern const qmm_fp_attention qmm_fp_attention_avx512_f16;
+extern const qmm_fp_attention qmm_fp_attention_avx512_bf16;
+extern const qmm_fp_attention qmm_fp_attention_avx2_f32;
+extern const qmm_fp_attention qmm_fp_attention_avx2_f16;
+extern const qmm_fp_attention qmm_fp_attention_avx2_bf16;
 
 /* one family per line */
 /* clang-format off */
@@ -129,6 +136,17 @@ const qmm_family *const qmm_x86_kernels[] = {
     NULL,
 };
 /* clang-format on */
+
+const qmm_fp_attention *const qmm_x86_fp_attention[] = {
+    &qmm_fp_attention_avx512_f32,
+    &qmm_fp_attention_avx512_f16,
+    &qmm_fp_attention_avx512_bf16,
+    &qmm_fp_attention_avx2_f32,
+    &qmm_fp_attention_avx2_f16,
+    &qmm_fp_attention_avx2_bf16,
+    NULL,
+};
 #else
 const qmm_family *const qmm_x86_kernels[] = {NULL};
+const qmm_fp_attention *const qmm_x86_fp_attention[] = {NULL};
 #endif

@@ -1,25 +1,26 @@
 /* F16 weights x fp32 activations with NEON fmla: 16 weight rows x up to 4 activation rows per tile.
  *
- * As neon_f32 (the shared body is neon_fp_body.h), with the panel kept in fp16 (half the bytes to stream) and
+ * As neon_f32 (layout and tile in neon_fp_body.h), with the panel kept in fp16 (half the bytes to stream) and
  * widened to fp32 by fcvtl, which is exact; all arithmetic is fp32, never fp16. */
-#include <arm_neon.h>
-#include <stdint.h>
+#include "kernels/arm/neon_fp_body.h"
 
-#include "formats/formats.h"
-
-typedef uint16_t wtype_t;                    /* IEEE half bits */
-#define NEON_FP_WIDEN(e) qmm_fp16_to_fp32(e) /* GGUF's exact widening, NaN payloads too */
-
-/* The 16 weights of element l of the panel, widened exactly to fp32. */
-static inline __attribute__((always_inline)) void load_w(const wtype_t *p, float32x4_t w[4]) {
-    const float16x8_t h0 = vreinterpretq_f16_u16(vld1q_u16(p)), h1 = vreinterpretq_f16_u16(vld1q_u16(p + 8));
-    w[0] = vcvt_f32_f16(vget_low_f16(h0));
-    w[1] = vcvt_high_f32_f16(h0);
-    w[2] = vcvt_f32_f16(vget_low_f16(h1));
-    w[3] = vcvt_high_f32_f16(h1);
+static size_t neon_f16_w_size(int64_t k, int64_t n) { return qmm_neonfp_w_size(QMM_TYPE_F16, k, n); }
+static size_t neon_f16_w_offset(int64_t n_idx, int64_t k) { return qmm_neonfp_w_offset(QMM_TYPE_F16, n_idx, k); }
+static void neon_f16_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_neonfp_w_pack(QMM_TYPE_F16, k, n, n0, n1, src, stride, dst);
+}
+static void neon_f16_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_neonfp_w_read_row(QMM_TYPE_F16, packed, k, row, dst);
+}
+static void neon_f16_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_neonfp_w_unpack_row(QMM_TYPE_F16, packed, k, row, dst);
+}
+static void neon_f16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_neonfp_gemm(QMM_TYPE_F16, m, n, k, a, w, y, ys);
 }
 
-#define NEON_FP_SYM  qmm_family_neon_f16
-#define NEON_FP_NAME "neon_f16"
-#define NEON_FP_TYPE QMM_TYPE_F16
-#include "kernels/arm/neon_fp_body.h"
+const qmm_family qmm_family_neon_f16 =
+    QMM_NEONFP_DESCRIPTOR("neon_f16", QMM_TYPE_F16, neon_f16_w_size, neon_f16_w_offset, neon_f16_w_pack, neon_f16_w_read_row,
+                          neon_f16_w_unpack_row, neon_f16_gemm);

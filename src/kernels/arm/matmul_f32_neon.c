@@ -1,17 +1,24 @@
-/* F32 weights x fp32 activations with NEON fmla: 16 weight rows x up to 4 activation rows per tile (the body,
- * shared with neon_f16, is in neon_fp_body.h). */
-#include <arm_neon.h>
+/* F32 weights x fp32 activations with NEON fmla: 16 weight rows x up to 4 activation rows per tile (layout and
+ * tile in neon_fp_body.h). */
+#include "kernels/arm/neon_fp_body.h"
 
-typedef float wtype_t;
-#define NEON_FP_WIDEN(e) (e)
-
-/* The 16 weights of element l of the panel, as fp32. */
-static inline __attribute__((always_inline)) void load_w(const wtype_t *p, float32x4_t w[4]) {
-    for (int v = 0; v < 4; v++)
-        w[v] = vld1q_f32(p + 4 * v);
+static size_t neon_f32_w_size(int64_t k, int64_t n) { return qmm_neonfp_w_size(QMM_TYPE_F32, k, n); }
+static size_t neon_f32_w_offset(int64_t n_idx, int64_t k) { return qmm_neonfp_w_offset(QMM_TYPE_F32, n_idx, k); }
+static void neon_f32_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_neonfp_w_pack(QMM_TYPE_F32, k, n, n0, n1, src, stride, dst);
+}
+static void neon_f32_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_neonfp_w_read_row(QMM_TYPE_F32, packed, k, row, dst);
+}
+static void neon_f32_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_neonfp_w_unpack_row(QMM_TYPE_F32, packed, k, row, dst);
+}
+static void neon_f32_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_neonfp_gemm(QMM_TYPE_F32, m, n, k, a, w, y, ys);
 }
 
-#define NEON_FP_SYM  qmm_family_neon_f32
-#define NEON_FP_NAME "neon_f32"
-#define NEON_FP_TYPE QMM_TYPE_F32
-#include "kernels/arm/neon_fp_body.h"
+const qmm_family qmm_family_neon_f32 =
+    QMM_NEONFP_DESCRIPTOR("neon_f32", QMM_TYPE_F32, neon_f32_w_size, neon_f32_w_offset, neon_f32_w_pack, neon_f32_w_read_row,
+                          neon_f32_w_unpack_row, neon_f32_gemm);

@@ -1,7 +1,6 @@
 /* F32 / F16 / BF16 weights with SME FMOPA, shared by matmul_f32_sme.c,
- * matmul_f16_sme.c and matmul_bf16_sme.c (define QMM_SMEFP_ELT as
- * QMM_SMEFP_F32, _F16 or _BF16 before including, then invoke
- * QMM_SMEFP_FAMILY(id, wtype) once).
+ * matmul_f16_sme.c and matmul_bf16_sme.c: every function takes the weight
+ * type `kind` (QMM_TYPE_F32, _F16 or _BF16) as a constant first argument.
  *
  * Why this is bit-exact: the non-widening single-precision FMOPA computes
  * every ZA element as a fused multiply-add, ZA[i][j] = ZA[i][j] + x_i * w_j
@@ -18,6 +17,9 @@
  *            (fp32, or the fp16 / bf16 bits), zero rows pad the last panel;
  *   GEMM activations: 16-row groups, k-major: for each k, 16 fp32;
  *   GEMV activations: the reference rows (contiguous fp32). */
+#ifndef QMM_ARM_SME_FP_BODY_H
+#define QMM_ARM_SME_FP_BODY_H
+
 #include <stdint.h>
 #include <string.h>
 
@@ -26,65 +28,62 @@
 #include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
 
-#define QMM_SMEFP_NP   16
-#define QMM_SMEFP_MP   16
-#define QMM_SMEFP_F32  0
-#define QMM_SMEFP_F16  1
-#define QMM_SMEFP_BF16 2
-#if !defined(QMM_SMEFP_ELT)
-#error "define QMM_SMEFP_ELT (QMM_SMEFP_F32, _F16 or _BF16) before including sme_fp_body.h"
-#endif
-#if QMM_SMEFP_ELT != QMM_SMEFP_F32
-typedef uint16_t qmm_smefp_welt;
-#else
-typedef float qmm_smefp_welt;
-#endif
+#define QMM_SMEFP_NP 16
+#define QMM_SMEFP_MP 16
 
-static size_t smefp_w_size(int64_t k, int64_t n) {
-    return (size_t)((n + QMM_SMEFP_NP - 1) / QMM_SMEFP_NP) * (size_t)k * QMM_SMEFP_NP * sizeof(qmm_smefp_welt);
+#define QMM_SMEFP_INLINE static inline __attribute__((always_inline))
+
+/* Bytes per packed weight. */
+QMM_SMEFP_INLINE size_t smefp_esz(qmm_type kind) __arm_streaming_compatible { return kind == QMM_TYPE_F32 ? 4 : 2; }
+
+static inline size_t smefp_w_size(qmm_type kind, int64_t k, int64_t n) {
+    return (size_t)((n + QMM_SMEFP_NP - 1) / QMM_SMEFP_NP) * (size_t)k * QMM_SMEFP_NP * smefp_esz(kind);
 }
-static size_t smefp_w_offset(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SMEFP_NP) * (size_t)k * QMM_SMEFP_NP * sizeof(qmm_smefp_welt);
+static inline size_t smefp_w_offset(qmm_type kind, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_SMEFP_NP) * (size_t)k * QMM_SMEFP_NP * smefp_esz(kind);
 }
-static void smefp_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+static inline void smefp_w_pack(qmm_type kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                void *dst) {
+    const size_t esz = smefp_esz(kind);
     for (int64_t p = n0 / QMM_SMEFP_NP; p < (n1 + QMM_SMEFP_NP - 1) / QMM_SMEFP_NP; p++) {
-        qmm_smefp_welt *panel = (qmm_smefp_welt *)((uint8_t *)dst + smefp_w_offset(p * QMM_SMEFP_NP, k));
-        memset(panel, 0, (size_t)k * QMM_SMEFP_NP * sizeof(qmm_smefp_welt));
+        uint8_t *panel = (uint8_t *)dst + smefp_w_offset(kind, p * QMM_SMEFP_NP, k);
+        memset(panel, 0, (size_t)k * QMM_SMEFP_NP * esz);
         for (int r = 0; r < QMM_SMEFP_NP && p * QMM_SMEFP_NP + r < n; r++) {
-            const qmm_smefp_welt *row = (const qmm_smefp_welt *)((const uint8_t *)src + (size_t)(p * QMM_SMEFP_NP + r) * stride);
+            const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SMEFP_NP + r) * stride;
             for (int64_t l = 0; l < k; l++)
-                panel[l * QMM_SMEFP_NP + r] = row[l];
+                memcpy(panel + (size_t)(l * QMM_SMEFP_NP + r) * esz, row + (size_t)l * esz, esz);
         }
     }
 }
-static void smefp_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const qmm_smefp_welt *panel = (const qmm_smefp_welt *)((const uint8_t *)packed + smefp_w_offset(row, k));
+static inline void smefp_w_read_row(qmm_type kind, const void *packed, int64_t k, int64_t row, float *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + smefp_w_offset(kind, row, k);
     const int r = (int)(row % QMM_SMEFP_NP);
-    for (int64_t l = 0; l < k; l++)
-#if QMM_SMEFP_ELT == QMM_SMEFP_F16
-        dst[l] = qmm_fp16_to_fp32(panel[l * QMM_SMEFP_NP + r]);
-#elif QMM_SMEFP_ELT == QMM_SMEFP_BF16
-        dst[l] = qmm_bf16_to_fp32(panel[l * QMM_SMEFP_NP + r]);
-#else
-        dst[l] = panel[l * QMM_SMEFP_NP + r];
-#endif
+    for (int64_t l = 0; l < k; l++) {
+        if (kind == QMM_TYPE_F32) {
+            dst[l] = ((const float *)(const void *)panel)[l * QMM_SMEFP_NP + r];
+        } else {
+            const uint16_t e = ((const uint16_t *)(const void *)panel)[l * QMM_SMEFP_NP + r];
+            dst[l] = kind == QMM_TYPE_BF16 ? qmm_bf16_to_fp32(e) : qmm_fp16_to_fp32(e);
+        }
+    }
 }
 
 /* w_unpack_row: the row's elements back, bits as they are (dst need not be aligned). */
-static void smefp_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const qmm_smefp_welt *panel = (const qmm_smefp_welt *)((const uint8_t *)packed + smefp_w_offset(row, k));
+static inline void smefp_w_unpack_row(qmm_type kind, const void *packed, int64_t k, int64_t row, void *dst) {
+    const size_t esz = smefp_esz(kind);
+    const uint8_t *panel = (const uint8_t *)packed + smefp_w_offset(kind, row, k);
     const int r = (int)(row % QMM_SMEFP_NP);
     for (int64_t l = 0; l < k; l++)
-        memcpy((uint8_t *)dst + (size_t)l * sizeof(qmm_smefp_welt), &panel[l * QMM_SMEFP_NP + r], sizeof(qmm_smefp_welt));
+        memcpy((uint8_t *)dst + (size_t)l * esz, panel + (size_t)(l * QMM_SMEFP_NP + r) * esz, esz);
 }
 
-static size_t smefp_act_size(int64_t m, int64_t k) {
+static inline size_t smefp_act_size(int64_t m, int64_t k) {
     return (size_t)((m + QMM_SMEFP_MP - 1) / QMM_SMEFP_MP) * (size_t)k * QMM_SMEFP_MP * sizeof(float);
 }
-static size_t smefp_act_offset(int64_t m_idx, int64_t k) {
+static inline size_t smefp_act_offset(int64_t m_idx, int64_t k) {
     return (size_t)(m_idx / QMM_SMEFP_MP) * (size_t)k * QMM_SMEFP_MP * sizeof(float);
 }
-static void smefp_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+static inline void smefp_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SMEFP_MP) {
         float *grp = (float *)((uint8_t *)dst + smefp_act_offset(m0, k));
         memset(grp, 0, (size_t)k * QMM_SMEFP_MP * sizeof(float));
@@ -96,12 +95,13 @@ static void smefp_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_st
     }
 }
 
-#define QMM_SMEFP_INLINE static inline __attribute__((always_inline))
-
 /* Column chunk c (tw wide, tw divides 16) of the panels from w: its values
- * for k = l are at smefp_col(...) + l * 16. */
-QMM_SMEFP_INLINE const qmm_smefp_welt *smefp_col(const void *w, int64_t col, int64_t k) __arm_streaming {
-    return (const qmm_smefp_welt *)((const uint8_t *)w + smefp_w_offset(col, k)) + col % QMM_SMEFP_NP;
+ * for k = l are at smefp_at(kind, smefp_col(...), l). */
+QMM_SMEFP_INLINE const uint8_t *smefp_col(qmm_type kind, const void *w, int64_t col, int64_t k) __arm_streaming {
+    const uint8_t *panel = (const uint8_t *)w + smefp_w_offset(kind, col, k);
+    if (kind == QMM_TYPE_F32)
+        return (const uint8_t *)((const float *)(const void *)panel + col % QMM_SMEFP_NP);
+    return (const uint8_t *)((const uint16_t *)(const void *)panel + col % QMM_SMEFP_NP);
 }
 
 /* Store predicate: the chunk's lanes (pw) that are columns < n. */
@@ -109,21 +109,26 @@ QMM_SMEFP_INLINE svbool_t smefp_pst(svbool_t pw, int64_t c, int64_t n) __arm_str
     return svand_b_z(pw, pw, svwhilelt_b32_s64(c, n));
 }
 
-/* The weights of one chunk at k = l as fp32 lanes (exact widening for F16, BF16). */
-QMM_SMEFP_INLINE svfloat32_t smefp_wvec(svbool_t pw, const qmm_smefp_welt *p) __arm_streaming {
-#if QMM_SMEFP_ELT == QMM_SMEFP_F16
-    return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, p)));
-#elif QMM_SMEFP_ELT == QMM_SMEFP_BF16
-    return svreinterpret_f32_u32(svlsl_n_u32_x(pw, svld1uh_u32(pw, p), 16));
-#else
-    return svld1_f32(pw, p);
-#endif
+/* The chunk's values at k = l. */
+QMM_SMEFP_INLINE const void *smefp_at(qmm_type kind, const uint8_t *c, int64_t l) __arm_streaming {
+    if (kind == QMM_TYPE_F32)
+        return (const float *)(const void *)c + l * QMM_SMEFP_NP;
+    return (const uint16_t *)(const void *)c + l * QMM_SMEFP_NP;
+}
+
+/* The weights of one chunk at k = l (p: smefp_at) as fp32 lanes (exact widening for F16, BF16). */
+QMM_SMEFP_INLINE svfloat32_t smefp_wvec(qmm_type kind, svbool_t pw, const void *p) __arm_streaming {
+    if (kind == QMM_TYPE_F16)
+        return svcvt_f32_f16_x(pw, svreinterpret_f16_u32(svld1uh_u32(pw, (const uint16_t *)p)));
+    if (kind == QMM_TYPE_BF16)
+        return svreinterpret_f32_u32(svlsl_n_u32_x(pw, svld1uh_u32(pw, (const uint16_t *)p), 16));
+    return svld1_f32(pw, (const float *)p);
 }
 
 /* GEMM: per activation sub-tile of tw = min(SVL/32, 16) rows, up to four
  * column chunks at once in ZA0..ZA3.S, one FMOPA per chunk per k. */
-static void smefp_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) __arm_streaming
-    __arm_inout("za") {
+QMM_SMEFP_INLINE void smefp_mopa_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y,
+                                      size_t ys) __arm_streaming __arm_inout("za") {
     const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SMEFP_NP ? lanes : QMM_SMEFP_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw);
     for (int64_t m0 = 0; m0 < m; m0 += QMM_SMEFP_MP) {
@@ -133,27 +138,27 @@ static void smefp_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
             const float *xr = ag + r0;
             for (int64_t c = 0; c < n; c += 4 * tw) {
                 const int64_t nt = (n - c + tw - 1) / tw; /* chunks left */
-                const qmm_smefp_welt *w0 = smefp_col(w, c, k);
-                const qmm_smefp_welt *w1 = nt > 1 ? smefp_col(w, c + tw, k) : w0;
-                const qmm_smefp_welt *w2 = nt > 2 ? smefp_col(w, c + 2 * tw, k) : w0;
-                const qmm_smefp_welt *w3 = nt > 3 ? smefp_col(w, c + 3 * tw, k) : w0;
+                const uint8_t *w0 = smefp_col(kind, w, c, k);
+                const uint8_t *w1 = nt > 1 ? smefp_col(kind, w, c + tw, k) : w0;
+                const uint8_t *w2 = nt > 2 ? smefp_col(kind, w, c + 2 * tw, k) : w0;
+                const uint8_t *w3 = nt > 3 ? smefp_col(kind, w, c + 3 * tw, k) : w0;
                 svzero_za();
                 if (nt >= 4) {
                     for (int64_t l = 0; l < k; l++) {
                         const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SMEFP_MP);
-                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(pw, w0 + l * QMM_SMEFP_NP));
-                        svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(pw, w1 + l * QMM_SMEFP_NP));
-                        svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(pw, w2 + l * QMM_SMEFP_NP));
-                        svmopa_za32_f32_m(3, pw, pw, xv, smefp_wvec(pw, w3 + l * QMM_SMEFP_NP));
+                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w0, l)));
+                        svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w1, l)));
+                        svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w2, l)));
+                        svmopa_za32_f32_m(3, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w3, l)));
                     }
                 } else {
                     for (int64_t l = 0; l < k; l++) {
                         const svfloat32_t xv = svld1_f32(pw, xr + l * QMM_SMEFP_MP);
-                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(pw, w0 + l * QMM_SMEFP_NP));
+                        svmopa_za32_f32_m(0, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w0, l)));
                         if (nt > 1)
-                            svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(pw, w1 + l * QMM_SMEFP_NP));
+                            svmopa_za32_f32_m(1, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w1, l)));
                         if (nt > 2)
-                            svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(pw, w2 + l * QMM_SMEFP_NP));
+                            svmopa_za32_f32_m(2, pw, pw, xv, smefp_wvec(kind, pw, smefp_at(kind, w2, l)));
                     }
                 }
                 for (uint32_t i = 0; i < rows; i++) {
@@ -174,22 +179,22 @@ static void smefp_mopa_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
 
 /* GEMV (one activation row, reference layout): FMLA across weight rows,
  * acc = acc + w * x (fused) per k, four chunks at once. */
-static void smefp_gemv(int64_t n, int64_t k, const float *x, const void *w, float *y) __arm_streaming {
+QMM_SMEFP_INLINE void smefp_gemv(qmm_type kind, int64_t n, int64_t k, const float *x, const void *w, float *y) __arm_streaming {
     const int64_t lanes = (int64_t)svcntw(), tw = lanes < QMM_SMEFP_NP ? lanes : QMM_SMEFP_NP;
     const svbool_t pw = svwhilelt_b32_s64(0, tw);
     for (int64_t c = 0; c < n; c += 4 * tw) {
         const int64_t nt = (n - c + tw - 1) / tw;
-        const qmm_smefp_welt *w0 = smefp_col(w, c, k);
-        const qmm_smefp_welt *w1 = nt > 1 ? smefp_col(w, c + tw, k) : w0;
-        const qmm_smefp_welt *w2 = nt > 2 ? smefp_col(w, c + 2 * tw, k) : w0;
-        const qmm_smefp_welt *w3 = nt > 3 ? smefp_col(w, c + 3 * tw, k) : w0;
+        const uint8_t *w0 = smefp_col(kind, w, c, k);
+        const uint8_t *w1 = nt > 1 ? smefp_col(kind, w, c + tw, k) : w0;
+        const uint8_t *w2 = nt > 2 ? smefp_col(kind, w, c + 2 * tw, k) : w0;
+        const uint8_t *w3 = nt > 3 ? smefp_col(kind, w, c + 3 * tw, k) : w0;
         svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
         for (int64_t l = 0; l < k; l++) {
             const float xl = x[l];
-            acc0 = svmla_n_f32_x(pw, acc0, smefp_wvec(pw, w0 + l * QMM_SMEFP_NP), xl);
-            acc1 = svmla_n_f32_x(pw, acc1, smefp_wvec(pw, w1 + l * QMM_SMEFP_NP), xl);
-            acc2 = svmla_n_f32_x(pw, acc2, smefp_wvec(pw, w2 + l * QMM_SMEFP_NP), xl);
-            acc3 = svmla_n_f32_x(pw, acc3, smefp_wvec(pw, w3 + l * QMM_SMEFP_NP), xl);
+            acc0 = svmla_n_f32_x(pw, acc0, smefp_wvec(kind, pw, smefp_at(kind, w0, l)), xl);
+            acc1 = svmla_n_f32_x(pw, acc1, smefp_wvec(kind, pw, smefp_at(kind, w1, l)), xl);
+            acc2 = svmla_n_f32_x(pw, acc2, smefp_wvec(kind, pw, smefp_at(kind, w2, l)), xl);
+            acc3 = svmla_n_f32_x(pw, acc3, smefp_wvec(kind, pw, smefp_at(kind, w3, l)), xl);
         }
         svst1_f32(smefp_pst(pw, c, n), y + c, acc0);
         if (nt > 1)
@@ -201,36 +206,16 @@ static void smefp_gemv(int64_t n, int64_t k, const float *x, const void *w, floa
     }
 }
 
-/* The entry points: ZA is live only inside the GEMM; both run streaming. */
-__arm_locally_streaming __arm_new("za") static void sme_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w,
-                                                             float *y, size_t ys) {
-    smefp_mopa_gemm(m, n, k, a, w, y, ys);
-}
-
-__arm_locally_streaming static void sme_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
-    smefp_gemv(n, k, (const float *)a, w, y);
-}
-
-#define QMM_SMEFP_FAMILY(id, wtype_)                                                                                             \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
-        .required = QMM_CPU_SME,                                                                                                 \
-        .fallback_hides = QMM_CPU_SME | QMM_CPU_SME2,                                                                            \
-        .flags = QMM_FAMILY_CAPPED,                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = QMM_SMEFP_MP,                                                                                                      \
-        .nr = QMM_SMEFP_NP,                                                                                                      \
-        .kr = 1,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_SMEFP_NP,                                                                                                  \
-        .w_packed_size = smefp_w_size,                                                                                           \
-        .w_packed_offset = smefp_w_offset,                                                                                       \
-        .w_pack = smefp_w_pack,                                                                                                  \
-        .w_read_row = smefp_w_read_row,                                                                                          \
-        .w_unpack_row = smefp_w_unpack_row,                                                                                      \
+/* The descriptor of an SME fp family from its entry points (the GEMM and
+ * the GEMV run streaming, ZA live only inside the GEMM). */
+#define QMM_SMEFP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, gemm_, gemv_)               \
+    {                                                                                                                            \
+        .name = name_, .wtype = wtype_, .required = QMM_CPU_SME, .fallback_hides = QMM_CPU_SME | QMM_CPU_SME2,                   \
+        .flags = QMM_FAMILY_CAPPED, .layout_id = 1, .mr = QMM_SMEFP_MP, .nr = QMM_SMEFP_NP, .kr = 1, .sr = 1,                    \
+        .n_step = QMM_SMEFP_NP, .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_,                       \
+        .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,                                                                \
         .act = {QMM_SMEFP_MP, smefp_act_size, smefp_act_offset, smefp_act_pack},                                                 \
-        .act_gemv = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack},                                     \
-        .gemm = sme_gemm,                                                                                                        \
-        .gemv = sme_gemv,                                                                                                        \
-    };
+        .act_gemv = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack}, .gemm = gemm_, .gemv = gemv_,       \
+    }
+
+#endif

@@ -1,4 +1,4 @@
-/* The direct F16 product of the AVX2 F16 family (family.h: `direct`): y =
+/* The direct F16 product of the AVX2 F16 family (fp_attention.h: `direct`): y =
  * x W^T reading the F16 rows of W where they are (qmm_mul_mat_f16's K or
  * V^T, rows ws bytes apart), without the packed copy, for the few activation
  * rows of decode. Per block of 16 W rows and 8 l, rows j and j + 8 are loaded
@@ -106,39 +106,55 @@ QMM_F16D2_INLINE void qmm_f16d2_block(int MR, int64_t k, const uint16_t *const *
     qmm_f16dc_pf_rest(&pf);
     switch (k - l0) { /* constant kt: the tail's loops unroll as the main one's */
     case 0: break;
-#define QMM_F16D2_TAIL(t)                                                                                                        \
-    case t: qmm_f16d2_step(MR, t, wr, l0, x, xs, acc); break;
-        QMM_F16D2_TAIL(1)
-        QMM_F16D2_TAIL(2)
-        QMM_F16D2_TAIL(3)
-        QMM_F16D2_TAIL(4)
-        QMM_F16D2_TAIL(5)
-        QMM_F16D2_TAIL(6)
-        QMM_F16D2_TAIL(7)
-#undef QMM_F16D2_TAIL
+    case 1: qmm_f16d2_step(MR, 1, wr, l0, x, xs, acc); break;
+    case 2: qmm_f16d2_step(MR, 2, wr, l0, x, xs, acc); break;
+    case 3: qmm_f16d2_step(MR, 3, wr, l0, x, xs, acc); break;
+    case 4: qmm_f16d2_step(MR, 4, wr, l0, x, xs, acc); break;
+    case 5: qmm_f16d2_step(MR, 5, wr, l0, x, xs, acc); break;
+    case 6: qmm_f16d2_step(MR, 6, wr, l0, x, xs, acc); break;
+    case 7: qmm_f16d2_step(MR, 7, wr, l0, x, xs, acc); break;
     default: break;
     }
     for (int i = 0; i < MR; i++)
         qmm_avx2_store16((float *)(void *)((char *)y + (size_t)i * ys), acc[2 * i], acc[2 * i + 1], nr);
 }
 
+/* One function per row count and per way of reading W: qmm_f16d2_block<mr>
+ * in place, qmm_f16d2_block<mr>g gathered (gather constant in each, so that
+ * the in-place loop compiles as it did alone). */
 typedef void (*qmm_f16d2_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16dc_pf);
-/* one function per row count and per way of reading W (gather constant in
- * each, so that the in-place loop compiles as it did alone) */
-#define QMM_F16D2_BLOCK(mr)                                                                                                      \
-    static void qmm_f16d2_block##mr(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y,           \
-                                    size_t ys, qmm_f16dc_pf pf) {                                                                \
-        qmm_f16d2_block(mr, k, wr, nr, x, xs, y, ys, pf, 0);                                                                     \
-    }                                                                                                                            \
-    static void qmm_f16d2_block##mr##g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y,        \
-                                       size_t ys, qmm_f16dc_pf pf) {                                                             \
-        qmm_f16d2_block(mr, k, wr, nr, x, xs, y, ys, pf, 1);                                                                     \
-    }
-QMM_F16D2_BLOCK(1)
-QMM_F16D2_BLOCK(2)
-QMM_F16D2_BLOCK(3)
-QMM_F16D2_BLOCK(4)
-#undef QMM_F16D2_BLOCK
+static void qmm_f16d2_block1(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                             qmm_f16dc_pf pf) {
+    qmm_f16d2_block(1, k, wr, nr, x, xs, y, ys, pf, 0);
+}
+static void qmm_f16d2_block1g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(1, k, wr, nr, x, xs, y, ys, pf, 1);
+}
+static void qmm_f16d2_block2(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                             qmm_f16dc_pf pf) {
+    qmm_f16d2_block(2, k, wr, nr, x, xs, y, ys, pf, 0);
+}
+static void qmm_f16d2_block2g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(2, k, wr, nr, x, xs, y, ys, pf, 1);
+}
+static void qmm_f16d2_block3(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                             qmm_f16dc_pf pf) {
+    qmm_f16d2_block(3, k, wr, nr, x, xs, y, ys, pf, 0);
+}
+static void qmm_f16d2_block3g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(3, k, wr, nr, x, xs, y, ys, pf, 1);
+}
+static void qmm_f16d2_block4(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                             qmm_f16dc_pf pf) {
+    qmm_f16d2_block(4, k, wr, nr, x, xs, y, ys, pf, 0);
+}
+static void qmm_f16d2_block4g(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d2_block(4, k, wr, nr, x, xs, y, ys, pf, 1);
+}
 
 /* The family's `direct` entry: y[i][j] = sum over ascending l of
  * w[j][l] x[i][l] (fmaf chain from 0) for i < m, j < n. */

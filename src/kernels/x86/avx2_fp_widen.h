@@ -8,7 +8,8 @@
  *    and the tiles then read half the bytes from L2: widening in the tiles
  *    ran F16 at 94-98% of the FMA peak against 85-91% with the copy (BF16
  *    89-92% against 84-91%), m = 64 and 512.
- * The default: the copy, but not on AMD or Hygon (Zen) processors. */
+ * Dispatch decides by CPU (src/registry/dispatch.c: the copy, but not on AMD
+ * or Hygon processors) and hands the answer down here. */
 #ifndef QMM_AVX2_FP_WIDEN_H
 #define QMM_AVX2_FP_WIDEN_H
 
@@ -16,8 +17,11 @@
  * k <= 4096); 0: widen in the tiles. */
 int qmm_avx2fp_widen_copy(void);
 
+/* Dispatch's answer for this CPU (until it gives one: 1). */
+void qmm_avx2fp_set_widen_copy(int on);
+
 /* For tests (both paths bit for bit on any x86 host): 0 or 1 forces the
- * choice, -1 restores the CPU's default. Not for concurrent GEMMs. */
+ * choice, -1 restores dispatch's. Not for concurrent GEMMs. */
 void qmm_avx2fp_force_widen_copy(int mode);
 
 #endif

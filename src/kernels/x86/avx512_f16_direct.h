@@ -1,4 +1,4 @@
-/* The direct F16 product of the AVX-512 F16 family (family.h: `direct`):
+/* The direct F16 product of the AVX-512 F16 family (fp_attention.h: `direct`):
  * y = x W^T reading the F16 rows of W where they are (qmm_mul_mat_f16's K or
  * V^T, rows ws bytes apart), without the packed copy, for the few activation
  * rows of decode. Per block of 16 W rows and 8 l, rows j and j + 8 are loaded
@@ -86,16 +86,13 @@ QMM_F16D_INLINE void qmm_f16d_block(int MR, int NB, int64_t k, const uint16_t *c
     qmm_f16dc_pf_rest(&pf);
     switch (k - l0) { /* constant kt: the tail's loops unroll as the main one's */
     case 0: break;
-#define QMM_F16D_TAIL(t)                                                                                                         \
-    case t: qmm_f16d_step(MR, NB, t, wr, l0, x, xs, acc); break;
-        QMM_F16D_TAIL(1)
-        QMM_F16D_TAIL(2)
-        QMM_F16D_TAIL(3)
-        QMM_F16D_TAIL(4)
-        QMM_F16D_TAIL(5)
-        QMM_F16D_TAIL(6)
-        QMM_F16D_TAIL(7)
-#undef QMM_F16D_TAIL
+    case 1: qmm_f16d_step(MR, NB, 1, wr, l0, x, xs, acc); break;
+    case 2: qmm_f16d_step(MR, NB, 2, wr, l0, x, xs, acc); break;
+    case 3: qmm_f16d_step(MR, NB, 3, wr, l0, x, xs, acc); break;
+    case 4: qmm_f16d_step(MR, NB, 4, wr, l0, x, xs, acc); break;
+    case 5: qmm_f16d_step(MR, NB, 5, wr, l0, x, xs, acc); break;
+    case 6: qmm_f16d_step(MR, NB, 6, wr, l0, x, xs, acc); break;
+    case 7: qmm_f16d_step(MR, NB, 7, wr, l0, x, xs, acc); break;
     default: break;
     }
     const __mmask16 nm = (__mmask16)((1u << nr) - 1u);
@@ -110,25 +107,57 @@ QMM_F16D_INLINE void qmm_f16d_block(int MR, int NB, int64_t k, const uint16_t *c
     }
 }
 
+/* The blocks by count nb (1, 2) and activation rows mr, one function each
+ * (qmm_f16d_block<nb>_<mr>), so that each compiles as it would alone. */
 typedef void (*qmm_f16d_block_fn)(int64_t, const uint16_t *const *, int, const float *, size_t, float *, size_t, qmm_f16dc_pf);
-#define QMM_F16D_BLOCK(nb, mr)                                                                                                   \
-    static void qmm_f16d_block##nb##_##mr(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y,     \
-                                          size_t ys, qmm_f16dc_pf pf) {                                                          \
-        qmm_f16d_block(mr, nb, k, wr, nr, x, xs, y, ys, pf);                                                                     \
-    }
-QMM_F16D_BLOCK(1, 1)
-QMM_F16D_BLOCK(1, 2)
-QMM_F16D_BLOCK(1, 3)
-QMM_F16D_BLOCK(1, 4)
-QMM_F16D_BLOCK(1, 5)
-QMM_F16D_BLOCK(1, 6)
-QMM_F16D_BLOCK(1, 7)
-QMM_F16D_BLOCK(1, 8)
-QMM_F16D_BLOCK(2, 1)
-QMM_F16D_BLOCK(2, 2)
-QMM_F16D_BLOCK(2, 3)
-QMM_F16D_BLOCK(2, 4)
-#undef QMM_F16D_BLOCK
+static void qmm_f16d_block1_1(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(1, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_2(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(2, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_3(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(3, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_4(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(4, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_5(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(5, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_6(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(6, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_7(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(7, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block1_8(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(8, 1, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_1(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(1, 2, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_2(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(2, 2, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_3(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(3, 2, k, wr, nr, x, xs, y, ys, pf);
+}
+static void qmm_f16d_block2_4(int64_t k, const uint16_t *const *wr, int nr, const float *x, size_t xs, float *y, size_t ys,
+                              qmm_f16dc_pf pf) {
+    qmm_f16d_block(4, 2, k, wr, nr, x, xs, y, ys, pf);
+}
 
 /* The family's `direct` entry: y[i][j] = sum over ascending l of
  * w[j][l] x[i][l] (fmaf chain from 0) for i < m, j < n. */

@@ -78,9 +78,10 @@ extern _Thread_local float qmm_avx512fp_scratch[QMM_AVX512FP_SCRATCH];
 
 #define QMM_AVX512FP_INLINE static inline __attribute__((always_inline))
 
-/* The element kind `esz` of the helpers below: 4 (F32) and 2 (F16) are the
- * element sizes; BF16, 2 bytes too, is told apart as 3. */
-#define QMM_AVX512FP_BF16    3
+/* The element kind `esz` of the helpers below, a constant in each caller:
+ * the values of F32 (4) and F16 (2) are their element sizes; BF16, 2 bytes
+ * too, is told apart as 3. */
+enum { QMM_AVX512FP_F16 = 2, QMM_AVX512FP_BF16 = 3, QMM_AVX512FP_F32 = 4 };
 #define QMM_AVX512FP_EB(esz) ((esz) == 4 ? 4 : 2) /* bytes per element */
 
 static inline size_t qmm_avx512fp_panel_bytes(int64_t k, int esz) {
@@ -377,27 +378,80 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_tile(int esz, int DX, int MR, int NP, int6
     }
 }
 
-typedef void (*qmm_avx512fp_tile_fn)(int64_t, int64_t, int, int, const float *, size_t, const uint8_t *, const uint8_t *, float *,
-                                     size_t, int, int, float *, const qmm_avx512fp_next *, float *);
+/* The tiles of one element kind and row source (DX), by row count mr (1..MR)
+ * and panels np (1, 2): a switch to the tile with constant mr and np. Each
+ * router is a named function (qmm_avx512fp_f32_tile, ...) calling this with
+ * its constants. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_tile_route(int esz, int DX, int mr, int np, int64_t l0, int64_t l1, int first, int last,
+                                                 const float *a, size_t xs, const uint8_t *p0, const uint8_t *p1, float *y,
+                                                 size_t ys, int nc0, int nc1, float *cb, const qmm_avx512fp_next *nx, float *wo) {
+    _Static_assert(QMM_AVX512FP_MR == 12, "a case per row count");
+    if (np == 1) {
+        switch (mr) {
+        case 1: qmm_avx512fp_tile(esz, DX, 1, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 2: qmm_avx512fp_tile(esz, DX, 2, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 3: qmm_avx512fp_tile(esz, DX, 3, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 4: qmm_avx512fp_tile(esz, DX, 4, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 5: qmm_avx512fp_tile(esz, DX, 5, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 6: qmm_avx512fp_tile(esz, DX, 6, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 7: qmm_avx512fp_tile(esz, DX, 7, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 8: qmm_avx512fp_tile(esz, DX, 8, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 9: qmm_avx512fp_tile(esz, DX, 9, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 10: qmm_avx512fp_tile(esz, DX, 10, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 11: qmm_avx512fp_tile(esz, DX, 11, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        case 12: qmm_avx512fp_tile(esz, DX, 12, 1, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+        default: break;
+        }
+        return;
+    }
+    switch (mr) {
+    case 1: qmm_avx512fp_tile(esz, DX, 1, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 2: qmm_avx512fp_tile(esz, DX, 2, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 3: qmm_avx512fp_tile(esz, DX, 3, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 4: qmm_avx512fp_tile(esz, DX, 4, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 5: qmm_avx512fp_tile(esz, DX, 5, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 6: qmm_avx512fp_tile(esz, DX, 6, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 7: qmm_avx512fp_tile(esz, DX, 7, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 8: qmm_avx512fp_tile(esz, DX, 8, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 9: qmm_avx512fp_tile(esz, DX, 9, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 10: qmm_avx512fp_tile(esz, DX, 10, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 11: qmm_avx512fp_tile(esz, DX, 11, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    case 12: qmm_avx512fp_tile(esz, DX, 12, 2, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo); break;
+    default: break;
+    }
+}
+
+/* A router's signature (qmm_avx512fp_tile_route's after esz and DX). */
+typedef void (*qmm_avx512fp_tile_fn)(int mr, int np, int64_t l0, int64_t l1, int first, int last, const float *a, size_t xs,
+                                     const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb,
+                                     const qmm_avx512fp_next *nx, float *wo);
+
+/* The F32 tiles, rows packed and rows in place, which every family runs
+ * (F16 / BF16 on their widened block): defined once, in matmul_f32_avx512.c. */
+void qmm_avx512fp_f32_tile(int mr, int np, int64_t l0, int64_t l1, int first, int last, const float *a, size_t xs,
+                           const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb,
+                           const qmm_avx512fp_next *nx, float *wo);
+void qmm_avx512fp_f32_tile_dx(int mr, int np, int64_t l0, int64_t l1, int first, int last, const float *a, size_t xs,
+                              const uint8_t *p0, const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb,
+                              const qmm_avx512fp_next *nx, float *wo);
 
 /* The GEMM of every element kind: BLIS-style blocking. Row blocks of MB
  * (exec hands at most that many rows per call anyway), column blocks of NC,
  * then k slices; inside a slice, activation groups outer (a group's slice
  * stays in L1) and the block's panel pairs inner (their slices come from L2,
  * prefetched in the tile). The block's partial sums (MB x NC fp32, in the
- * thread's scratch) stay in L2 between slices. tiles1 / tiles2: the F32 tiles
- * of 1 / 2 panels by row count (1..MR). F16 / BF16 (wtiles1 / wtiles2 set):
+ * thread's scratch) stay in L2 between slices. tile: the F32 tiles' router
+ * (rows packed or in place, as a). F16 / BF16 (wtile set, their router):
  * the first row step of a block runs their widening tiles, which also store
  * the block's weights as fp32 in the scratch, and the other row steps run the
  * F32 tiles on that copy: a weight vector is widened once per block, not once
  * per row step (the widening takes ports 0 and 5 from the FMAs). */
-QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *tiles1, const qmm_avx512fp_tile_fn *tiles2,
-                                           const qmm_avx512fp_tile_fn *wtiles1, const qmm_avx512fp_tile_fn *wtiles2, int64_t m,
-                                           int64_t n, int64_t k, const void *a, size_t xs, const void *w, float *y, size_t ys) {
+QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, qmm_avx512fp_tile_fn tile, qmm_avx512fp_tile_fn wtile, int64_t m, int64_t n,
+                                           int64_t k, const void *a, size_t xs, const void *w, float *y, size_t ys) {
     enum { NR = QMM_AVX512FP_NR, MR = QMM_AVX512FP_MR, MB = QMM_AVX512FP_MB };
     const int64_t KC = QMM_AVX512FP_KC_OF(esz), NC = QMM_AVX512FP_NC_OF(esz), EB = QMM_AVX512FP_EB(esz);
     const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
-    const int widen = wtiles1 != NULL;
+    const int widen = wtile != NULL;
     float *const cbuf = qmm_avx512fp_scratch;
     float *const wbuf = qmm_avx512fp_scratch + MB * QMM_AVX512FP_NC16; /* widened block, panel j at j KC16 x 16 */
     for (int64_t m0 = 0; m0 < m; m0 += MB) {
@@ -483,16 +537,14 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemm(int esz, const qmm_avx512fp_tile_fn *
                                                       cshare * (pr + 1) < xchunks ? cshare * (pr + 1) : xchunks};
                         if (widening) {
                             const uint8_t *q0 = wc + (size_t)(2 * pr) * pb;
-                            (nc1 ? wtiles2 : wtiles1)[mr](l0, l1, first, last, ag, xs, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp,
-                                                          &nx, wo);
+                            wtile(mr, nc1 ? 2 : 1, l0, l1, first, last, ag, xs, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx, wo);
                         } else if (widen) { /* the F32 tiles on the widened block: k range [0, l1 - l0) */
                             const uint8_t *q0 = (const uint8_t *)wo;
-                            (nc1 ? tiles2 : tiles1)[mr](0, l1 - l0, first, last, ag + (xs ? l0 : l0 * MR), xs, q0,
-                                                        q0 + QMM_AVX512FP_KC16 * 64, yg + n0, ys, nc0, nc1, cp, &nx, NULL);
+                            tile(mr, nc1 ? 2 : 1, 0, l1 - l0, first, last, ag + (xs ? l0 : l0 * MR), xs, q0,
+                                 q0 + QMM_AVX512FP_KC16 * 64, yg + n0, ys, nc0, nc1, cp, &nx, NULL);
                         } else {
                             const uint8_t *q0 = wc + (size_t)(2 * pr) * pb;
-                            (nc1 ? tiles2 : tiles1)[mr](l0, l1, first, last, ag, xs, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx,
-                                                        NULL);
+                            tile(mr, nc1 ? 2 : 1, l0, l1, first, last, ag, xs, q0, q0 + pb, yg + n0, ys, nc0, nc1, cp, &nx, NULL);
                         }
                     }
                 }
@@ -530,141 +582,80 @@ QMM_AVX512FP_INLINE void qmm_avx512fp_gemv_tile(int esz, int NP, int64_t k, cons
     }
 }
 
-#define QMM_AVX512FP_FAMILY(esz)                                                                                                 \
-    static size_t w_size(int64_t k, int64_t n) {                                                                                 \
-        return (size_t)((n + QMM_AVX512FP_NR - 1) / QMM_AVX512FP_NR) * qmm_avx512fp_panel_bytes(k, esz);                         \
-    }                                                                                                                            \
-    static size_t w_offset(int64_t n_idx, int64_t k) {                                                                           \
-        return (size_t)(n_idx / QMM_AVX512FP_NR) * qmm_avx512fp_panel_bytes(k, esz);                                             \
-    }                                                                                                                            \
-    static void w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {                                 \
-        qmm_avx512fp_unpack_row((const uint8_t *)packed + w_offset(row, k), k, (int)(row % QMM_AVX512FP_NR), dst, esz);          \
-    }                                                                                                                            \
-    static size_t act_size(int64_t m, int64_t k) { return qmm_avx512fp_act_size(m, k); }                                         \
-    static size_t act_offset(int64_t m_idx, int64_t k) { return qmm_avx512fp_act_offset(m_idx, k); }                             \
-    static void act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                           \
-        qmm_avx512fp_act_pack(m, k, x, xs, dst);                                                                                 \
-    }                                                                                                                            \
-    static size_t act1_size(int64_t m, int64_t k) { return qmm_avx512fp_act1_size(m, k); }                                       \
-    static size_t act1_offset(int64_t m_idx, int64_t k) { return qmm_avx512fp_act1_offset(m_idx, k); }                           \
-    static void act1_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {                                          \
-        qmm_avx512fp_act1_pack(m, k, x, xs, dst);                                                                                \
-    }                                                                                                                            \
-    QMM_AVX512FP_TILE_TABLES(t, 4, 0)                                                                                            \
-    QMM_AVX512FP_TILE_TABLES(d, 4, 1)                                                                                            \
-    QMM_AVX512FP_WIDEN_SET(esz)                                                                                                  \
-    static void gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {                       \
-        qmm_avx512fp_gemm(esz, t_np1, t_np2, QMM_AVX512FP_WTILES(esz, w, 1), QMM_AVX512FP_WTILES(esz, w, 2), m, n, k, a, 0, w,   \
-                          y, ys);                                                                                                \
-    }                                                                                                                            \
-    static void gemm_rows(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, float *y, size_t ys) {      \
-        qmm_avx512fp_gemm(esz, d_np1, d_np2, QMM_AVX512FP_WTILES(esz, v, 1), QMM_AVX512FP_WTILES(esz, v, 2), m, n, k, x,         \
-                          xs / sizeof(float), w, y, ys);                                                                         \
-    }                                                                                                                            \
-    static void gemv4(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
-        qmm_avx512fp_gemv_tile(esz, 4, k, x, p, pb, y, nc);                                                                      \
-    }                                                                                                                            \
-    static void gemv1(int64_t k, const float *x, const uint8_t *p, size_t pb, float *y, int nc) {                                \
-        qmm_avx512fp_gemv_tile(esz, 1, k, x, p, pb, y, nc);                                                                      \
-    }                                                                                                                            \
-    static void gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {                                             \
-        const size_t pb = qmm_avx512fp_panel_bytes(k, esz);                                                                      \
-        int64_t n0 = 0;                                                                                                          \
-        for (; n - n0 >= 4 * QMM_AVX512FP_NR; n0 += 4 * QMM_AVX512FP_NR)                                                         \
-            gemv4(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb, pb, y + n0, QMM_AVX512FP_NR);   \
-        for (; n0 < n; n0 += QMM_AVX512FP_NR)                                                                                    \
-            gemv1(k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb, pb, y + n0,                     \
-                  (int)(n - n0 < QMM_AVX512FP_NR ? n - n0 : QMM_AVX512FP_NR));                                                   \
+/* GEMV: 4 panels at a time, then one by one. */
+QMM_AVX512FP_INLINE void qmm_avx512fp_gemv(int esz, int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    const size_t pb = qmm_avx512fp_panel_bytes(k, esz);
+    int64_t n0 = 0;
+    for (; n - n0 >= 4 * QMM_AVX512FP_NR; n0 += 4 * QMM_AVX512FP_NR)
+        qmm_avx512fp_gemv_tile(esz, 4, k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb, pb, y + n0,
+                               QMM_AVX512FP_NR);
+    for (; n0 < n; n0 += QMM_AVX512FP_NR)
+        qmm_avx512fp_gemv_tile(esz, 1, k, (const float *)a, (const uint8_t *)w + (size_t)(n0 / QMM_AVX512FP_NR) * pb, pb, y + n0,
+                               (int)(n - n0 < QMM_AVX512FP_NR ? n - n0 : QMM_AVX512FP_NR));
+}
+
+/* ------------------------------------------------------ family entry points */
+
+static inline size_t qmm_avx512fp_w_size(int esz, int64_t k, int64_t n) {
+    return (size_t)((n + QMM_AVX512FP_NR - 1) / QMM_AVX512FP_NR) * qmm_avx512fp_panel_bytes(k, esz);
+}
+
+static inline size_t qmm_avx512fp_w_offset(int esz, int64_t n_idx, int64_t k) {
+    return (size_t)(n_idx / QMM_AVX512FP_NR) * qmm_avx512fp_panel_bytes(k, esz);
+}
+
+/* Rows [n0, n1) into panels: F32 element by element, F16 / BF16 by the
+ * 16-bit packer; padding rows and the panel tail are zero. */
+static inline void qmm_avx512fp_w_pack(int esz, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                       void *dst) {
+    if (esz != QMM_AVX512FP_F32) {
+        qmm_avx512fp_pack16(k, n, n0, n1, src, stride, dst, esz);
+        return;
     }
-
-/* Tile pfx<mr>_<np> of element kind esz, rows packed (dx 0) or in place (dx
- * 1): t / d (the F32 tiles, every family) or w / v (the widening tiles of
- * F16 / BF16). */
-#define QMM_AVX512FP_TILE(pfx, esz, dx, mr, np)                                                                                  \
-    static void pfx##mr##_##np(int64_t l0, int64_t l1, int first, int last, const float *a, size_t xs, const uint8_t *p0,        \
-                               const uint8_t *p1, float *y, size_t ys, int nc0, int nc1, float *cb, const qmm_avx512fp_next *nx, \
-                               float *wo) {                                                                                      \
-        qmm_avx512fp_tile(esz, dx, mr, np, l0, l1, first, last, a, xs, p0, p1, y, ys, nc0, nc1, cb, nx, wo);                     \
+    for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512FP_NR) {
+        uint8_t *panel = (uint8_t *)dst + qmm_avx512fp_w_offset(esz, p0, k);
+        memset(panel, 0, qmm_avx512fp_panel_bytes(k, esz)); /* padding rows and tail */
+        float *pf = (float *)(void *)panel;
+        for (int r = 0; r < QMM_AVX512FP_NR && p0 + r < n; r++) {
+            const float *row = (const float *)((const char *)src + (size_t)(p0 + r) * stride);
+            for (int64_t l = 0; l < k; l++)
+                pf[l * QMM_AVX512FP_NR + r] = row[l];
+        }
     }
-#define QMM_AVX512FP_TILE_SET(pfx, esz, dx, np)                                                                                  \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 1, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 2, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 3, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 4, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 5, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 6, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 7, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 8, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 9, np)                                                                                       \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 10, np)                                                                                      \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 11, np)                                                                                      \
-    QMM_AVX512FP_TILE(pfx, esz, dx, 12, np)
-/* The tiles pfx of 1 and 2 panels and their tables by row count, pfx_np1 /
- * pfx_np2. */
-#define QMM_AVX512FP_TILE_TABLES(pfx, esz, dx)                                                                                   \
-    QMM_AVX512FP_TILE_SET(pfx, esz, dx, 1)                                                                                       \
-    QMM_AVX512FP_TILE_SET(pfx, esz, dx, 2)                                                                                       \
-    static const qmm_avx512fp_tile_fn pfx##_np1[13] = {NULL,     pfx##1_1, pfx##2_1, pfx##3_1,  pfx##4_1,  pfx##5_1, pfx##6_1,   \
-                                                       pfx##7_1, pfx##8_1, pfx##9_1, pfx##10_1, pfx##11_1, pfx##12_1};           \
-    static const qmm_avx512fp_tile_fn pfx##_np2[13] = {NULL,     pfx##1_2, pfx##2_2, pfx##3_2,  pfx##4_2,  pfx##5_2, pfx##6_2,   \
-                                                       pfx##7_2, pfx##8_2, pfx##9_2, pfx##10_2, pfx##11_2, pfx##12_2};
-/* The widening tiles: none for F32 (QMM_AVX512FP_WTILES NULL); w_np1 / w_np2
- * (rows packed) and v_np1 / v_np2 (rows in place) for F16 / BF16. */
-#define QMM_AVX512FP_WIDEN_SET(esz) QMM_AVX512FP_WIDEN_SET_##esz
-#define QMM_AVX512FP_WIDEN_SET_4
-#define QMM_AVX512FP_WIDEN_SET_16(esz)                                                                                           \
-    QMM_AVX512FP_TILE_TABLES(w, esz, 0)                                                                                          \
-    QMM_AVX512FP_TILE_TABLES(v, esz, 1)
-#define QMM_AVX512FP_WIDEN_SET_2          QMM_AVX512FP_WIDEN_SET_16(2)
-#define QMM_AVX512FP_WIDEN_SET_3          QMM_AVX512FP_WIDEN_SET_16(3)
-#define QMM_AVX512FP_WTILES(esz, pfx, np) ((esz) == 4 ? NULL : QMM_AVX512FP_WTILES_##esz(pfx##_np##np))
-#define QMM_AVX512FP_WTILES_4(tab)        NULL
-#define QMM_AVX512FP_WTILES_2(tab)        tab
-#define QMM_AVX512FP_WTILES_3(tab)        tab
+}
 
-/* The family's `direct` entry (family.h); a translation unit that has one
- * defines this before including this header. */
-#ifndef QMM_AVX512FP_DIRECT
-#define QMM_AVX512FP_DIRECT NULL
-#endif
+/* Packed row `row` as fp32: F16 / BF16 by the reference's conversions (NaN
+ * payloads kept). */
+static inline void qmm_avx512fp_w_read_row(int esz, const void *packed, int64_t k, int64_t row, float *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_avx512fp_w_offset(esz, row, k);
+    const int r = (int)(row % QMM_AVX512FP_NR);
+    for (int64_t l = 0; l < k; l++) {
+        if (esz == QMM_AVX512FP_F32) {
+            dst[l] = ((const float *)(const void *)panel)[l * QMM_AVX512FP_NR + r];
+        } else {
+            const uint16_t h = ((const uint16_t *)(const void *)panel)[l * QMM_AVX512FP_NR + r];
+            dst[l] = esz == QMM_AVX512FP_BF16 ? qmm_bf16_to_fp32(h) : qmm_fp16_to_fp32(h);
+        }
+    }
+}
 
-/* The family's `wide` / `w_pack_wide` entries (family.h): F16 defines them
- * before including this header. */
-#ifndef QMM_AVX512FP_WIDE
-#define QMM_AVX512FP_WIDE      NULL
-#define QMM_AVX512FP_PACK_WIDE NULL
-#endif
+static inline void qmm_avx512fp_w_unpack_row(int esz, const void *packed, int64_t k, int64_t row, void *dst) {
+    qmm_avx512fp_unpack_row((const uint8_t *)packed + qmm_avx512fp_w_offset(esz, row, k), k, (int)(row % QMM_AVX512FP_NR), dst,
+                            esz);
+}
 
-/* Defines `const qmm_family qmm_family_<id>` (name "<id>") from what
- * QMM_AVX512FP_FAMILY defines (w_unpack_row among them) and the family's own
- * w_pack / w_read_row (invoke it after them). GEMM tile: 12 activation rows
- * x 2 panels (nr 32). */
-#define QMM_AVX512FP_KERNEL(id, wtype_)                                                                                          \
-    const qmm_family qmm_family_##id = {                                                                                         \
-        .name = #id,                                                                                                             \
-        .wtype = wtype_,                                                                                                         \
+/* The descriptor of an AVX-512 fp family from its entry points. GEMM tile:
+ * 12 activation rows x 2 panels (nr 32); activations: the 12-row groups
+ * (GEMM), the plain row (GEMV). */
+#define QMM_AVX512FP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, gemm_, gemv_)            \
+    {                                                                                                                            \
+        .name = name_, .wtype = wtype_,                                                                                          \
         .required = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_FMA | QMM_CPU_F16C,       \
-        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ,                              \
-        .flags = 0,                                                                                                              \
-        .layout_id = 1,                                                                                                          \
-        .mr = QMM_AVX512FP_MR,                                                                                                   \
-        .nr = 2 * QMM_AVX512FP_NR,                                                                                               \
-        .kr = 1,                                                                                                                 \
-        .sr = 1,                                                                                                                 \
-        .n_step = QMM_AVX512FP_NR,                                                                                               \
-        .w_packed_size = w_size,                                                                                                 \
-        .w_packed_offset = w_offset,                                                                                             \
-        .w_pack = w_pack,                                                                                                        \
-        .w_read_row = w_read_row,                                                                                                \
-        .w_unpack_row = w_unpack_row,                                                                                            \
-        .act = {QMM_AVX512FP_MR, act_size, act_offset, act_pack},                                                                \
-        .act_gemv = {1, act1_size, act1_offset, act1_pack},                                                                      \
-        .gemm = gemm,                                                                                                            \
-        .gemm_rows = gemm_rows,                                                                                                  \
-        .gemv = gemv,                                                                                                            \
-        .direct = QMM_AVX512FP_DIRECT,                                                                                           \
-        .wide = QMM_AVX512FP_WIDE,                                                                                               \
-        .w_pack_wide = QMM_AVX512FP_PACK_WIDE,                                                                                   \
-    };
+        .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ, .flags = 0, .layout_id = 1,  \
+        .mr = QMM_AVX512FP_MR, .nr = 2 * QMM_AVX512FP_NR, .kr = 1, .sr = 1, .n_step = QMM_AVX512FP_NR, .w_packed_size = w_size_, \
+        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,               \
+        .act = {QMM_AVX512FP_MR, qmm_avx512fp_act_size, qmm_avx512fp_act_offset, qmm_avx512fp_act_pack},                         \
+        .act_gemv = {1, qmm_avx512fp_act1_size, qmm_avx512fp_act1_offset, qmm_avx512fp_act1_pack}, .gemm = gemm_, .gemv = gemv_, \
+    }
 
 #endif

@@ -93,7 +93,7 @@ static inline void qmm_x86fp_pack16(int64_t k, int64_t n, int64_t n0, int64_t n1
 /* F16 rows [n0, n1) of n into the x86 F32 families' panels (16 rows, element l
  * of row j at l * 16 + j, k * 64 bytes a panel; AVX-512 and AVX2 alike), each
  * value widened exactly by vcvtph2ps (the F16 tiles' own conversion); padding
- * rows are zero. The F16 families' w_pack_wide (family.h): qmm_mul_mat_f16's
+ * rows are zero. The F16 families' w_pack_wide (fp_attention.h): qmm_mul_mat_f16's
  * prefill widens its weights once. */
 static inline void qmm_x86fp_pack16_wide(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                          void *dst) {

@@ -1,32 +1,40 @@
 /* BF16 weights x fp32 activations, AVX2 + FMA: the panel keeps BF16 (the
  * source's values, paired by rows), widened exactly at use into the top half
  * of each fp32 lane (the bf16 bits are the top half of the fp32 ones); the
- * arithmetic is F32's. The format code is avx2_fp_body.h. */
-#include <immintrin.h>
-#include <stdint.h>
-
-#include "cpu/cpu.h"
-#include "formats/formats.h"
-
-#define FP_ELEM uint16_t
-
-static inline float fp_to_f32(uint16_t v) { return qmm_bf16_to_fp32(v); }
-
-/* The panel's k step holds rows (j, j + 8) as one 32-bit pair, so a step
- * widens by one load, a shift (rows 0-7) and a mask (rows 8-15): two vector
- * ops for 16 weights, not four (zero extension + shift per 8). */
-static inline void bf16_load16(const uint16_t *p, __m256 *w0, __m256 *w1) {
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-    *w0 = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
-    *w1 = _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32((int)0xffff0000u)));
-}
-#define FP_LOAD16(p, w0, w1) bf16_load16(p, w0, w1)
-#define FP_COL_POS(j)        ((j) < 8 ? 2 * (j) : 2 * ((j)-8) + 1)
-#define FP_PACK16_INTERLEAVE 1
-#define FP_LAYOUT_ID         2 /* 1: each k step's rows 0-15 in order */
-
-#define FP_SYM      qmm_family_avx2_bf16
-#define FP_NAME     "avx2_bf16"
-#define FP_WTYPE    QMM_TYPE_BF16
-#define FP_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA)
+ * arithmetic is F32's. Layout and tiles in avx2_fp_body.h. */
+#include "kernels/fp_attention.h"
 #include "kernels/x86/avx2_fp_body.h"
+
+static size_t avx2_bf16_w_size(int64_t k, int64_t n) { return qmm_avx2fp_w_size(QMM_TYPE_BF16, k, n); }
+static size_t avx2_bf16_w_offset(int64_t n_idx, int64_t k) { return qmm_avx2fp_w_offset(QMM_TYPE_BF16, n_idx, k); }
+static void avx2_bf16_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    qmm_avx2fp_w_pack(QMM_TYPE_BF16, k, n, n0, n1, src, stride, dst);
+}
+static void avx2_bf16_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_avx2fp_read_row(QMM_TYPE_BF16, w, k, row, dst);
+}
+static void avx2_bf16_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_avx2fp_w_unpack_row(QMM_TYPE_BF16, w, k, row, dst);
+}
+static void avx2_bf16_gemm_x(int64_t m, int64_t n, int64_t k, const float *x, size_t xr, const void *w, float *y, size_t ys) {
+    qmm_avx2fp_gemm_x(QMM_TYPE_BF16, m, n, k, x, xr, w, y, ys);
+}
+static void avx2_bf16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    avx2_bf16_gemm_x(m, n, k, (const float *)a, (size_t)k, w, y, ys);
+}
+static void avx2_bf16_gemm_rows(int64_t m, int64_t n, int64_t k, const float *x, size_t xs, const void *w, float *y, size_t ys) {
+    avx2_bf16_gemm_x(m, n, k, x, xs / sizeof(float), w, y, ys);
+}
+static void avx2_bf16_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_avx2fp_gemv(QMM_TYPE_BF16, n, k, a, w, y);
+}
+
+const qmm_family qmm_family_avx2_bf16 =
+    QMM_AVX2FP_DESCRIPTOR("avx2_bf16", QMM_TYPE_BF16, QMM_CPU_AVX2 | QMM_CPU_FMA, avx2_bf16_w_size, avx2_bf16_w_offset,
+                          avx2_bf16_w_pack, avx2_bf16_read_row, avx2_bf16_w_unpack_row, avx2_bf16_gemm, avx2_bf16_gemv);
+
+/* widen_once: the GEMM's copy of the widened panel follows dispatch's answer */
+const qmm_fp_attention qmm_fp_attention_avx2_bf16 = {
+    .family = &qmm_family_avx2_bf16, .gemm_rows = avx2_bf16_gemm_rows, .widen_once = qmm_avx2fp_widen_copy};
