@@ -29,6 +29,11 @@ build() { # source_dir build_dir
 build "$ab/base-$base" "$ab/base-$base/build"
 build . "$ab/head"
 A="$ab/base-$base/build/tools/qmatmul/qmatmul" B="$ab/head/tools/qmatmul/qmatmul"
+# the builds (or a bench just before) lift the 1-minute load: let it decay, up to 5 minutes
+for _ in $(seq 60); do
+  awk -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { exit !(l > 1.2) }' || break
+  sleep 5
+done
 load=$(cut -d' ' -f1 /proc/loadavg)
 if awk -v l="$load" 'BEGIN { exit !(l > 1.5) }'; then
   echo "bench-ab: the 1-minute load is $load (> 1.5): measure on a quiet machine" >&2
