@@ -56,8 +56,9 @@
 static inline size_t svei8mm_scales(int kind) { return (size_t)QMM_SVEI8MM_NP * QMM_SVESME_SB(kind); }
 static inline size_t svei8mm_act_blk(int kind) { return kind == QMM_SVESME_KIND_Q2_K ? 88 : qmm_svesme_has_min(kind) ? 80 : 72; }
 
-/* Where block b of a panel starts and where its scales d are (the per-32
- * kinds: the block itself; the super-block kinds: its head), the sizes of
+/* Where the scales d of block b of a panel at wp are and where the block
+ * starts (the per-32 kinds: the block itself; the super-block kinds: its
+ * head, then its 32-block; the packers cast the const away), the sizes of
  * sve_sme_layout.h (kr = 8 groups hold the same bytes). IQ4_XS, per
  * super-block of 8: d[16] (32 bytes), then per 32-block its 16 int8
  * sub-scales and Q4_0's 2 groups of nibble bytes (+1.5% on GGUF). Q6_K:
@@ -65,16 +66,15 @@ static inline size_t svei8mm_act_blk(int kind) { return kind == QMM_SVESME_KIND_
  * group. The legacy kinds: per 32-block d[16] (m[16]), 2 groups (Q5_0 /
  * Q5_1: then 16 x 4 bytes of bit 4). Q4_K, Q5_K: d[16], dmin[16], then per
  * 32-block sc[16], m[16], 2 groups (Q5_K: then 16 x 4 bytes of bit 4). */
-QMM_SVEI8MM_INLINE size_t svei8mm_blk_off(int kind, int64_t b) {
+QMM_SVEI8MM_INLINE const uint8_t *svei8mm_dptr(int kind, const uint8_t *wp, int64_t b) {
     if (qmm_svesme_unit_k(kind) == QMM_QK_K)
-        return (size_t)(b >> 3) * qmm_svesme_unit_bytes(kind) + qmm_svesme_head_bytes(kind) +
-               (size_t)(b & 7) * qmm_svesme_blk_bytes(kind);
-    return (size_t)b * qmm_svesme_unit_bytes(kind);
+        return wp + (size_t)(b >> 3) * qmm_svesme_unit_bytes(kind);
+    return wp + (size_t)b * qmm_svesme_unit_bytes(kind);
 }
-QMM_SVEI8MM_INLINE size_t svei8mm_d_off(int kind, int64_t b) {
+QMM_SVEI8MM_INLINE const uint8_t *svei8mm_blk(int kind, const uint8_t *wp, int64_t b) {
     if (qmm_svesme_unit_k(kind) == QMM_QK_K)
-        return (size_t)(b >> 3) * qmm_svesme_unit_bytes(kind);
-    return svei8mm_blk_off(kind, b);
+        return svei8mm_dptr(kind, wp, b) + qmm_svesme_head_bytes(kind) + (size_t)(b & 7) * qmm_svesme_blk_bytes(kind);
+    return svei8mm_dptr(kind, wp, b);
 }
 
 /* Byte of row r (in its panel), k-chunk h (8 k) inside a packed block. */
@@ -116,9 +116,9 @@ static inline void svei8mm_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t
             const qmm_block_q6_k *row =
                 (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
             for (int64_t s = 0; s < ns; s++) {
-                memcpy(panel + svei8mm_d_off(kind, 8 * s) + 2 * r, &row[s].d, 2);
+                memcpy((uint8_t *)svei8mm_dptr(kind, panel, 8 * s) + 2 * r, &row[s].d, 2);
                 for (int j = 0; j < 8; j++) {
-                    uint8_t *blk = panel + svei8mm_blk_off(kind, 8 * s + j);
+                    uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, 8 * s + j);
                     uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
                     blk[r] = (uint8_t)row[s].scales[2 * j];
                     blk[QMM_SVEI8MM_NP + r] = (uint8_t)row[s].scales[2 * j + 1];
@@ -137,9 +137,9 @@ static inline void svei8mm_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t
 static inline void svei8mm_q6_super(const uint8_t *panel, int64_t s, int r, qmm_block_q6_k *g) {
     const int kind = QMM_SVESME_KIND_Q6_K;
     memset(g, 0, sizeof *g);
-    memcpy(&g->d, panel + svei8mm_d_off(kind, 8 * s) + 2 * r, 2);
+    memcpy(&g->d, svei8mm_dptr(kind, panel, 8 * s) + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
-        const uint8_t *blk = panel + svei8mm_blk_off(kind, 8 * s + j);
+        const uint8_t *blk = svei8mm_blk(kind, panel, 8 * s + j);
         uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
         g->scales[2 * j] = (int8_t)blk[r];
         g->scales[2 * j + 1] = (int8_t)blk[QMM_SVEI8MM_NP + r];
@@ -161,7 +161,7 @@ static inline void svei8mm_w_pack_leg(int kind, int64_t k, int64_t n, int64_t n0
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = panel + svei8mm_blk_off(kind, b);
+                uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, b);
                 uint8_t q[QMM_QK];
                 uint16_t d, m;
                 qmm_svesme_leg_get(kind, row + (size_t)b * gb_bytes, &d, &m, q);
@@ -195,12 +195,12 @@ static inline void svei8mm_w_pack_kmin(int kind, int64_t k, int64_t n, int64_t n
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t s = 0; s < ns; s++) {
                 const uint8_t *gb = row + (size_t)s * gb_bytes;
-                qmm_svesme_k_header_get(gb, panel + svei8mm_d_off(kind, 8 * s), panel + svei8mm_blk_off(kind, 8 * s),
-                                        qmm_svesme_blk_bytes(kind), r);
+                qmm_svesme_k_header_get(gb, (uint8_t *)svei8mm_dptr(kind, panel, 8 * s),
+                                        (uint8_t *)svei8mm_blk(kind, panel, 8 * s), qmm_svesme_blk_bytes(kind), r);
                 for (int j = 0; j < 8; j++) {
                     uint8_t q[QMM_QK];
                     qmm_svesme_kmin_q(five, gb, j, q);
-                    svei8mm_q_put(kind, panel + svei8mm_blk_off(kind, 8 * s + j), r, q);
+                    svei8mm_q_put(kind, (uint8_t *)svei8mm_blk(kind, panel, 8 * s + j), r, q);
                 }
             }
         }
@@ -210,11 +210,11 @@ static inline void svei8mm_w_pack_kmin(int kind, int64_t k, int64_t n, int64_t n
 /* Row r's GGUF super-block s (g zeroed by the caller) rebuilt from the panel: sc_j and m_j packed back into
  * the 12 scale bytes, whose every bit they came from. */
 static inline void svei8mm_kmin_super(int kind, const uint8_t *panel, int64_t s, int r, qmm_svesme_kmin_block *g) {
-    qmm_svesme_k_header_put((uint8_t *)g, panel + svei8mm_d_off(kind, 8 * s), panel + svei8mm_blk_off(kind, 8 * s),
+    qmm_svesme_k_header_put((uint8_t *)g, svei8mm_dptr(kind, panel, 8 * s), svei8mm_blk(kind, panel, 8 * s),
                             qmm_svesme_blk_bytes(kind), r);
     for (int j = 0; j < 8; j++) {
         uint8_t q[QMM_QK];
-        svei8mm_q_get(kind, panel + svei8mm_blk_off(kind, 8 * s + j), r, q);
+        svei8mm_q_get(kind, svei8mm_blk(kind, panel, 8 * s + j), r, q);
         qmm_svesme_kmin_q_put(qmm_svesme_has_five(kind), g, j, q);
     }
 }
@@ -231,8 +231,8 @@ static inline void svei8mm_w_pack_iq4_xs(int64_t k, int64_t n, int64_t n0, int64
                 (const qmm_block_iq4_xs *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
             for (int64_t b = 0; b < 8 * ns; b++) {
                 const qmm_block_iq4_xs *g = row + b / 8;
-                uint8_t *blk = panel + svei8mm_blk_off(kind, b);
-                memcpy(panel + svei8mm_d_off(kind, b) + 2 * r, &g->d, 2);
+                uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, b);
+                memcpy((uint8_t *)svei8mm_dptr(kind, panel, b) + 2 * r, &g->d, 2);
                 blk[r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(g, (int)(b % 8));
                 for (int h = 0; h < 2; h++)
                     memcpy(blk + svei8mm_at(kind, r, h), g->qs + 16 * (b % 8) + 8 * h, 8);
@@ -245,10 +245,9 @@ static inline void svei8mm_w_pack_iq4_xs(int64_t k, int64_t n, int64_t n0, int64
  * the nibble bytes as they are. */
 static inline void svei8mm_xs_super(const uint8_t *panel, int64_t s, int r, qmm_block_iq4_xs *g) {
     const int kind = QMM_SVESME_KIND_IQ4_XS;
-    qmm_iq4_xs_header_put(g, panel + svei8mm_d_off(kind, 8 * s) + 2 * r, panel + svei8mm_blk_off(kind, 8 * s) + r,
-                          QMM_SVESME_XS_BLK);
+    qmm_iq4_xs_header_put(g, svei8mm_dptr(kind, panel, 8 * s) + 2 * r, svei8mm_blk(kind, panel, 8 * s) + r, QMM_SVESME_XS_BLK);
     for (int j = 0; j < 8; j++) {
-        const uint8_t *blk = panel + svei8mm_blk_off(kind, 8 * s + j);
+        const uint8_t *blk = svei8mm_blk(kind, panel, 8 * s + j);
         for (int h = 0; h < 2; h++)
             memcpy(g->qs + 16 * j + 8 * h, blk + svei8mm_at(kind, r, h), 8);
     }
@@ -266,7 +265,7 @@ static inline void svei8mm_w_pack_blk(int kind, int64_t k, int64_t n, int64_t n0
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = panel + svei8mm_blk_off(kind, b);
+                uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, b);
                 if (qmm_svesme_is_table(kind)) { /* IQ4_NL and MXFP4 blocks: the scale bytes, then the 16 qs */
                     const uint8_t *wb = row + (size_t)b * (sb + QMM_QK / 2);
                     memcpy(blk + sb * r, wb, sb);
@@ -294,7 +293,7 @@ static inline void svei8mm_w_read_row_blk(int kind, const void *packed, int64_t 
     const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
     const int r = (int)(row % QMM_SVEI8MM_NP);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + svei8mm_blk_off(kind, b);
+        const uint8_t *blk = svei8mm_blk(kind, panel, b);
         if (qmm_svesme_is_table(kind)) { /* the GGUF block rebuilt: ggml's values exactly */
             uint8_t qs[QMM_QK / 2];
             for (int h = 0; h < 2; h++)
@@ -326,7 +325,7 @@ static inline void svei8mm_w_unpack_row_blk(int kind, const void *packed, int64_
     const int r = (int)(row % QMM_SVEI8MM_NP);
     const size_t sb = QMM_SVESME_SB(kind);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + svei8mm_blk_off(kind, b);
+        const uint8_t *blk = svei8mm_blk(kind, panel, b);
         if (qmm_svesme_is_table(kind)) {
             uint8_t *wb = (uint8_t *)dst + (size_t)b * (sb + QMM_QK / 2);
             memcpy(wb, blk + sb * r, sb);
@@ -382,7 +381,7 @@ static inline void svei8mm_w_read_row(int kind, const void *packed, int64_t k, i
         for (int64_t b = 0; b < k / QMM_QK; b++) {
             uint8_t q[QMM_QK];
             uint16_t d, m;
-            svei8mm_leg_get(kind, panel + svei8mm_blk_off(kind, b), r, &d, &m, q);
+            svei8mm_leg_get(kind, svei8mm_blk(kind, panel, b), r, &d, &m, q);
             qmm_svesme_leg_dequantize(kind, d, m, q, dst + b * QMM_QK);
         }
     } else if (qmm_svesme_is_kmin(kind)) {
@@ -422,7 +421,7 @@ static inline void svei8mm_w_unpack_row(int kind, const void *packed, int64_t k,
         for (int64_t b = 0; b < k / QMM_QK; b++) {
             uint8_t q[QMM_QK];
             uint16_t d, m;
-            svei8mm_leg_get(kind, panel + svei8mm_blk_off(kind, b), r, &d, &m, q);
+            svei8mm_leg_get(kind, svei8mm_blk(kind, panel, b), r, &d, &m, q);
             qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)dst + (size_t)b * gb_bytes);
         }
     } else if (qmm_svesme_is_kmin(kind)) {
@@ -674,7 +673,7 @@ QMM_SVEI8MM_INLINE void svei8mm_rows(int kind, const int NP, int64_t rows, int64
             ? svld1_s8(svwhilelt_b8_s32(0, 16), kind == QMM_SVESME_KIND_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl)
             : svdup_n_s8(0);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = wp + svei8mm_blk_off(kind, b), *dptr = wp + svei8mm_d_off(kind, b);
+        const uint8_t *blk = svei8mm_blk(kind, wp, b), *dptr = svei8mm_dptr(kind, wp, b);
         /* the scales of rows c0.., exactly as fp32, then duplicated pairwise */
         const svfloat32_t wh = svei8mm_wscale(kind, ph, dptr, c0);
         const svint32_t lsa = svei8mm_ls(kind, 0, ph, blk, dptr, b, c0), lsb = svei8mm_ls(kind, 1, ph, blk, dptr, b, c0);
