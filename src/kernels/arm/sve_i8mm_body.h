@@ -1,10 +1,9 @@
 /* SVE SMMLA (i8mm) families, vector-length agnostic; shared by
  * matmul_<type>_sve_i8mm.c for Q4_0, Q8_0, IQ4_NL, MXFP4, IQ4_XS, Q4_K, Q5_K, Q6_K,
- * Q4_1, Q5_0, Q5_1, Q3_K and Q2_K (define
- * QMM_SVEI8MM_KIND, one of sve_sme_layout.h's QMM_SVESME_KIND_*, then define
- * its descriptor as QMM_SVEI8MM_FAMILY(name, wtype)). The kernel
- * (svei8mm_rows and its helpers) takes the kind as a constant argument;
- * the panel and activation functions are chosen by QMM_SVEI8MM_KIND.
+ * Q4_1, Q5_0, Q5_1, Q3_K and Q2_K. Every function takes the
+ * kind (one of sve_sme_layout.h's QMM_SVESME_KIND_*) as a constant first
+ * argument; each family file spells out its entry points with its kind and
+ * its descriptor (QMM_SVEI8MM_FAMILY).
  *
  * SMMLA multiplies, in every 128-bit segment, a 2x8 int8 matrix (two
  * activation rows, 8 k) by the transpose of another 2x8 (two weight rows,
@@ -46,255 +45,162 @@
 #include "kernels/arm/sve_sme_layout.h"
 #include "kernels/family.h"
 
-#define QMM_SVEI8MM_NP     16
-#define QMM_SVEI8MM_SB     QMM_SVESME_SB(QMM_SVEI8MM_KIND)   /* scale bytes per row and block */
-#define QMM_SVEI8MM_SCALES (QMM_SVEI8MM_NP * QMM_SVEI8MM_SB) /* the scales' bytes of a block */
-#define QMM_SVEI8MM_GROUP  128                               /* 8 row pairs x 16 bytes */
-#define QMM_SVEI8MM_TABLE                                                                                                        \
-    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_NL || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4 ||                                  \
-     QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS)
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q8_0
-#define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 4 * QMM_SVEI8MM_GROUP)
-#else
-#define QMM_SVEI8MM_BLK (QMM_SVEI8MM_SCALES + 2 * QMM_SVEI8MM_GROUP)
-#endif
-#define QMM_SVEI8MM_KMIN (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K)
-#define QMM_SVEI8MM_LEG                                                                                                          \
-    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_1 || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_0 ||                                     \
-     QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_1)
-#define QMM_SVEI8MM_TWO  (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q3_K || QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q2_K)
-#define QMM_SVEI8MM_Q2_K (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q2_K)
-/* a min term, activation sums */
-#define QMM_SVEI8MM_MIN (QMM_SVEI8MM_KMIN || QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND) || QMM_SVEI8MM_Q2_K)
-/* Q5_K, Q5_0, Q5_1: a bit-4 group of 16 rows x 4 bytes after the nibbles */
-#define QMM_SVEI8MM_FIVE    (QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q5_K || QMM_SVESME_LEG_FIVE(QMM_SVEI8MM_KIND))
-#define QMM_SVEI8MM_ACT_BLK (QMM_SVEI8MM_Q2_K ? 88 : QMM_SVEI8MM_MIN ? 80 : 72)
+#define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
-/* Where block b of a panel at wp starts, where its scales d are, and the
- * nibbles' offset in a block. IQ4_XS, per super-block of 8: d[16] (32
- * bytes), then per 32-block its 16 int8 sub-scales and Q4_0's 2 groups of
- * nibble bytes (QMM_SVESME_XS_BLK = 16 + 2 x 128 bytes: sve_sme_layout.h's
- * sizes, +1.5% on GGUF). */
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K /* d[16], then per 32-block sc_a[16], sc_b[16], 2 nibble groups, 1 hi group */
-#define QMM_SVEI8MM_UNIT QMM_SVESME_Q6_SUPER
-#define QMM_SVEI8MM_UE   QMM_QK_K
-#define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
-#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER + QMM_SVEI8MM_SCALES + (size_t)((b)&7) * QMM_SVESME_Q6_BLK)
-#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_Q6_SUPER)
-#elif QMM_SVEI8MM_TWO /* sve_sme_layout.h's two-bit kinds with kr = 8 */
-#define QMM_SVEI8MM_UNIT QMM_SVESME_TWO_SUPER(QMM_SVEI8MM_KIND)
-#define QMM_SVEI8MM_UE   QMM_QK_K
-#define QMM_SVEI8MM_QOFF QMM_SVESME_TWO_QOFF(QMM_SVEI8MM_KIND)
-#define SI_BLK(wp, b)                                                                                                            \
-    ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT + QMM_SVESME_TWO_HEAD(QMM_SVEI8MM_KIND) +                                      \
-     (size_t)((b)&7) * QMM_SVESME_TWO_BLK(QMM_SVEI8MM_KIND))
-#define SI_DPTR(wp, b) ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT)
-#elif QMM_SVEI8MM_LEG /* per 32-block d[16] (m[16]), 2 groups (Q5_0 / Q5_1: then 16 x 4 bytes of bit 4) */
-#define QMM_SVEI8MM_UNIT QMM_SVESME_LEG_BLK(QMM_SVEI8MM_KIND)
-#define QMM_SVEI8MM_UE   QMM_QK
-#define QMM_SVEI8MM_QOFF (QMM_SVEI8MM_SCALES * (1 + QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND)))
-#define SI_BLK(wp, b)    ((wp) + (size_t)(b)*QMM_SVEI8MM_UNIT)
-#define SI_DPTR(wp, b)   SI_BLK(wp, b)
-#elif QMM_SVEI8MM_KMIN /* d[16], dmin[16], then per 32-block sc[16], m[16], 2 groups (Q5_K: then 16 x 4 bytes of bit 4) */
-#define QMM_SVEI8MM_UNIT QMM_SVESME_K_SUPER(QMM_SVEI8MM_FIVE)
-#define QMM_SVEI8MM_UE   QMM_QK_K
-#define QMM_SVEI8MM_QOFF (2 * QMM_SVEI8MM_NP)
-#define SI_BLK(wp, b)                                                                                                            \
-    ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT + QMM_SVESME_K_HEAD + (size_t)((b)&7) * QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE))
-#define SI_DPTR(wp, b) ((wp) + (size_t)((b) >> 3) * QMM_SVEI8MM_UNIT)
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
-#define QMM_SVEI8MM_UNIT QMM_SVESME_XS_SUPER /* bytes per panel and k unit (a super-block) */
-#define QMM_SVEI8MM_UE   QMM_QK_K
-#define QMM_SVEI8MM_QOFF QMM_SVEI8MM_NP
-#define SI_BLK(wp, b)    ((wp) + (size_t)((b) >> 3) * QMM_SVESME_XS_SUPER + QMM_SVEI8MM_SCALES + (size_t)((b)&7) * QMM_SVESME_XS_BLK)
-#define SI_DPTR(wp, b)   ((wp) + (size_t)((b) >> 3) * QMM_SVESME_XS_SUPER)
-#else
-#define QMM_SVEI8MM_UNIT QMM_SVEI8MM_BLK
-#define QMM_SVEI8MM_UE   QMM_QK
-#define QMM_SVEI8MM_QOFF QMM_SVEI8MM_SCALES
-#define SI_BLK(wp, b)    ((wp) + (size_t)(b)*QMM_SVEI8MM_BLK)
-#define SI_DPTR(wp, b)   SI_BLK(wp, b)
-#endif
+#define QMM_SVEI8MM_NP    16
+#define QMM_SVEI8MM_GROUP 128 /* 8 row pairs x 16 bytes */
 
-static size_t svei8mm_w_size(int64_t k, int64_t n) {
-    return (size_t)((n + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP) * (size_t)(k / QMM_SVEI8MM_UE) * QMM_SVEI8MM_UNIT;
+/* The scales' bytes of a block (16 rows of fp16 d, MXFP4's E8M0 bytes),
+ * and an activation pair's block: d0, d1, the q, then the rows' block sums
+ * where the kind has a min term (Q2_K: two per row). */
+static inline size_t svei8mm_scales(int kind) { return (size_t)QMM_SVEI8MM_NP * QMM_SVESME_SB(kind); }
+static inline size_t svei8mm_act_blk(int kind) { return kind == QMM_SVESME_KIND_Q2_K ? 88 : qmm_svesme_has_min(kind) ? 80 : 72; }
+
+/* Where the scales d of block b of a panel at wp are and where the block
+ * starts (the per-32 kinds: the block itself; the super-block kinds: its
+ * head, then its 32-block; the packers cast the const away), the sizes of
+ * sve_sme_layout.h (kr = 8 groups hold the same bytes). IQ4_XS, per
+ * super-block of 8: d[16] (32 bytes), then per 32-block its 16 int8
+ * sub-scales and Q4_0's 2 groups of nibble bytes (+1.5% on GGUF). Q6_K:
+ * d[16], then per 32-block sc_a[16], sc_b[16], 2 nibble groups, 1 hi
+ * group. The legacy kinds: per 32-block d[16] (m[16]), 2 groups (Q5_0 /
+ * Q5_1: then 16 x 4 bytes of bit 4). Q4_K, Q5_K: d[16], dmin[16], then per
+ * 32-block sc[16], m[16], 2 groups (Q5_K: then 16 x 4 bytes of bit 4). */
+QMM_SVEI8MM_INLINE const uint8_t *svei8mm_dptr(int kind, const uint8_t *wp, int64_t b) {
+    if (qmm_svesme_unit_k(kind) == QMM_QK_K)
+        return wp + (size_t)(b >> 3) * qmm_svesme_unit_bytes(kind);
+    return wp + (size_t)b * qmm_svesme_unit_bytes(kind);
 }
-static size_t svei8mm_w_offset(int64_t n_idx, int64_t k) {
-    return (size_t)(n_idx / QMM_SVEI8MM_NP) * (size_t)(k / QMM_SVEI8MM_UE) * QMM_SVEI8MM_UNIT;
+QMM_SVEI8MM_INLINE const uint8_t *svei8mm_blk(int kind, const uint8_t *wp, int64_t b) {
+    if (qmm_svesme_unit_k(kind) == QMM_QK_K)
+        return svei8mm_dptr(kind, wp, b) + qmm_svesme_head_bytes(kind) + (size_t)(b & 7) * qmm_svesme_blk_bytes(kind);
+    return svei8mm_dptr(kind, wp, b);
 }
 
 /* Byte of row r (in its panel), k-chunk h (8 k) inside a packed block. */
-static inline size_t svei8mm_at(int r, int h) {
-    return QMM_SVEI8MM_QOFF + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
+static inline size_t svei8mm_at(int kind, int r, int h) {
+    return qmm_svesme_qoff(kind) + (size_t)h * QMM_SVEI8MM_GROUP + (size_t)(r / 2) * 16 + (size_t)(r % 2) * 8;
 }
 
-#if QMM_SVEI8MM_MIN || QMM_SVEI8MM_LEG
 /* Row r's 32 q (0..15, or 0..31 with a bit-4 word) in a packed block: the 2
  * nibble groups, then the bit-4 group of 16 rows x 4 bytes (kr = 8 form). */
-static inline void svei8mm_q_put(uint8_t *blk, int r, const uint8_t q[QMM_QK]) {
+static inline void svei8mm_q_put(int kind, uint8_t *blk, int r, const uint8_t q[QMM_QK]) {
     uint8_t lo[QMM_QK / 2], hi[4];
     qmm_svesme_nibbles(q, lo);
     for (int h = 0; h < 2; h++)
-        memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
-    if (QMM_SVEI8MM_FIVE) {
+        memcpy(blk + svei8mm_at(kind, r, h), lo + 8 * h, 8);
+    if (qmm_svesme_has_five(kind)) {
         qmm_svesme_bit_split(q, 4, 8, hi);
-        memcpy(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
+        memcpy(blk + qmm_svesme_qoff(kind) + 2 * QMM_SVEI8MM_GROUP + 4 * r, hi, 4);
     }
 }
-static inline void svei8mm_q_get(const uint8_t *blk, int r, uint8_t q[QMM_QK]) {
+static inline void svei8mm_q_get(int kind, const uint8_t *blk, int r, uint8_t q[QMM_QK]) {
     uint8_t lo[QMM_QK / 2];
     for (int h = 0; h < 2; h++)
-        memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
+        memcpy(lo + 8 * h, blk + svei8mm_at(kind, r, h), 8);
     qmm_svesme_nibbles_join(lo, q);
-    if (QMM_SVEI8MM_FIVE)
-        qmm_svesme_bit_join(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP + 4 * r, 4, 8, q);
+    if (qmm_svesme_has_five(kind))
+        qmm_svesme_bit_join(blk + qmm_svesme_qoff(kind) + 2 * QMM_SVEI8MM_GROUP + 4 * r, 4, 8, q);
 }
-#endif
 
-#if QMM_SVEI8MM_TWO
-static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    qmm_svesme_w_pack_two(QMM_SVEI8MM_KIND, 8, k, n, n0, n1, src, stride, dst);
-}
-static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_svesme_w_read_row_two(QMM_SVEI8MM_KIND, 8, packed, k, row, dst);
-}
-static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    qmm_svesme_w_unpack_row_two(QMM_SVEI8MM_KIND, 8, packed, k, row, dst);
-}
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q6_K
-static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+/* The panels of rows [n0, n1) and the row's values (read_row) or GGUF
+ * blocks (unpack_row) back, per group of kinds; every bit survives
+ * packing. Pad rows: zero scales, never stored. */
+static inline void svei8mm_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    const int kind = QMM_SVESME_KIND_Q6_K;
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
-        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
-        memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(kind, p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)ns * qmm_svesme_unit_bytes(kind));
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
             const qmm_block_q6_k *row =
                 (const qmm_block_q6_k *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
             for (int64_t s = 0; s < ns; s++) {
-                memcpy(SI_DPTR(panel, 8 * s) + 2 * r, &row[s].d, 2);
+                memcpy((uint8_t *)svei8mm_dptr(kind, panel, 8 * s) + 2 * r, &row[s].d, 2);
                 for (int j = 0; j < 8; j++) {
-                    uint8_t *blk = SI_BLK(panel, 8 * s + j);
+                    uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, 8 * s + j);
                     uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
                     blk[r] = (uint8_t)row[s].scales[2 * j];
                     blk[QMM_SVEI8MM_NP + r] = (uint8_t)row[s].scales[2 * j + 1];
                     qmm_svesme_q6_get(&row[s], j, q);
                     qmm_svesme_q6_split(q, 8, lo, hi);
                     for (int h = 0; h < 2; h++)
-                        memcpy(blk + svei8mm_at(r, h), lo + 8 * h, 8);
-                    memcpy(blk + svei8mm_at(r, 2), hi, 8);
+                        memcpy(blk + svei8mm_at(kind, r, h), lo + 8 * h, 8);
+                    memcpy(blk + svei8mm_at(kind, r, 2), hi, 8);
                 }
             }
         }
     }
 }
 
-/* Row r's GGUF super-block s rebuilt from the panel (every bit survives packing). */
+/* Row r's GGUF super-block s rebuilt from the panel. */
 static inline void svei8mm_q6_super(const uint8_t *panel, int64_t s, int r, qmm_block_q6_k *g) {
+    const int kind = QMM_SVESME_KIND_Q6_K;
     memset(g, 0, sizeof *g);
-    memcpy(&g->d, SI_DPTR(panel, 8 * s) + 2 * r, 2);
+    memcpy(&g->d, svei8mm_dptr(kind, panel, 8 * s) + 2 * r, 2);
     for (int j = 0; j < 8; j++) {
-        const uint8_t *blk = SI_BLK(panel, 8 * s + j);
+        const uint8_t *blk = svei8mm_blk(kind, panel, 8 * s + j);
         uint8_t q[QMM_QK], lo[QMM_QK / 2], hi[8];
         g->scales[2 * j] = (int8_t)blk[r];
         g->scales[2 * j + 1] = (int8_t)blk[QMM_SVEI8MM_NP + r];
         for (int h = 0; h < 2; h++)
-            memcpy(lo + 8 * h, blk + svei8mm_at(r, h), 8);
-        memcpy(hi, blk + svei8mm_at(r, 2), 8);
+            memcpy(lo + 8 * h, blk + svei8mm_at(kind, r, h), 8);
+        memcpy(hi, blk + svei8mm_at(kind, r, 2), 8);
         qmm_svesme_q6_join(lo, hi, 8, q);
         qmm_svesme_q6_put(g, j, q);
     }
 }
 
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_q6_k g;
-        svei8mm_q6_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
-        qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-
-/* w_unpack_row: the same super-blocks, as bytes. */
-static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_q6_k g;
-        svei8mm_q6_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
-        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
-    }
-}
-#elif QMM_SVEI8MM_LEG
-static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+static inline void svei8mm_w_pack_leg(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                      void *dst) {
     const int64_t nb = k / QMM_QK;
-    const size_t gb_bytes = qmm_svesme_leg_gguf_bytes(QMM_SVEI8MM_KIND);
+    const size_t gb_bytes = qmm_svesme_leg_gguf_bytes(kind);
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
-        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
-        memset(panel, 0, (size_t)nb * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(kind, p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)nb * qmm_svesme_unit_bytes(kind));
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = SI_BLK(panel, b);
+                uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, b);
                 uint8_t q[QMM_QK];
                 uint16_t d, m;
-                qmm_svesme_leg_get(QMM_SVEI8MM_KIND, row + (size_t)b * gb_bytes, &d, &m, q);
+                qmm_svesme_leg_get(kind, row + (size_t)b * gb_bytes, &d, &m, q);
                 memcpy(blk + 2 * r, &d, 2);
-                if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
-                    memcpy(blk + QMM_SVEI8MM_SCALES + 2 * r, &m, 2);
-                svei8mm_q_put(blk, r, q);
+                if (QMM_SVESME_LEG_MIN(kind))
+                    memcpy(blk + svei8mm_scales(kind) + 2 * r, &m, 2);
+                svei8mm_q_put(kind, blk, r, q);
             }
         }
     }
 }
 
 /* Row r's d, m (0 without) and q in panel block blk. */
-static inline void svei8mm_leg_get(const uint8_t *blk, int r, uint16_t *d, uint16_t *m, uint8_t q[QMM_QK]) {
+static inline void svei8mm_leg_get(int kind, const uint8_t *blk, int r, uint16_t *d, uint16_t *m, uint8_t q[QMM_QK]) {
     *m = 0;
     memcpy(d, blk + 2 * r, 2);
-    if (QMM_SVESME_LEG_MIN(QMM_SVEI8MM_KIND))
-        memcpy(m, blk + QMM_SVEI8MM_SCALES + 2 * r, 2);
-    svei8mm_q_get(blk, r, q);
+    if (QMM_SVESME_LEG_MIN(kind))
+        memcpy(m, blk + svei8mm_scales(kind) + 2 * r, 2);
+    svei8mm_q_get(kind, blk, r, q);
 }
 
-/* GET_ROWS: the row's GGUF blocks rebuilt, ggml's values exactly. */
-static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    for (int64_t b = 0; b < k / QMM_QK; b++) {
-        uint8_t q[QMM_QK];
-        uint16_t d, m;
-        svei8mm_leg_get(SI_BLK(panel, b), (int)(row % QMM_SVEI8MM_NP), &d, &m, q);
-        qmm_svesme_leg_dequantize(QMM_SVEI8MM_KIND, d, m, q, dst + b * QMM_QK);
-    }
-}
-
-/* w_unpack_row: the same blocks, as bytes (every field survives packing). */
-static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    const size_t gb_bytes = qmm_svesme_leg_gguf_bytes(QMM_SVEI8MM_KIND);
-    for (int64_t b = 0; b < k / QMM_QK; b++) {
-        uint8_t q[QMM_QK];
-        uint16_t d, m;
-        svei8mm_leg_get(SI_BLK(panel, b), (int)(row % QMM_SVEI8MM_NP), &d, &m, q);
-        qmm_svesme_leg_put(QMM_SVEI8MM_KIND, d, m, q, (uint8_t *)dst + (size_t)b * gb_bytes);
-    }
-}
-#elif QMM_SVEI8MM_KMIN
-static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+static inline void svei8mm_w_pack_kmin(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                       void *dst) {
+    const int five = qmm_svesme_has_five(kind);
     const int64_t ns = k / QMM_QK_K;
-    const size_t gb_bytes = QMM_SVEI8MM_FIVE ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
+    const size_t gb_bytes = five ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
-        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
-        memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT); /* pad rows: zero scales, never stored */
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(kind, p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)ns * qmm_svesme_unit_bytes(kind));
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t s = 0; s < ns; s++) {
                 const uint8_t *gb = row + (size_t)s * gb_bytes;
-                qmm_svesme_k_header_get(gb, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE), r);
+                qmm_svesme_k_header_get(gb, (uint8_t *)svei8mm_dptr(kind, panel, 8 * s),
+                                        (uint8_t *)svei8mm_blk(kind, panel, 8 * s), qmm_svesme_blk_bytes(kind), r);
                 for (int j = 0; j < 8; j++) {
                     uint8_t q[QMM_QK];
-                    qmm_svesme_kmin_q(QMM_SVEI8MM_FIVE, gb, j, q);
-                    svei8mm_q_put(SI_BLK(panel, 8 * s + j), r, q);
+                    qmm_svesme_kmin_q(five, gb, j, q);
+                    svei8mm_q_put(kind, (uint8_t *)svei8mm_blk(kind, panel, 8 * s + j), r, q);
                 }
             }
         }
@@ -303,56 +209,33 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
 
 /* Row r's GGUF super-block s (g zeroed by the caller) rebuilt from the panel: sc_j and m_j packed back into
  * the 12 scale bytes, whose every bit they came from. */
-static inline void svei8mm_kmin_super(const uint8_t *panel, int64_t s, int r, qmm_svesme_kmin_block *g) {
-    qmm_svesme_k_header_put((uint8_t *)g, SI_DPTR(panel, 8 * s), SI_BLK(panel, 8 * s), QMM_SVESME_K_BLK(QMM_SVEI8MM_FIVE), r);
+static inline void svei8mm_kmin_super(int kind, const uint8_t *panel, int64_t s, int r, qmm_svesme_kmin_block *g) {
+    qmm_svesme_k_header_put((uint8_t *)g, svei8mm_dptr(kind, panel, 8 * s), svei8mm_blk(kind, panel, 8 * s),
+                            qmm_svesme_blk_bytes(kind), r);
     for (int j = 0; j < 8; j++) {
         uint8_t q[QMM_QK];
-        svei8mm_q_get(SI_BLK(panel, 8 * s + j), r, q);
-        qmm_svesme_kmin_q_put(QMM_SVEI8MM_FIVE, g, j, q);
+        svei8mm_q_get(kind, svei8mm_blk(kind, panel, 8 * s + j), r, q);
+        qmm_svesme_kmin_q_put(qmm_svesme_has_five(kind), g, j, q);
     }
 }
 
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_svesme_kmin_block g;
-        memset(&g, 0, sizeof g);
-        svei8mm_kmin_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
-        if (QMM_SVEI8MM_FIVE)
-            qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
-        else
-            qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-
-/* w_unpack_row: the same super-blocks, as bytes. */
-static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    const size_t gb_bytes = QMM_SVEI8MM_FIVE ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_svesme_kmin_block g;
-        memset(&g, 0, sizeof g);
-        svei8mm_kmin_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
-        memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
-    }
-}
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_IQ4_XS
-static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+static inline void svei8mm_w_pack_iq4_xs(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                         void *dst) {
+    const int kind = QMM_SVESME_KIND_IQ4_XS;
     const int64_t ns = k / QMM_QK_K;
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
-        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
-        memset(panel, 0, (size_t)ns * QMM_SVEI8MM_UNIT);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(kind, p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)ns * qmm_svesme_unit_bytes(kind));
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
             const qmm_block_iq4_xs *row =
                 (const qmm_block_iq4_xs *)((const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride);
             for (int64_t b = 0; b < 8 * ns; b++) {
                 const qmm_block_iq4_xs *g = row + b / 8;
-                uint8_t *blk = SI_BLK(panel, b);
-                memcpy(SI_DPTR(panel, b) + 2 * r, &g->d, 2);
+                uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, b);
+                memcpy((uint8_t *)svei8mm_dptr(kind, panel, b) + 2 * r, &g->d, 2);
                 blk[r] = (uint8_t)(int8_t)qmm_iq4_xs_scale(g, (int)(b % 8));
                 for (int h = 0; h < 2; h++)
-                    memcpy(blk + svei8mm_at(r, h), g->qs + 16 * (b % 8) + 8 * h, 8);
+                    memcpy(blk + svei8mm_at(kind, r, h), g->qs + 16 * (b % 8) + 8 * h, 8);
             }
         }
     }
@@ -361,141 +244,222 @@ static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const v
 /* Row r's GGUF super-block s rebuilt from the panel: the 6-bit sub-scales split back into scales_l / scales_h,
  * the nibble bytes as they are. */
 static inline void svei8mm_xs_super(const uint8_t *panel, int64_t s, int r, qmm_block_iq4_xs *g) {
-    qmm_iq4_xs_header_put(g, SI_DPTR(panel, 8 * s) + 2 * r, SI_BLK(panel, 8 * s) + r, QMM_SVESME_XS_BLK);
+    const int kind = QMM_SVESME_KIND_IQ4_XS;
+    qmm_iq4_xs_header_put(g, svei8mm_dptr(kind, panel, 8 * s) + 2 * r, svei8mm_blk(kind, panel, 8 * s) + r, QMM_SVESME_XS_BLK);
     for (int j = 0; j < 8; j++) {
-        const uint8_t *blk = SI_BLK(panel, 8 * s + j);
+        const uint8_t *blk = svei8mm_blk(kind, panel, 8 * s + j);
         for (int h = 0; h < 2; h++)
-            memcpy(g->qs + 16 * j + 8 * h, blk + svei8mm_at(r, h), 8);
+            memcpy(g->qs + 16 * j + 8 * h, blk + svei8mm_at(kind, r, h), 8);
     }
 }
 
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_iq4_xs g;
-        svei8mm_xs_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
-        qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-
-/* w_unpack_row: the same super-blocks, as bytes. */
-static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_iq4_xs g;
-        svei8mm_xs_super(panel, s, (int)(row % QMM_SVEI8MM_NP), &g);
-        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
-    }
-}
-#else
-
-static void svei8mm_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+/* Q8_0, Q4_0 and the table kinds IQ4_NL, MXFP4: per 32-block the scales,
+ * then the groups. */
+static inline void svei8mm_w_pack_blk(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                      void *dst) {
     const int64_t nb = k / QMM_QK;
+    const size_t sb = QMM_SVESME_SB(kind);
     for (int64_t p = n0 / QMM_SVEI8MM_NP; p < (n1 + QMM_SVEI8MM_NP - 1) / QMM_SVEI8MM_NP; p++) {
-        uint8_t *panel = (uint8_t *)dst + svei8mm_w_offset(p * QMM_SVEI8MM_NP, k);
-        memset(panel, 0, (size_t)nb * QMM_SVEI8MM_BLK);
+        uint8_t *panel = (uint8_t *)dst + qmm_svesme_w_offset(kind, p * QMM_SVEI8MM_NP, k);
+        memset(panel, 0, (size_t)nb * qmm_svesme_unit_bytes(kind));
         for (int r = 0; r < QMM_SVEI8MM_NP && p * QMM_SVEI8MM_NP + r < n; r++) {
             const uint8_t *row = (const uint8_t *)src + (size_t)(p * QMM_SVEI8MM_NP + r) * stride;
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
-#if QMM_SVEI8MM_TABLE /* IQ4_NL and MXFP4 blocks: the scale bytes, then the 16 qs */
-                const uint8_t *wb = row + (size_t)b * (QMM_SVEI8MM_SB + QMM_QK / 2);
-                memcpy(blk + QMM_SVEI8MM_SB * r, wb, QMM_SVEI8MM_SB);
-                for (int h = 0; h < 2; h++)
-                    memcpy(blk + svei8mm_at(r, h), wb + QMM_SVEI8MM_SB + 8 * h, 8);
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
-                const qmm_block_q4_0 *wb = (const qmm_block_q4_0 *)row + b;
-                memcpy(blk + 2 * r, &wb->d, 2);
-                for (int h = 0; h < 2; h++)
-                    for (int t = 0; t < 8; t++)
-                        blk[svei8mm_at(r, h) + t] = (uint8_t)(wb->qs[8 * h + t] ^ 0x88);
-#else
-                const qmm_block_q8_0 *wb = (const qmm_block_q8_0 *)row + b;
-                memcpy(blk + 2 * r, &wb->d, 2);
-                for (int h = 0; h < 4; h++)
-                    memcpy(blk + svei8mm_at(r, h), wb->qs + 8 * h, 8);
-#endif
+                uint8_t *blk = (uint8_t *)svei8mm_blk(kind, panel, b);
+                if (qmm_svesme_is_table(kind)) { /* IQ4_NL and MXFP4 blocks: the scale bytes, then the 16 qs */
+                    const uint8_t *wb = row + (size_t)b * (sb + QMM_QK / 2);
+                    memcpy(blk + sb * r, wb, sb);
+                    for (int h = 0; h < 2; h++)
+                        memcpy(blk + svei8mm_at(kind, r, h), wb + sb + 8 * h, 8);
+                } else if (kind == QMM_SVESME_KIND_Q4_0) {
+                    const qmm_block_q4_0 *wb = (const qmm_block_q4_0 *)row + b;
+                    memcpy(blk + 2 * r, &wb->d, 2);
+                    for (int h = 0; h < 2; h++)
+                        for (int t = 0; t < 8; t++)
+                            blk[svei8mm_at(kind, r, h) + t] = (uint8_t)(wb->qs[8 * h + t] ^ 0x88);
+                } else {
+                    const qmm_block_q8_0 *wb = (const qmm_block_q8_0 *)row + b;
+                    memcpy(blk + 2 * r, &wb->d, 2);
+                    for (int h = 0; h < 4; h++)
+                        memcpy(blk + svei8mm_at(kind, r, h), wb->qs + 8 * h, 8);
+                }
             }
         }
     }
 }
 
-static void svei8mm_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+static inline void svei8mm_w_read_row_blk(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
     const int r = (int)(row % QMM_SVEI8MM_NP);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
-#if QMM_SVEI8MM_TABLE /* the GGUF block rebuilt: ggml's values exactly */
-        uint8_t qs[QMM_QK / 2];
-        for (int h = 0; h < 2; h++)
-            memcpy(qs + 8 * h, blk + svei8mm_at(r, h), 8);
-        qmm_dequantize_nl_block(QMM_SVEI8MM_KIND == QMM_SVESME_KIND_MXFP4, blk + QMM_SVEI8MM_SB * r, qs, dst + b * QMM_QK);
-#else
+        const uint8_t *blk = svei8mm_blk(kind, panel, b);
+        if (qmm_svesme_is_table(kind)) { /* the GGUF block rebuilt: ggml's values exactly */
+            uint8_t qs[QMM_QK / 2];
+            for (int h = 0; h < 2; h++)
+                memcpy(qs + 8 * h, blk + svei8mm_at(kind, r, h), 8);
+            qmm_dequantize_nl_block(kind == QMM_SVESME_KIND_MXFP4, blk + QMM_SVESME_SB(kind) * r, qs, dst + b * QMM_QK);
+            continue;
+        }
         uint16_t hbits;
         memcpy(&hbits, blk + 2 * r, 2);
         const float d = qmm_fp16_to_fp32(hbits);
-#if QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
-        for (int l = 0; l < QMM_QK / 2; l++) {
-            const uint8_t s = (uint8_t)(blk[svei8mm_at(r, l / 8) + l % 8] ^ 0x88);
-            dst[b * QMM_QK + l] = (float)((s & 0x0f) - 8) * d;
-            dst[b * QMM_QK + l + QMM_QK / 2] = (float)((s >> 4) - 8) * d;
+        if (kind == QMM_SVESME_KIND_Q4_0) {
+            for (int l = 0; l < QMM_QK / 2; l++) {
+                const uint8_t s = (uint8_t)(blk[svei8mm_at(kind, r, l / 8) + l % 8] ^ 0x88);
+                dst[b * QMM_QK + l] = (float)((s & 0x0f) - 8) * d;
+                dst[b * QMM_QK + l + QMM_QK / 2] = (float)((s >> 4) - 8) * d;
+            }
+        } else {
+            for (int l = 0; l < QMM_QK; l++)
+                dst[b * QMM_QK + l] = (float)(int8_t)blk[svei8mm_at(kind, r, l / 8) + l % 8] * d;
         }
-#else
-        for (int l = 0; l < QMM_QK; l++)
-            dst[b * QMM_QK + l] = (float)(int8_t)blk[svei8mm_at(r, l / 8) + l % 8] * d;
-#endif
-#endif
     }
 }
 
-/* w_unpack_row: the GGUF blocks back (the table kinds' scale and qs bytes as they are; d kept as fp16; Q4_0's
- * nibble bytes xor 0x88 again). */
-static void svei8mm_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+/* The GGUF blocks back (the table kinds' scale and qs bytes as they are; d kept as fp16; Q4_0's nibble bytes
+ * xor 0x88 again). */
+static inline void svei8mm_w_unpack_row_blk(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
     const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + svei8mm_w_offset(row, k);
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
     const int r = (int)(row % QMM_SVEI8MM_NP);
+    const size_t sb = QMM_SVESME_SB(kind);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_SVEI8MM_BLK;
-#if QMM_SVEI8MM_TABLE
-        uint8_t *wb = (uint8_t *)dst + (size_t)b * (QMM_SVEI8MM_SB + QMM_QK / 2);
-        memcpy(wb, blk + QMM_SVEI8MM_SB * r, QMM_SVEI8MM_SB);
-        for (int h = 0; h < 2; h++)
-            memcpy(wb + QMM_SVEI8MM_SB + 8 * h, blk + svei8mm_at(r, h), 8);
-#elif QMM_SVEI8MM_KIND == QMM_SVESME_KIND_Q4_0
-        qmm_block_q4_0 wb;
-        memcpy(&wb.d, blk + 2 * r, 2);
-        for (int t = 0; t < QMM_QK / 2; t++)
-            wb.qs[t] = (uint8_t)(blk[svei8mm_at(r, t / 8) + t % 8] ^ 0x88);
-        memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
-#else
-        qmm_block_q8_0 wb;
-        memcpy(&wb.d, blk + 2 * r, 2);
-        for (int h = 0; h < 4; h++)
-            memcpy(wb.qs + 8 * h, blk + svei8mm_at(r, h), 8);
-        memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
-#endif
+        const uint8_t *blk = svei8mm_blk(kind, panel, b);
+        if (qmm_svesme_is_table(kind)) {
+            uint8_t *wb = (uint8_t *)dst + (size_t)b * (sb + QMM_QK / 2);
+            memcpy(wb, blk + sb * r, sb);
+            for (int h = 0; h < 2; h++)
+                memcpy(wb + sb + 8 * h, blk + svei8mm_at(kind, r, h), 8);
+        } else if (kind == QMM_SVESME_KIND_Q4_0) {
+            qmm_block_q4_0 wb;
+            memcpy(&wb.d, blk + 2 * r, 2);
+            for (int t = 0; t < QMM_QK / 2; t++)
+                wb.qs[t] = (uint8_t)(blk[svei8mm_at(kind, r, t / 8) + t % 8] ^ 0x88);
+            memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
+        } else {
+            qmm_block_q8_0 wb;
+            memcpy(&wb.d, blk + 2 * r, 2);
+            for (int h = 0; h < 4; h++)
+                memcpy(wb.qs + 8 * h, blk + svei8mm_at(kind, r, h), 8);
+            memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
+        }
     }
 }
 
-#endif
+/* The descriptor's w_pack, w_read_row (GET_ROWS: the row's GGUF blocks
+ * rebuilt, ggml's values exactly) and w_unpack_row (the same blocks, as
+ * bytes) of every kind. */
+static inline void svei8mm_w_pack(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                  void *dst) {
+    if (qmm_svesme_is_two(kind))
+        qmm_svesme_w_pack_two(kind, 8, k, n, n0, n1, src, stride, dst);
+    else if (kind == QMM_SVESME_KIND_Q6_K)
+        svei8mm_w_pack_q6_k(k, n, n0, n1, src, stride, dst);
+    else if (qmm_svesme_is_leg(kind))
+        svei8mm_w_pack_leg(kind, k, n, n0, n1, src, stride, dst);
+    else if (qmm_svesme_is_kmin(kind))
+        svei8mm_w_pack_kmin(kind, k, n, n0, n1, src, stride, dst);
+    else if (kind == QMM_SVESME_KIND_IQ4_XS)
+        svei8mm_w_pack_iq4_xs(k, n, n0, n1, src, stride, dst);
+    else
+        svei8mm_w_pack_blk(kind, k, n, n0, n1, src, stride, dst);
+}
 
-static size_t svei8mm_act_size(int64_t m, int64_t k) {
-    return (size_t)((m + 1) / 2) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_ACT_BLK;
+static inline void svei8mm_w_read_row(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
+    if (qmm_svesme_is_two(kind)) {
+        qmm_svesme_w_read_row_two(kind, 8, packed, k, row, dst);
+    } else if (kind == QMM_SVESME_KIND_Q6_K) {
+        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+            qmm_block_q6_k g;
+            svei8mm_q6_super(panel, s, r, &g);
+            qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
+        }
+    } else if (qmm_svesme_is_leg(kind)) {
+        for (int64_t b = 0; b < k / QMM_QK; b++) {
+            uint8_t q[QMM_QK];
+            uint16_t d, m;
+            svei8mm_leg_get(kind, svei8mm_blk(kind, panel, b), r, &d, &m, q);
+            qmm_svesme_leg_dequantize(kind, d, m, q, dst + b * QMM_QK);
+        }
+    } else if (qmm_svesme_is_kmin(kind)) {
+        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+            qmm_svesme_kmin_block g;
+            memset(&g, 0, sizeof g);
+            svei8mm_kmin_super(kind, panel, s, r, &g);
+            if (qmm_svesme_has_five(kind))
+                qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
+            else
+                qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
+        }
+    } else if (kind == QMM_SVESME_KIND_IQ4_XS) {
+        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+            qmm_block_iq4_xs g;
+            svei8mm_xs_super(panel, s, r, &g);
+            qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
+        }
+    } else {
+        svei8mm_w_read_row_blk(kind, packed, k, row, dst);
+    }
 }
-static size_t svei8mm_act_offset(int64_t m_idx, int64_t k) {
-    return (size_t)(m_idx / 2) * (size_t)(k / QMM_QK) * QMM_SVEI8MM_ACT_BLK;
+
+static inline void svei8mm_w_unpack_row(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
+    const int r = (int)(row % QMM_SVEI8MM_NP);
+    if (qmm_svesme_is_two(kind)) {
+        qmm_svesme_w_unpack_row_two(kind, 8, packed, k, row, dst);
+    } else if (kind == QMM_SVESME_KIND_Q6_K) {
+        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+            qmm_block_q6_k g;
+            svei8mm_q6_super(panel, s, r, &g);
+            memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
+        }
+    } else if (qmm_svesme_is_leg(kind)) {
+        const size_t gb_bytes = qmm_svesme_leg_gguf_bytes(kind);
+        for (int64_t b = 0; b < k / QMM_QK; b++) {
+            uint8_t q[QMM_QK];
+            uint16_t d, m;
+            svei8mm_leg_get(kind, svei8mm_blk(kind, panel, b), r, &d, &m, q);
+            qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)dst + (size_t)b * gb_bytes);
+        }
+    } else if (qmm_svesme_is_kmin(kind)) {
+        const size_t gb_bytes = qmm_svesme_has_five(kind) ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
+        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+            qmm_svesme_kmin_block g;
+            memset(&g, 0, sizeof g);
+            svei8mm_kmin_super(kind, panel, s, r, &g);
+            memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
+        }
+    } else if (kind == QMM_SVESME_KIND_IQ4_XS) {
+        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
+            qmm_block_iq4_xs g;
+            svei8mm_xs_super(panel, s, r, &g);
+            memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
+        }
+    } else {
+        svei8mm_w_unpack_row_blk(kind, packed, k, row, dst);
+    }
 }
-static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
+
+/* The activation pairs (a zero row pads an odd m). */
+static inline size_t svei8mm_act_size(int kind, int64_t m, int64_t k) {
+    return (size_t)((m + 1) / 2) * (size_t)(k / QMM_QK) * svei8mm_act_blk(kind);
+}
+static inline size_t svei8mm_act_offset(int kind, int64_t m_idx, int64_t k) {
+    return (size_t)(m_idx / 2) * (size_t)(k / QMM_QK) * svei8mm_act_blk(kind);
+}
+static inline void svei8mm_act_pack(int kind, int64_t m, int64_t k, const float *x, size_t x_row_stride, void *dst) {
     const int64_t nb = k / QMM_QK;
+    const size_t ab = svei8mm_act_blk(kind);
     for (int64_t m0 = 0; m0 < m; m0 += 2) {
-        uint8_t *pair = (uint8_t *)dst + svei8mm_act_offset(m0, k);
-        memset(pair, 0, (size_t)nb * QMM_SVEI8MM_ACT_BLK);
+        uint8_t *pair = (uint8_t *)dst + svei8mm_act_offset(kind, m0, k);
+        memset(pair, 0, (size_t)nb * ab);
         for (int i = 0; i < 2 && m0 + i < m; i++) {
             const float *row = (const float *)((const char *)x + (size_t)(m0 + i) * x_row_stride);
             for (int64_t b = 0; b < nb; b++) {
-                uint8_t *blk = pair + (size_t)b * QMM_SVEI8MM_ACT_BLK;
+                uint8_t *blk = pair + (size_t)b * ab;
                 int8_t q[QMM_QK];
                 float d;
                 int32_t sum;
@@ -503,19 +467,17 @@ static void svei8mm_act_pack(int64_t m, int64_t k, const float *x, size_t x_row_
                 memcpy(blk + 4 * i, &d, 4);
                 for (int h = 0; h < 4; h++)
                     memcpy(blk + 8 + 16 * h + 8 * i, q + 8 * h, 8);
-                if (QMM_SVEI8MM_Q2_K) { /* the sums of elements 0..15 and 16..31 */
+                if (kind == QMM_SVESME_KIND_Q2_K) { /* the sums of elements 0..15 and 16..31 */
                     const int32_t half = qmm_act_sum_first16(q), rest = sum - half;
                     memcpy(blk + 72 + 4 * i, &half, 4);
                     memcpy(blk + 80 + 4 * i, &rest, 4);
-                } else if (QMM_SVEI8MM_MIN) {
+                } else if (qmm_svesme_has_min(kind)) {
                     memcpy(blk + 72 + 4 * i, &sum, 4);
                 }
             }
         }
     }
 }
-
-#define QMM_SVEI8MM_INLINE static inline __attribute__((always_inline))
 
 /* A vector of rows c0.. (32-bit lanes) duplicated pairwise, the scales' lane order. */
 #define SI_PAIRS_S32(v) svreinterpret_s32_u64(svzip1_u64(svreinterpret_u64_s32(v), svreinterpret_u64_s32(v)))
@@ -541,7 +503,7 @@ QMM_SVEI8MM_INLINE svint32_t svei8mm_ls(int kind, int half, svbool_t ph, const u
         return SI_PAIRS_S32(svld1sb_s32(ph, (const int8_t *)blk + half * QMM_SVEI8MM_NP + c0));
     if (kind == QMM_SVESME_KIND_Q3_K) {
         const svuint32_t lo = svld1ub_u32(ph, blk + c0);
-        const svuint32_t hs = svlsr_n_u32_x(ph, svld1_u32(ph, (const uint32_t *)(dptr + QMM_SVEI8MM_SCALES) + c0), 4 * (b & 7));
+        const svuint32_t hs = svlsr_n_u32_x(ph, svld1_u32(ph, (const uint32_t *)(dptr + svei8mm_scales(kind)) + c0), 4 * (b & 7));
         return SI_PAIRS_S32(QMM_SVE_Q3_SC(ph, lo, hs, half));
     }
     if (qmm_svesme_is_kmin(kind))
@@ -561,7 +523,7 @@ QMM_SVEI8MM_INLINE svint32_t svei8mm_nm(int kind, int half, svbool_t ph, const u
 QMM_SVEI8MM_INLINE svfloat32_t svei8mm_wm(int kind, svbool_t ph, const uint8_t *dptr, int64_t c0) {
     if (!qmm_svesme_has_min(kind))
         return svdup_n_f32(0.0f);
-    const svuint64_t mu = svreinterpret_u64_f32(svei8mm_wscale(kind, ph, dptr + QMM_SVEI8MM_SCALES, c0));
+    const svuint64_t mu = svreinterpret_u64_f32(svei8mm_wscale(kind, ph, dptr + svei8mm_scales(kind), c0));
     return svreinterpret_f32_u64(svzip1_u64(mu, mu));
 }
 /* Q2_K's sc_a (half 0) or sc_b (1) of rows c0.. in every byte of their
@@ -596,10 +558,10 @@ QMM_SVEI8MM_INLINE svint8_t svei8mm_nib(int kind, svint8_t tab, svuint8_t u) {
 QMM_SVEI8MM_INLINE void svei8mm_load_w(int kind, svbool_t pb, const uint8_t *blk, int64_t c0, svint8_t tab, svuint8_t sca8,
                                        svuint8_t scb8, svint8_t *w0, svint8_t *w1, svint8_t *w2, svint8_t *w3) {
     const svbool_t pt8 = svptrue_b8();
-    const uint8_t *wq = blk + QMM_SVEI8MM_QOFF + 8 * c0;
+    const uint8_t *wq = blk + qmm_svesme_qoff(kind) + 8 * c0;
     if (qmm_svesme_has_five(kind)) {
         const svuint8_t v0 = svld1_u8(pb, wq), v1 = svld1_u8(pb, wq + QMM_SVEI8MM_GROUP);
-        const svuint64_t x5 = svld1uw_u64(pb, (const uint32_t *)(blk + QMM_SVEI8MM_QOFF + 2 * QMM_SVEI8MM_GROUP) + c0);
+        const svuint64_t x5 = svld1uw_u64(pb, (const uint32_t *)(blk + qmm_svesme_qoff(kind) + 2 * QMM_SVEI8MM_GROUP) + c0);
         const svuint64_t y5 = QMM_SVE_Q5_SPREAD(pt8, x5);
         *w0 = svei8mm_q5(kind, pt8, svand_n_u8_x(pt8, v0, 0x0f), y5, 0);
         *w1 = svei8mm_q5(kind, pt8, svand_n_u8_x(pt8, v1, 0x0f), y5, 1);
@@ -627,20 +589,20 @@ QMM_SVEI8MM_INLINE void svei8mm_load_w(int kind, svbool_t pb, const uint8_t *blk
     } else if (kind == QMM_SVESME_KIND_Q3_K) { /* the signed q from the 2-bit fields and the bit-2 word spread (QMM_SVE_Q3_W) */
         const svuint8_t l = svld1_u8(pb, wq);
         const svuint8_t hb = svreinterpret_u8_u64(
-            QMM_SVE_Q5_SPREAD(pt8, svld1uw_u64(pb, (const uint32_t *)(blk + QMM_SVEI8MM_QOFF + QMM_SVEI8MM_GROUP) + c0)));
+            QMM_SVE_Q5_SPREAD(pt8, svld1uw_u64(pb, (const uint32_t *)(blk + qmm_svesme_qoff(kind) + QMM_SVEI8MM_GROUP) + c0)));
         *w0 = QMM_SVE_Q3_W(pt8, l, 0, hb, 0);
         *w1 = QMM_SVE_Q3_W(pt8, l, 1, hb, 1);
         *w2 = QMM_SVE_Q3_W(pt8, l, 2, hb, 2);
         *w3 = QMM_SVE_Q3_W(pt8, l, 3, hb, 3);
     } else if (kind == QMM_SVESME_KIND_Q4_0) { /* nibbles s of q ^ 8: two shifts give the signed q - 8 */
-        const int8_t *sq = (const int8_t *)blk + QMM_SVEI8MM_SCALES + 8 * c0;
+        const int8_t *sq = (const int8_t *)blk + svei8mm_scales(kind) + 8 * c0;
         const svint8_t v0 = svld1_s8(pb, sq), v1 = svld1_s8(pb, sq + QMM_SVEI8MM_GROUP);
         *w0 = svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v0, 4), 4);
         *w1 = svasr_n_s8_x(pt8, svlsl_n_s8_x(pt8, v1, 4), 4);
         *w2 = svasr_n_s8_x(pt8, v0, 4);
         *w3 = svasr_n_s8_x(pt8, v1, 4);
     } else { /* Q8_0 */
-        const int8_t *sq = (const int8_t *)blk + QMM_SVEI8MM_SCALES + 8 * c0;
+        const int8_t *sq = (const int8_t *)blk + svei8mm_scales(kind) + 8 * c0;
         *w0 = svld1_s8(pb, sq);
         *w1 = svld1_s8(pb, sq + QMM_SVEI8MM_GROUP);
         *w2 = svld1_s8(pb, sq + 2 * QMM_SVEI8MM_GROUP);
@@ -703,7 +665,7 @@ QMM_SVEI8MM_INLINE void svei8mm_store(svbool_t pst, svfloat32_t acc, int64_t row
 QMM_SVEI8MM_INLINE void svei8mm_rows(int kind, const int NP, int64_t rows, int64_t nb, const uint8_t *a0, const uint8_t *wp,
                                      int64_t c0, int64_t cw, svbool_t pw, svbool_t pb, svbool_t pst, float *y, size_t ys) {
     const svbool_t ph = svwhilelt_b32_s64(0, cw);
-    const uint8_t *a1 = a0 + (rows > 2 ? (size_t)nb * QMM_SVEI8MM_ACT_BLK : 0);
+    const uint8_t *a1 = a0 + (rows > 2 ? (size_t)nb * svei8mm_act_blk(kind) : 0);
     svfloat32_t acc0 = svdup_n_f32(0.0f), acc1 = acc0;
     /* TBL's table: the 16 levels in the low bytes (indices are nibbles) */
     const svint8_t tab =
@@ -711,7 +673,7 @@ QMM_SVEI8MM_INLINE void svei8mm_rows(int kind, const int NP, int64_t rows, int64
             ? svld1_s8(svwhilelt_b8_s32(0, 16), kind == QMM_SVESME_KIND_MXFP4 ? qmm_kvalues_mxfp4 : qmm_kvalues_iq4nl)
             : svdup_n_s8(0);
     for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = SI_BLK(wp, b), *dptr = SI_DPTR(wp, b);
+        const uint8_t *blk = svei8mm_blk(kind, wp, b), *dptr = svei8mm_dptr(kind, wp, b);
         /* the scales of rows c0.., exactly as fp32, then duplicated pairwise */
         const svfloat32_t wh = svei8mm_wscale(kind, ph, dptr, c0);
         const svint32_t lsa = svei8mm_ls(kind, 0, ph, blk, dptr, b, c0), lsb = svei8mm_ls(kind, 1, ph, blk, dptr, b, c0);
@@ -723,9 +685,9 @@ QMM_SVEI8MM_INLINE void svei8mm_rows(int kind, const int NP, int64_t rows, int64
         svint8_t w0, w1, w2, w3;
         svei8mm_load_w(kind, pb, blk, c0, tab, sca8, scb8, &w0, &w1, &w2, &w3);
         acc0 =
-            svei8mm_pair_step(kind, pw, w0, w1, w2, w3, lsa, lsb, nma, nmb, wd, wm, a0 + (size_t)b * QMM_SVEI8MM_ACT_BLK, acc0);
+            svei8mm_pair_step(kind, pw, w0, w1, w2, w3, lsa, lsb, nma, nmb, wd, wm, a0 + (size_t)b * svei8mm_act_blk(kind), acc0);
         if (NP > 1)
-            acc1 = svei8mm_pair_step(kind, pw, w0, w1, w2, w3, lsa, lsb, nma, nmb, wd, wm, a1 + (size_t)b * QMM_SVEI8MM_ACT_BLK,
+            acc1 = svei8mm_pair_step(kind, pw, w0, w1, w2, w3, lsa, lsb, nma, nmb, wd, wm, a1 + (size_t)b * svei8mm_act_blk(kind),
                                      acc1);
     }
     svei8mm_store(pst, acc0, rows, y, ys);
@@ -733,38 +695,40 @@ QMM_SVEI8MM_INLINE void svei8mm_rows(int kind, const int NP, int64_t rows, int64
         svei8mm_store(pst, acc1, rows - 2, (float *)((char *)y + 2 * ys), ys);
 }
 
-static void svei8mm_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+QMM_SVEI8MM_INLINE void svei8mm_gemm(int kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y,
+                                     size_t ys) {
     const int64_t nb = k / QMM_QK;
     const int64_t lanes = (int64_t)svcntw(), cw = lanes / 2 < QMM_SVEI8MM_NP ? lanes / 2 : QMM_SVEI8MM_NP;
     /* lanes 2 cw hold the 2 x cw outputs; 8 bytes of weights per row per k-chunk */
     const svbool_t pw = svwhilelt_b32_s64(0, 2 * cw), pb = svwhilelt_b8_s64(0, 8 * cw);
     const uint8_t *act = (const uint8_t *)a;
-    const size_t pair_bytes = (size_t)nb * QMM_SVEI8MM_ACT_BLK;
+    const size_t pair_bytes = (size_t)nb * svei8mm_act_blk(kind);
     for (int64_t n0 = 0; n0 < n; n0 += QMM_SVEI8MM_NP) {
-        const uint8_t *wp = (const uint8_t *)w + svei8mm_w_offset(n0, k);
+        const uint8_t *wp = (const uint8_t *)w + qmm_svesme_w_offset(kind, n0, k);
         for (int64_t c0 = 0; c0 < QMM_SVEI8MM_NP && n0 + c0 < n; c0 += cw) {
             const svbool_t pst = svwhilelt_b32_s64(0, n - n0 - c0 < cw ? n - n0 - c0 : cw);
             int64_t i = 0;
             for (; i + 4 <= m; i += 4)
-                svei8mm_rows(QMM_SVEI8MM_KIND, 2, 4, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                svei8mm_rows(kind, 2, 4, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
                              (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             if (m - i > 2)
-                svei8mm_rows(QMM_SVEI8MM_KIND, 2, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                svei8mm_rows(kind, 2, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
                              (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
             else if (m - i > 0)
-                svei8mm_rows(QMM_SVEI8MM_KIND, 1, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
+                svei8mm_rows(kind, 1, m - i, nb, act + (size_t)(i / 2) * pair_bytes, wp, c0, cw, pw, pb, pst,
                              (float *)((char *)y + (size_t)i * ys) + n0 + c0, ys);
         }
     }
 }
 
-#define QMM_SVEI8MM_FAMILY(name_, wtype_)                                                                                        \
+/* A family's descriptor from its name, type and entry points. */
+#define QMM_SVEI8MM_FAMILY(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, act_size_, act_offset_,       \
+                           act_pack_, gemm_)                                                                                     \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_, .required = QMM_CPU_SVE | QMM_CPU_SVE_I8MM,                                              \
         .fallback_hides = QMM_CPU_SVE_I8MM, /* fallback for capped (hybrid) runs: the SDOT family */                             \
             .flags = 0, .layout_id = 1, .mr = 4, .nr = QMM_SVEI8MM_NP, .kr = 8, .sr = 1, .n_step = QMM_SVEI8MM_NP,               \
-        .w_packed_size = svei8mm_w_size, .w_packed_offset = svei8mm_w_offset, .w_pack = svei8mm_w_pack,                          \
-        .w_read_row = svei8mm_w_read_row, .w_unpack_row = svei8mm_w_unpack_row,                                                  \
-        .act = {2, svei8mm_act_size, svei8mm_act_offset, svei8mm_act_pack}, .act_gemv = {0, NULL, NULL, NULL},                   \
-        .gemm = svei8mm_gemm, .gemv = NULL,                                                                                      \
+        .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_,                    \
+        .w_unpack_row = w_unpack_row_, .act = {2, act_size_, act_offset_, act_pack_}, .act_gemv = {0, NULL, NULL, NULL},         \
+        .gemm = gemm_, .gemv = NULL,                                                                                             \
     }
