@@ -306,12 +306,26 @@ QMM_AVX2_INLINE int qmm_avx2_int8_xs_vecs(qmm_type kind, qmm_avx2_isa isa) {
 }
 
 QMM_AVX2_INLINE void qmm_avx2_int8_xs_put(qmm_type kind, qmm_avx2_isa isa, __m256i *s, const qmm_avx2_ws *ws) {
+    /* only the kind's fields: the others were never set */
     const unsigned f = qmm_avx2_int8_xs_fields(kind, isa);
-    const __m256i v[9] = {
-        _mm256_castps_si256(ws->d), _mm256_castps_si256(ws->m), ws->sa, ws->sb, ws->ma, ws->mb, ws->sa16, ws->sb16, ws->sp};
-    for (int i = 0; i < 9; i++)
-        if (f & (1u << i))
-            *s++ = v[i];
+    if (f & 0x001)
+        *s++ = _mm256_castps_si256(ws->d);
+    if (f & 0x002)
+        *s++ = _mm256_castps_si256(ws->m);
+    if (f & 0x004)
+        *s++ = ws->sa;
+    if (f & 0x008)
+        *s++ = ws->sb;
+    if (f & 0x010)
+        *s++ = ws->ma;
+    if (f & 0x020)
+        *s++ = ws->mb;
+    if (f & 0x040)
+        *s++ = ws->sa16;
+    if (f & 0x080)
+        *s++ = ws->sb16;
+    if (f & 0x100)
+        *s++ = ws->sp;
 }
 
 QMM_AVX2_INLINE void qmm_avx2_int8_xs_get(qmm_type kind, qmm_avx2_isa isa, qmm_avx2_ws *ws, const __m256i *s) {
