@@ -42,7 +42,10 @@ FP16_FIELDS = {
     T.Q4_1: ((0, 2), 20), T.Q5_0: ((0,), 22), T.Q5_1: ((0, 2), 24),
     T.Q2_K: ((80, 82), 84), T.Q3_K: ((108,), 110), T.Q4_K: ((0, 2), 144), T.Q5_K: ((0, 2), 176), T.Q6_K: ((208,), 210),
     T.IQ4_NL: ((0,), 18), T.IQ4_XS: ((0,), 136), T.MXFP4: ((), 17), T.BF16: ((), 2),
+    T.IQ2_XXS: ((0,), 66), T.IQ2_XS: ((0,), 74), T.IQ2_S: ((0,), 82), T.IQ3_XXS: ((0,), 98), T.IQ3_S: ((0,), 110),
+    T.IQ1_S: ((0,), 50), T.IQ1_M: ((), 56), T.TQ1_0: ((52,), 54), T.TQ2_0: ((64,), 66),
 }
+IQ_TYPES = (T.IQ1_S, T.IQ1_M, T.IQ2_XXS, T.IQ2_XS, T.IQ2_S, T.IQ3_XXS, T.IQ3_S, T.TQ1_0, T.TQ2_0)
 
 
 def random_blocks(rng, t, rows, k):
@@ -58,7 +61,55 @@ def random_blocks(rng, t, rows, k):
         h = b[:, o:o + 2].copy().view(np.uint16)
         h = np.where((h & 0x7C00) == 0x7C00, h & np.uint16(0xBFFF), h).astype(np.uint16)
         b[:, o:o + 2] = h.view(np.uint8)
+    if t == T.IQ1_M:  # d is the top nibbles of the 4 scale words: bit 14 of d is bit 6 of byte 55
+        sc = b[:, 48:56].copy().view(np.uint16)
+        d = (sc[:, 0] >> 12) | ((sc[:, 1] >> 8) & 0xF0) | ((sc[:, 2] >> 4) & 0xF00) | (sc[:, 3] & 0xF000)
+        b[:, 55] = np.where((d & 0x7C00) == 0x7C00, b[:, 55] & 0xBF, b[:, 55])
     return b.reshape(rows, -1)
+
+
+# Grid types: (grid entries, index groups per block, a setter of group i's index in a block's bytes).
+def _set_iq2_xs(b, i, v):
+    w = b[:, 2 + 2 * i] | (b[:, 3 + 2 * i].astype(np.uint16) << 8)
+    w = (w & 0xFE00) | v
+    b[:, 2 + 2 * i], b[:, 3 + 2 * i] = w & 0xFF, w >> 8
+
+
+def _set_hi(b, lo_off, i, v, hi_byte, hi_shift, hi_bits):
+    b[:, lo_off + i] = v & 0xFF
+    m = ((1 << hi_bits) - 1) << hi_shift
+    b[:, hi_byte] = (b[:, hi_byte] & ~np.uint8(m)) | ((v >> 8) << hi_shift).astype(np.uint8)
+
+
+GRID_INDEX = {
+    T.IQ2_XXS: (256, 32, lambda b, i, v: b.__setitem__((slice(None), 2 + 8 * (i // 4) + i % 4), v)),
+    T.IQ2_XS: (512, 32, _set_iq2_xs),
+    T.IQ2_S: (1024, 32, lambda b, i, v: _set_hi(b, 2, i, v, 66 + i // 4, 2 * (i % 4), 2)),
+    T.IQ3_XXS: (256, 64, lambda b, i, v: b.__setitem__((slice(None), 2 + i), v)),
+    T.IQ3_S: (512, 64, lambda b, i, v: _set_hi(b, 2, i, v, 66 + i // 8, i % 8, 1)),
+    T.IQ1_S: (2048, 32, lambda b, i, v: _set_hi(b, 2, i, v, 34 + 2 * (i // 4) + (3 * (i % 4)) // 8,
+                                                (3 * (i % 4)) % 8, 3) if (3 * (i % 4)) % 8 <= 5 else _set_iq1s_split(b, i, v)),
+    T.IQ1_M: (2048, 32, lambda b, i, v: _set_hi(b, 0, i, v, 32 + i // 2, 4 * (i % 2), 3)),
+}
+
+
+def _set_iq1s_split(b, i, v):
+    # group 2 of a 32-block: index bits 8..10 at bits 6..8 of the LE uint16 qh
+    b[:, 2 + i] = v & 0xFF
+    off = 34 + 2 * (i // 4)
+    w = b[:, off] | (b[:, off + 1].astype(np.uint16) << 8)
+    w = (w & ~np.uint16(7 << 6)) | ((v >> 8).astype(np.uint16) << 6)
+    b[:, off], b[:, off + 1] = w & 0xFF, w >> 8
+
+
+def grid_cover_blocks(rng, t):
+    """Random valid blocks whose grid indices run through every entry of the type's grid."""
+    size, groups, setter = GRID_INDEX[t]
+    nblk = size // groups
+    b = random_blocks(rng, t, 1, 256 * nblk).reshape(nblk, -1)
+    for i in range(groups):
+        setter(b, i, (np.arange(nblk, dtype=np.uint16) * groups + i) % size)
+    return b.reshape(1, -1), 256 * nblk
 
 
 def rec(t, rows, k, data):
@@ -81,13 +132,17 @@ def main(path):
         out.append(rec(0, rows, k, np.ascontiguousarray(quants.dequantize(q, t).astype(np.float32))))
     rng = np.random.default_rng(20261201)
     for t in (T.Q4_0, T.Q8_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K,
-              T.IQ4_NL, T.IQ4_XS, T.MXFP4, T.BF16):
+              T.IQ4_NL, T.IQ4_XS, T.MXFP4, T.BF16) + IQ_TYPES:
         rows_r, k_r = 8, 512
         q = random_blocks(rng, t, rows_r, k_r)
         out.append(rec(int(t) | RANDOM_BLOCKS, rows_r, k_r, np.ascontiguousarray(q)))
         with np.errstate(over="ignore"):  # MXFP4 e = 255: 2^127 * 12 is inf, in ggml too
             deq = quants.dequantize(q, t).astype(np.float32)
         out.append(rec(0, rows_r, k_r, np.ascontiguousarray(deq)))
+    for t in GRID_INDEX:  # every grid entry, against the package's dequantization
+        q, k_g = grid_cover_blocks(rng, t)
+        out.append(rec(int(t) | RANDOM_BLOCKS, 1, k_g, np.ascontiguousarray(q)))
+        out.append(rec(0, 1, k_g, np.ascontiguousarray(quants.dequantize(q, t).astype(np.float32))))
     with open(path, "wb") as f:
         f.write(struct.pack("<I", len(out)))
         for r in out:

@@ -49,7 +49,8 @@ static qmm_status check_rows(qmm_type type, const void *src, const void *dst, in
     if (!(quantize ? qmm_type_has_quantizer(type) : qmm_type_has_dequantizer(type)))
         return qmm_fail(QMM_ERR_UNSUPPORTED, "%s: type %s: %s", fn, qmm_type_name(type) ? qmm_type_name(type) : "?",
                         quantize ? "F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 are supported"
-                                 : "F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS and MXFP4 are supported");
+                                 : "F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, IQ1_S, IQ1_M, "
+                                   "IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, TQ1_0 and TQ2_0 are supported");
     if (nrows < 0 || k <= 0 || k % qmm_type_block_elems(type) != 0)
         return qmm_fail(QMM_ERR_INVALID_ARG, "%s: %lld rows of %lld: k must be a positive multiple of %lld", fn, (long long)nrows,
                         (long long)k, (long long)qmm_type_block_elems(type));

@@ -291,4 +291,6 @@ typedef struct qmm_act_block {
 
 _Static_assert(sizeof(qmm_act_block) == 40, "activation block is 40 bytes");
 
+#include "formats/iq_quants.h" /* the i-quant grid and ternary types */
+
 #endif

@@ -139,7 +139,11 @@ int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k) {
         for (int64_t l = 0; l < k; l++)
             dst[l] = qmm_bf16_to_fp32(((const uint16_t *)src)[l]);
         return 0;
-    default: return -1;
+    default:
+        if (!qmm_type_is_iq_grid(t))
+            return -1;
+        qmm_dequantize_row_iq(t, src, dst, k);
+        return 0;
     }
 }
 

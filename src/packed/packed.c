@@ -26,7 +26,7 @@ qmm_status qmm_blob_plan_make_experts(const qmm_dispatch *d, int pack_threads, q
     if (ti < 0)
         return qmm_fail(QMM_ERR_UNSUPPORTED,
                         "weight type %s (%d) cannot be packed: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, "
-                        "IQ4_NL, IQ4_XS and MXFP4 can",
+                        "IQ4_NL, IQ4_XS, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, TQ1_0 and TQ2_0 can",
                         qmm_type_name(type) ? qmm_type_name(type) : "?", (int)type);
     const int64_t blk = qmm_type_block_elems(type);
     if (n_expert <= 0 || n_expert > QMM_BLOB_MAX_EXPERTS)

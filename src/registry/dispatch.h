@@ -15,7 +15,7 @@
 /* The packable weight types, in the order of qmm_dispatch.chains: the one
  * list of them (qmm_type_packable, the blob and cache checks, the context's
  * chains all read it). */
-#define QMM_N_WTYPES 16
+#define QMM_N_WTYPES 25
 extern const qmm_type qmm_packable_types[QMM_N_WTYPES];
 
 /* Index of a packable weight type in qmm_packable_types, or -1. */

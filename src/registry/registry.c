@@ -23,6 +23,15 @@ const qmm_family *const qmm_ref_kernels[] = {
     &qmm_family_ref_iq4_xs,
     &qmm_family_ref_mxfp4,
     &qmm_family_ref_bf16,
+    &qmm_family_ref_iq1_s,
+    &qmm_family_ref_iq1_m,
+    &qmm_family_ref_iq2_xxs,
+    &qmm_family_ref_iq2_xs,
+    &qmm_family_ref_iq2_s,
+    &qmm_family_ref_iq3_xxs,
+    &qmm_family_ref_iq3_s,
+    &qmm_family_ref_tq1_0,
+    &qmm_family_ref_tq2_0,
     NULL,
 };
 

@@ -27,6 +27,10 @@ static void fix_blocks(qmm_type t, uint8_t *p, size_t size, uint64_t *seed) {
         f0 = 108;
     else if (t == QMM_TYPE_Q6_K)
         f0 = 208;
+    else if (t == QMM_TYPE_TQ1_0)
+        f0 = 52;
+    else if (t == QMM_TYPE_TQ2_0)
+        f0 = 64;
     const float base = t == QMM_TYPE_Q4_0 || t == QMM_TYPE_Q8_0 ? 0.005f : 0.0005f; /* others: sub-scales or mins add up */
     for (size_t i = 0; i < nb; i++) {
         for (int f = 0; f < 2; f++) {
@@ -55,8 +59,9 @@ void *bench_make_source(qmm_type t, int64_t k, int64_t n, uint64_t *seed, size_t
         w[i] = bench_rng(seed);
     for (size_t i = words * 8; i < *size; i++)
         p[i] = (uint8_t)bench_rng(seed);
-    if (t == QMM_TYPE_Q4_0 || t == QMM_TYPE_Q8_0) {
-        fix_blocks(t, p, *size, seed);
+    if (t == QMM_TYPE_Q4_0 || t == QMM_TYPE_Q8_0 || t == QMM_TYPE_IQ1_S || t == QMM_TYPE_IQ2_XXS || t == QMM_TYPE_IQ2_XS ||
+        t == QMM_TYPE_IQ2_S || t == QMM_TYPE_IQ3_XXS || t == QMM_TYPE_IQ3_S || t == QMM_TYPE_TQ1_0 || t == QMM_TYPE_TQ2_0) {
+        fix_blocks(t, p, *size, seed); /* IQ1_M's d is scattered over its scales: random bits do */
     } else if (t == QMM_TYPE_F16) {
         uint16_t *h = (uint16_t *)p;
         for (size_t i = 0; i < *size / 2; i++)

@@ -67,7 +67,7 @@ static int parse_options(int argc, char **argv, bench_opts *o) {
         } else if (v && !strcmp(a, "--type")) {
             if (!bench_parse_type(v, &o->type)) {
                 fprintf(stderr, "qmatmul bench: --type takes Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, "
-                                "BF16, F16 or F32\n");
+                                "IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, TQ1_0, TQ2_0, BF16, F16 or F32\n");
                 return 2;
             }
             o->type_given = 1;

@@ -181,8 +181,9 @@ int cmd_pack(int argc, char **argv) {
             write = 0;
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: qmatmul pack MODEL.gguf -o MODEL.qmp [--threads N] [--quiet] [--bench [--cold] [--no-write]]\n"
-                   "Packs every 2-D F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL, IQ4_XS and MXFP4\n"
-                   "tensor of MODEL.gguf, and every 3-D one named *_exps* as experts weights (qmm_mul_mat_id), "
+                   "Packs every 2-D tensor of a packable type (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K,\n"
+                   "IQ4_NL, IQ4_XS, MXFP4, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, TQ1_0, TQ2_0)\n"
+                   "of MODEL.gguf, and every 3-D one named *_exps* as experts weights (qmm_mul_mat_id), "
                    "for this CPU's kernel chains (qmatmul info) and writes them to a cache file that engines open with "
                    "qmm_cache_open.\n"
                    "Other tensors are listed as skipped (a matrix that cannot be cached, zero-size or with a\n"
@@ -240,9 +241,7 @@ int cmd_pack(int argc, char **argv) {
     if (npack == 0) {
         fprintf(stderr,
                 "qmatmul pack: %s has no tensor to pack (2-D, or 3-D *_exps, F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, "
-                "Q2_K..Q6_K, IQ4_NL, "
-                "IQ4_XS or MXFP4): nothing "
-                "written\n",
+                "Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, the IQ1..IQ3 types, TQ1_0 or TQ2_0): nothing written\n",
                 in);
         qmm_context_free(ctx);
         return 1;

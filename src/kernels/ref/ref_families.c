@@ -344,3 +344,192 @@ static void ref_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void *a, const
 const qmm_family qmm_family_ref_mxfp4 =
     QMM_REF_DESCRIPTOR("ref_mxfp4", QMM_TYPE_MXFP4, ref_mxfp4_w_size, ref_mxfp4_w_offset, ref_mxfp4_w_pack, ref_mxfp4_read_row,
                        ref_mxfp4_w_unpack_row, QMM_REF_ACT_Q8, ref_mxfp4_gemm);
+
+static size_t ref_iq1_s_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ1_S, k, n); }
+static size_t ref_iq1_s_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ1_S, n_idx, k); }
+static void ref_iq1_s_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ1_S, k, n0, n1, src, stride, dst);
+}
+static void ref_iq1_s_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ1_S, w, k, row, dst);
+}
+static void ref_iq1_s_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ1_S, w, k, row, dst);
+}
+static void ref_iq1_s_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_IQ1_S, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_iq1_s =
+    QMM_REF_DESCRIPTOR("ref_iq1_s", QMM_TYPE_IQ1_S, ref_iq1_s_w_size, ref_iq1_s_w_offset, ref_iq1_s_w_pack, ref_iq1_s_read_row,
+                       ref_iq1_s_w_unpack_row, QMM_REF_ACT_Q8, ref_iq1_s_gemm);
+
+static size_t ref_iq1_m_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ1_M, k, n); }
+static size_t ref_iq1_m_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ1_M, n_idx, k); }
+static void ref_iq1_m_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ1_M, k, n0, n1, src, stride, dst);
+}
+static void ref_iq1_m_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ1_M, w, k, row, dst);
+}
+static void ref_iq1_m_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ1_M, w, k, row, dst);
+}
+static void ref_iq1_m_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_IQ1_M, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_iq1_m =
+    QMM_REF_DESCRIPTOR("ref_iq1_m", QMM_TYPE_IQ1_M, ref_iq1_m_w_size, ref_iq1_m_w_offset, ref_iq1_m_w_pack, ref_iq1_m_read_row,
+                       ref_iq1_m_w_unpack_row, QMM_REF_ACT_Q8, ref_iq1_m_gemm);
+
+static size_t ref_iq2_xxs_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ2_XXS, k, n); }
+static size_t ref_iq2_xxs_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ2_XXS, n_idx, k); }
+static void ref_iq2_xxs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ2_XXS, k, n0, n1, src, stride, dst);
+}
+static void ref_iq2_xxs_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ2_XXS, w, k, row, dst);
+}
+static void ref_iq2_xxs_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ2_XXS, w, k, row, dst);
+}
+static void ref_iq2_xxs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_IQ2_XXS, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_iq2_xxs =
+    QMM_REF_DESCRIPTOR("ref_iq2_xxs", QMM_TYPE_IQ2_XXS, ref_iq2_xxs_w_size, ref_iq2_xxs_w_offset, ref_iq2_xxs_w_pack, ref_iq2_xxs_read_row,
+                       ref_iq2_xxs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq2_xxs_gemm);
+
+static size_t ref_iq2_xs_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ2_XS, k, n); }
+static size_t ref_iq2_xs_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ2_XS, n_idx, k); }
+static void ref_iq2_xs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ2_XS, k, n0, n1, src, stride, dst);
+}
+static void ref_iq2_xs_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ2_XS, w, k, row, dst);
+}
+static void ref_iq2_xs_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ2_XS, w, k, row, dst);
+}
+static void ref_iq2_xs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_IQ2_XS, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_iq2_xs =
+    QMM_REF_DESCRIPTOR("ref_iq2_xs", QMM_TYPE_IQ2_XS, ref_iq2_xs_w_size, ref_iq2_xs_w_offset, ref_iq2_xs_w_pack, ref_iq2_xs_read_row,
+                       ref_iq2_xs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq2_xs_gemm);
+
+static size_t ref_iq2_s_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ2_S, k, n); }
+static size_t ref_iq2_s_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ2_S, n_idx, k); }
+static void ref_iq2_s_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ2_S, k, n0, n1, src, stride, dst);
+}
+static void ref_iq2_s_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ2_S, w, k, row, dst);
+}
+static void ref_iq2_s_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ2_S, w, k, row, dst);
+}
+static void ref_iq2_s_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_IQ2_S, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_iq2_s =
+    QMM_REF_DESCRIPTOR("ref_iq2_s", QMM_TYPE_IQ2_S, ref_iq2_s_w_size, ref_iq2_s_w_offset, ref_iq2_s_w_pack, ref_iq2_s_read_row,
+                       ref_iq2_s_w_unpack_row, QMM_REF_ACT_Q8, ref_iq2_s_gemm);
+
+static size_t ref_iq3_xxs_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ3_XXS, k, n); }
+static size_t ref_iq3_xxs_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ3_XXS, n_idx, k); }
+static void ref_iq3_xxs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ3_XXS, k, n0, n1, src, stride, dst);
+}
+static void ref_iq3_xxs_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ3_XXS, w, k, row, dst);
+}
+static void ref_iq3_xxs_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ3_XXS, w, k, row, dst);
+}
+static void ref_iq3_xxs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_IQ3_XXS, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_iq3_xxs =
+    QMM_REF_DESCRIPTOR("ref_iq3_xxs", QMM_TYPE_IQ3_XXS, ref_iq3_xxs_w_size, ref_iq3_xxs_w_offset, ref_iq3_xxs_w_pack, ref_iq3_xxs_read_row,
+                       ref_iq3_xxs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq3_xxs_gemm);
+
+static size_t ref_iq3_s_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ3_S, k, n); }
+static size_t ref_iq3_s_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ3_S, n_idx, k); }
+static void ref_iq3_s_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ3_S, k, n0, n1, src, stride, dst);
+}
+static void ref_iq3_s_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ3_S, w, k, row, dst);
+}
+static void ref_iq3_s_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ3_S, w, k, row, dst);
+}
+static void ref_iq3_s_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_IQ3_S, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_iq3_s =
+    QMM_REF_DESCRIPTOR("ref_iq3_s", QMM_TYPE_IQ3_S, ref_iq3_s_w_size, ref_iq3_s_w_offset, ref_iq3_s_w_pack, ref_iq3_s_read_row,
+                       ref_iq3_s_w_unpack_row, QMM_REF_ACT_Q8, ref_iq3_s_gemm);
+
+static size_t ref_tq1_0_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_TQ1_0, k, n); }
+static size_t ref_tq1_0_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_TQ1_0, n_idx, k); }
+static void ref_tq1_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_TQ1_0, k, n0, n1, src, stride, dst);
+}
+static void ref_tq1_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_TQ1_0, w, k, row, dst);
+}
+static void ref_tq1_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_TQ1_0, w, k, row, dst);
+}
+static void ref_tq1_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_TQ1_0, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_tq1_0 =
+    QMM_REF_DESCRIPTOR("ref_tq1_0", QMM_TYPE_TQ1_0, ref_tq1_0_w_size, ref_tq1_0_w_offset, ref_tq1_0_w_pack, ref_tq1_0_read_row,
+                       ref_tq1_0_w_unpack_row, QMM_REF_ACT_Q8, ref_tq1_0_gemm);
+
+static size_t ref_tq2_0_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_TQ2_0, k, n); }
+static size_t ref_tq2_0_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_TQ2_0, n_idx, k); }
+static void ref_tq2_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_TQ2_0, k, n0, n1, src, stride, dst);
+}
+static void ref_tq2_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_TQ2_0, w, k, row, dst);
+}
+static void ref_tq2_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_TQ2_0, w, k, row, dst);
+}
+static void ref_tq2_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_ref_gemm_quant(QMM_TYPE_TQ2_0, m, n, k, a, w, y, ys);
+}
+const qmm_family qmm_family_ref_tq2_0 =
+    QMM_REF_DESCRIPTOR("ref_tq2_0", QMM_TYPE_TQ2_0, ref_tq2_0_w_size, ref_tq2_0_w_offset, ref_tq2_0_w_pack, ref_tq2_0_read_row,
+                       ref_tq2_0_w_unpack_row, QMM_REF_ACT_Q8, ref_tq2_0_gemm);

@@ -22,6 +22,15 @@ extern const qmm_family qmm_family_ref_q6_k;
 extern const qmm_family qmm_family_ref_iq4_nl;
 extern const qmm_family qmm_family_ref_iq4_xs;
 extern const qmm_family qmm_family_ref_mxfp4;
+extern const qmm_family qmm_family_ref_iq1_s;
+extern const qmm_family qmm_family_ref_iq1_m;
+extern const qmm_family qmm_family_ref_iq2_xxs;
+extern const qmm_family qmm_family_ref_iq2_xs;
+extern const qmm_family qmm_family_ref_iq2_s;
+extern const qmm_family qmm_family_ref_iq3_xxs;
+extern const qmm_family qmm_family_ref_iq3_s;
+extern const qmm_family qmm_family_ref_tq1_0;
+extern const qmm_family qmm_family_ref_tq2_0;
 extern const qmm_family qmm_family_ref_bf16; /* ref_kernels.c */
 
 /* Reference int8 activation layout (rows of qmm_act_block), reusable by

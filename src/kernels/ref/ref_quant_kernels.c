@@ -1,7 +1,9 @@
 /* The portable reference families of Q4_1, Q5_0, Q5_1, the K-quants
- * Q2_K..Q6_K, IQ4_NL, IQ4_XS and MXFP4: packed layout = the plain GGUF rows, GET_ROWS = the exact
- * dequantization, and the defining dot products (numerics: kernel.h and
- * docs/formats.md). Written for clarity, not speed: they are the oracle.
+ * Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, the i-quant grid types and the ternary
+ * types: packed layout = the plain GGUF rows, GET_ROWS = the exact
+ * dequantization, and the defining dot products (numerics:
+ * src/kernels/family.h and docs/formats.md). Written for clarity, not speed:
+ * they are the oracle.
  *
  * Every type is seen per 32-element block b of the activation row (for the
  * K-quants: 32-block b % 8 of super-block b / 8), as exact integer terms and
@@ -159,11 +161,28 @@ static void iq4_xs_terms(const void *row, int64_t b, const qmm_act_block *xb, bl
     o->t = 0.0f;
 }
 
+/* ------------------------------- i-quant grid types, ternary types */
+
+/* iq_quants.h: per 32-block j of super-block b / 8, the exact integer levels
+ * w and the two 16-element sub-scales; s = the super-block's exact factor. */
+static void iq_grid_terms(qmm_type t, const void *row, int64_t b, const qmm_act_block *xb, block_terms *o) {
+    const void *blk = (const char *)row + (size_t)(b / 8) * qmm_type_block_bytes(t);
+    const int j = (int)(b % 8);
+    int32_t half[2] = {0, 0};
+    for (int l = 0; l < QMM_QK; l++)
+        half[l / 16] += qmm_iq_level(t, blk, 32 * j + l) * xb->q[l];
+    /* |.| <= 2 * 31 * 16 * 62 * 127 = 7813040 < 2^24 (IQ3_XXS, the largest) */
+    o->isum = qmm_iq_subscale(t, blk, 2 * j) * half[0] + qmm_iq_subscale(t, blk, 2 * j + 1) * half[1];
+    o->s = qmm_iq_factor(t, blk);
+    o->imin = 0;
+    o->t = 0.0f;
+}
+
 /* ------------------------------------------------------------- driver */
 
 /* The definition of an output element of these types. */
-static void quant_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys, size_t row_bytes,
-                       terms_fn terms, int has_min) {
+static void quant_gemm(qmm_type wt, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys,
+                       size_t row_bytes, terms_fn terms, int has_min) {
     const int64_t nb = k / QMM_QK;
     const qmm_act_block *act = (const qmm_act_block *)a;
     for (int64_t i = 0; i < m; i++) {
@@ -174,7 +193,10 @@ static void quant_gemm(int64_t m, int64_t n, int64_t k, const void *a, const voi
             for (int64_t b = 0; b < nb; b++) {
                 const qmm_act_block *xb = &act[i * nb + b];
                 block_terms t;
-                terms(wrow, b, xb, &t);
+                if (terms)
+                    terms(wrow, b, xb, &t);
+                else
+                    iq_grid_terms(wt, wrow, b, xb, &t);
                 acc = fmaf((float)t.isum, t.s * xb->d, acc);
                 if (has_min)
                     acc = fmaf((float)t.imin, t.t * xb->d, acc);
@@ -196,12 +218,13 @@ static terms_fn terms_of(qmm_type t) {
     case QMM_TYPE_Q6_K: return q6_k_terms;
     case QMM_TYPE_IQ4_NL: return iq4_nl_terms;
     case QMM_TYPE_IQ4_XS: return iq4_xs_terms;
-    default: return mxfp4_terms; /* QMM_TYPE_MXFP4: the families name only these types */
+    case QMM_TYPE_MXFP4: return mxfp4_terms;
+    default: return NULL; /* the grid and ternary types: iq_grid_terms */
     }
 }
 
 void qmm_ref_gemm_quant(qmm_type t, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     const int has_min =
         t == QMM_TYPE_Q4_1 || t == QMM_TYPE_Q5_1 || t == QMM_TYPE_Q2_K || t == QMM_TYPE_Q4_K || t == QMM_TYPE_Q5_K;
-    quant_gemm(m, n, k, a, w, y, ys, qmm_row_size(t, k), terms_of(t), has_min);
+    quant_gemm(t, m, n, k, a, w, y, ys, qmm_row_size(t, k), terms_of(t), has_min);
 }
