@@ -38,6 +38,10 @@
  *    isum = sum kv[q] qx over the int8 table levels of the nibbles (IQ4_XS:
  *    times the 32-block's sub-scale ls_j, -32..31), s = d (fp16), MXFP4:
  *    s = 2^(e - 128) from the E8M0 byte (exact; the levels doubled).
+ *  - The i-quant grid and ternary types (IQ1_S..IQ3_S, TQ1_0, TQ2_0;
+ *    src/formats/iq_quants.h): isum = sc_a sum_a w qx + sc_b sum_b w qx over
+ *    the 16-element halves of the 32-block with w the exact integer level and
+ *    sc the integer sub-scale, s = the super-block's exact factor; no min.
  *  - F32 / F16 / BF16 weights (converted exactly to fp32): acc = fmaf(w, x, acc)
  *    per element, ascending k, starting at 0.0f.
  *  So a SIMD family vectorises across outputs (rows of W, rows of x), never

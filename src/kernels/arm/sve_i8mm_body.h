@@ -14,7 +14,7 @@
  * the scales arranged alike: w_d zipped [d0 d1 d0 d1 d2 d3 ...] and x_d as
  * [x0 x0 x1 x1] per segment; UZP1/UZP2 on 64-bit pairs sort the two rows
  * out at the end. Per output, per block in order: fma((float)isum,
- * fl(w_d * x_d), acc), as kernel.h requires; Q4_K / Q5_K then fma((float)(-m_j *
+ * fl(w_d * x_d), acc), as src/kernels/family.h requires; Q4_K / Q5_K then fma((float)(-m_j *
  * sum qx), fl(dmin * x_d), acc), its mins and the pair's block sums in the
  * same lane order; Q6_K's and Q3_K's isum is sc_a times the sum of elements
  * 0..15 plus sc_b times that of 16..31 (two SMMLA chains), as their

@@ -9,7 +9,7 @@
  * is defined; with SME2 (+sme2) its float step moves 4 ZA slices per MOVA
  * and converts 4 vectors per SCVTF (same numerics).
  *
- * Numerics (kernel.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
+ * Numerics (src/kernels/family.h): each block's int32 sum is exact (SDOT / SMOPA 4-way
  * int8 dot products; the table kinds' levels, TBL of the nibbles, are int8:
  * IQ4_NL -127..113, MXFP4's doubled E2M1 -12..12; IQ4_XS multiplies the sum
  * by its sub-scale, |ls * sum| <= 32 * 516128 < 2^24: exact in int32 and as

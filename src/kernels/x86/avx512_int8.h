@@ -573,7 +573,7 @@ static inline void qmm_avx512_act1_pack_zp128(int64_t m, int64_t k, const float 
  *                    byte t, bit c = bit 2 of element 4c+t.
  * Unpacking is a shift and a mask (a ternary-logic or) per vector.
  *
- * Per output lane and 32-block, in the reference's order (kernel.h):
+ * Per output lane and 32-block, in the reference's order (src/kernels/family.h):
  *   isum = [sc *] sum q qx  (+ the zero point's -off * sum qx, or per 16 for
  *          Q6_K: sc_a sum_a (q - 32) qx + sc_b sum_b (q - 32) qx, Q3_K the same
  *          with 4), exact int32
