@@ -28,3 +28,16 @@ requantized() { # IN TYPE NAME
   fi
   echo "$out"
 }
+# `llama_quantized IN FTYPE`: the cached path of IN quantized by llama.cpp itself to file type FTYPE
+# (tests/llama_quantize.py; named by the source's and that script's hashes).
+llama_quantized() { # IN FTYPE
+  local key out
+  key=$(printf '%s %s' "$(sha256sum "$1" | cut -c1-64)" "$(sha256sum tests/llama_quantize.py | cut -c1-64)" | sha256sum | cut -c1-12)
+  out="$(dirname "$src")/requantized/$(basename "$1" .gguf).llama-$2.$key.gguf"
+  if [ ! -f "$out" ]; then
+    mkdir -p "$(dirname "$out")" || return
+    "$PY" tests/llama_quantize.py "$1" "$out.tmp.$$" "$2" >/dev/null 2>&1 || { rm -f "$out.tmp.$$"; return 1; }
+    mv "$out.tmp.$$" "$out" || return
+  fi
+  echo "$out"
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Stage run: `qmatmul run` against llama.cpp on a real model, token for token.
-# SmolLM2-135M (scripts/fetch-models.sh) as shipped (Q4_1) and requantized with
+# SmolLM2-135M (scripts/fetch-models.sh) as shipped (Q4_1), requantized with
 # the gguf package to Q8_0 and Q4_0 (tests/requantize_gguf.py, cached beside
-# the model); llama-cpp-python built once into a wheel for this CPU
+# the model) and by llama.cpp's own quantizer to its IQ3_S file type
+# (tests/llama_quantize.py: IQ3_S and IQ4_NL matrices); llama-cpp-python built once into a wheel for this CPU
 # (scripts/llama-wheel.sh, cached) and installed in .venv; the comparison is
 # tests/check_run_llama.py; the mean KL divergence of each type from its F32-weight
 # twin (requantize_gguf.py F32, cached too), qmatmul's against llama.cpp's:
@@ -29,11 +30,14 @@ for t in Q8_0 Q4_0; do
   models+=("$(requantized "$src" "$t" "$t")")
 done
 models+=("$src")
+# An i-quant file as llama.cpp's own quantizer makes it: IQ3_S FFN down matrices, IQ4_NL elsewhere.
+models+=("$(llama_quantized "$src" IQ3_S)")
 # The F32-weight twins (each type's matrices dequantized) for the KL comparison.
-types=(Q8_0 Q4_0 Q4_1) # as in models
+types=(Q8_0 Q4_0 Q4_1 IQ3_S) # as in models
 kl_pairs=()
 for i in "${!types[@]}"; do
-  kl_pairs+=(--pair "${types[i]}" "${models[i]}" "$(requantized "${models[i]}" F32 "${types[i]}.F32")")
+  # named by the model's file too: a twin is remade when its model is
+  kl_pairs+=(--pair "${types[i]}" "${models[i]}" "$(requantized "${models[i]}" F32 "${types[i]}.F32.$(basename "${models[i]}" | sha256sum | cut -c1-8)")")
 done
 
 # Clear refusals: another architecture, a context too short.
