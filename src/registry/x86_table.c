@@ -62,6 +62,7 @@ extern const qmm_family qmm_family_avx2_iq4_xs;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
 extern const qmm_family qmm_family_avx2_bf16;
+extern const qmm_family qmm_family_avx2_iq2_xxs;
 /* the F16 attention path's extras (kernels/fp_attention.h), one per family that has them */
 extern const qmm_fp_attention qmm_fp_attention_avx512_f32;
 extern const qmm_fp_attention qmm_fp_attention_avx512_f16;
@@ -133,6 +134,7 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
     &qmm_family_avx2_bf16,
+    &qmm_family_avx2_iq2_xxs,
     NULL,
 };
 /* clang-format on */

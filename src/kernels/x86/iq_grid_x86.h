@@ -1,0 +1,345 @@
+/* The i-quant grid and ternary types (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
+ * IQ3_XXS, IQ3_S, TQ1_0, TQ2_0) on x86 with 256-bit integer vectors.
+ *
+ * Packed weights are the plain GGUF rows (qmm_ref_rows_*); activations are
+ * the reference rows of qmm_act_block. The numerics are the reference's
+ * (src/kernels/ref/ref_quant_kernels.c, iq_grid_terms): per output and
+ * 32-block in ascending k, isum = sc_a * dot(0..15) + sc_b * dot(16..31)
+ * exactly in int32, then acc = fmaf((float)isum, factor * x_d, acc).
+ *
+ * A call works on groups of QMM_IQG_NR weight rows. For a chunk of
+ * QMM_IQG_CHUNK_SB super-blocks it expands each row's blocks once into an L1
+ * scratch (|w| as uint8, a sign source, the sub-scales, the factors), then
+ * runs every activation row over it: per 32-block, |w| times the
+ * sign-moved x (the includer's iqg_dot: 4-element int32 sums), the eight
+ * rows' sums folded by hadd into per-half sums, times the sub-scales, one
+ * int32 per row, and the float step as one vector fma across the 8 rows. So
+ * the grid is expanded once per call and row, however many activation rows
+ * (prefill), and the float step is vectorised across outputs, never k.
+ *
+ * The includer defines, before including this header:
+ *   static inline __m256i iqg_dot(__m256i w_u8, __m256i x_s8);
+ * the 8 int32 sums of 4 consecutive byte products (vpdpbusd or its AVX2
+ * equivalent; every 4-sum is at most 4 * 62 * 127, every pair 2 * 62 * 127). */
+#ifndef QMM_IQ_GRID_X86_H
+#define QMM_IQ_GRID_X86_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "formats/formats.h"
+#include "kernels/family.h"
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/x86/act_q8_avx2.h"
+
+#define QMM_IQG_NR       8   /* weight rows per group: one float lane each */
+#define QMM_IQG_CHUNK_SB 2   /* super-blocks expanded per scratch fill */
+#define QMM_IQG_MC       128 /* activation rows per pass over a scratch */
+#define QMM_IQG_CHUNK_B  (QMM_IQG_CHUNK_SB * 8)
+
+#define QMM_IQG_INLINE static inline __attribute__((always_inline))
+
+/* One chunk of expanded weights for QMM_IQG_NR rows. */
+typedef struct qmm_iqg_scratch {
+    uint8_t absw[QMM_IQG_CHUNK_B][QMM_IQG_NR][32]; /* |w| */
+    int8_t sgn[QMM_IQG_CHUNK_B][QMM_IQG_NR][32];   /* sign of w (+-1, or 0 where w is 0) */
+    int32_t sc[QMM_IQG_CHUNK_B][16];               /* per half and row, in the fold's lane order */
+    float fac[QMM_IQG_CHUNK_SB][QMM_IQG_NR];       /* the super-block factors */
+} qmm_iqg_scratch;
+
+static inline uint32_t qmm_iqg_le32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint16_t qmm_iqg_le16(const uint8_t *p) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+static inline int64_t qmm_iqg_grid8(const uint8_t *entry) {
+    int64_t v;
+    memcpy(&v, entry, 8);
+    return v;
+}
+
+static inline int32_t qmm_iqg_grid4(const uint8_t *entry) {
+    int32_t v;
+    memcpy(&v, entry, 4);
+    return v;
+}
+
+/* +1 / -1 per byte from 32 sign bits (bit l set = element l negative). */
+QMM_IQG_INLINE __m256i qmm_iqg_signs(uint32_t bits) {
+    const __m256i spread =
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((int64_t)0x8040201008040201ull);
+    const __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int32_t)bits), spread);
+    const __m256i neg = _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
+    return _mm256_or_si256(neg, _mm256_set1_epi8(1));
+}
+
+/* The 32 sign bits of four 7-bit sign codes at bits 0, 7, 14, 21 of aux. */
+static inline uint32_t qmm_iqg_code_signs(uint32_t aux) {
+    return (uint32_t)qmm_iq_sign_bits(aux) | (uint32_t)qmm_iq_sign_bits(aux >> 7) << 8 |
+           (uint32_t)qmm_iq_sign_bits(aux >> 14) << 16 | (uint32_t)qmm_iq_sign_bits(aux >> 21) << 24;
+}
+
+/* TQ1_0: the trits of bytes q times per-byte powers of 3 (mod 256): the
+ * top base-3 digit of q * 3^n mod 256, (p * 3) >> 8 = (p >= 86) + (p >= 171). */
+QMM_IQG_INLINE __m256i qmm_iqg_trits(__m256i q, __m256i pow3) {
+    const __m256i lo = _mm256_and_si256(_mm256_mullo_epi16(q, pow3), _mm256_set1_epi16(0x00ff));
+    const __m256i hi = _mm256_mullo_epi16(_mm256_and_si256(q, _mm256_set1_epi16((short)0xff00)), _mm256_srli_epi16(pow3, 8));
+    const __m256i p = _mm256_or_si256(lo, hi);
+    const __m256i ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8(86)), p);
+    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8((char)171)), p);
+    /* trit - 1 = -1 + [p >= 86] + [p >= 171]; the compares give -1 when true */
+    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_set1_epi8(-1), ge86), ge171);
+}
+
+/* TQ1_0's 32 source bytes and powers of 3 of 32-block jj. */
+QMM_IQG_INLINE __m256i qmm_iqg_tq1_levels(const uint8_t *blk, int jj) {
+    if (jj < 5) /* elements 32 jj + l: trit jj of qs[l] */
+        return qmm_iqg_trits(_mm256_loadu_si256((const __m256i *)(const void *)blk), _mm256_set1_epi8((char)(jj == 0   ? 1
+                                                                                                             : jj == 1 ? 3
+                                                                                                             : jj == 2 ? 9
+                                                                                                             : jj == 3 ? 27
+                                                                                                                       : 81)));
+    /* elements 160 + 16 t + l (t 0..4): trit t of qs[32 + l] */
+    const __m128i q16 = _mm_loadu_si128((const __m128i *)(const void *)(blk + 32));
+    if (jj == 5)
+        return qmm_iqg_trits(_mm256_set_m128i(q16, q16), _mm256_setr_m128i(_mm_set1_epi8(1), _mm_set1_epi8(3)));
+    if (jj == 6)
+        return qmm_iqg_trits(_mm256_set_m128i(q16, q16), _mm256_setr_m128i(_mm_set1_epi8(9), _mm_set1_epi8(27)));
+    /* then 240 + 4 t + l (t 0..3): trit t of qh[l] */
+    const __m128i qh = _mm_set1_epi32((int32_t)qmm_iqg_le32(blk + 48));
+    const __m128i p3h = _mm_setr_epi8(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27);
+    return qmm_iqg_trits(_mm256_setr_m128i(q16, qh), _mm256_setr_m128i(_mm_set1_epi8(81), p3h));
+}
+
+/* The type's fp16 d and the exact factor it is scaled by. */
+static inline float qmm_iqg_factor(qmm_type kind, const uint8_t *blk) {
+    switch (kind) {
+    case QMM_TYPE_IQ1_M: return _cvtsh_ss(qmm_iq1_m_d((const qmm_block_iq1_m *)(const void *)blk)) * 0.125f;
+    case QMM_TYPE_TQ1_0: return _cvtsh_ss(qmm_iqg_le16(blk + 52));
+    case QMM_TYPE_TQ2_0: return _cvtsh_ss(qmm_iqg_le16(blk + 64));
+    case QMM_TYPE_IQ3_S: return _cvtsh_ss(qmm_iqg_le16(blk));
+    case QMM_TYPE_IQ3_XXS: return _cvtsh_ss(qmm_iqg_le16(blk)) * 0.25f;
+    default: return _cvtsh_ss(qmm_iqg_le16(blk)) * 0.125f; /* IQ2_*, IQ1_S */
+    }
+}
+
+/* 32-block jj of a super-block: |w| (uint8), a sign source for vpsignb and
+ * the two sub-scales (elements 0..15, 16..31). */
+QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __m256i *absw, __m256i *sgn, int *sc0, int *sc1) {
+    if (kind == QMM_TYPE_IQ2_XXS) {
+        const uint8_t *q8 = blk + 2 + 8 * jj;
+        const uint32_t aux = qmm_iqg_le32(q8 + 4);
+        *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xxs[q8[0]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[1]]),
+                                   qmm_iqg_grid8(qmm_grid_iq2xxs[q8[2]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[3]]));
+        *sgn = qmm_iqg_signs(qmm_iqg_code_signs(aux));
+        *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
+    } else if (kind == QMM_TYPE_IQ2_XS) {
+        const uint8_t *q = blk + 2 + 8 * jj;
+        const unsigned q0 = qmm_iqg_le16(q), q1 = qmm_iqg_le16(q + 2), q2 = qmm_iqg_le16(q + 4), q3 = qmm_iqg_le16(q + 6);
+        *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xs[q0 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q1 & 511u]),
+                                   qmm_iqg_grid8(qmm_grid_iq2xs[q2 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q3 & 511u]));
+        *sgn = qmm_iqg_signs(qmm_iqg_code_signs((q0 >> 9) | (q1 >> 9) << 7 | (q2 >> 9) << 14 | (q3 >> 9) << 21));
+        const unsigned s = blk[66 + jj];
+        *sc0 = 2 * (int)(s & 15u) + 1;
+        *sc1 = 2 * (int)(s >> 4) + 1;
+    } else if (kind == QMM_TYPE_IQ2_S) {
+        const uint8_t *q = blk + 2 + 4 * jj;
+        const unsigned qh = blk[66 + jj];
+        *absw = _mm256_setr_epi64x(
+            qmm_iqg_grid8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8]), qmm_iqg_grid8(qmm_grid_iq2s[q[1] | (qh & 12u) << 6]),
+            qmm_iqg_grid8(qmm_grid_iq2s[q[2] | (qh & 48u) << 4]), qmm_iqg_grid8(qmm_grid_iq2s[q[3] | (qh & 192u) << 2]));
+        *sgn = qmm_iqg_signs(qmm_iqg_le32(blk + 34 + 4 * jj));
+        const unsigned s = blk[74 + jj];
+        *sc0 = 2 * (int)(s & 15u) + 1;
+        *sc1 = 2 * (int)(s >> 4) + 1;
+    } else if (kind == QMM_TYPE_IQ3_XXS) {
+        const uint8_t *q = blk + 2 + 8 * jj;
+        const uint32_t aux = qmm_iqg_le32(blk + 66 + 4 * jj);
+        *absw = _mm256_setr_epi32(qmm_iqg_grid4(qmm_grid_iq3xxs[q[0]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[1]]),
+                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[2]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[3]]),
+                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[4]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[5]]),
+                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[6]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[7]]));
+        *sgn = qmm_iqg_signs(qmm_iqg_code_signs(aux));
+        *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
+    } else if (kind == QMM_TYPE_IQ3_S) {
+        const uint8_t *q = blk + 2 + 8 * jj;
+        const unsigned qh = blk[66 + jj];
+        *absw = _mm256_setr_epi32(
+            qmm_iqg_grid4(qmm_grid_iq3s[q[0] | (qh & 1u) << 8]), qmm_iqg_grid4(qmm_grid_iq3s[q[1] | (qh & 2u) << 7]),
+            qmm_iqg_grid4(qmm_grid_iq3s[q[2] | (qh & 4u) << 6]), qmm_iqg_grid4(qmm_grid_iq3s[q[3] | (qh & 8u) << 5]),
+            qmm_iqg_grid4(qmm_grid_iq3s[q[4] | (qh & 16u) << 4]), qmm_iqg_grid4(qmm_grid_iq3s[q[5] | (qh & 32u) << 3]),
+            qmm_iqg_grid4(qmm_grid_iq3s[q[6] | (qh & 64u) << 2]), qmm_iqg_grid4(qmm_grid_iq3s[q[7] | (qh & 128u) << 1]));
+        *sgn = qmm_iqg_signs(qmm_iqg_le32(blk + 74 + 4 * jj));
+        *sc0 = *sc1 = 2 * (int)((blk[106 + jj / 2] >> (4 * (jj % 2))) & 15) + 1;
+    } else if (kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M) {
+        /* w = 8 g + delta, g in -1 / 0 / 1 from the grid, delta +-1 */
+        const uint8_t *q;
+        unsigned hi[4];
+        __m256i delta;
+        if (kind == QMM_TYPE_IQ1_S) {
+            const unsigned qh = qmm_iqg_le16(blk + 34 + 2 * jj);
+            q = blk + 2 + 4 * jj;
+            for (int g = 0; g < 4; g++)
+                hi[g] = (qh >> (3 * g)) & 7u;
+            delta = _mm256_set1_epi8(qh & 0x8000u ? -1 : 1);
+            *sc0 = *sc1 = 2 * (int)((qh >> 12) & 7u) + 1;
+        } else {
+            const unsigned h = qmm_iqg_le16(blk + 32 + 2 * jj); /* four nibbles: groups 4 jj .. 4 jj + 3 */
+            int64_t dl[4];
+            q = blk + 4 * jj;
+            for (int g = 0; g < 4; g++) {
+                hi[g] = (h >> (4 * g)) & 7u;
+                dl[g] = (h >> (4 * g + 3)) & 1u ? -1 : 0x0101010101010101ll;
+            }
+            delta = _mm256_setr_epi64x(dl[0], dl[1], dl[2], dl[3]);
+            const unsigned sw = qmm_iqg_le16(blk + 48 + 2 * (jj / 2));
+            *sc0 = 2 * (int)((sw >> (3 * (2 * (jj % 2)))) & 7u) + 1;
+            *sc1 = 2 * (int)((sw >> (3 * (2 * (jj % 2) + 1))) & 7u) + 1;
+        }
+        const __m256i g = _mm256_setr_epi64x(qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[0] | hi[0] << 8]),
+                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[1] | hi[1] << 8]),
+                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[2] | hi[2] << 8]),
+                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | hi[3] << 8]));
+        const __m256i g2 = _mm256_add_epi8(g, g), g4 = _mm256_add_epi8(g2, g2);
+        const __m256i w = _mm256_add_epi8(_mm256_add_epi8(g4, g4), delta);
+        *absw = _mm256_abs_epi8(w);
+        *sgn = w;
+    } else {
+        __m256i w;
+        if (kind == QMM_TYPE_TQ2_0) {
+            const __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32 * (jj / 4)));
+            const __m256i v = _mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * (jj % 4)));
+            w = _mm256_sub_epi8(_mm256_and_si256(v, _mm256_set1_epi8(3)), _mm256_set1_epi8(1));
+        } else {
+            w = qmm_iqg_tq1_levels(blk, jj);
+        }
+        *absw = _mm256_abs_epi8(w);
+        *sgn = w;
+        *sc0 = *sc1 = 1;
+    }
+}
+
+/* Fills the scratch from super-blocks [sb0, sb0 + nsb) of `rows` (<= NR)
+ * rows; rows beyond are zero. */
+QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_bytes, int rows, int64_t sb0, int nsb,
+                                 qmm_iqg_scratch *s) {
+    const size_t bb = qmm_type_block_bytes(kind);
+    for (int r = 0; r < QMM_IQG_NR; r++) {
+        for (int t = 0; t < nsb; t++) {
+            if (r >= rows) {
+                s->fac[t][r] = 0.0f;
+                for (int jj = 0; jj < 8; jj++) {
+                    const int b = 8 * t + jj;
+                    _mm256_store_si256((__m256i *)(void *)s->absw[b][r], _mm256_setzero_si256());
+                    _mm256_store_si256((__m256i *)(void *)s->sgn[b][r], _mm256_setzero_si256());
+                    s->sc[b][(r / 4) * 8 + r % 4] = s->sc[b][(r / 4) * 8 + 4 + r % 4] = 0;
+                }
+                continue;
+            }
+            const uint8_t *blk = w + (size_t)r * row_bytes + (size_t)(sb0 + t) * bb;
+            s->fac[t][r] = qmm_iqg_factor(kind, blk);
+            for (int jj = 0; jj < 8; jj++) {
+                const int b = 8 * t + jj;
+                __m256i aw, sg;
+                int s0, s1;
+                qmm_iqg_expand(kind, blk, jj, &aw, &sg, &s0, &s1);
+                _mm256_store_si256((__m256i *)(void *)s->absw[b][r], aw);
+                _mm256_store_si256((__m256i *)(void *)s->sgn[b][r], sg);
+                s->sc[b][(r / 4) * 8 + r % 4] = s0;
+                s->sc[b][(r / 4) * 8 + 4 + r % 4] = s1;
+            }
+        }
+    }
+}
+
+/* The exact isum of 8 rows for one activation block: lanes r0..r7. */
+QMM_IQG_INLINE __m256i qmm_iqg_isum8(const qmm_iqg_scratch *s, int b, __m256i x) {
+    __m256i v[QMM_IQG_NR];
+    for (int r = 0; r < QMM_IQG_NR; r++) {
+        const __m256i aw = _mm256_load_si256((const __m256i *)(const void *)s->absw[b][r]);
+        const __m256i sg = _mm256_load_si256((const __m256i *)(const void *)s->sgn[b][r]);
+        v[r] = iqg_dot(aw, _mm256_sign_epi8(x, sg)); /* lanes 0..3: elements 0..15, 4..7: 16..31 */
+    }
+    /* [r0..r3 first half | r0..r3 second half], the same for r4..r7 */
+    const __m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+    const __m256i c = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
+    const __m256i as = _mm256_mullo_epi32(a, _mm256_load_si256((const __m256i *)(const void *)s->sc[b]));
+    const __m256i cs = _mm256_mullo_epi32(c, _mm256_load_si256((const __m256i *)(const void *)(s->sc[b] + 8)));
+    return _mm256_add_epi32(_mm256_permute2x128_si256(as, cs, 0x20), _mm256_permute2x128_si256(as, cs, 0x31));
+}
+
+/* y[i][j] for i < m, j < n: the family's gemm (and gemv, m = 1). */
+QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y,
+                                 size_t ys) {
+    const size_t row_bytes = qmm_row_size(kind, k);
+    const int64_t nsb = k / 256, nb = k / 32;
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    qmm_iqg_scratch s __attribute__((aligned(32)));
+    float acc[QMM_IQG_MC][QMM_IQG_NR] __attribute__((aligned(32)));
+    for (int64_t j0 = 0; j0 < n; j0 += QMM_IQG_NR) {
+        const int rows = n - j0 < QMM_IQG_NR ? (int)(n - j0) : QMM_IQG_NR;
+        const uint8_t *wj = (const uint8_t *)w + (size_t)j0 * row_bytes;
+        for (int64_t i0 = 0; i0 < m; i0 += QMM_IQG_MC) {
+            const int mc = m - i0 < QMM_IQG_MC ? (int)(m - i0) : QMM_IQG_MC;
+            for (int i = 0; i < mc; i++)
+                _mm256_store_ps(acc[i], _mm256_setzero_ps());
+            for (int64_t sb0 = 0; sb0 < nsb; sb0 += QMM_IQG_CHUNK_SB) {
+                const int cs = nsb - sb0 < QMM_IQG_CHUNK_SB ? (int)(nsb - sb0) : QMM_IQG_CHUNK_SB;
+                qmm_iqg_fill(kind, wj, row_bytes, rows, sb0, cs, &s);
+                for (int i = 0; i < mc; i++) {
+                    const qmm_act_block *xr = act + (i0 + i) * nb + sb0 * 8;
+                    __m256 av = _mm256_load_ps(acc[i]);
+                    for (int t = 0; t < cs; t++) {
+                        const __m256 fac = _mm256_load_ps(s.fac[t]);
+                        for (int jj = 0; jj < 8; jj++) {
+                            const qmm_act_block *xb = xr + 8 * t + jj;
+                            const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)xb->q);
+                            const __m256i isum = qmm_iqg_isum8(&s, 8 * t + jj, x);
+                            const __m256 scale = _mm256_mul_ps(fac, _mm256_set1_ps(xb->d));
+                            av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, av);
+                        }
+                    }
+                    _mm256_store_ps(acc[i], av);
+                }
+            }
+            for (int i = 0; i < mc; i++) {
+                float *yr = (float *)(void *)((char *)y + (size_t)(i0 + i) * ys) + j0;
+                if (rows == QMM_IQG_NR)
+                    _mm256_storeu_ps(yr, _mm256_load_ps(acc[i]));
+                else
+                    memcpy(yr, acc[i], (size_t)rows * sizeof(float));
+            }
+        }
+    }
+}
+
+static inline void qmm_iqg_gemv(qmm_type kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_iqg_gemm(kind, 1, n, k, a, w, y, 0);
+}
+
+/* ------------------------------------------------- layout and descriptor */
+
+static inline size_t qmm_iqg_w_size(qmm_type kind, int64_t k, int64_t n) { return qmm_ref_rows_size(kind, k, n); }
+static inline size_t qmm_iqg_w_offset(qmm_type kind, int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(kind, n_idx, k); }
+
+#define QMM_IQG_AVX2_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
+#define QMM_IQG_AVX512_VNNI_REQUIRED                                                                                             \
+    (QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C)
+
+/* The descriptor fields every family of this header shares: plain rows in
+ * groups of 8, the reference activation rows (packed by AVX2). */
+#define QMM_IQG_GEOMETRY                                                                                                         \
+    .flags = 0, .layout_id = 1, .mr = 1, .nr = QMM_IQG_NR, .kr = 32, .sr = 1, .n_step = QMM_IQG_NR,                              \
+    .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_avx2_act_q8_pack}, .act_gemv = {0, NULL, NULL, NULL}
+
+#endif
