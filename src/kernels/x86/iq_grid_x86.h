@@ -336,6 +336,10 @@ static inline size_t qmm_iqg_w_offset(qmm_type kind, int64_t n_idx, int64_t k) {
 #define QMM_IQG_AVX512_VNNI_REQUIRED                                                                                             \
     (QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C)
 
+/* Masked off to pick the fallback: AVX-512 VNNI falls back to AVX2, AVX2 to
+ * the reference. */
+#define QMM_IQG_AVX512_VNNI_HIDES (QMM_IQG_AVX512_VNNI_REQUIRED & ~(uint64_t)QMM_CPU_F16C)
+
 /* The descriptor fields every family of this header shares: plain rows in
  * groups of 8, the reference activation rows (packed by AVX2). */
 #define QMM_IQG_GEOMETRY                                                                                                         \

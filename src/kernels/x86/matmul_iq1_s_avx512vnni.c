@@ -33,7 +33,7 @@ const qmm_family qmm_family_avx512vnni_iq1_s = {
     .name = "avx512vnni_iq1_s",
     .wtype = QMM_TYPE_IQ1_S,
     .required = QMM_IQG_AVX512_VNNI_REQUIRED,
-    .fallback_hides = QMM_IQG_AVX512_VNNI_REQUIRED,
+    .fallback_hides = QMM_IQG_AVX512_VNNI_HIDES,
     QMM_IQG_GEOMETRY,
     .w_packed_size = avx512vnni_iq1_s_w_size,
     .w_packed_offset = avx512vnni_iq1_s_w_offset,

@@ -33,7 +33,7 @@ const qmm_family qmm_family_avx512vnni_iq3_xxs = {
     .name = "avx512vnni_iq3_xxs",
     .wtype = QMM_TYPE_IQ3_XXS,
     .required = QMM_IQG_AVX512_VNNI_REQUIRED,
-    .fallback_hides = QMM_IQG_AVX512_VNNI_REQUIRED,
+    .fallback_hides = QMM_IQG_AVX512_VNNI_HIDES,
     QMM_IQG_GEOMETRY,
     .w_packed_size = avx512vnni_iq3_xxs_w_size,
     .w_packed_offset = avx512vnni_iq3_xxs_w_offset,
