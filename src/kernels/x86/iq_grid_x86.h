@@ -83,10 +83,25 @@ QMM_IQG_INLINE __m256i qmm_iqg_signs(uint32_t bits) {
     return _mm256_or_si256(neg, _mm256_set1_epi8(1));
 }
 
-/* The 32 sign bits of four 7-bit sign codes at bits 0, 7, 14, 21 of aux. */
-static inline uint32_t qmm_iqg_code_signs(uint32_t aux) {
-    return (uint32_t)qmm_iq_sign_bits(aux) | (uint32_t)qmm_iq_sign_bits(aux >> 7) << 8 |
-           (uint32_t)qmm_iq_sign_bits(aux >> 14) << 16 | (uint32_t)qmm_iq_sign_bits(aux >> 21) << 24;
+/* The +1 / -1 bytes of a 7-bit sign code (qmm_iq_sign_bits: bit l set =
+ * element l negative, bit 7 the parity of bits 0..6), as a compile-time
+ * table: one 8-byte load per 8 weights. */
+#define QMM_IQG_SB(c, l) ((uint64_t)((((c) >> (l)) & 1) ? 0xffu : 0x01u) << (8 * (l)))
+#define QMM_IQG_PAR(c)   ((0x6996u >> (((c) ^ ((c) >> 4)) & 15u)) & 1u)
+#define QMM_IQG_SIGN8(c)                                                                                                         \
+    (QMM_IQG_SB(c, 0) | QMM_IQG_SB(c, 1) | QMM_IQG_SB(c, 2) | QMM_IQG_SB(c, 3) | QMM_IQG_SB(c, 4) | QMM_IQG_SB(c, 5) |           \
+     QMM_IQG_SB(c, 6) | ((uint64_t)(QMM_IQG_PAR(c) ? 0xffu : 0x01u) << 56))
+#define QMM_IQG_SIGN8_4(c)  QMM_IQG_SIGN8(c), QMM_IQG_SIGN8(c + 1u), QMM_IQG_SIGN8(c + 2u), QMM_IQG_SIGN8(c + 3u)
+#define QMM_IQG_SIGN8_16(c) QMM_IQG_SIGN8_4(c), QMM_IQG_SIGN8_4(c + 4u), QMM_IQG_SIGN8_4(c + 8u), QMM_IQG_SIGN8_4(c + 12u)
+static const uint64_t qmm_iqg_sign8[128] = {
+    QMM_IQG_SIGN8_16(0u),  QMM_IQG_SIGN8_16(16u), QMM_IQG_SIGN8_16(32u), QMM_IQG_SIGN8_16(48u),
+    QMM_IQG_SIGN8_16(64u), QMM_IQG_SIGN8_16(80u), QMM_IQG_SIGN8_16(96u), QMM_IQG_SIGN8_16(112u),
+};
+
+/* The +-1 bytes of four 7-bit sign codes at bits 0, 7, 14, 21 of aux. */
+QMM_IQG_INLINE __m256i qmm_iqg_code_signs(uint32_t aux) {
+    return _mm256_setr_epi64x((int64_t)qmm_iqg_sign8[aux & 127u], (int64_t)qmm_iqg_sign8[(aux >> 7) & 127u],
+                              (int64_t)qmm_iqg_sign8[(aux >> 14) & 127u], (int64_t)qmm_iqg_sign8[(aux >> 21) & 127u]);
 }
 
 /* TQ1_0: the trits of bytes q times per-byte powers of 3 (mod 256): the
@@ -141,14 +156,14 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         const uint32_t aux = qmm_iqg_le32(q8 + 4);
         *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xxs[q8[0]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[1]]),
                                    qmm_iqg_grid8(qmm_grid_iq2xxs[q8[2]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[3]]));
-        *sgn = qmm_iqg_signs(qmm_iqg_code_signs(aux));
+        *sgn = qmm_iqg_code_signs(aux);
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ2_XS) {
         const uint8_t *q = blk + 2 + 8 * jj;
         const unsigned q0 = qmm_iqg_le16(q), q1 = qmm_iqg_le16(q + 2), q2 = qmm_iqg_le16(q + 4), q3 = qmm_iqg_le16(q + 6);
         *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xs[q0 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q1 & 511u]),
                                    qmm_iqg_grid8(qmm_grid_iq2xs[q2 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q3 & 511u]));
-        *sgn = qmm_iqg_signs(qmm_iqg_code_signs((q0 >> 9) | (q1 >> 9) << 7 | (q2 >> 9) << 14 | (q3 >> 9) << 21));
+        *sgn = qmm_iqg_code_signs((q0 >> 9) | (q1 >> 9) << 7 | (q2 >> 9) << 14 | (q3 >> 9) << 21);
         const unsigned s = blk[66 + jj];
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
@@ -169,7 +184,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
                                   qmm_iqg_grid4(qmm_grid_iq3xxs[q[2]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[3]]),
                                   qmm_iqg_grid4(qmm_grid_iq3xxs[q[4]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[5]]),
                                   qmm_iqg_grid4(qmm_grid_iq3xxs[q[6]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[7]]));
-        *sgn = qmm_iqg_signs(qmm_iqg_code_signs(aux));
+        *sgn = qmm_iqg_code_signs(aux);
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ3_S) {
         const uint8_t *q = blk + 2 + 8 * jj;
