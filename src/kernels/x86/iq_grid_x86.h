@@ -7,20 +7,22 @@
  * 32-block in ascending k, isum = sc_a * dot(0..15) + sc_b * dot(16..31)
  * exactly in int32, then acc = fmaf((float)isum, factor * x_d, acc).
  *
- * A call works on groups of QMM_IQG_NR weight rows. For a chunk of
- * QMM_IQG_CHUNK_SB super-blocks it expands each row's blocks once into an L1
- * scratch (|w| as uint8, a sign source, the sub-scales, the factors), then
- * runs every activation row over it: per 32-block, |w| times the
- * sign-moved x (the includer's iqg_dot: 4-element int32 sums), the eight
- * rows' sums folded by hadd into per-half sums, times the sub-scales, one
- * int32 per row, and the float step as one vector fma across the 8 rows. So
- * the grid is expanded once per call and row, however many activation rows
- * (prefill), and the float step is vectorised across outputs, never k.
+ * A call works on groups of QMM_IQG_NR = 8 weight rows, one int32 / float
+ * lane each. For a chunk of QMM_IQG_CHUNK_SB super-blocks it expands each
+ * row's blocks once into an L1 scratch: w + 64 as uint8 (1..126), transposed
+ * so that one vector holds 4 consecutive k of all 8 rows, the sub-scales and
+ * the factors. Then every activation row runs over it: per 32-block, 8
+ * multiply-adds of a panel vector with 4 broadcast activation bytes (the
+ * includer's iqg_dot_acc) give each row's two 16-element sums plus 64 times
+ * the activation's half sums, which are subtracted; times the sub-scales, one
+ * exact int32 per row, and the float step is one vector fma across the rows.
+ * So the grid is expanded once per call, row and activation chunk however
+ * many activation rows (prefill), and nothing is summed horizontally.
  *
  * The includer defines, before including this header:
- *   static inline __m256i iqg_dot(__m256i w_u8, __m256i x_s8);
- * the 8 int32 sums of 4 consecutive byte products (vpdpbusd or its AVX2
- * equivalent; every 4-sum is at most 4 * 62 * 127, every pair 2 * 62 * 127). */
+ *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
+ * acc plus the 8 int32 sums of 4 consecutive byte products (vpdpbusd, or
+ * its AVX2 equivalent: every pair is at most 2 * 126 * 127 < 2^15). */
 #ifndef QMM_IQ_GRID_X86_H
 #define QMM_IQ_GRID_X86_H
 
@@ -43,10 +45,9 @@
 
 /* One chunk of expanded weights for QMM_IQG_NR rows. */
 typedef struct qmm_iqg_scratch {
-    uint8_t absw[QMM_IQG_CHUNK_B][QMM_IQG_NR][32]; /* |w| */
-    int8_t sgn[QMM_IQG_CHUNK_B][QMM_IQG_NR][32];   /* sign of w (+-1, or 0 where w is 0) */
-    int32_t sc[QMM_IQG_CHUNK_B][16];               /* per half and row, in the fold's lane order */
-    float fac[QMM_IQG_CHUNK_SB][QMM_IQG_NR];       /* the super-block factors */
+    uint8_t w[QMM_IQG_CHUNK_B][8][32];          /* per block and 4-group g: w + 64 of k 4g..4g+3, row r at 4 r */
+    int32_t sc[QMM_IQG_CHUNK_B][2][QMM_IQG_NR]; /* the sub-scales of elements 0..15, 16..31, per row */
+    float fac[QMM_IQG_CHUNK_SB][QMM_IQG_NR];    /* the super-block factors */
 } qmm_iqg_scratch;
 
 static inline uint32_t qmm_iqg_le32(const uint8_t *p) {
@@ -244,53 +245,73 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
     }
 }
 
+/* The 8 x 8 transpose of 4-byte groups: out[g] holds group g of rows 0..7. */
+QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i *out) {
+    __m256i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);     /* groups 0, 1 | 4, 5 of rows 2i, 2i+1 */
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]); /* groups 2, 3 | 6, 7 */
+    }
+    for (int h = 0; h < 2; h++) {                                     /* rows 4h .. 4h + 3 */
+        u[4 * h] = _mm256_unpacklo_epi64(t[4 * h], t[4 * h + 2]);     /* group 0 | 4 */
+        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h], t[4 * h + 2]); /* group 1 | 5 */
+        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+    }
+    for (int g = 0; g < 4; g++) {
+        _mm256_store_si256(out + g, _mm256_permute2x128_si256(u[g], u[4 + g], 0x20));
+        _mm256_store_si256(out + 4 + g, _mm256_permute2x128_si256(u[g], u[4 + g], 0x31));
+    }
+}
+
 /* Fills the scratch from super-blocks [sb0, sb0 + nsb) of `rows` (<= NR)
  * rows; rows beyond are zero. */
 QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_bytes, int rows, int64_t sb0, int nsb,
                                  qmm_iqg_scratch *s) {
     const size_t bb = qmm_type_block_bytes(kind);
-    for (int r = 0; r < QMM_IQG_NR; r++) {
-        for (int t = 0; t < nsb; t++) {
-            if (r >= rows) {
-                s->fac[t][r] = 0.0f;
-                for (int jj = 0; jj < 8; jj++) {
-                    const int b = 8 * t + jj;
-                    _mm256_store_si256((__m256i *)(void *)s->absw[b][r], _mm256_setzero_si256());
-                    _mm256_store_si256((__m256i *)(void *)s->sgn[b][r], _mm256_setzero_si256());
-                    s->sc[b][(r / 4) * 8 + r % 4] = s->sc[b][(r / 4) * 8 + 4 + r % 4] = 0;
+    for (int t = 0; t < nsb; t++) {
+        const uint8_t *blk0 = w + (size_t)(sb0 + t) * bb;
+        for (int r = 0; r < QMM_IQG_NR; r++)
+            s->fac[t][r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
+        for (int jj = 0; jj < 8; jj++) {
+            const int b = 8 * t + jj;
+            __m256i wr[QMM_IQG_NR];
+            for (int r = 0; r < QMM_IQG_NR; r++) {
+                if (r >= rows) {
+                    wr[r] = _mm256_setzero_si256();
+                    s->sc[b][0][r] = s->sc[b][1][r] = 0;
+                    continue;
                 }
-                continue;
-            }
-            const uint8_t *blk = w + (size_t)r * row_bytes + (size_t)(sb0 + t) * bb;
-            s->fac[t][r] = qmm_iqg_factor(kind, blk);
-            for (int jj = 0; jj < 8; jj++) {
-                const int b = 8 * t + jj;
                 __m256i aw, sg;
                 int s0, s1;
-                qmm_iqg_expand(kind, blk, jj, &aw, &sg, &s0, &s1);
-                _mm256_store_si256((__m256i *)(void *)s->absw[b][r], aw);
-                _mm256_store_si256((__m256i *)(void *)s->sgn[b][r], sg);
-                s->sc[b][(r / 4) * 8 + r % 4] = s0;
-                s->sc[b][(r / 4) * 8 + 4 + r % 4] = s1;
+                qmm_iqg_expand(kind, blk0 + (size_t)r * row_bytes, jj, &aw, &sg, &s0, &s1);
+                wr[r] = _mm256_add_epi8(_mm256_sign_epi8(aw, sg), _mm256_set1_epi8(64));
+                s->sc[b][0][r] = s0;
+                s->sc[b][1][r] = s1;
             }
+            qmm_iqg_transpose8(wr, (__m256i *)(void *)s->w[b]);
         }
     }
 }
 
 /* The exact isum of 8 rows for one activation block: lanes r0..r7. */
-QMM_IQG_INLINE __m256i qmm_iqg_isum8(const qmm_iqg_scratch *s, int b, __m256i x) {
-    __m256i v[QMM_IQG_NR];
-    for (int r = 0; r < QMM_IQG_NR; r++) {
-        const __m256i aw = _mm256_load_si256((const __m256i *)(const void *)s->absw[b][r]);
-        const __m256i sg = _mm256_load_si256((const __m256i *)(const void *)s->sgn[b][r]);
-        v[r] = iqg_dot(aw, _mm256_sign_epi8(x, sg)); /* lanes 0..3: elements 0..15, 4..7: 16..31 */
+QMM_IQG_INLINE __m256i qmm_iqg_isum8(const qmm_iqg_scratch *s, int b, const int8_t *xq) {
+    const __m256i *wp = (const __m256i *)(const void *)s->w[b];
+    __m256i h0 = _mm256_setzero_si256(), h1 = _mm256_setzero_si256();
+    for (int g = 0; g < 4; g++) {
+        h0 = iqg_dot_acc(h0, _mm256_load_si256(wp + g), _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + 4 * g)));
+        h1 = iqg_dot_acc(h1, _mm256_load_si256(wp + 4 + g),
+                         _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + 16 + 4 * g)));
     }
-    /* [r0..r3 first half | r0..r3 second half], the same for r4..r7 */
-    const __m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
-    const __m256i c = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
-    const __m256i as = _mm256_mullo_epi32(a, _mm256_load_si256((const __m256i *)(const void *)s->sc[b]));
-    const __m256i cs = _mm256_mullo_epi32(c, _mm256_load_si256((const __m256i *)(const void *)(s->sc[b] + 8)));
-    return _mm256_add_epi32(_mm256_permute2x128_si256(as, cs, 0x20), _mm256_permute2x128_si256(as, cs, 0x31));
+    /* 64 times the activation's half sums, in every lane */
+    const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)xq);
+    __m256i bias = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(64), x); /* lane g: 64 sum of group g */
+    bias = _mm256_hadd_epi32(bias, bias);
+    bias = _mm256_hadd_epi32(bias, bias); /* [first half x 4 | second half x 4] */
+    h0 = _mm256_sub_epi32(h0, _mm256_permute2x128_si256(bias, bias, 0x00));
+    h1 = _mm256_sub_epi32(h1, _mm256_permute2x128_si256(bias, bias, 0x11));
+    return _mm256_add_epi32(_mm256_mullo_epi32(h0, _mm256_load_si256((const __m256i *)(const void *)s->sc[b][0])),
+                            _mm256_mullo_epi32(h1, _mm256_load_si256((const __m256i *)(const void *)s->sc[b][1])));
 }
 
 /* y[i][j] for i < m, j < n: the family's gemm (and gemv, m = 1). */
@@ -318,8 +339,7 @@ QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k,
                         const __m256 fac = _mm256_load_ps(s.fac[t]);
                         for (int jj = 0; jj < 8; jj++) {
                             const qmm_act_block *xb = xr + 8 * t + jj;
-                            const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)xb->q);
-                            const __m256i isum = qmm_iqg_isum8(&s, 8 * t + jj, x);
+                            const __m256i isum = qmm_iqg_isum8(&s, 8 * t + jj, xb->q);
                             const __m256 scale = _mm256_mul_ps(fac, _mm256_set1_ps(xb->d));
                             av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, av);
                         }

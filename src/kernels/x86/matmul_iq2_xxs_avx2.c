@@ -1,11 +1,12 @@
 /* IQ2_XXS x int8, AVX2 (every x86-64-v3 CPU): plain GGUF rows; each call
- * expands 8 rows' grid blocks once per chunk into |w|, signs and sub-scales
- * (iq_grid_x86.h), then per activation block vpmaddubsw of |w| with the
- * sign-moved x and vpmaddwd into 4-element int32 sums. */
+ * expands 8 rows' grid blocks once per chunk
+ * (iq_grid_x86.h) as w + 64 in 8-row panels, then per activation block
+ * vpmaddubsw with 4 broadcast activation bytes and vpmaddwd into 4-element
+ * int32 sums, one lane per row. */
 #include <immintrin.h>
 
-static inline __m256i iqg_dot(__m256i w_u8, __m256i x_s8) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(w_u8, x_s8), _mm256_set1_epi16(1));
+static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w_u8, x_s8), _mm256_set1_epi16(1)));
 }
 
 #include "kernels/x86/iq_grid_x86.h"

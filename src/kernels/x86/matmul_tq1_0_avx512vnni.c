@@ -1,10 +1,11 @@
 /* TQ1_0 x int8, AVX-512 VNNI at 256 bits (EVEX vpdpbusd; AVX-512 has no
  * vpsignb at 512 bits): plain GGUF rows; each call expands 8 rows' grid
- * blocks once per chunk into |w|, signs and sub-scales (iq_grid_x86.h), then
- * per activation block one vpdpbusd of |w| with the sign-moved x. */
+ * blocks once per chunk (iq_grid_x86.h) as w + 64 in 8-row panels, then per
+ * activation block vpdpbusd with 4 broadcast activation bytes, one lane per
+ * row. */
 #include <immintrin.h>
 
-static inline __m256i iqg_dot(__m256i w_u8, __m256i x_s8) { return _mm256_dpbusd_epi32(_mm256_setzero_si256(), w_u8, x_s8); }
+static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) { return _mm256_dpbusd_epi32(acc, w_u8, x_s8); }
 
 #include "kernels/x86/iq_grid_x86.h"
 
