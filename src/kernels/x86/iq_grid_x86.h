@@ -294,24 +294,67 @@ QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_byt
     }
 }
 
-/* The exact isum of 8 rows for one activation block: lanes r0..r7. */
-QMM_IQG_INLINE __m256i qmm_iqg_isum8(const qmm_iqg_scratch *s, int b, const int8_t *xq) {
-    const __m256i *wp = (const __m256i *)(const void *)s->w[b];
-    __m256i h0 = _mm256_setzero_si256(), h1 = _mm256_setzero_si256();
-    for (int g = 0; g < 4; g++) {
-        h0 = iqg_dot_acc(h0, _mm256_load_si256(wp + g), _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + 4 * g)));
-        h1 = iqg_dot_acc(h1, _mm256_load_si256(wp + 4 + g),
-                         _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + 16 + 4 * g)));
-    }
-    /* 64 times the activation's half sums, in every lane */
+/* 64 times an activation block's two half sums: each in every lane. */
+QMM_IQG_INLINE void qmm_iqg_bias(const int8_t *xq, __m256i *b0, __m256i *b1) {
     const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)xq);
     __m256i bias = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(64), x); /* lane g: 64 sum of group g */
     bias = _mm256_hadd_epi32(bias, bias);
     bias = _mm256_hadd_epi32(bias, bias); /* [first half x 4 | second half x 4] */
-    h0 = _mm256_sub_epi32(h0, _mm256_permute2x128_si256(bias, bias, 0x00));
-    h1 = _mm256_sub_epi32(h1, _mm256_permute2x128_si256(bias, bias, 0x11));
-    return _mm256_add_epi32(_mm256_mullo_epi32(h0, _mm256_load_si256((const __m256i *)(const void *)s->sc[b][0])),
-                            _mm256_mullo_epi32(h1, _mm256_load_si256((const __m256i *)(const void *)s->sc[b][1])));
+    *b0 = _mm256_permute2x128_si256(bias, bias, 0x00);
+    *b1 = _mm256_permute2x128_si256(bias, bias, 0x11);
+}
+
+static inline __m256i qmm_iqg_bcast4(const int8_t *xq, int byte) {
+    return _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + byte));
+}
+
+/* The exact isums of 8 rows (lanes r0..r7) for the blocks xq0 and, if two
+ * (a constant), xq1 of two activation rows, the panel loaded once for both. */
+QMM_IQG_INLINE void qmm_iqg_isum8x2(const qmm_iqg_scratch *s, int b, const int8_t *xq0, const int8_t *xq1, int two, __m256i *is0,
+                                    __m256i *is1) {
+    const __m256i *wp = (const __m256i *)(const void *)s->w[b];
+    __m256i h00 = _mm256_setzero_si256(), h01 = h00, h10 = h00, h11 = h00;
+    for (int g = 0; g < 4; g++) {
+        const __m256i wa = _mm256_load_si256(wp + g), wb = _mm256_load_si256(wp + 4 + g);
+        h00 = iqg_dot_acc(h00, wa, qmm_iqg_bcast4(xq0, 4 * g));
+        h01 = iqg_dot_acc(h01, wb, qmm_iqg_bcast4(xq0, 16 + 4 * g));
+        if (two) {
+            h10 = iqg_dot_acc(h10, wa, qmm_iqg_bcast4(xq1, 4 * g));
+            h11 = iqg_dot_acc(h11, wb, qmm_iqg_bcast4(xq1, 16 + 4 * g));
+        }
+    }
+    const __m256i sc0 = _mm256_load_si256((const __m256i *)(const void *)s->sc[b][0]);
+    const __m256i sc1 = _mm256_load_si256((const __m256i *)(const void *)s->sc[b][1]);
+    __m256i b0, b1;
+    qmm_iqg_bias(xq0, &b0, &b1);
+    *is0 =
+        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(h00, b0), sc0), _mm256_mullo_epi32(_mm256_sub_epi32(h01, b1), sc1));
+    if (!two)
+        return;
+    qmm_iqg_bias(xq1, &b0, &b1);
+    *is1 =
+        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(h10, b0), sc0), _mm256_mullo_epi32(_mm256_sub_epi32(h11, b1), sc1));
+}
+
+/* One or, if two (a constant), two activation rows over the scratch's cs
+ * super-blocks, into their accumulators acc0, acc1. */
+QMM_IQG_INLINE void qmm_iqg_rows(const qmm_iqg_scratch *s, const qmm_act_block *x0, const qmm_act_block *x1, int cs, int two,
+                                 float *acc0, float *acc1) {
+    __m256 av0 = _mm256_load_ps(acc0), av1 = two ? _mm256_load_ps(acc1) : av0;
+    for (int t = 0; t < cs; t++) {
+        const __m256 fac = _mm256_load_ps(s->fac[t]);
+        for (int jj = 0; jj < 8; jj++) {
+            const int b = 8 * t + jj;
+            __m256i is0, is1;
+            qmm_iqg_isum8x2(s, b, x0[b].q, x1[b].q, two, &is0, &is1);
+            av0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is0), _mm256_mul_ps(fac, _mm256_set1_ps(x0[b].d)), av0);
+            if (two)
+                av1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is1), _mm256_mul_ps(fac, _mm256_set1_ps(x1[b].d)), av1);
+        }
+    }
+    _mm256_store_ps(acc0, av0);
+    if (two)
+        _mm256_store_ps(acc1, av1);
 }
 
 /* y[i][j] for i < m, j < n: the family's gemm (and gemv, m = 1). */
@@ -332,20 +375,12 @@ QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k,
             for (int64_t sb0 = 0; sb0 < nsb; sb0 += QMM_IQG_CHUNK_SB) {
                 const int cs = nsb - sb0 < QMM_IQG_CHUNK_SB ? (int)(nsb - sb0) : QMM_IQG_CHUNK_SB;
                 qmm_iqg_fill(kind, wj, row_bytes, rows, sb0, cs, &s);
-                for (int i = 0; i < mc; i++) {
-                    const qmm_act_block *xr = act + (i0 + i) * nb + sb0 * 8;
-                    __m256 av = _mm256_load_ps(acc[i]);
-                    for (int t = 0; t < cs; t++) {
-                        const __m256 fac = _mm256_load_ps(s.fac[t]);
-                        for (int jj = 0; jj < 8; jj++) {
-                            const qmm_act_block *xb = xr + 8 * t + jj;
-                            const __m256i isum = qmm_iqg_isum8(&s, 8 * t + jj, xb->q);
-                            const __m256 scale = _mm256_mul_ps(fac, _mm256_set1_ps(xb->d));
-                            av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, av);
-                        }
-                    }
-                    _mm256_store_ps(acc[i], av);
-                }
+                const qmm_act_block *xc = act + i0 * nb + sb0 * 8;
+                int i = 0;
+                for (; i + 1 < mc; i += 2) /* pairs of activation rows */
+                    qmm_iqg_rows(&s, xc + i * nb, xc + (i + 1) * nb, cs, 1, acc[i], acc[i + 1]);
+                if (i < mc)
+                    qmm_iqg_rows(&s, xc + i * nb, xc + i * nb, cs, 0, acc[i], acc[i]);
             }
             for (int i = 0; i < mc; i++) {
                 float *yr = (float *)(void *)((char *)y + (size_t)(i0 + i) * ys) + j0;
