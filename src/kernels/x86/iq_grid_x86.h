@@ -50,29 +50,16 @@ typedef struct qmm_iqg_scratch {
     float fac[QMM_IQG_CHUNK_SB][QMM_IQG_NR];    /* the super-block factors */
 } qmm_iqg_scratch;
 
-static inline uint32_t qmm_iqg_le32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
+/* n (<= 8) little-endian bytes at p, unaligned. */
+static inline uint64_t qmm_iqg_bytes(const uint8_t *p, size_t n) {
+    uint64_t v = 0;
+    memcpy(&v, p, n);
     return v;
 }
-
-static inline uint16_t qmm_iqg_le16(const uint8_t *p) {
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
-}
-
-static inline int64_t qmm_iqg_grid8(const uint8_t *entry) {
-    int64_t v;
-    memcpy(&v, entry, 8);
-    return v;
-}
-
-static inline int32_t qmm_iqg_grid4(const uint8_t *entry) {
-    int32_t v;
-    memcpy(&v, entry, 4);
-    return v;
-}
+static inline uint32_t qmm_iqg_le32(const uint8_t *p) { return (uint32_t)qmm_iqg_bytes(p, 4); }
+static inline uint16_t qmm_iqg_le16(const uint8_t *p) { return (uint16_t)qmm_iqg_bytes(p, 2); }
+static inline int64_t qmm_iqg_grid8(const uint8_t *entry) { return (int64_t)qmm_iqg_bytes(entry, 8); }
+static inline int32_t qmm_iqg_grid4(const uint8_t *entry) { return (int32_t)qmm_iqg_bytes(entry, 4); }
 
 /* +1 / -1 per byte from 32 sign bits (bit l set = element l negative). */
 QMM_IQG_INLINE __m256i qmm_iqg_signs(uint32_t bits) {
