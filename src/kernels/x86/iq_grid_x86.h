@@ -251,8 +251,32 @@ QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i *out) {
     }
 }
 
+/* Block b of the scratch from 32-block jj of the super-blocks at blk0 of
+ * `rows` rows (QMM_IQG_NR as a constant in the common case); rows beyond are
+ * zero. */
+QMM_IQG_INLINE void qmm_iqg_fill_block(qmm_type kind, const uint8_t *blk0, size_t row_bytes, int rows, int jj, int b,
+                                       qmm_iqg_scratch *s) {
+    __m256i wr[QMM_IQG_NR];
+    int sc0[QMM_IQG_NR], sc1[QMM_IQG_NR];
+    for (int r = 0; r < QMM_IQG_NR; r++) {
+        if (r >= rows) {
+            wr[r] = _mm256_setzero_si256();
+            sc0[r] = sc1[r] = 0;
+            continue;
+        }
+        __m256i aw, sg;
+        qmm_iqg_expand(kind, blk0 + (size_t)r * row_bytes, jj, &aw, &sg, &sc0[r], &sc1[r]);
+        wr[r] = _mm256_add_epi8(_mm256_sign_epi8(aw, sg), _mm256_set1_epi8(64));
+    }
+    _mm256_store_si256((__m256i *)(void *)s->sc[b][0],
+                       _mm256_setr_epi32(sc0[0], sc0[1], sc0[2], sc0[3], sc0[4], sc0[5], sc0[6], sc0[7]));
+    _mm256_store_si256((__m256i *)(void *)s->sc[b][1],
+                       _mm256_setr_epi32(sc1[0], sc1[1], sc1[2], sc1[3], sc1[4], sc1[5], sc1[6], sc1[7]));
+    qmm_iqg_transpose8(wr, (__m256i *)(void *)s->w[b]);
+}
+
 /* Fills the scratch from super-blocks [sb0, sb0 + nsb) of `rows` (<= NR)
- * rows; rows beyond are zero. */
+ * rows. */
 QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_bytes, int rows, int64_t sb0, int nsb,
                                  qmm_iqg_scratch *s) {
     const size_t bb = qmm_type_block_bytes(kind);
@@ -261,22 +285,10 @@ QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_byt
         for (int r = 0; r < QMM_IQG_NR; r++)
             s->fac[t][r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
         for (int jj = 0; jj < 8; jj++) {
-            const int b = 8 * t + jj;
-            __m256i wr[QMM_IQG_NR];
-            for (int r = 0; r < QMM_IQG_NR; r++) {
-                if (r >= rows) {
-                    wr[r] = _mm256_setzero_si256();
-                    s->sc[b][0][r] = s->sc[b][1][r] = 0;
-                    continue;
-                }
-                __m256i aw, sg;
-                int s0, s1;
-                qmm_iqg_expand(kind, blk0 + (size_t)r * row_bytes, jj, &aw, &sg, &s0, &s1);
-                wr[r] = _mm256_add_epi8(_mm256_sign_epi8(aw, sg), _mm256_set1_epi8(64));
-                s->sc[b][0][r] = s0;
-                s->sc[b][1][r] = s1;
-            }
-            qmm_iqg_transpose8(wr, (__m256i *)(void *)s->w[b]);
+            if (rows == QMM_IQG_NR)
+                qmm_iqg_fill_block(kind, blk0, row_bytes, QMM_IQG_NR, jj, 8 * t + jj, s);
+            else
+                qmm_iqg_fill_block(kind, blk0, row_bytes, rows, jj, 8 * t + jj, s);
         }
     }
 }
