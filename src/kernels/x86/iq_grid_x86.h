@@ -254,8 +254,8 @@ QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i *out) {
 /* Block b of the scratch from 32-block jj of the super-blocks at blk0 of
  * `rows` rows (QMM_IQG_NR as a constant in the common case); rows beyond are
  * zero. */
-QMM_IQG_INLINE void qmm_iqg_fill_block(qmm_type kind, const uint8_t *blk0, size_t row_bytes, int rows, int jj, int b,
-                                       qmm_iqg_scratch *s) {
+QMM_IQG_INLINE void qmm_iqg_expand8(qmm_type kind, const uint8_t *blk0, size_t row_bytes, int rows, int jj, __m256i *panel,
+                                    __m256i *scv) {
     __m256i wr[QMM_IQG_NR];
     int sc0[QMM_IQG_NR], sc1[QMM_IQG_NR];
     for (int r = 0; r < QMM_IQG_NR; r++) {
@@ -268,11 +268,9 @@ QMM_IQG_INLINE void qmm_iqg_fill_block(qmm_type kind, const uint8_t *blk0, size_
         qmm_iqg_expand(kind, blk0 + (size_t)r * row_bytes, jj, &aw, &sg, &sc0[r], &sc1[r]);
         wr[r] = _mm256_add_epi8(_mm256_sign_epi8(aw, sg), _mm256_set1_epi8(64));
     }
-    _mm256_store_si256((__m256i *)(void *)s->sc[b][0],
-                       _mm256_setr_epi32(sc0[0], sc0[1], sc0[2], sc0[3], sc0[4], sc0[5], sc0[6], sc0[7]));
-    _mm256_store_si256((__m256i *)(void *)s->sc[b][1],
-                       _mm256_setr_epi32(sc1[0], sc1[1], sc1[2], sc1[3], sc1[4], sc1[5], sc1[6], sc1[7]));
-    qmm_iqg_transpose8(wr, (__m256i *)(void *)s->w[b]);
+    scv[0] = _mm256_setr_epi32(sc0[0], sc0[1], sc0[2], sc0[3], sc0[4], sc0[5], sc0[6], sc0[7]);
+    scv[1] = _mm256_setr_epi32(sc1[0], sc1[1], sc1[2], sc1[3], sc1[4], sc1[5], sc1[6], sc1[7]);
+    qmm_iqg_transpose8(wr, panel);
 }
 
 /* Fills the scratch from super-blocks [sb0, sb0 + nsb) of `rows` (<= NR)
@@ -286,9 +284,11 @@ QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_byt
             s->fac[t][r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
         for (int jj = 0; jj < 8; jj++) {
             if (rows == QMM_IQG_NR)
-                qmm_iqg_fill_block(kind, blk0, row_bytes, QMM_IQG_NR, jj, 8 * t + jj, s);
+                qmm_iqg_expand8(kind, blk0, row_bytes, QMM_IQG_NR, jj, (__m256i *)(void *)s->w[8 * t + jj],
+                                (__m256i *)(void *)s->sc[8 * t + jj]);
             else
-                qmm_iqg_fill_block(kind, blk0, row_bytes, rows, jj, 8 * t + jj, s);
+                qmm_iqg_expand8(kind, blk0, row_bytes, rows, jj, (__m256i *)(void *)s->w[8 * t + jj],
+                                (__m256i *)(void *)s->sc[8 * t + jj]);
         }
     }
 }
@@ -309,9 +309,8 @@ static inline __m256i qmm_iqg_bcast4(const int8_t *xq, int byte) {
 
 /* The exact isums of 8 rows (lanes r0..r7) for the blocks xq0 and, if two
  * (a constant), xq1 of two activation rows, the panel loaded once for both. */
-QMM_IQG_INLINE void qmm_iqg_isum8x2(const qmm_iqg_scratch *s, int b, const int8_t *xq0, const int8_t *xq1, int two, __m256i *is0,
-                                    __m256i *is1) {
-    const __m256i *wp = (const __m256i *)(const void *)s->w[b];
+QMM_IQG_INLINE void qmm_iqg_isum8x2(const __m256i *wp, const __m256i *scv, const int8_t *xq0, const int8_t *xq1, int two,
+                                    __m256i *is0, __m256i *is1) {
     __m256i h00 = _mm256_setzero_si256(), h01 = h00, h10 = h00, h11 = h00;
     for (int g = 0; g < 4; g++) {
         const __m256i wa = _mm256_load_si256(wp + g), wb = _mm256_load_si256(wp + 4 + g);
@@ -322,8 +321,7 @@ QMM_IQG_INLINE void qmm_iqg_isum8x2(const qmm_iqg_scratch *s, int b, const int8_
             h11 = iqg_dot_acc(h11, wb, qmm_iqg_bcast4(xq1, 16 + 4 * g));
         }
     }
-    const __m256i sc0 = _mm256_load_si256((const __m256i *)(const void *)s->sc[b][0]);
-    const __m256i sc1 = _mm256_load_si256((const __m256i *)(const void *)s->sc[b][1]);
+    const __m256i sc0 = scv[0], sc1 = scv[1];
     __m256i b0, b1;
     qmm_iqg_bias(xq0, &b0, &b1);
     *is0 =
@@ -345,7 +343,8 @@ QMM_IQG_INLINE void qmm_iqg_rows(const qmm_iqg_scratch *s, const qmm_act_block *
         for (int jj = 0; jj < 8; jj++) {
             const int b = 8 * t + jj;
             __m256i is0, is1;
-            qmm_iqg_isum8x2(s, b, x0[b].q, x1[b].q, two, &is0, &is1);
+            qmm_iqg_isum8x2((const __m256i *)(const void *)s->w[b], (const __m256i *)(const void *)s->sc[b], x0[b].q, x1[b].q,
+                            two, &is0, &is1);
             av0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is0), _mm256_mul_ps(fac, _mm256_set1_ps(x0[b].d)), av0);
             if (two)
                 av1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is1), _mm256_mul_ps(fac, _mm256_set1_ps(x1[b].d)), av1);
@@ -392,8 +391,42 @@ QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k,
     }
 }
 
-static inline void qmm_iqg_gemv(qmm_type kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
-    qmm_iqg_gemm(kind, 1, n, k, a, w, y, 0);
+/* One group of `rows` weight rows times one activation row, the blocks
+ * expanded in registers and used at once. */
+QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, const qmm_act_block *x, const uint8_t *wj,
+                                         size_t row_bytes) {
+    const size_t bb = qmm_type_block_bytes(kind);
+    __m256 av = _mm256_setzero_ps();
+    for (int64_t sb = 0; sb < nsb; sb++) {
+        const uint8_t *blk0 = wj + (size_t)sb * bb;
+        float f[QMM_IQG_NR];
+        for (int r = 0; r < QMM_IQG_NR; r++)
+            f[r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
+        const __m256 fac = _mm256_loadu_ps(f);
+        for (int jj = 0; jj < 8; jj++) {
+            const qmm_act_block *xb = x + sb * 8 + jj;
+            __m256i panel[8], scv[2], is0, is1;
+            qmm_iqg_expand8(kind, blk0, row_bytes, rows, jj, panel, scv);
+            qmm_iqg_isum8x2(panel, scv, xb->q, xb->q, 0, &is0, &is1);
+            av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is0), _mm256_mul_ps(fac, _mm256_set1_ps(xb->d)), av);
+        }
+    }
+    return av;
+}
+
+QMM_IQG_INLINE void qmm_iqg_gemv(qmm_type kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    const size_t row_bytes = qmm_row_size(kind, k);
+    const qmm_act_block *x = (const qmm_act_block *)a;
+    int64_t j0 = 0;
+    for (; j0 + QMM_IQG_NR <= n; j0 += QMM_IQG_NR)
+        _mm256_storeu_ps(
+            y + j0, qmm_iqg_gemv_group(kind, QMM_IQG_NR, k / 256, x, (const uint8_t *)w + (size_t)j0 * row_bytes, row_bytes));
+    if (j0 < n) {
+        float t[QMM_IQG_NR];
+        _mm256_storeu_ps(
+            t, qmm_iqg_gemv_group(kind, (int)(n - j0), k / 256, x, (const uint8_t *)w + (size_t)j0 * row_bytes, row_bytes));
+        memcpy(y + j0, t, (size_t)(n - j0) * sizeof(float));
+    }
 }
 
 /* ------------------------------------------------- layout and descriptor */
