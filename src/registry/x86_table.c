@@ -30,6 +30,15 @@ extern const qmm_family qmm_family_avx512vnni_q3_k;
 extern const qmm_family qmm_family_avx512vnni_iq4_nl;
 extern const qmm_family qmm_family_avx512vnni_mxfp4;
 extern const qmm_family qmm_family_avx512vnni_iq4_xs;
+extern const qmm_family qmm_family_avx512vnni_iq1_s;
+extern const qmm_family qmm_family_avx512vnni_iq1_m;
+extern const qmm_family qmm_family_avx512vnni_iq2_xxs;
+extern const qmm_family qmm_family_avx512vnni_iq2_xs;
+extern const qmm_family qmm_family_avx512vnni_iq2_s;
+extern const qmm_family qmm_family_avx512vnni_iq3_xxs;
+extern const qmm_family qmm_family_avx512vnni_iq3_s;
+extern const qmm_family qmm_family_avx512vnni_tq1_0;
+extern const qmm_family qmm_family_avx512vnni_tq2_0;
 extern const qmm_family qmm_family_avx512_f32;
 extern const qmm_family qmm_family_avx512_f16;
 extern const qmm_family qmm_family_avx512_bf16;
@@ -62,6 +71,15 @@ extern const qmm_family qmm_family_avx2_iq4_xs;
 extern const qmm_family qmm_family_avx2_f32;
 extern const qmm_family qmm_family_avx2_f16;
 extern const qmm_family qmm_family_avx2_bf16;
+extern const qmm_family qmm_family_avx2_iq2_xxs;
+extern const qmm_family qmm_family_avx2_iq1_s;
+extern const qmm_family qmm_family_avx2_iq1_m;
+extern const qmm_family qmm_family_avx2_iq2_xs;
+extern const qmm_family qmm_family_avx2_iq2_s;
+extern const qmm_family qmm_family_avx2_iq3_xxs;
+extern const qmm_family qmm_family_avx2_iq3_s;
+extern const qmm_family qmm_family_avx2_tq1_0;
+extern const qmm_family qmm_family_avx2_tq2_0;
 /* the F16 attention path's extras (kernels/fp_attention.h), one per family that has them */
 extern const qmm_fp_attention qmm_fp_attention_avx512_f32;
 extern const qmm_fp_attention qmm_fp_attention_avx512_f16;
@@ -100,6 +118,15 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx512vnni_iq4_nl,
     &qmm_family_avx512vnni_mxfp4,
     &qmm_family_avx512vnni_iq4_xs,
+    &qmm_family_avx512vnni_iq1_s,
+    &qmm_family_avx512vnni_iq1_m,
+    &qmm_family_avx512vnni_iq2_xxs,
+    &qmm_family_avx512vnni_iq2_xs,
+    &qmm_family_avx512vnni_iq2_s,
+    &qmm_family_avx512vnni_iq3_xxs,
+    &qmm_family_avx512vnni_iq3_s,
+    &qmm_family_avx512vnni_tq1_0,
+    &qmm_family_avx512vnni_tq2_0,
     &qmm_family_avx512_f32,
     &qmm_family_avx512_f16,
     &qmm_family_avx512_bf16,
@@ -133,6 +160,15 @@ const qmm_family *const qmm_x86_kernels[] = {
     &qmm_family_avx2_f32,
     &qmm_family_avx2_f16,
     &qmm_family_avx2_bf16,
+    &qmm_family_avx2_iq2_xxs,
+    &qmm_family_avx2_iq1_s,
+    &qmm_family_avx2_iq1_m,
+    &qmm_family_avx2_iq2_xs,
+    &qmm_family_avx2_iq2_s,
+    &qmm_family_avx2_iq3_xxs,
+    &qmm_family_avx2_iq3_s,
+    &qmm_family_avx2_tq1_0,
+    &qmm_family_avx2_tq2_0,
     NULL,
 };
 /* clang-format on */

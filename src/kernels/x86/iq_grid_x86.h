@@ -1,0 +1,451 @@
+/* The i-quant grid and ternary types (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
+ * IQ3_XXS, IQ3_S, TQ1_0, TQ2_0) on x86 with 256-bit integer vectors.
+ *
+ * Packed weights are the plain GGUF rows (qmm_ref_rows_*); activations are
+ * the reference rows of qmm_act_block. The numerics are the reference's
+ * (src/kernels/ref/ref_quant_kernels.c, iq_grid_terms): per output and
+ * 32-block in ascending k, isum = sc_a * dot(0..15) + sc_b * dot(16..31)
+ * exactly in int32, then acc = fmaf((float)isum, factor * x_d, acc).
+ *
+ * A call works on groups of QMM_IQG_NR = 8 weight rows, one int32 / float
+ * lane each. For a chunk of QMM_IQG_CHUNK_SB super-blocks it expands each
+ * row's blocks once into an L1 scratch: w + 64 as uint8 (1..126), transposed
+ * so that one vector holds 4 consecutive k of all 8 rows, the sub-scales and
+ * the factors. Then every activation row runs over it: per 32-block, 8
+ * multiply-adds of a panel vector with 4 broadcast activation bytes (the
+ * includer's iqg_dot_acc) give each row's two 16-element sums plus 64 times
+ * the activation's half sums, which are subtracted; times the sub-scales, one
+ * exact int32 per row, and the float step is one vector fma across the rows.
+ * So the grid is expanded once per call, row and activation chunk however
+ * many activation rows (prefill), and nothing is summed horizontally.
+ *
+ * The includer defines, before including this header:
+ *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
+ * acc plus the 8 int32 sums of 4 consecutive byte products (vpdpbusd, or
+ * its AVX2 equivalent: every pair is at most 2 * 126 * 127 < 2^15). */
+#ifndef QMM_IQ_GRID_X86_H
+#define QMM_IQ_GRID_X86_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "formats/formats.h"
+#include "kernels/family.h"
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/x86/act_q8_avx2.h"
+
+#define QMM_IQG_NR       8   /* weight rows per group: one float lane each */
+#define QMM_IQG_CHUNK_SB 2   /* super-blocks expanded per scratch fill */
+#define QMM_IQG_MC       128 /* activation rows per pass over a scratch */
+#define QMM_IQG_CHUNK_B  (QMM_IQG_CHUNK_SB * 8)
+
+#define QMM_IQG_INLINE static inline __attribute__((always_inline))
+
+/* One chunk of expanded weights for QMM_IQG_NR rows. */
+typedef struct qmm_iqg_scratch {
+    uint8_t w[QMM_IQG_CHUNK_B][8][32];          /* per block and 4-group g: w + 64 of k 4g..4g+3, row r at 4 r */
+    int32_t sc[QMM_IQG_CHUNK_B][2][QMM_IQG_NR]; /* the sub-scales of elements 0..15, 16..31, per row */
+    float fac[QMM_IQG_CHUNK_SB][QMM_IQG_NR];    /* the super-block factors */
+} qmm_iqg_scratch;
+
+/* n (<= 8) little-endian bytes at p, unaligned. */
+static inline uint64_t qmm_iqg_bytes(const uint8_t *p, size_t n) {
+    uint64_t v = 0;
+    memcpy(&v, p, n);
+    return v;
+}
+static inline uint32_t qmm_iqg_le32(const uint8_t *p) { return (uint32_t)qmm_iqg_bytes(p, 4); }
+static inline uint16_t qmm_iqg_le16(const uint8_t *p) { return (uint16_t)qmm_iqg_bytes(p, 2); }
+static inline int64_t qmm_iqg_grid8(const uint8_t *entry) { return (int64_t)qmm_iqg_bytes(entry, 8); }
+static inline int32_t qmm_iqg_grid4(const uint8_t *entry) { return (int32_t)qmm_iqg_bytes(entry, 4); }
+
+/* +1 / -1 per byte from 32 sign bits (bit l set = element l negative). */
+QMM_IQG_INLINE __m256i qmm_iqg_signs(uint32_t bits) {
+    const __m256i spread =
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((int64_t)0x8040201008040201ull);
+    const __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int32_t)bits), spread);
+    const __m256i neg = _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
+    return _mm256_or_si256(neg, _mm256_set1_epi8(1));
+}
+
+/* The +1 / -1 bytes of a 7-bit sign code (qmm_iq_sign_bits: bit l set =
+ * element l negative, bit 7 the parity of bits 0..6), as a compile-time
+ * table: one 8-byte load per 8 weights. */
+#define QMM_IQG_SB(c, l) ((uint64_t)((((c) >> (l)) & 1) ? 0xffu : 0x01u) << (8 * (l)))
+#define QMM_IQG_PAR(c)   ((0x6996u >> (((c) ^ ((c) >> 4)) & 15u)) & 1u)
+#define QMM_IQG_SIGN8(c)                                                                                                         \
+    (QMM_IQG_SB(c, 0) | QMM_IQG_SB(c, 1) | QMM_IQG_SB(c, 2) | QMM_IQG_SB(c, 3) | QMM_IQG_SB(c, 4) | QMM_IQG_SB(c, 5) |           \
+     QMM_IQG_SB(c, 6) | ((uint64_t)(QMM_IQG_PAR(c) ? 0xffu : 0x01u) << 56))
+#define QMM_IQG_SIGN8_4(c)  QMM_IQG_SIGN8(c), QMM_IQG_SIGN8(c + 1u), QMM_IQG_SIGN8(c + 2u), QMM_IQG_SIGN8(c + 3u)
+#define QMM_IQG_SIGN8_16(c) QMM_IQG_SIGN8_4(c), QMM_IQG_SIGN8_4(c + 4u), QMM_IQG_SIGN8_4(c + 8u), QMM_IQG_SIGN8_4(c + 12u)
+static const uint64_t qmm_iqg_sign8[128] = {
+    QMM_IQG_SIGN8_16(0u),  QMM_IQG_SIGN8_16(16u), QMM_IQG_SIGN8_16(32u), QMM_IQG_SIGN8_16(48u),
+    QMM_IQG_SIGN8_16(64u), QMM_IQG_SIGN8_16(80u), QMM_IQG_SIGN8_16(96u), QMM_IQG_SIGN8_16(112u),
+};
+
+/* The +-1 bytes of four 7-bit sign codes at bits 0, 7, 14, 21 of aux. */
+QMM_IQG_INLINE __m256i qmm_iqg_code_signs(uint32_t aux) {
+    return _mm256_setr_epi64x((int64_t)qmm_iqg_sign8[aux & 127u], (int64_t)qmm_iqg_sign8[(aux >> 7) & 127u],
+                              (int64_t)qmm_iqg_sign8[(aux >> 14) & 127u], (int64_t)qmm_iqg_sign8[(aux >> 21) & 127u]);
+}
+
+/* TQ1_0: the trits of bytes q times per-byte powers of 3 (mod 256): the
+ * top base-3 digit of q * 3^n mod 256, (p * 3) >> 8 = (p >= 86) + (p >= 171). */
+QMM_IQG_INLINE __m256i qmm_iqg_trits(__m256i q, __m256i pow3) {
+    const __m256i lo = _mm256_and_si256(_mm256_mullo_epi16(q, pow3), _mm256_set1_epi16(0x00ff));
+    const __m256i hi = _mm256_mullo_epi16(_mm256_and_si256(q, _mm256_set1_epi16((short)0xff00)), _mm256_srli_epi16(pow3, 8));
+    const __m256i p = _mm256_or_si256(lo, hi);
+    const __m256i ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8(86)), p);
+    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8((char)171)), p);
+    /* trit - 1 = -1 + [p >= 86] + [p >= 171]; the compares give -1 when true */
+    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_set1_epi8(-1), ge86), ge171);
+}
+
+/* TQ1_0's 32 source bytes and powers of 3 of 32-block jj. */
+QMM_IQG_INLINE __m256i qmm_iqg_tq1_levels(const uint8_t *blk, int jj) {
+    if (jj < 5) /* elements 32 jj + l: trit jj of qs[l] */
+        return qmm_iqg_trits(_mm256_loadu_si256((const __m256i *)(const void *)blk), _mm256_set1_epi8((char)(jj == 0   ? 1
+                                                                                                             : jj == 1 ? 3
+                                                                                                             : jj == 2 ? 9
+                                                                                                             : jj == 3 ? 27
+                                                                                                                       : 81)));
+    /* elements 160 + 16 t + l (t 0..4): trit t of qs[32 + l] */
+    const __m128i q16 = _mm_loadu_si128((const __m128i *)(const void *)(blk + 32));
+    if (jj == 5)
+        return qmm_iqg_trits(_mm256_set_m128i(q16, q16), _mm256_setr_m128i(_mm_set1_epi8(1), _mm_set1_epi8(3)));
+    if (jj == 6)
+        return qmm_iqg_trits(_mm256_set_m128i(q16, q16), _mm256_setr_m128i(_mm_set1_epi8(9), _mm_set1_epi8(27)));
+    /* then 240 + 4 t + l (t 0..3): trit t of qh[l] */
+    const __m128i qh = _mm_set1_epi32((int32_t)qmm_iqg_le32(blk + 48));
+    const __m128i p3h = _mm_setr_epi8(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27);
+    return qmm_iqg_trits(_mm256_setr_m128i(q16, qh), _mm256_setr_m128i(_mm_set1_epi8(81), p3h));
+}
+
+/* The type's fp16 d and the exact factor it is scaled by. */
+static inline float qmm_iqg_factor(qmm_type kind, const uint8_t *blk) {
+    switch (kind) {
+    case QMM_TYPE_IQ1_M: return _cvtsh_ss(qmm_iq1_m_d((const qmm_block_iq1_m *)(const void *)blk)) * 0.125f;
+    case QMM_TYPE_TQ1_0: return _cvtsh_ss(qmm_iqg_le16(blk + 52));
+    case QMM_TYPE_TQ2_0: return _cvtsh_ss(qmm_iqg_le16(blk + 64));
+    case QMM_TYPE_IQ3_S: return _cvtsh_ss(qmm_iqg_le16(blk));
+    case QMM_TYPE_IQ3_XXS: return _cvtsh_ss(qmm_iqg_le16(blk)) * 0.25f;
+    default: return _cvtsh_ss(qmm_iqg_le16(blk)) * 0.125f; /* IQ2_*, IQ1_S */
+    }
+}
+
+/* 32-block jj of a super-block: |w| (uint8), a sign source for vpsignb and
+ * the two sub-scales (elements 0..15, 16..31). */
+QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __m256i *absw, __m256i *sgn, int *sc0, int *sc1) {
+    if (kind == QMM_TYPE_IQ2_XXS) {
+        const uint8_t *q8 = blk + 2 + 8 * jj;
+        const uint32_t aux = qmm_iqg_le32(q8 + 4);
+        *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xxs[q8[0]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[1]]),
+                                   qmm_iqg_grid8(qmm_grid_iq2xxs[q8[2]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[3]]));
+        *sgn = qmm_iqg_code_signs(aux);
+        *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
+    } else if (kind == QMM_TYPE_IQ2_XS) {
+        const uint8_t *q = blk + 2 + 8 * jj;
+        const unsigned q0 = qmm_iqg_le16(q), q1 = qmm_iqg_le16(q + 2), q2 = qmm_iqg_le16(q + 4), q3 = qmm_iqg_le16(q + 6);
+        *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xs[q0 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q1 & 511u]),
+                                   qmm_iqg_grid8(qmm_grid_iq2xs[q2 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q3 & 511u]));
+        *sgn = qmm_iqg_code_signs((q0 >> 9) | (q1 >> 9) << 7 | (q2 >> 9) << 14 | (q3 >> 9) << 21);
+        const unsigned s = blk[66 + jj];
+        *sc0 = 2 * (int)(s & 15u) + 1;
+        *sc1 = 2 * (int)(s >> 4) + 1;
+    } else if (kind == QMM_TYPE_IQ2_S) {
+        const uint8_t *q = blk + 2 + 4 * jj;
+        const unsigned qh = blk[66 + jj];
+        *absw = _mm256_setr_epi64x(
+            qmm_iqg_grid8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8]), qmm_iqg_grid8(qmm_grid_iq2s[q[1] | (qh & 12u) << 6]),
+            qmm_iqg_grid8(qmm_grid_iq2s[q[2] | (qh & 48u) << 4]), qmm_iqg_grid8(qmm_grid_iq2s[q[3] | (qh & 192u) << 2]));
+        *sgn = qmm_iqg_signs(qmm_iqg_le32(blk + 34 + 4 * jj));
+        const unsigned s = blk[74 + jj];
+        *sc0 = 2 * (int)(s & 15u) + 1;
+        *sc1 = 2 * (int)(s >> 4) + 1;
+    } else if (kind == QMM_TYPE_IQ3_XXS) {
+        const uint8_t *q = blk + 2 + 8 * jj;
+        const uint32_t aux = qmm_iqg_le32(blk + 66 + 4 * jj);
+        *absw = _mm256_setr_epi32(qmm_iqg_grid4(qmm_grid_iq3xxs[q[0]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[1]]),
+                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[2]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[3]]),
+                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[4]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[5]]),
+                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[6]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[7]]));
+        *sgn = qmm_iqg_code_signs(aux);
+        *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
+    } else if (kind == QMM_TYPE_IQ3_S) {
+        const uint8_t *q = blk + 2 + 8 * jj;
+        const unsigned qh = blk[66 + jj];
+        *absw = _mm256_setr_epi32(
+            qmm_iqg_grid4(qmm_grid_iq3s[q[0] | (qh & 1u) << 8]), qmm_iqg_grid4(qmm_grid_iq3s[q[1] | (qh & 2u) << 7]),
+            qmm_iqg_grid4(qmm_grid_iq3s[q[2] | (qh & 4u) << 6]), qmm_iqg_grid4(qmm_grid_iq3s[q[3] | (qh & 8u) << 5]),
+            qmm_iqg_grid4(qmm_grid_iq3s[q[4] | (qh & 16u) << 4]), qmm_iqg_grid4(qmm_grid_iq3s[q[5] | (qh & 32u) << 3]),
+            qmm_iqg_grid4(qmm_grid_iq3s[q[6] | (qh & 64u) << 2]), qmm_iqg_grid4(qmm_grid_iq3s[q[7] | (qh & 128u) << 1]));
+        *sgn = qmm_iqg_signs(qmm_iqg_le32(blk + 74 + 4 * jj));
+        *sc0 = *sc1 = 2 * (int)((blk[106 + jj / 2] >> (4 * (jj % 2))) & 15) + 1;
+    } else if (kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M) {
+        /* w = 8 g + delta, g in -1 / 0 / 1 from the grid, delta +-1 */
+        const uint8_t *q;
+        unsigned hi[4];
+        __m256i delta;
+        if (kind == QMM_TYPE_IQ1_S) {
+            const unsigned qh = qmm_iqg_le16(blk + 34 + 2 * jj);
+            q = blk + 2 + 4 * jj;
+            for (int g = 0; g < 4; g++)
+                hi[g] = (qh >> (3 * g)) & 7u;
+            delta = _mm256_set1_epi8(qh & 0x8000u ? -1 : 1);
+            *sc0 = *sc1 = 2 * (int)((qh >> 12) & 7u) + 1;
+        } else {
+            const unsigned h = qmm_iqg_le16(blk + 32 + 2 * jj); /* four nibbles: groups 4 jj .. 4 jj + 3 */
+            int64_t dl[4];
+            q = blk + 4 * jj;
+            for (int g = 0; g < 4; g++) {
+                hi[g] = (h >> (4 * g)) & 7u;
+                dl[g] = (h >> (4 * g + 3)) & 1u ? -1 : 0x0101010101010101ll;
+            }
+            delta = _mm256_setr_epi64x(dl[0], dl[1], dl[2], dl[3]);
+            const unsigned sw = qmm_iqg_le16(blk + 48 + 2 * (jj / 2));
+            *sc0 = 2 * (int)((sw >> (3 * (2 * (jj % 2)))) & 7u) + 1;
+            *sc1 = 2 * (int)((sw >> (3 * (2 * (jj % 2) + 1))) & 7u) + 1;
+        }
+        const __m256i g = _mm256_setr_epi64x(qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[0] | hi[0] << 8]),
+                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[1] | hi[1] << 8]),
+                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[2] | hi[2] << 8]),
+                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | hi[3] << 8]));
+        const __m256i g2 = _mm256_add_epi8(g, g), g4 = _mm256_add_epi8(g2, g2);
+        const __m256i w = _mm256_add_epi8(_mm256_add_epi8(g4, g4), delta);
+        *absw = _mm256_abs_epi8(w);
+        *sgn = w;
+    } else {
+        __m256i w;
+        if (kind == QMM_TYPE_TQ2_0) {
+            const __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32 * (jj / 4)));
+            const __m256i v = _mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * (jj % 4)));
+            w = _mm256_sub_epi8(_mm256_and_si256(v, _mm256_set1_epi8(3)), _mm256_set1_epi8(1));
+        } else {
+            w = qmm_iqg_tq1_levels(blk, jj);
+        }
+        *absw = _mm256_abs_epi8(w);
+        *sgn = w;
+        *sc0 = *sc1 = 1;
+    }
+}
+
+/* The 8 x 8 transpose of 4-byte groups: out[g] holds group g of rows 0..7. */
+QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i *out) {
+    __m256i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);     /* groups 0, 1 | 4, 5 of rows 2i, 2i+1 */
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]); /* groups 2, 3 | 6, 7 */
+    }
+    for (int h = 0; h < 2; h++) {                                     /* rows 4h .. 4h + 3 */
+        u[4 * h] = _mm256_unpacklo_epi64(t[4 * h], t[4 * h + 2]);     /* group 0 | 4 */
+        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h], t[4 * h + 2]); /* group 1 | 5 */
+        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+    }
+    for (int g = 0; g < 4; g++) {
+        _mm256_store_si256(out + g, _mm256_permute2x128_si256(u[g], u[4 + g], 0x20));
+        _mm256_store_si256(out + 4 + g, _mm256_permute2x128_si256(u[g], u[4 + g], 0x31));
+    }
+}
+
+/* Block b of the scratch from 32-block jj of the super-blocks at blk0 of
+ * `rows` rows (QMM_IQG_NR as a constant in the common case); rows beyond are
+ * zero. */
+QMM_IQG_INLINE void qmm_iqg_expand8(qmm_type kind, const uint8_t *blk0, size_t row_bytes, int rows, int jj, __m256i *panel,
+                                    __m256i *scv) {
+    __m256i wr[QMM_IQG_NR];
+    int sc0[QMM_IQG_NR], sc1[QMM_IQG_NR];
+    for (int r = 0; r < QMM_IQG_NR; r++) {
+        if (r >= rows) {
+            wr[r] = _mm256_setzero_si256();
+            sc0[r] = sc1[r] = 0;
+            continue;
+        }
+        __m256i aw, sg;
+        qmm_iqg_expand(kind, blk0 + (size_t)r * row_bytes, jj, &aw, &sg, &sc0[r], &sc1[r]);
+        wr[r] = _mm256_add_epi8(_mm256_sign_epi8(aw, sg), _mm256_set1_epi8(64));
+    }
+    scv[0] = _mm256_setr_epi32(sc0[0], sc0[1], sc0[2], sc0[3], sc0[4], sc0[5], sc0[6], sc0[7]);
+    scv[1] = _mm256_setr_epi32(sc1[0], sc1[1], sc1[2], sc1[3], sc1[4], sc1[5], sc1[6], sc1[7]);
+    qmm_iqg_transpose8(wr, panel);
+}
+
+/* Fills the scratch from super-blocks [sb0, sb0 + nsb) of `rows` (<= NR)
+ * rows. */
+QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_bytes, int rows, int64_t sb0, int nsb,
+                                 qmm_iqg_scratch *s) {
+    const size_t bb = qmm_type_block_bytes(kind);
+    for (int t = 0; t < nsb; t++) {
+        const uint8_t *blk0 = w + (size_t)(sb0 + t) * bb;
+        for (int r = 0; r < QMM_IQG_NR; r++)
+            s->fac[t][r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
+        for (int jj = 0; jj < 8; jj++) {
+            if (rows == QMM_IQG_NR)
+                qmm_iqg_expand8(kind, blk0, row_bytes, QMM_IQG_NR, jj, (__m256i *)(void *)s->w[8 * t + jj],
+                                (__m256i *)(void *)s->sc[8 * t + jj]);
+            else
+                qmm_iqg_expand8(kind, blk0, row_bytes, rows, jj, (__m256i *)(void *)s->w[8 * t + jj],
+                                (__m256i *)(void *)s->sc[8 * t + jj]);
+        }
+    }
+}
+
+/* 64 times an activation block's two half sums: each in every lane. */
+QMM_IQG_INLINE void qmm_iqg_bias(const int8_t *xq, __m256i *b0, __m256i *b1) {
+    const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)xq);
+    __m256i bias = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(64), x); /* lane g: 64 sum of group g */
+    bias = _mm256_hadd_epi32(bias, bias);
+    bias = _mm256_hadd_epi32(bias, bias); /* [first half x 4 | second half x 4] */
+    *b0 = _mm256_permute2x128_si256(bias, bias, 0x00);
+    *b1 = _mm256_permute2x128_si256(bias, bias, 0x11);
+}
+
+static inline __m256i qmm_iqg_bcast4(const int8_t *xq, int byte) {
+    return _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + byte));
+}
+
+/* The exact isums of 8 rows (lanes r0..r7) for the blocks xq0 and, if two
+ * (a constant), xq1 of two activation rows, the panel loaded once for both. */
+QMM_IQG_INLINE void qmm_iqg_isum8x2(const __m256i *wp, const __m256i *scv, const int8_t *xq0, const int8_t *xq1, int two,
+                                    __m256i *is0, __m256i *is1) {
+    __m256i h00 = _mm256_setzero_si256(), h01 = h00, h10 = h00, h11 = h00;
+    for (int g = 0; g < 4; g++) {
+        const __m256i wa = _mm256_load_si256(wp + g), wb = _mm256_load_si256(wp + 4 + g);
+        h00 = iqg_dot_acc(h00, wa, qmm_iqg_bcast4(xq0, 4 * g));
+        h01 = iqg_dot_acc(h01, wb, qmm_iqg_bcast4(xq0, 16 + 4 * g));
+        if (two) {
+            h10 = iqg_dot_acc(h10, wa, qmm_iqg_bcast4(xq1, 4 * g));
+            h11 = iqg_dot_acc(h11, wb, qmm_iqg_bcast4(xq1, 16 + 4 * g));
+        }
+    }
+    const __m256i sc0 = scv[0], sc1 = scv[1];
+    __m256i b0, b1;
+    qmm_iqg_bias(xq0, &b0, &b1);
+    *is0 =
+        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(h00, b0), sc0), _mm256_mullo_epi32(_mm256_sub_epi32(h01, b1), sc1));
+    if (!two)
+        return;
+    qmm_iqg_bias(xq1, &b0, &b1);
+    *is1 =
+        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(h10, b0), sc0), _mm256_mullo_epi32(_mm256_sub_epi32(h11, b1), sc1));
+}
+
+/* One or, if two (a constant), two activation rows over the scratch's cs
+ * super-blocks, into their accumulators acc0, acc1. */
+QMM_IQG_INLINE void qmm_iqg_rows(const qmm_iqg_scratch *s, const qmm_act_block *x0, const qmm_act_block *x1, int cs, int two,
+                                 float *acc0, float *acc1) {
+    __m256 av0 = _mm256_load_ps(acc0), av1 = two ? _mm256_load_ps(acc1) : av0;
+    for (int t = 0; t < cs; t++) {
+        const __m256 fac = _mm256_load_ps(s->fac[t]);
+        for (int jj = 0; jj < 8; jj++) {
+            const int b = 8 * t + jj;
+            __m256i is0, is1;
+            qmm_iqg_isum8x2((const __m256i *)(const void *)s->w[b], (const __m256i *)(const void *)s->sc[b], x0[b].q, x1[b].q,
+                            two, &is0, &is1);
+            av0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is0), _mm256_mul_ps(fac, _mm256_set1_ps(x0[b].d)), av0);
+            if (two)
+                av1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is1), _mm256_mul_ps(fac, _mm256_set1_ps(x1[b].d)), av1);
+        }
+    }
+    _mm256_store_ps(acc0, av0);
+    if (two)
+        _mm256_store_ps(acc1, av1);
+}
+
+/* y[i][j] for i < m, j < n: the family's gemm (and gemv, m = 1). */
+QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y,
+                                 size_t ys) {
+    const size_t row_bytes = qmm_row_size(kind, k);
+    const int64_t nsb = k / 256, nb = k / 32;
+    const qmm_act_block *act = (const qmm_act_block *)a;
+    qmm_iqg_scratch s __attribute__((aligned(32)));
+    float acc[QMM_IQG_MC][QMM_IQG_NR] __attribute__((aligned(32)));
+    for (int64_t j0 = 0; j0 < n; j0 += QMM_IQG_NR) {
+        const int rows = n - j0 < QMM_IQG_NR ? (int)(n - j0) : QMM_IQG_NR;
+        const uint8_t *wj = (const uint8_t *)w + (size_t)j0 * row_bytes;
+        for (int64_t i0 = 0; i0 < m; i0 += QMM_IQG_MC) {
+            const int mc = m - i0 < QMM_IQG_MC ? (int)(m - i0) : QMM_IQG_MC;
+            for (int i = 0; i < mc; i++)
+                _mm256_store_ps(acc[i], _mm256_setzero_ps());
+            for (int64_t sb0 = 0; sb0 < nsb; sb0 += QMM_IQG_CHUNK_SB) {
+                const int cs = nsb - sb0 < QMM_IQG_CHUNK_SB ? (int)(nsb - sb0) : QMM_IQG_CHUNK_SB;
+                qmm_iqg_fill(kind, wj, row_bytes, rows, sb0, cs, &s);
+                const qmm_act_block *xc = act + i0 * nb + sb0 * 8;
+                int i = 0;
+                for (; i + 1 < mc; i += 2) /* pairs of activation rows */
+                    qmm_iqg_rows(&s, xc + i * nb, xc + (i + 1) * nb, cs, 1, acc[i], acc[i + 1]);
+                if (i < mc)
+                    qmm_iqg_rows(&s, xc + i * nb, xc + i * nb, cs, 0, acc[i], acc[i]);
+            }
+            for (int i = 0; i < mc; i++) {
+                float *yr = (float *)(void *)((char *)y + (size_t)(i0 + i) * ys) + j0;
+                if (rows == QMM_IQG_NR)
+                    _mm256_storeu_ps(yr, _mm256_load_ps(acc[i]));
+                else
+                    memcpy(yr, acc[i], (size_t)rows * sizeof(float));
+            }
+        }
+    }
+}
+
+/* One group of `rows` weight rows times one activation row, the blocks
+ * expanded in registers and used at once. */
+QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, const qmm_act_block *x, const uint8_t *wj,
+                                         size_t row_bytes) {
+    const size_t bb = qmm_type_block_bytes(kind);
+    __m256 av = _mm256_setzero_ps();
+    for (int64_t sb = 0; sb < nsb; sb++) {
+        const uint8_t *blk0 = wj + (size_t)sb * bb;
+        float f[QMM_IQG_NR];
+        for (int r = 0; r < QMM_IQG_NR; r++)
+            f[r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
+        const __m256 fac = _mm256_loadu_ps(f);
+        for (int jj = 0; jj < 8; jj++) {
+            const qmm_act_block *xb = x + sb * 8 + jj;
+            __m256i panel[8], scv[2], is0, is1;
+            qmm_iqg_expand8(kind, blk0, row_bytes, rows, jj, panel, scv);
+            qmm_iqg_isum8x2(panel, scv, xb->q, xb->q, 0, &is0, &is1);
+            av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is0), _mm256_mul_ps(fac, _mm256_set1_ps(xb->d)), av);
+        }
+    }
+    return av;
+}
+
+QMM_IQG_INLINE void qmm_iqg_gemv(qmm_type kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    const size_t row_bytes = qmm_row_size(kind, k);
+    const qmm_act_block *x = (const qmm_act_block *)a;
+    int64_t j0 = 0;
+    for (; j0 + QMM_IQG_NR <= n; j0 += QMM_IQG_NR)
+        _mm256_storeu_ps(
+            y + j0, qmm_iqg_gemv_group(kind, QMM_IQG_NR, k / 256, x, (const uint8_t *)w + (size_t)j0 * row_bytes, row_bytes));
+    if (j0 < n) {
+        float t[QMM_IQG_NR];
+        _mm256_storeu_ps(
+            t, qmm_iqg_gemv_group(kind, (int)(n - j0), k / 256, x, (const uint8_t *)w + (size_t)j0 * row_bytes, row_bytes));
+        memcpy(y + j0, t, (size_t)(n - j0) * sizeof(float));
+    }
+}
+
+/* ------------------------------------------------- layout and descriptor */
+
+static inline size_t qmm_iqg_w_size(qmm_type kind, int64_t k, int64_t n) { return qmm_ref_rows_size(kind, k, n); }
+static inline size_t qmm_iqg_w_offset(qmm_type kind, int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(kind, n_idx, k); }
+
+#define QMM_IQG_AVX2_REQUIRED (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
+#define QMM_IQG_AVX512_VNNI_REQUIRED                                                                                             \
+    (QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_AVX512VNNI | QMM_CPU_F16C)
+
+/* Masked off to pick the fallback: AVX-512 VNNI falls back to AVX2, AVX2 to
+ * the reference. */
+#define QMM_IQG_AVX512_VNNI_HIDES (QMM_IQG_AVX512_VNNI_REQUIRED & ~(uint64_t)QMM_CPU_F16C)
+
+/* The descriptor fields every family of this header shares: plain rows in
+ * groups of 8, the reference activation rows (packed by AVX2). */
+#define QMM_IQG_GEOMETRY                                                                                                         \
+    .flags = 0, .layout_id = 1, .mr = 1, .nr = QMM_IQG_NR, .kr = 32, .sr = 1, .n_step = QMM_IQG_NR,                              \
+    .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_avx2_act_q8_pack}, .act_gemv = {0, NULL, NULL, NULL}
+
+#endif

@@ -1,0 +1,48 @@
+/* IQ1_S x int8, AVX2 (every x86-64-v3 CPU): plain GGUF rows; each call
+ * expands 8 rows' grid blocks once per chunk
+ * (iq_grid_x86.h) as w + 64 in 8-row panels, then per activation block
+ * vpmaddubsw with 4 broadcast activation bytes and vpmaddwd into 4-element
+ * int32 sums, one lane per row. */
+#include <immintrin.h>
+
+static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w_u8, x_s8), _mm256_set1_epi16(1)));
+}
+
+#include "kernels/x86/iq_grid_x86.h"
+
+static size_t avx2_iq1_s_w_size(int64_t k, int64_t n) { return qmm_iqg_w_size(QMM_TYPE_IQ1_S, k, n); }
+static size_t avx2_iq1_s_w_offset(int64_t n_idx, int64_t k) { return qmm_iqg_w_offset(QMM_TYPE_IQ1_S, n_idx, k); }
+static void avx2_iq1_s_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ1_S, k, n0, n1, src, stride, dst);
+}
+static void avx2_iq1_s_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ1_S, w, k, row, dst);
+}
+static void avx2_iq1_s_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ1_S, w, k, row, dst);
+}
+static void avx2_iq1_s_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_iqg_gemm(QMM_TYPE_IQ1_S, m, n, k, a, w, y, ys);
+}
+static void avx2_iq1_s_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_iqg_gemv(QMM_TYPE_IQ1_S, n, k, a, w, y);
+}
+
+const qmm_family qmm_family_avx2_iq1_s = {
+    .name = "avx2_iq1_s",
+    .wtype = QMM_TYPE_IQ1_S,
+    .required = QMM_IQG_AVX2_REQUIRED,
+    .fallback_hides = QMM_IQG_AVX2_REQUIRED,
+    QMM_IQG_GEOMETRY,
+    .w_packed_size = avx2_iq1_s_w_size,
+    .w_packed_offset = avx2_iq1_s_w_offset,
+    .w_pack = avx2_iq1_s_w_pack,
+    .w_read_row = avx2_iq1_s_read_row,
+    .w_unpack_row = avx2_iq1_s_w_unpack_row,
+    .gemm = avx2_iq1_s_gemm,
+    .gemv = avx2_iq1_s_gemv,
+};

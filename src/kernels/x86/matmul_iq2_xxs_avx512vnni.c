@@ -1,0 +1,46 @@
+/* IQ2_XXS x int8, AVX-512 VNNI at 256 bits (EVEX vpdpbusd; AVX-512 has no
+ * vpsignb at 512 bits): plain GGUF rows; each call expands 8 rows' grid
+ * blocks once per chunk (iq_grid_x86.h) as w + 64 in 8-row panels, then per
+ * activation block vpdpbusd with 4 broadcast activation bytes, one lane per
+ * row. */
+#include <immintrin.h>
+
+static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) { return _mm256_dpbusd_epi32(acc, w_u8, x_s8); }
+
+#include "kernels/x86/iq_grid_x86.h"
+
+static size_t avx512vnni_iq2_xxs_w_size(int64_t k, int64_t n) { return qmm_iqg_w_size(QMM_TYPE_IQ2_XXS, k, n); }
+static size_t avx512vnni_iq2_xxs_w_offset(int64_t n_idx, int64_t k) { return qmm_iqg_w_offset(QMM_TYPE_IQ2_XXS, n_idx, k); }
+static void avx512vnni_iq2_xxs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ2_XXS, k, n0, n1, src, stride, dst);
+}
+static void avx512vnni_iq2_xxs_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ2_XXS, w, k, row, dst);
+}
+static void avx512vnni_iq2_xxs_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ2_XXS, w, k, row, dst);
+}
+static void avx512vnni_iq2_xxs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_iqg_gemm(QMM_TYPE_IQ2_XXS, m, n, k, a, w, y, ys);
+}
+static void avx512vnni_iq2_xxs_gemv(int64_t n, int64_t k, const void *a, const void *w, float *y) {
+    qmm_iqg_gemv(QMM_TYPE_IQ2_XXS, n, k, a, w, y);
+}
+
+const qmm_family qmm_family_avx512vnni_iq2_xxs = {
+    .name = "avx512vnni_iq2_xxs",
+    .wtype = QMM_TYPE_IQ2_XXS,
+    .required = QMM_IQG_AVX512_VNNI_REQUIRED,
+    .fallback_hides = QMM_IQG_AVX512_VNNI_HIDES,
+    QMM_IQG_GEOMETRY,
+    .w_packed_size = avx512vnni_iq2_xxs_w_size,
+    .w_packed_offset = avx512vnni_iq2_xxs_w_offset,
+    .w_pack = avx512vnni_iq2_xxs_w_pack,
+    .w_read_row = avx512vnni_iq2_xxs_read_row,
+    .w_unpack_row = avx512vnni_iq2_xxs_w_unpack_row,
+    .gemm = avx512vnni_iq2_xxs_gemm,
+    .gemv = avx512vnni_iq2_xxs_gemv,
+};
