@@ -13,12 +13,15 @@
  * activation layout without sums) then runs over the chunk: per 32-block and activation row, the two exact half
  * dots of the levels with the int8 activations (sdot / smmla: signed x signed, the signs are in the levels), then
  * as the reference, isum = sc_a * dot_a + sc_b * dot_b (exact, |.| < 2^24) and acc = fma((float)isum,
- * factor * x_d, acc), one lane per weight row. Between chunks the accumulators rest in y (fp32, exact).
+ * factor * x_d, acc), one lane per weight row. Between chunks the accumulators rest in y (fp32, exact). With
+ * m = 1 (decode) there is no activation row to reuse an expansion for, so each row's levels go straight into two
+ * plain sdots with the activation halves, without transpose or scratch.
  *
  * Expansion per row and 32-block: one 8-byte grid load per 8 weights (IQ3: two 4-byte ones), the 8 sign bits of
- * each group turned into a byte mask by vtst against {1, 2, .., 128} and applied with a negate / select; IQ1
- * levels are 8 g + delta (g the grid's -1 / 0 / 1); the ternary levels are shifted / multiplied trits minus 1. The
- * 4 rows' vectors are then transposed (4-byte chunks for ROWS4, 8-byte ones for PAIRS). */
+ * each group (7-bit codes: parity by cnt, all four groups at once) turned into a byte mask by tbl and vtst
+ * against {1, 2, .., 128} and applied with a negate / select; IQ1 levels are 8 g + delta (g the grid's -1 / 0 / 1);
+ * the ternary levels are shifted / multiplied trits minus 1. For the scratch the 4 rows' vectors are then
+ * transposed (4-byte chunks for ROWS4, 8-byte ones for PAIRS). */
 #ifndef QMM_IQ_GRID_NEON_H
 #define QMM_IQ_GRID_NEON_H
 
@@ -49,12 +52,32 @@ static inline uint64_t qmm_iqn_grid4x2(const uint8_t *g0, const uint8_t *g1) {
     return (uint64_t)a | (uint64_t)b << 32;
 }
 
-/* Two groups of 8 unsigned magnitudes with their sign bytes (bit l set: element l negative) as int8 levels. */
-static inline __attribute__((always_inline)) int8x16_t qmm_iqn_signed(uint64_t g0, uint64_t g1, uint8_t s0, uint8_t s1) {
+/* The 4 groups' sign bytes of a 32-block (lanes 0..3 of s4; bit l set: element l of the group negative) applied
+ * to the unsigned magnitudes g[4]: each byte spread over its group by tbl, turned into a mask by vtst against
+ * {1, 2, .., 128}, then negate / select. */
+static inline __attribute__((always_inline)) void qmm_iqn_signed(const uint64_t g[4], uint8x8_t s4, int8x16_t lv[2]) {
+    static const uint8_t spread[32] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                       2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
     static const uint8_t bits[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
-    const int8x16_t mag = vreinterpretq_s8_u64(vcombine_u64(vcreate_u64(g0), vcreate_u64(g1)));
-    const uint8x16_t neg = vtstq_u8(vcombine_u8(vdup_n_u8(s0), vdup_n_u8(s1)), vld1q_u8(bits));
-    return vbslq_s8(neg, vnegq_s8(mag), mag);
+    const uint8x16_t st = vcombine_u8(s4, s4), bv = vld1q_u8(bits);
+    for (int h = 0; h < 2; h++) {
+        const int8x16_t mag = vreinterpretq_s8_u64(vcombine_u64(vcreate_u64(g[2 * h]), vcreate_u64(g[2 * h + 1])));
+        const uint8x16_t neg = vtstq_u8(vqtbl1q_u8(st, vld1q_u8(spread + 16 * h)), bv);
+        lv[h] = vbslq_s8(neg, vnegq_s8(mag), mag);
+    }
+}
+
+/* Four 7-bit sign codes (lanes 0..3 of c, in the low 7 bits) as sign bytes: bit 7 is the parity of the code
+ * (qmm_iq_sign_bits; the count of negatives is even). */
+static inline __attribute__((always_inline)) uint8x8_t qmm_iqn_codes(uint16x4_t c) {
+    const uint8x8_t c7 = vand_u8(vmovn_u16(vcombine_u16(c, c)), vdup_n_u8(127));
+    return vorr_u8(c7, vshl_n_u8(vcnt_u8(c7), 7));
+}
+
+/* The codes at bits 7 q of aux (IQ2_XXS, IQ3_XXS). */
+static inline __attribute__((always_inline)) uint8x8_t qmm_iqn_codes32(uint32_t aux) {
+    static const int32_t sh[4] = {0, -7, -14, -21};
+    return qmm_iqn_codes(vmovn_u32(vshlq_u32(vdupq_n_u32(aux), vld1q_s32(sh))));
 }
 
 /* IQ1: two groups of the -1 / 0 / 1 grid with their deltas (+-1), 8 g + delta. */
@@ -77,35 +100,31 @@ static inline __attribute__((always_inline)) int8x16_t qmm_iqn_trits(uint8x16_t 
 static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, const uint8_t *blk, int j, int8x16_t lv[2],
                                                                  int32_t sc[2]) {
     uint64_t g[4];
-    uint8_t s[4];
+    uint8x8_t s4;
     switch (kind) {
     case QMM_TYPE_IQ2_XXS: {
         const qmm_block_iq2_xxs *b = (const qmm_block_iq2_xxs *)blk;
         const uint32_t aux = qmm_iqn_le32(b->qs + 8 * j + 4);
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < 4; q++)
             g[q] = qmm_iqn_grid8(qmm_grid_iq2xxs[b->qs[8 * j + q]]);
-            s[q] = qmm_iq_sign_bits(aux >> (7 * q));
-        }
+        s4 = qmm_iqn_codes32(aux);
         sc[0] = sc[1] = 2 * (int32_t)(aux >> 28) + 1;
         break;
     }
     case QMM_TYPE_IQ2_XS: {
         const qmm_block_iq2_xs *b = (const qmm_block_iq2_xs *)blk;
-        for (int q = 0; q < 4; q++) {
-            const unsigned v = qmm_iqn_le16((const uint8_t *)b->qs + 2 * (4 * j + q));
-            g[q] = qmm_iqn_grid8(qmm_grid_iq2xs[v & 511u]);
-            s[q] = qmm_iq_sign_bits(v >> 9);
-        }
+        for (int q = 0; q < 4; q++)
+            g[q] = qmm_iqn_grid8(qmm_grid_iq2xs[qmm_iqn_le16((const uint8_t *)(b->qs + 4 * j + q)) & 511u]);
+        s4 = qmm_iqn_codes(vshr_n_u16(vld1_u16(b->qs + 4 * j), 9));
         sc[0] = 2 * (b->scales[j] & 15) + 1;
         sc[1] = 2 * (b->scales[j] >> 4) + 1;
         break;
     }
     case QMM_TYPE_IQ2_S: {
         const qmm_block_iq2_s *b = (const qmm_block_iq2_s *)blk;
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < 4; q++)
             g[q] = qmm_iqn_grid8(qmm_grid_iq2s[b->qs[4 * j + q] | ((b->qh[j] >> (2 * q)) & 3u) << 8]);
-            s[q] = b->signs[4 * j + q];
-        }
+        s4 = vreinterpret_u8_u32(vdup_n_u32(qmm_iqn_le32(b->signs + 4 * j)));
         sc[0] = 2 * (b->scales[j] & 15) + 1;
         sc[1] = 2 * (b->scales[j] >> 4) + 1;
         break;
@@ -113,10 +132,9 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     case QMM_TYPE_IQ3_XXS: {
         const qmm_block_iq3_xxs *b = (const qmm_block_iq3_xxs *)blk;
         const uint32_t aux = qmm_iqn_le32(b->signs + 4 * j);
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < 4; q++)
             g[q] = qmm_iqn_grid4x2(qmm_grid_iq3xxs[b->qs[8 * j + 2 * q]], qmm_grid_iq3xxs[b->qs[8 * j + 2 * q + 1]]);
-            s[q] = qmm_iq_sign_bits(aux >> (7 * q));
-        }
+        s4 = qmm_iqn_codes32(aux);
         sc[0] = sc[1] = 2 * (int32_t)(aux >> 28) + 1;
         break;
     }
@@ -127,8 +145,8 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
             const unsigned i0 = b->qs[8 * j + 2 * q] | ((qh >> (2 * q)) & 1u) << 8;
             const unsigned i1 = b->qs[8 * j + 2 * q + 1] | ((qh >> (2 * q + 1)) & 1u) << 8;
             g[q] = qmm_iqn_grid4x2(qmm_grid_iq3s[i0], qmm_grid_iq3s[i1]);
-            s[q] = b->signs[4 * j + q];
         }
+        s4 = vreinterpret_u8_u32(vdup_n_u32(qmm_iqn_le32(b->signs + 4 * j)));
         sc[0] = sc[1] = 2 * ((b->scales[j / 2] >> (4 * (j % 2))) & 15) + 1;
         break;
     }
@@ -190,8 +208,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     }
     default: lv[0] = lv[1] = vdupq_n_s8(0), sc[0] = sc[1] = 0; return;
     }
-    lv[0] = qmm_iqn_signed(g[0], g[1], s[0], s[1]);
-    lv[1] = qmm_iqn_signed(g[2], g[3], s[2], s[3]);
+    qmm_iqn_signed(g, s4, lv);
 }
 
 /* Expands super-blocks [s0, s1) of the nc (<= 4) rows at w (GGUF rows, rb bytes apart) into scratch blocks (see
@@ -291,6 +308,44 @@ static inline __attribute__((always_inline)) void qmm_iqn_tile(int arrangement, 
     }
 }
 
+/* m = 1: one activation row, so nothing to reuse an expansion for: each row's levels go straight into two
+ * plain sdots with the row's halves (no transpose, no scratch), and pairwise adds gather the 4 rows' half dots
+ * into lanes. nr (constant after inlining) rows at w; PAIRS activations are gathered from their 8-byte pieces. */
+static inline __attribute__((always_inline)) float32x4_t
+qmm_iqn_gemv_panel(qmm_type kind, int arrangement, const int nr, const uint8_t *w, size_t rb, int64_t nsb, const uint8_t *a) {
+    const size_t sbb = qmm_type_block_bytes(kind);
+    float32x4_t acc = vdupq_n_f32(0.0f);
+    for (int64_t s = 0; s < nsb; s++) {
+        float f[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int r = 0; r < nr; r++)
+            f[r] = qmm_iq_factor(kind, w + (size_t)r * rb + (size_t)s * sbb);
+        const float32x4_t fac = vld1q_f32(f);
+        for (int j = 0; j < 8; j++, a += QMM_NEON_ACT_BLK) {
+            const int8_t *x = (const int8_t *)a + 16;
+            const int8x16_t x0 = arrangement == QMM_NEON_PAIRS ? vcombine_s8(vld1_s8(x), vld1_s8(x + 32)) : vld1q_s8(x);
+            const int8x16_t x1 = arrangement == QMM_NEON_PAIRS ? vcombine_s8(vld1_s8(x + 64), vld1_s8(x + 96)) : vld1q_s8(x + 16);
+            int32x4_t da[4], db[4];
+            int32_t sa[4] = {0, 0, 0, 0}, sb[4] = {0, 0, 0, 0};
+            for (int r = 0; r < 4; r++) {
+                da[r] = db[r] = vdupq_n_s32(0);
+                if (r < nr) {
+                    int8x16_t lv[2];
+                    int32_t sc[2];
+                    qmm_iqn_expand(kind, w + (size_t)r * rb + (size_t)s * sbb, j, lv, sc);
+                    da[r] = vdotq_s32(da[r], lv[0], x0);
+                    db[r] = vdotq_s32(db[r], lv[1], x1);
+                    sa[r] = sc[0];
+                    sb[r] = sc[1];
+                }
+            }
+            const int32x4_t dA = vpaddq_s32(vpaddq_s32(da[0], da[1]), vpaddq_s32(da[2], da[3]));
+            const int32x4_t dB = vpaddq_s32(vpaddq_s32(db[0], db[1]), vpaddq_s32(db[2], db[3]));
+            acc = qmm_iqn_step(acc, dA, dB, vld1q_s32(sa), vld1q_s32(sb), fac, ((const float *)a)[0]);
+        }
+    }
+    return acc;
+}
+
 static inline float32x4_t qmm_iqn_load_cols(const float *y, int64_t nc) {
     float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     memcpy(t, y, (size_t)nc * sizeof(float));
@@ -298,7 +353,7 @@ static inline float32x4_t qmm_iqn_load_cols(const float *y, int64_t nc) {
 }
 
 /* The qmm_family gemm: per panel of 4 weight rows and chunk of super-blocks, expand once, then every activation
- * group over it (m = 1, the GEMV, is the same with one group). */
+ * group over it; m = 1 (the GEMV) expands straight into the dots (qmm_iqn_gemv_panel). */
 static inline __attribute__((always_inline)) void qmm_iqn_gemm(qmm_type kind, int arrangement, int64_t m, int64_t n, int64_t k,
                                                                const void *a, const void *w, float *y, size_t ys) {
     const int64_t nb = k / QMM_QK, nsb = k / QMM_QK_K;
@@ -306,6 +361,21 @@ static inline __attribute__((always_inline)) void qmm_iqn_gemm(qmm_type kind, in
     const size_t group_bytes = (size_t)nb * QMM_NEON_ACT_BLK;
     uint8_t scratch[QMM_IQN_CHUNK * 8 * QMM_IQN_BLK] __attribute__((aligned(16)));
     float32x4_t fac[QMM_IQN_CHUNK];
+    if (m == 1) {
+        for (int64_t j0 = 0; j0 < n; j0 += QMM_NEON_NR) {
+            const uint8_t *wp = (const uint8_t *)w + (size_t)j0 * rb;
+            const int64_t nc = n - j0 < QMM_NEON_NR ? n - j0 : QMM_NEON_NR;
+            float32x4_t out;
+            switch (nc) {
+            case 1: out = qmm_iqn_gemv_panel(kind, arrangement, 1, wp, rb, nsb, a); break;
+            case 2: out = qmm_iqn_gemv_panel(kind, arrangement, 2, wp, rb, nsb, a); break;
+            case 3: out = qmm_iqn_gemv_panel(kind, arrangement, 3, wp, rb, nsb, a); break;
+            default: out = qmm_iqn_gemv_panel(kind, arrangement, 4, wp, rb, nsb, a); break;
+            }
+            qmm_neon_store_cols(y + j0, out, nc);
+        }
+        return;
+    }
     for (int64_t j0 = 0; j0 < n; j0 += QMM_NEON_NR) {
         const uint8_t *wp = (const uint8_t *)w + (size_t)j0 * rb;
         const int64_t nc = n - j0 < QMM_NEON_NR ? n - j0 : QMM_NEON_NR;
