@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Test stage `ggml`: qmatmul's ggml plugin (libggml-qmatmul.so, plugins/ggml) inside the engines people run.
 #  1. Built by -DQMM_GGML_PLUGIN=ON with no ggml installed; it exports ggml_backend_init and nothing of ggml's.
-#  2. ggml 0.25.3 (llama-cpp-python 0.3.36) op by op: tests/ggml_plugin_ops.c (every packed type: weights read
-#     back losslessly, MUL_MAT / MUL_MAT_ID / GET_ROWS bit for bit as qmatmul's own calls).
+#  2. ggml 0.25.3 (llama-cpp-python 0.3.36) op by op: tests/ggml_plugin_ops.c (every packed type, from ggml's own
+#     quantizers: weights read back losslessly, MUL_MAT / MUL_MAT_ID / GET_ROWS bit for bit as qmatmul's own calls).
 #  3. llama.cpp through llama-cpp-python 0.3.36 (ggml 0.25.3), the plugin loaded with ggml_backend_load()
 #     before the model: SmolLM2-135M as shipped (Q4_1) and requantized to Q8_0 / Q4_0, and gemma-3-270m
 #     Q4_K_M (an architecture `qmatmul run` refuses: llama.cpp runs it, qmatmul does its matmuls) give

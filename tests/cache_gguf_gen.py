@@ -5,7 +5,7 @@ usage: cache_gguf_gen.py OUTDIR               small model-like files for tests/t
        cache_gguf_gen.py --llama3-8b PATH      the Llama-3-8B shapes, Q4_0, random weights (~4.6 GB)
 
 OUTDIR gets: model_a.gguf (Q4_0, Q8_0, F16, F32 matrices, 1-D norms, a 3-D tensor, a Q4_K tensor, an MXFP4 one
-(k = 2880), an IQ2_XS one),
+(k = 2880), a Q8_K one),
 model_b.gguf (the same tensor table, other weights: a fine-tune), model_c.gguf (another table),
 odd_some.gguf (two matrices that pack, a zero-size one and one with a 1100-byte name),
 odd_none.gguf (only the zero-size and the long-named matrices: nothing packs).
@@ -46,7 +46,7 @@ def write_model(path, seed, layers=2, d=96, ff=160, vocab=75):
     w.add_tensor("extra.3d", rng.standard_normal((2, 3, 32)).astype(np.float32))
     w.add_tensor("extra.q4_k", rng.integers(0, 256, (1, 144), dtype=np.uint8), raw_dtype=Q.Q4_K)
     w.add_tensor("extra.mxfp4", rng.integers(0, 256, (2, 2880 // 32 * 17), dtype=np.uint8), raw_dtype=Q.MXFP4)
-    w.add_tensor("extra.iq2_xs", rng.integers(0, 256, (1, 74), dtype=np.uint8), raw_dtype=Q.IQ2_XS)
+    w.add_tensor("extra.q8_k", rng.integers(0, 256, (1, 292), dtype=np.uint8), raw_dtype=Q.Q8_K)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()

@@ -49,6 +49,7 @@ import moe_data  # noqa: E402
 import peer_data  # noqa: E402
 
 TYPES = ["Q4_0", "Q8_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS", "MXFP4", "BF16",
+         "IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "TQ1_0", "TQ2_0",
          "F16"]
 SHAPES = [(4096, 256, 1), (4096, 256, 8), (2048, 256, 1), (2048, 256, 8)]  # k, n, m
 # gpt-oss's rows (2880 = 90 blocks of 32, not a multiple of 256): for the types whose blocks allow it

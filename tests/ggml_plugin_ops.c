@@ -91,8 +91,12 @@ static void check_type(struct setup *s, enum ggml_type type) {
     float *f = malloc(sizeof(float) * (size_t)(k * n * n_exp));
     fill_rand(f, k * n * n_exp);
     uint8_t *wsrc = malloc(wbytes), *esrc = malloc(ebytes), *back = malloc(ebytes);
-    ggml_quantize_chunk(type, f, wsrc, 0, n, k, NULL);
-    ggml_quantize_chunk(type, f, esrc, 0, n * n_exp, k, NULL);
+    float imatrix[256]; /* the IQ1 / IQ2 quantizers need an importance matrix: uniform */
+    for (int i = 0; i < 256; i++)
+        imatrix[i] = 1.0f;
+    const float *im = ggml_quantize_requires_imatrix(type) ? imatrix : NULL;
+    ggml_quantize_chunk(type, f, wsrc, 0, n, k, im);
+    ggml_quantize_chunk(type, f, esrc, 0, n * n_exp, k, im);
     ggml_backend_tensor_set(w, wsrc, 0, wbytes);
     ggml_backend_tensor_set(e, esrc, 0, ebytes);
 
@@ -220,10 +224,12 @@ int main(int argc, char **argv) {
     }
     EXPECT(ggml_backend_dev_type(s.dev) == GGML_BACKEND_DEVICE_TYPE_ACCEL, "QMM is not an ACCEL device");
     EXPECT(!ggml_backend_buft_is_host(ggml_backend_dev_buffer_type(s.dev)), "QMM's buffers claim to be host memory");
-    static const enum ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,    GGML_TYPE_BF16,   GGML_TYPE_Q4_0,
-                                           GGML_TYPE_Q4_1, GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1,   GGML_TYPE_Q8_0,
-                                           GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,   GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,
-                                           GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4};
+    static const enum ggml_type types[] = {
+        GGML_TYPE_F32,   GGML_TYPE_F16,     GGML_TYPE_BF16,  GGML_TYPE_Q4_0,    GGML_TYPE_Q4_1,
+        GGML_TYPE_Q5_0,  GGML_TYPE_Q5_1,    GGML_TYPE_Q8_0,  GGML_TYPE_Q2_K,    GGML_TYPE_Q3_K,
+        GGML_TYPE_Q4_K,  GGML_TYPE_Q5_K,    GGML_TYPE_Q6_K,  GGML_TYPE_IQ4_NL,  GGML_TYPE_IQ4_XS,
+        GGML_TYPE_MXFP4, GGML_TYPE_IQ1_S,   GGML_TYPE_IQ1_M, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,
+        GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_TQ1_0,   GGML_TYPE_TQ2_0};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         check_type(&s, types[i]);
     ggml_backend_free(s.qmm);

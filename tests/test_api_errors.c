@@ -144,7 +144,7 @@ static void test_context(void) {
     const char *p = "x", *f = "y";
     CHECK(qmm_context_chain(NULL, QMM_TYPE_Q4_0, &p, &f) == 0 && !p && !f, "chain(NULL)");
     p = f = "x";
-    CHECK(qmm_context_chain(ctx, QMM_TYPE_IQ2_XS, &p, &f) == 0 && !p && !f, "chain(IQ2_XS)");
+    CHECK(qmm_context_chain(ctx, QMM_TYPE_Q8_K, &p, &f) == 0 && !p && !f, "chain(Q8_K)");
     CHECK(qmm_context_chain(ctx, (qmm_type)-5, NULL, NULL) == 0, "chain(-5)");
     CHECK(qmm_context_chain(ctx, QMM_TYPE_Q4_0, NULL, NULL) >= 1, "chain with NULL outs");
     char *buf = (char *)ybuf + 4096;
@@ -191,7 +191,7 @@ static void test_conversion(void) {
     }
     EXPECT_ERR(qmm_quantize(QMM_TYPE_Q4_K, src, dst, 1, 256), QMM_ERR_UNSUPPORTED);
     EXPECT_ERR(qmm_quantize((qmm_type)99, src, dst, 1, 32), QMM_ERR_UNSUPPORTED);
-    EXPECT_ERR(qmm_dequantize(QMM_TYPE_IQ2_XS, xbuf, (float *)dst, 1, 256), QMM_ERR_UNSUPPORTED);
+    EXPECT_ERR(qmm_dequantize(QMM_TYPE_Q8_K, xbuf, (float *)dst, 1, 256), QMM_ERR_UNSUPPORTED);
     /* zero rows is a valid no-op */
     arm();
     CHECK_OK(qmm_quantize(QMM_TYPE_Q8_0, src, dst, 0, 32));
@@ -226,7 +226,7 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_weights_pack(NULL, QMM_TYPE_Q4_0, WK, WN, s, ss, &w), QMM_ERR_INVALID_ARG);
     CHECK(w == NULL, "out cleared");
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, WK, WN, NULL, ss, &w), QMM_ERR_INVALID_ARG);
-    EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_IQ2_XS, 256, WN, s, ss, &w), QMM_ERR_UNSUPPORTED);
+    EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q8_K, 256, WN, s, ss, &w), QMM_ERR_UNSUPPORTED);
     EXPECT_ERR(qmm_weights_pack(ctx, (qmm_type)-3, WK, WN, s, ss, &w), QMM_ERR_UNSUPPORTED);
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, 0, WN, s, ss, &w), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_weights_pack(ctx, QMM_TYPE_Q4_0, -64, WN, s, ss, &w), QMM_ERR_INVALID_ARG);
@@ -269,7 +269,7 @@ static void test_weights(void) {
     size_t need = 0;
     EXPECT_ERR(qmm_packed_size(NULL, QMM_TYPE_Q4_0, WK, WN, &need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_Q4_0, WK, WN, NULL), QMM_ERR_INVALID_ARG);
-    EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_IQ2_XS, 256, WN, &need), QMM_ERR_UNSUPPORTED);
+    EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_Q8_K, 256, WN, &need), QMM_ERR_UNSUPPORTED);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_Q8_0, 40, WN, &need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_Q8_0, WK, -1, &need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_packed_size(ctx, QMM_TYPE_F16, INT64_MAX, INT64_MAX, &need), QMM_ERR_INVALID_ARG);
@@ -281,7 +281,7 @@ static void test_weights(void) {
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss, dst, need - 1), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, WK, WN, s, ss - 18, dst, need), QMM_ERR_INVALID_ARG);
     EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q4_0, 33, WN, s, ss, dst, need), QMM_ERR_INVALID_ARG);
-    EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_TQ1_0, 256, WN, s, ss, dst, need), QMM_ERR_UNSUPPORTED);
+    EXPECT_ERR(qmm_pack_into(ctx, QMM_TYPE_Q8_1, 256, WN, s, ss, dst, need), QMM_ERR_UNSUPPORTED);
     /* a destination qmm_weights_from_blob would refuse (below 16-byte alignment), every type */
     for (int t = 0; t < 4; t++) {
         size_t tneed = 0;
@@ -625,7 +625,7 @@ static void test_cache_errors(void) {
     b.n = -1;
     EXPECT_ERR(qmm_cache_write_tensors(ctx, &b, 1, 0, path, NULL), QMM_ERR_INVALID_ARG);
     b = t;
-    b.type = QMM_TYPE_IQ2_XS;
+    b.type = QMM_TYPE_Q8_K;
     EXPECT_ERR(qmm_cache_write_tensors(ctx, &b, 1, 0, path, NULL), QMM_ERR_UNSUPPORTED);
     b = t;
     b.size = 0;

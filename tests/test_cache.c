@@ -209,8 +209,8 @@ static void test_round_trip(qmm_context *ctx) {
     list[2].size -= 1;
     CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_INVALID_ARG, "short data");
     list[2] = srcs[2].t;
-    list[3].type = QMM_TYPE_IQ2_XS;
-    CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_UNSUPPORTED, "IQ2_XS");
+    list[3].type = QMM_TYPE_Q8_K;
+    CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_UNSUPPORTED, "Q8_K");
     list[3] = srcs[3].t;
     list[0].k = 33;
     CHECK(qmm_cache_write_tensors(ctx, list, NT, 0, path, NULL) == QMM_ERR_INVALID_ARG, "k not a block multiple");
@@ -876,7 +876,7 @@ static void test_gguf_files(qmm_context *ctx, const char *gdir) {
     snprintf(path, sizeof path, "%s/model_a.qmp", dir);
     qmm_cache_write_options wo = {.progress = progress};
     CHECK_OK(qmm_cache_write(ctx, ga, path, &wo));
-    /* 2 layers x 7 matrices + token_embd + output + the Q4_K + the MXFP4; norms, 3-D and IQ2_XS skipped */
+    /* 2 layers x 7 matrices + token_embd + output + the Q4_K + the MXFP4; norms, 3-D and Q8_K skipped */
     CHECK(count_progress == 18, "%d tensors packed", count_progress);
     qmm_cache_open_options o = {.gguf_path = ga, .flags = QMM_CACHE_VERIFY};
     qmm_cache *c = NULL;
@@ -887,7 +887,7 @@ static void test_gguf_files(qmm_context *ctx, const char *gdir) {
     uint64_t h = 0;
     CHECK_OK(qmm_cache_gguf_hash(ga, &h));
     CHECK(h == qmm_cache_source_hash(c), "source hash");
-    CHECK(qmm_cache_find(c, "blk.0.attn_norm.weight") < 0 && qmm_cache_find(c, "extra.iq2_xs") < 0 &&
+    CHECK(qmm_cache_find(c, "blk.0.attn_norm.weight") < 0 && qmm_cache_find(c, "extra.q8_k") < 0 &&
               qmm_cache_find(c, "extra.q4_k") >= 0 && qmm_cache_find(c, "extra.mxfp4") >= 0,
           "skipped tensors, the K-quant and MXFP4 cached");
     /* each cached blob equals a fresh pack of the GGUF's data, and runs the same */

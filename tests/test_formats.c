@@ -439,7 +439,7 @@ static void test_ground_truth(void) {
  * activation blocks) against the double product of the dequantized weights
  * and the fp32 activations must be no worse than what ggml's activation
  * quantization for these types gives, emulated here in double: Q8_K for the
- * K-quants and IQ4_XS (per 256, iscale = -127 / max with max the signed value
+ * K-quants, IQ4_XS, the i-quant grid and ternary types (per 256, iscale = -127 / max with max the signed value
  * of largest magnitude, q = min(127, round(iscale * x)), d = 1 / iscale);
  * (Q4_1, Q5_0, Q5_1 too, coarser than their ggml Q8_0 / Q8_1); Q8_0 for IQ4_NL and
  * MXFP4 (per 32, d = amax / 127 stored as
@@ -481,8 +481,10 @@ static void ggml_acts(int kind, const float *x, float *xg, int64_t len) {
 }
 
 static void test_new_types_error(void) {
-    static const qmm_type ts[] = {QMM_TYPE_Q4_1, QMM_TYPE_Q5_0, QMM_TYPE_Q5_1,   QMM_TYPE_Q2_K,   QMM_TYPE_Q3_K,  QMM_TYPE_Q4_K,
-                                  QMM_TYPE_Q5_K, QMM_TYPE_Q6_K, QMM_TYPE_IQ4_NL, QMM_TYPE_IQ4_XS, QMM_TYPE_MXFP4, QMM_TYPE_BF16};
+    static const qmm_type ts[] = {
+        QMM_TYPE_Q4_1,    QMM_TYPE_Q5_0,   QMM_TYPE_Q5_1,   QMM_TYPE_Q2_K,    QMM_TYPE_Q3_K,  QMM_TYPE_Q4_K,  QMM_TYPE_Q5_K,
+        QMM_TYPE_Q6_K,    QMM_TYPE_IQ4_NL, QMM_TYPE_IQ4_XS, QMM_TYPE_MXFP4,   QMM_TYPE_BF16,  QMM_TYPE_IQ1_S, QMM_TYPE_IQ1_M,
+        QMM_TYPE_IQ2_XXS, QMM_TYPE_IQ2_XS, QMM_TYPE_IQ2_S,  QMM_TYPE_IQ3_XXS, QMM_TYPE_IQ3_S, QMM_TYPE_TQ1_0, QMM_TYPE_TQ2_0};
     const int64_t k = 1024, n = 24, m = 6;
     qmm_context *ctx = NULL;
     CHECK_OK(qmm_context_create(NULL, &ctx));

@@ -59,7 +59,7 @@ typedef struct field_case {
 static void e_magic(uint8_t *h) { h[0] = 'X'; }
 static void e_version(uint8_t *h) { h[4] = 9; }
 static void e_hsize(uint8_t *h) { h[6] = 64; }
-static void e_type(uint8_t *h) { put32(h + 8, QMM_TYPE_IQ2_XS); }
+static void e_type(uint8_t *h) { put32(h + 8, QMM_TYPE_Q8_K); }
 static void e_type_other(uint8_t *h) { put32(h + 8, QMM_TYPE_Q8_0); }
 static void e_type_huge(uint8_t *h) { put32(h + 8, 0xffffffffu); }
 static void e_slots0(uint8_t *h) { put32(h + 12, 0); }
@@ -238,7 +238,7 @@ int main(void) {
 
     /* unsupported types and shapes */
     size_t dummy;
-    CHECK(qmm_packed_size(ctx, QMM_TYPE_IQ2_XS, 256, 4, &dummy) == QMM_ERR_UNSUPPORTED, "IQ2_XS packable?");
+    CHECK(qmm_packed_size(ctx, QMM_TYPE_Q8_K, 256, 4, &dummy) == QMM_ERR_UNSUPPORTED, "Q8_K packable?");
     CHECK(qmm_packed_size(ctx, QMM_TYPE_Q4_0, 48, 4, &dummy) == QMM_ERR_INVALID_ARG, "k = 48 accepted");
     CHECK(qmm_packed_size(ctx, QMM_TYPE_Q4_0, 64, 0, &dummy) == QMM_ERR_INVALID_ARG, "n = 0 accepted");
     CHECK(qmm_packed_size(ctx, QMM_TYPE_Q4_0, 64, -5, &dummy) == QMM_ERR_INVALID_ARG, "n < 0 accepted");

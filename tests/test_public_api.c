@@ -100,16 +100,16 @@ static void test_families(void) {
             CHECK(f.required == 0 && f.runnable, "%s: a reference family needs nothing", f.name);
         }
     }
-    CHECK(n_ref == 16, "%d reference families", n_ref);
+    CHECK(n_ref == 25, "%d reference families", n_ref);
     qmm_family_desc f;
     EXPECT_ST(qmm_family_info(-1, &f), QMM_ERR_INVALID_ARG);
     EXPECT_ST(qmm_family_info(n, &f), QMM_ERR_INVALID_ARG);
     CHECK(strstr(qmm_last_error(), "out of range") != NULL, "message: %s", qmm_last_error());
     EXPECT_ST(qmm_family_info(0, NULL), QMM_ERR_INVALID_ARG);
     CHECK(qmm_family_find(NULL) == -1 && qmm_family_find("no_such_family") == -1, "find unknown");
-    CHECK(qmm_family_reference(QMM_TYPE_IQ2_XS) == -1 && qmm_family_reference((qmm_type)99) == -1, "reference of unsupported");
+    CHECK(qmm_family_reference(QMM_TYPE_Q8_K) == -1 && qmm_family_reference((qmm_type)99) == -1, "reference of unsupported");
     CHECK(qmm_type_packable(QMM_TYPE_Q4_K) && qmm_type_packable(QMM_TYPE_MXFP4) && qmm_type_packable(QMM_TYPE_BF16) &&
-              !qmm_type_packable(QMM_TYPE_IQ2_XS) && !qmm_type_packable(QMM_TYPE_TQ1_0) && !qmm_type_packable((qmm_type)-1) &&
+              !qmm_type_packable(QMM_TYPE_Q8_K) && !qmm_type_packable(QMM_TYPE_Q8_1) && !qmm_type_packable((qmm_type)-1) &&
               !qmm_type_packable((qmm_type)QMM_TYPE_COUNT),
           "unpackable types");
 

@@ -7,6 +7,7 @@
  *   ggml_mul_mat bench TYPE [--k K] [--n N] [--m M] [--threads T] [--llc BYTES] [--time X] [--no-repack]
  *   ggml_mul_mat accuracy TYPE K N M W.bin X.bin Y.bin [--threads T] [--no-repack]
  *   ggml_mul_mat accuracy-batch LIST [--threads T] [--no-repack]   (LIST: one "TYPE K N M W X Y" a line)
+ *   ggml_mul_mat quantize TYPE K N IN.f32 OUT.bin DEQ.f32
  *
  * The CPU back end is started as ggml users get it (bench/peer/ggml_peer.h):
  * weights in ggml's CPU_REPACK buffer where it takes the MUL_MAT, else the plain
@@ -22,7 +23,11 @@
  * or GOP/s of 2 m n k (prefill).
  *
  * accuracy: W.bin holds n rows of k in GGUF block layout, X.bin m x k f32, and
- * Y.bin gets ggml's MUL_MAT result, m x n f32 (row i = output of activation row i). */
+ * Y.bin gets ggml's MUL_MAT result, m x n f32 (row i = output of activation row i).
+ *
+ * quantize: n rows of k floats through ggml's own quantizer (an importance matrix of ones where the type needs
+ * one) into OUT.bin, and those blocks through ggml's dequantizer into DEQ.f32: known answers for the library's
+ * tests (tests/gen_known_answers.py). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime (peer_io.h) */
 #define PEER_PROG       "ggml_mul_mat"
 #include <math.h>
@@ -242,12 +247,34 @@ static int cmd_accuracy_batch(peer *P, const char *list) {
     return rc;
 }
 
+static int cmd_quantize(enum ggml_type type, int64_t k, int64_t n, const char *in, const char *out, const char *deq) {
+    const size_t rb = ggml_row_size(type, k), nf = (size_t)(k * n);
+    float *x = peer_read_exact(in, nf * 4), *imatrix = NULL, *y = malloc(nf * 4);
+    uint8_t *q = malloc(rb * (size_t)n);
+    int rc = 1;
+    if (!x || !y || !q)
+        goto done;
+    if (ggml_quantize_requires_imatrix(type)) {
+        if (!(imatrix = malloc((size_t)k * 4)))
+            goto done;
+        for (int64_t i = 0; i < k; i++)
+            imatrix[i] = 1.0f;
+    }
+    ggml_quantize_chunk(type, x, q, 0, n, k, imatrix);
+    ggml_get_type_traits(type)->to_float(q, y, (int64_t)nf);
+    rc = peer_write_exact(out, q, rb * (size_t)n) || peer_write_exact(deq, y, nf * 4);
+done:
+    free(x), free(imatrix), free(y), free(q);
+    return rc;
+}
+
 static int usage(void) {
     fprintf(stderr,
             "usage: ggml_mul_mat info\n"
             "       ggml_mul_mat bench TYPE [--k K] [--n N] [--m M] [--threads T] [--llc BYTES] [--time X] [--no-repack]\n"
             "       ggml_mul_mat accuracy TYPE K N M W.bin X.bin Y.bin [--threads T] [--no-repack]\n"
-            "       ggml_mul_mat accuracy-batch LIST [--threads T] [--no-repack]\n");
+            "       ggml_mul_mat accuracy-batch LIST [--threads T] [--no-repack]\n"
+            "       ggml_mul_mat quantize TYPE K N IN.f32 OUT.bin DEQ.f32\n");
     return 2;
 }
 
@@ -313,6 +340,8 @@ int main(int argc, char **argv) {
         rc = 1;
     } else if (!strcmp(cmd, "bench") && npos == 1) {
         rc = cmd_bench(&P, type, k, n, m, llc ? llc : peer_detect_llc(), tscale);
+    } else if (!strcmp(cmd, "quantize") && npos == 6) {
+        rc = cmd_quantize(type, atoll(pos[1]), atoll(pos[2]), pos[3], pos[4], pos[5]);
     } else if (!strcmp(cmd, "accuracy") && npos == 7) {
         rc = cmd_accuracy(&P, type, atoll(pos[1]), atoll(pos[2]), atoll(pos[3]), pos[4], pos[5], pos[6]);
     } else {

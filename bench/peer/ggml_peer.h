@@ -149,7 +149,12 @@ static inline void *peer_make_weights(enum ggml_type type, int64_t k, int64_t ro
     }
     for (int64_t i = 0; i < k * distinct; i++)
         f[i] = peer_rngf(rng);
-    ggml_quantize_chunk(type, f, q, 0, distinct, k, NULL);
+    /* the IQ1 / IQ2 types' quantizers need an importance matrix: uniform weights */
+    float *imatrix = ggml_quantize_requires_imatrix(type) ? malloc(sizeof(float) * (size_t)k) : NULL;
+    for (int64_t i = 0; imatrix && i < k; i++)
+        imatrix[i] = 1.0f;
+    ggml_quantize_chunk(type, f, q, 0, distinct, k, imatrix);
+    free(imatrix);
     for (int64_t r = distinct; r < rows; r++)
         memcpy(q + rb * (size_t)r, q + rb * (size_t)(r % distinct), rb);
     free(f);

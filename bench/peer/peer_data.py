@@ -3,11 +3,14 @@ bench/peer/one_matrix_gguf.py, bench/peer/moe_data.py).
 
 Weights: Gaussian-ish floats (sigma 0.02, 1% of them x5, as trained LLM weights
 look) quantized with the `gguf` package's quantizer (bit-exact with ggml's
-reference quantizers) where it has one (F16, BF16, the legacy types, MXFP4); for
+reference quantizers) where it has one (F16, BF16, the legacy types, MXFP4, TQ1_0, TQ2_0); for
 the types it only dequantizes:
 - the K-quants: valid random blocks as tests/gen_format_vectors.py makes them,
   but with realistic scales: random codes and sub-scales, positive fp16
   super-block scales drawn around a base that gives weights of about +-0.05 to 0.1;
+- the i-quant grid types (IQ1_*, IQ2_*, IQ3_*): random valid blocks with a realistic positive d (every grid
+  index, sign and sub-scale code is valid; ggml's quantizers for them need an importance matrix and a search);
+  TQ1_0 and TQ2_0 from the `gguf` package's quantizer;
 - IQ4_NL, IQ4_XS: the same floats through a plain nearest-level quantizer written
   here (not ggml's search, which tries several scales): the block's largest |w|
   lands on the level -127 (IQ4_XS: each 32-block's scale as a 6-bit multiple of a
@@ -29,8 +32,17 @@ K_BLOCKS = {
     T.Q6_K: ((208,), 210, 0.00002),
 }
 
+# The i-quant grid types: random valid blocks (every index, sign and sub-scale code is valid) with a positive
+# fp16 d at its offset (None: IQ1_M, whose d is the top nibbles of its 4 scale words, bytes 48..55), the block
+# size, and a base d giving weights of about +-0.05 (the integer form's factor times sub-scale times level).
+IQ_BLOCKS = {
+    T.IQ2_XXS: (0, 66, 0.0003), T.IQ2_XS: (0, 74, 0.0003), T.IQ2_S: (0, 82, 0.0003),
+    T.IQ3_XXS: (0, 98, 0.0001), T.IQ3_S: (0, 110, 0.0001), T.IQ1_S: (0, 50, 0.003), T.IQ1_M: (None, 56, 0.003),
+}
+
 TYPES = {t.name: t for t in (T.F32, T.F16, T.Q4_0, T.Q8_0, T.Q4_1, T.Q5_0, T.Q5_1, T.Q2_K, T.Q3_K, T.Q4_K, T.Q5_K, T.Q6_K,
-                             T.IQ4_NL, T.IQ4_XS, T.MXFP4, T.BF16)}
+                             T.IQ4_NL, T.IQ4_XS, T.MXFP4, T.BF16, T.IQ1_S, T.IQ1_M, T.IQ2_XXS, T.IQ2_XS, T.IQ2_S,
+                             T.IQ3_XXS, T.IQ3_S, T.TQ1_0, T.TQ2_0)}
 
 
 def weight_floats(rng, n, k):
@@ -104,6 +116,16 @@ def weights(rng, t, n, k):
         return weight_floats(rng, n, k).view(np.uint8).reshape(n, -1)
     if t == T.F16:
         return weight_floats(rng, n, k).astype(np.float16).view(np.uint8).reshape(n, -1)
+    if t in IQ_BLOCKS:
+        off, size, base = IQ_BLOCKS[t]
+        b = rng.integers(0, 256, size=(n * k // 256, size), dtype=np.uint8)
+        d = (base * rng.uniform(0.5, 1.5, size=b.shape[0])).astype(np.float16).view(np.uint16)
+        if off is None:
+            for i in range(4):
+                b[:, 49 + 2 * i] = (b[:, 49 + 2 * i] & 0x0F) | (((d >> (4 * i)) & 0x0F) << 4).astype(np.uint8)
+        else:
+            b[:, off:off + 2] = d.view(np.uint8).reshape(-1, 2)
+        return b.reshape(n, -1)
     if t in K_BLOCKS:
         offs, size, base = K_BLOCKS[t]
         b = rng.integers(0, 256, size=(n * k // 256, size), dtype=np.uint8)

@@ -5,7 +5,9 @@
 
 #include "formats/formats.h"
 
-static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 int qmm_type_is_iq_grid(qmm_type t) {
@@ -128,7 +130,7 @@ float qmm_iq_factor(qmm_type t, const void *block) {
 /* ggml's float formulas, per super-block: the scale of each element's group
  * first (one rounding), then times the level (one more), the sign exact. */
 static void dequantize_block(qmm_type t, const void *block, float *y) {
-    const float d = t == QMM_TYPE_IQ1_M ? qmm_fp16_to_fp32(qmm_iq1_m_d(block))
+    const float d = t == QMM_TYPE_IQ1_M   ? qmm_fp16_to_fp32(qmm_iq1_m_d(block))
                     : t == QMM_TYPE_TQ1_0 ? qmm_fp16_to_fp32(((const qmm_block_tq1_0 *)block)->d)
                     : t == QMM_TYPE_TQ2_0 ? qmm_fp16_to_fp32(((const qmm_block_tq2_0 *)block)->d)
                                           : qmm_fp16_to_fp32(*(const uint16_t *)block);
@@ -145,7 +147,7 @@ static void dequantize_block(qmm_type t, const void *block, float *y) {
         case QMM_TYPE_IQ3_XXS: y[l] = d * (0.5f + (float)((sc - 1) / 2)) * 0.5f * (float)mag * sign; break;
         case QMM_TYPE_IQ3_S: y[l] = d * (float)sc * (float)mag * sign; break;
         case QMM_TYPE_IQ1_S:
-        case QMM_TYPE_IQ1_M: { /* d * (2 s + 1) * (g + delta), w = 8 g + (delta < 0 ? -1 : 1) */
+        case QMM_TYPE_IQ1_M: {                        /* d * (2 s + 1) * (g + delta), w = 8 g + (delta < 0 ? -1 : 1) */
             const int neg = ((unsigned)w & 7u) == 7u; /* w mod 8: 1 for +delta, 7 for -delta */
             const int g = (w + (neg ? 1 : -1)) / 8;
             y[l] = d * (float)sc * ((float)g + (neg ? -0.125f : 0.125f));

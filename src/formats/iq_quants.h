@@ -58,14 +58,14 @@ typedef struct qmm_block_iq3_s {
 
 typedef struct qmm_block_iq1_s {
     uint16_t d;
-    uint8_t qs[32];  /* per 8 elements: grid index bits 0..7 */
-    uint16_t qh[8];  /* per 32-block: index bits 8..10 of group g at bits 3g; s at 12..14; bit 15: delta < 0 */
+    uint8_t qs[32]; /* per 8 elements: grid index bits 0..7 */
+    uint16_t qh[8]; /* per 32-block: index bits 8..10 of group g at bits 3g; s at 12..14; bit 15: delta < 0 */
 } qmm_block_iq1_s;
 
 typedef struct qmm_block_iq1_m {
-    uint8_t qs[32];     /* per 8 elements: grid index bits 0..7 */
-    uint8_t qh[16];     /* per 8 elements a nibble (byte g / 2, low first): index bits 8..10, bit 3: delta < 0 */
-    uint8_t scales[8];  /* 4 LE uint16: 3-bit s per 16 elements (4 per uint16); fp16 d in their top nibbles */
+    uint8_t qs[32];    /* per 8 elements: grid index bits 0..7 */
+    uint8_t qh[16];    /* per 8 elements a nibble (byte g / 2, low first): index bits 8..10, bit 3: delta < 0 */
+    uint8_t scales[8]; /* 4 LE uint16: 3-bit s per 16 elements (4 per uint16); fp16 d in their top nibbles */
 } qmm_block_iq1_m;
 
 typedef struct qmm_block_tq1_0 {

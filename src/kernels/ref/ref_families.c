@@ -405,8 +405,8 @@ static void ref_iq2_xxs_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
     qmm_ref_gemm_quant(QMM_TYPE_IQ2_XXS, m, n, k, a, w, y, ys);
 }
 const qmm_family qmm_family_ref_iq2_xxs =
-    QMM_REF_DESCRIPTOR("ref_iq2_xxs", QMM_TYPE_IQ2_XXS, ref_iq2_xxs_w_size, ref_iq2_xxs_w_offset, ref_iq2_xxs_w_pack, ref_iq2_xxs_read_row,
-                       ref_iq2_xxs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq2_xxs_gemm);
+    QMM_REF_DESCRIPTOR("ref_iq2_xxs", QMM_TYPE_IQ2_XXS, ref_iq2_xxs_w_size, ref_iq2_xxs_w_offset, ref_iq2_xxs_w_pack,
+                       ref_iq2_xxs_read_row, ref_iq2_xxs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq2_xxs_gemm);
 
 static size_t ref_iq2_xs_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ2_XS, k, n); }
 static size_t ref_iq2_xs_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ2_XS, n_idx, k); }
@@ -426,8 +426,8 @@ static void ref_iq2_xs_gemm(int64_t m, int64_t n, int64_t k, const void *a, cons
     qmm_ref_gemm_quant(QMM_TYPE_IQ2_XS, m, n, k, a, w, y, ys);
 }
 const qmm_family qmm_family_ref_iq2_xs =
-    QMM_REF_DESCRIPTOR("ref_iq2_xs", QMM_TYPE_IQ2_XS, ref_iq2_xs_w_size, ref_iq2_xs_w_offset, ref_iq2_xs_w_pack, ref_iq2_xs_read_row,
-                       ref_iq2_xs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq2_xs_gemm);
+    QMM_REF_DESCRIPTOR("ref_iq2_xs", QMM_TYPE_IQ2_XS, ref_iq2_xs_w_size, ref_iq2_xs_w_offset, ref_iq2_xs_w_pack,
+                       ref_iq2_xs_read_row, ref_iq2_xs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq2_xs_gemm);
 
 static size_t ref_iq2_s_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ2_S, k, n); }
 static size_t ref_iq2_s_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ2_S, n_idx, k); }
@@ -468,8 +468,8 @@ static void ref_iq3_xxs_gemm(int64_t m, int64_t n, int64_t k, const void *a, con
     qmm_ref_gemm_quant(QMM_TYPE_IQ3_XXS, m, n, k, a, w, y, ys);
 }
 const qmm_family qmm_family_ref_iq3_xxs =
-    QMM_REF_DESCRIPTOR("ref_iq3_xxs", QMM_TYPE_IQ3_XXS, ref_iq3_xxs_w_size, ref_iq3_xxs_w_offset, ref_iq3_xxs_w_pack, ref_iq3_xxs_read_row,
-                       ref_iq3_xxs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq3_xxs_gemm);
+    QMM_REF_DESCRIPTOR("ref_iq3_xxs", QMM_TYPE_IQ3_XXS, ref_iq3_xxs_w_size, ref_iq3_xxs_w_offset, ref_iq3_xxs_w_pack,
+                       ref_iq3_xxs_read_row, ref_iq3_xxs_w_unpack_row, QMM_REF_ACT_Q8, ref_iq3_xxs_gemm);
 
 static size_t ref_iq3_s_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ3_S, k, n); }
 static size_t ref_iq3_s_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ3_S, n_idx, k); }
