@@ -25,7 +25,7 @@
 #ifndef QMM_IQ_GRID_NEON_H
 #define QMM_IQ_GRID_NEON_H
 
-#include "kernels/arm/neon_common.h"
+#include "kernels/arm/neon_driver.h" /* QMM_NEON_FAMILY, the descriptor */
 #include "kernels/ref/ref_kernels.h"
 
 #define QMM_IQN_CHUNK 8   /* super-blocks expanded per pass: 8 x 8 x 160 = 10 KiB of scratch, L1-resident */
@@ -409,20 +409,5 @@ static inline size_t qmm_iqn_act_offset(int64_t m_idx, int64_t k) { return qmm_n
 static inline void qmm_iqn_act_pack(int arrangement, int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
     qmm_neon_act_layout_pack(0, arrangement, m, k, x, xs, dst);
 }
-
-/* The descriptor of family name_ for weights of type wtype_ in the arrangement (ROWS4: dotprod, its fallback the
- * reference; PAIRS: i8mm, its fallback the dotprod family), with its entry points: as QMM_NEON_FAMILY, the
- * weights plain GGUF rows (kr 1: no k interleave). */
-#define QMM_IQN_FAMILY(name_, wtype_, arrangement, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, act_size_,           \
-                       act_offset_, act_pack_, gemm_)                                                                            \
-    {                                                                                                                            \
-        .name = name_, .wtype = wtype_,                                                                                          \
-        .required =                                                                                                              \
-            (arrangement) == QMM_NEON_PAIRS ? QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM : QMM_CPU_NEON | QMM_CPU_DOTPROD,    \
-        .fallback_hides = (arrangement) == QMM_NEON_PAIRS ? QMM_CPU_I8MM : QMM_CPU_DOTPROD, .flags = 0, .layout_id = 1,          \
-        .mr = QMM_NEON_MR, .nr = QMM_NEON_NR, .kr = 1, .sr = 1, .n_step = QMM_NEON_NR, .w_packed_size = w_size_,                 \
-        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,               \
-        .act = {QMM_NEON_MR, act_size_, act_offset_, act_pack_}, .act_gemv = {0, NULL, NULL, NULL}, .gemm = gemm_, .gemv = NULL, \
-    }
 
 #endif

@@ -27,6 +27,6 @@ static void neon_i8mm_iq1_m_gemm(int64_t m, int64_t n, int64_t k, const void *a,
 }
 
 const qmm_family qmm_family_neon_i8mm_iq1_m =
-    QMM_IQN_FAMILY("neon_i8mm_iq1_m", QMM_TYPE_IQ1_M, QMM_NEON_PAIRS, neon_i8mm_iq1_m_w_size, neon_i8mm_iq1_m_w_offset,
-                   neon_i8mm_iq1_m_w_pack, neon_i8mm_iq1_m_w_read_row, neon_i8mm_iq1_m_w_unpack_row, neon_i8mm_iq1_m_act_size,
-                   neon_i8mm_iq1_m_act_offset, neon_i8mm_iq1_m_act_pack, neon_i8mm_iq1_m_gemm);
+    QMM_NEON_FAMILY("neon_i8mm_iq1_m", QMM_TYPE_IQ1_M, QMM_NEON_PAIRS, neon_i8mm_iq1_m_w_size, neon_i8mm_iq1_m_w_offset,
+                    neon_i8mm_iq1_m_w_pack, neon_i8mm_iq1_m_w_read_row, neon_i8mm_iq1_m_w_unpack_row, neon_i8mm_iq1_m_act_size,
+                    neon_i8mm_iq1_m_act_offset, neon_i8mm_iq1_m_act_pack, neon_i8mm_iq1_m_gemm);

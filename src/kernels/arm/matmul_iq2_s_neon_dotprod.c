@@ -26,7 +26,7 @@ static void neon_dotprod_iq2_s_gemm(int64_t m, int64_t n, int64_t k, const void 
     qmm_iqn_gemm(QMM_TYPE_IQ2_S, QMM_NEON_ROWS4, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_neon_dotprod_iq2_s = QMM_IQN_FAMILY(
+const qmm_family qmm_family_neon_dotprod_iq2_s = QMM_NEON_FAMILY(
     "neon_dotprod_iq2_s", QMM_TYPE_IQ2_S, QMM_NEON_ROWS4, neon_dotprod_iq2_s_w_size, neon_dotprod_iq2_s_w_offset,
     neon_dotprod_iq2_s_w_pack, neon_dotprod_iq2_s_w_read_row, neon_dotprod_iq2_s_w_unpack_row, neon_dotprod_iq2_s_act_size,
     neon_dotprod_iq2_s_act_offset, neon_dotprod_iq2_s_act_pack, neon_dotprod_iq2_s_gemm);

@@ -27,6 +27,6 @@ static void neon_i8mm_iq2_xs_gemm(int64_t m, int64_t n, int64_t k, const void *a
 }
 
 const qmm_family qmm_family_neon_i8mm_iq2_xs =
-    QMM_IQN_FAMILY("neon_i8mm_iq2_xs", QMM_TYPE_IQ2_XS, QMM_NEON_PAIRS, neon_i8mm_iq2_xs_w_size, neon_i8mm_iq2_xs_w_offset,
-                   neon_i8mm_iq2_xs_w_pack, neon_i8mm_iq2_xs_w_read_row, neon_i8mm_iq2_xs_w_unpack_row, neon_i8mm_iq2_xs_act_size,
-                   neon_i8mm_iq2_xs_act_offset, neon_i8mm_iq2_xs_act_pack, neon_i8mm_iq2_xs_gemm);
+    QMM_NEON_FAMILY("neon_i8mm_iq2_xs", QMM_TYPE_IQ2_XS, QMM_NEON_PAIRS, neon_i8mm_iq2_xs_w_size, neon_i8mm_iq2_xs_w_offset,
+                    neon_i8mm_iq2_xs_w_pack, neon_i8mm_iq2_xs_w_read_row, neon_i8mm_iq2_xs_w_unpack_row,
+                    neon_i8mm_iq2_xs_act_size, neon_i8mm_iq2_xs_act_offset, neon_i8mm_iq2_xs_act_pack, neon_i8mm_iq2_xs_gemm);

@@ -26,7 +26,7 @@ static void neon_dotprod_iq2_xxs_gemm(int64_t m, int64_t n, int64_t k, const voi
     qmm_iqn_gemm(QMM_TYPE_IQ2_XXS, QMM_NEON_ROWS4, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_neon_dotprod_iq2_xxs = QMM_IQN_FAMILY(
+const qmm_family qmm_family_neon_dotprod_iq2_xxs = QMM_NEON_FAMILY(
     "neon_dotprod_iq2_xxs", QMM_TYPE_IQ2_XXS, QMM_NEON_ROWS4, neon_dotprod_iq2_xxs_w_size, neon_dotprod_iq2_xxs_w_offset,
     neon_dotprod_iq2_xxs_w_pack, neon_dotprod_iq2_xxs_w_read_row, neon_dotprod_iq2_xxs_w_unpack_row,
     neon_dotprod_iq2_xxs_act_size, neon_dotprod_iq2_xxs_act_offset, neon_dotprod_iq2_xxs_act_pack, neon_dotprod_iq2_xxs_gemm);

@@ -27,6 +27,6 @@ static void neon_i8mm_iq3_s_gemm(int64_t m, int64_t n, int64_t k, const void *a,
 }
 
 const qmm_family qmm_family_neon_i8mm_iq3_s =
-    QMM_IQN_FAMILY("neon_i8mm_iq3_s", QMM_TYPE_IQ3_S, QMM_NEON_PAIRS, neon_i8mm_iq3_s_w_size, neon_i8mm_iq3_s_w_offset,
-                   neon_i8mm_iq3_s_w_pack, neon_i8mm_iq3_s_w_read_row, neon_i8mm_iq3_s_w_unpack_row, neon_i8mm_iq3_s_act_size,
-                   neon_i8mm_iq3_s_act_offset, neon_i8mm_iq3_s_act_pack, neon_i8mm_iq3_s_gemm);
+    QMM_NEON_FAMILY("neon_i8mm_iq3_s", QMM_TYPE_IQ3_S, QMM_NEON_PAIRS, neon_i8mm_iq3_s_w_size, neon_i8mm_iq3_s_w_offset,
+                    neon_i8mm_iq3_s_w_pack, neon_i8mm_iq3_s_w_read_row, neon_i8mm_iq3_s_w_unpack_row, neon_i8mm_iq3_s_act_size,
+                    neon_i8mm_iq3_s_act_offset, neon_i8mm_iq3_s_act_pack, neon_i8mm_iq3_s_gemm);

@@ -27,6 +27,6 @@ static void neon_i8mm_tq1_0_gemm(int64_t m, int64_t n, int64_t k, const void *a,
 }
 
 const qmm_family qmm_family_neon_i8mm_tq1_0 =
-    QMM_IQN_FAMILY("neon_i8mm_tq1_0", QMM_TYPE_TQ1_0, QMM_NEON_PAIRS, neon_i8mm_tq1_0_w_size, neon_i8mm_tq1_0_w_offset,
-                   neon_i8mm_tq1_0_w_pack, neon_i8mm_tq1_0_w_read_row, neon_i8mm_tq1_0_w_unpack_row, neon_i8mm_tq1_0_act_size,
-                   neon_i8mm_tq1_0_act_offset, neon_i8mm_tq1_0_act_pack, neon_i8mm_tq1_0_gemm);
+    QMM_NEON_FAMILY("neon_i8mm_tq1_0", QMM_TYPE_TQ1_0, QMM_NEON_PAIRS, neon_i8mm_tq1_0_w_size, neon_i8mm_tq1_0_w_offset,
+                    neon_i8mm_tq1_0_w_pack, neon_i8mm_tq1_0_w_read_row, neon_i8mm_tq1_0_w_unpack_row, neon_i8mm_tq1_0_act_size,
+                    neon_i8mm_tq1_0_act_offset, neon_i8mm_tq1_0_act_pack, neon_i8mm_tq1_0_gemm);
