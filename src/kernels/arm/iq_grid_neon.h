@@ -39,50 +39,57 @@ static inline uint32_t qmm_iqn_le32(const uint8_t *p) {
 
 static inline unsigned qmm_iqn_le16(const uint8_t *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
 
-static inline uint64_t qmm_iqn_grid8(const uint8_t *g) {
-    uint64_t v;
-    memcpy(&v, g, 8);
-    return v;
+/* Whether the kind has one sub-scale per 32-block (sc_a == sc_b): one dot per block then serves. */
+static inline int qmm_iqn_one_scale(qmm_type kind) {
+    return kind != QMM_TYPE_IQ2_XS && kind != QMM_TYPE_IQ2_S && kind != QMM_TYPE_IQ1_M;
 }
 
-static inline uint64_t qmm_iqn_grid4x2(const uint8_t *g0, const uint8_t *g1) {
-    uint32_t a, b;
-    memcpy(&a, g0, 4);
-    memcpy(&b, g1, 4);
-    return (uint64_t)a | (uint64_t)b << 32;
+/* Two 8-byte grid entries as one vector (a load and a lane load; AArch64 loads need no alignment). */
+static inline __attribute__((always_inline)) uint8x16_t qmm_iqn_grid8x2(const uint8_t *p0, const uint8_t *p1) {
+    const uint64x2_t v = vcombine_u64(vld1_u64((const uint64_t *)(const void *)p0), vcreate_u64(0));
+    return vreinterpretq_u8_u64(vld1q_lane_u64((const uint64_t *)(const void *)p1, v, 1));
 }
 
-/* The 4 groups' sign bytes of a 32-block (lanes 0..3 of s4; bit l set: element l of the group negative) applied
- * to the unsigned magnitudes g[4]: each byte spread over its group by tbl, turned into a mask by vtst against
- * {1, 2, .., 128}, then negate / select. */
-static inline __attribute__((always_inline)) void qmm_iqn_signed(const uint64_t g[4], uint8x8_t s4, int8x16_t lv[2]) {
-    static const uint8_t spread[32] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                                       2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
+/* Four 4-byte grid entries (IQ3) as one vector. */
+static inline __attribute__((always_inline)) uint8x16_t qmm_iqn_grid4x4(const uint8_t *p0, const uint8_t *p1, const uint8_t *p2,
+                                                                        const uint8_t *p3) {
+    uint32x4_t v = vld1q_dup_u32((const uint32_t *)(const void *)p0);
+    v = vld1q_lane_u32((const uint32_t *)(const void *)p1, v, 1);
+    v = vld1q_lane_u32((const uint32_t *)(const void *)p2, v, 2);
+    return vreinterpretq_u8_u32(vld1q_lane_u32((const uint32_t *)(const void *)p3, v, 3));
+}
+
+/* The 4 groups' sign bytes of a 32-block (group q's at byte stride * q of sv; bit l set: element l of the group
+ * negative) applied to the unsigned magnitudes mag[2]: each byte spread over its group by tbl, turned into a mask
+ * by vtst against {1, 2, .., 128}, then negate / select. */
+static inline __attribute__((always_inline)) void qmm_iqn_signed(const uint8x16_t mag[2], uint8x16_t sv, const int stride,
+                                                                 int8x16_t lv[2]) {
     static const uint8_t bits[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
-    const uint8x16_t st = vcombine_u8(s4, s4), bv = vld1q_u8(bits);
+    const uint8x16_t bv = vld1q_u8(bits);
     for (int h = 0; h < 2; h++) {
-        const int8x16_t mag = vreinterpretq_s8_u64(vcombine_u64(vcreate_u64(g[2 * h]), vcreate_u64(g[2 * h + 1])));
-        const uint8x16_t neg = vtstq_u8(vqtbl1q_u8(st, vld1q_u8(spread + 16 * h)), bv);
-        lv[h] = vbslq_s8(neg, vnegq_s8(mag), mag);
+        const uint8x16_t idx = vcombine_u8(vdup_n_u8((uint8_t)(stride * 2 * h)), vdup_n_u8((uint8_t)(stride * (2 * h + 1))));
+        const uint8x16_t neg = vtstq_u8(vqtbl1q_u8(sv, idx), bv);
+        const int8x16_t m = vreinterpretq_s8_u8(mag[h]);
+        lv[h] = vbslq_s8(neg, vnegq_s8(m), m);
     }
 }
 
-/* Four 7-bit sign codes (lanes 0..3 of c, in the low 7 bits) as sign bytes: bit 7 is the parity of the code
- * (qmm_iq_sign_bits; the count of negatives is even). */
-static inline __attribute__((always_inline)) uint8x8_t qmm_iqn_codes(uint16x4_t c) {
-    const uint8x8_t c7 = vand_u8(vmovn_u16(vcombine_u16(c, c)), vdup_n_u8(127));
-    return vorr_u8(c7, vshl_n_u8(vcnt_u8(c7), 7));
+/* 7-bit sign codes (the low 7 bits of some bytes of c) as sign bytes: bit 7 the parity of the code
+ * (qmm_iq_sign_bits; the count of negatives is even). Bytes that are not codes come out as garbage. */
+static inline __attribute__((always_inline)) uint8x16_t qmm_iqn_codes(uint8x16_t c) {
+    const uint8x16_t c7 = vandq_u8(c, vdupq_n_u8(127));
+    return vorrq_u8(c7, vshlq_n_u8(vcntq_u8(c7), 7));
 }
 
-/* The codes at bits 7 q of aux (IQ2_XXS, IQ3_XXS). */
-static inline __attribute__((always_inline)) uint8x8_t qmm_iqn_codes32(uint32_t aux) {
+/* The four codes at bits 7 q of aux (IQ2_XXS, IQ3_XXS), code q at byte 4 q. */
+static inline __attribute__((always_inline)) uint8x16_t qmm_iqn_codes32(uint32_t aux) {
     static const int32_t sh[4] = {0, -7, -14, -21};
-    return qmm_iqn_codes(vmovn_u32(vshlq_u32(vdupq_n_u32(aux), vld1q_s32(sh))));
+    return qmm_iqn_codes(vreinterpretq_u8_u32(vshlq_u32(vdupq_n_u32(aux), vld1q_s32(sh))));
 }
 
 /* IQ1: two groups of the -1 / 0 / 1 grid with their deltas (+-1), 8 g + delta. */
-static inline __attribute__((always_inline)) int8x16_t qmm_iqn_iq1(uint64_t g0, uint64_t g1, int d0, int d1) {
-    const int8x16_t g = vreinterpretq_s8_u64(vcombine_u64(vcreate_u64(g0), vcreate_u64(g1)));
+static inline __attribute__((always_inline)) int8x16_t qmm_iqn_iq1(uint8x16_t gv, int d0, int d1) {
+    const int8x16_t g = vreinterpretq_s8_u8(gv);
     return vaddq_s8(vshlq_n_s8(g, 3), vcombine_s8(vdup_n_s8((int8_t)d0), vdup_n_s8((int8_t)d1)));
 }
 
@@ -99,54 +106,66 @@ static inline __attribute__((always_inline)) int8x16_t qmm_iqn_trits(uint8x16_t 
  * two sub-scales sc[0], sc[1] (qmm_iq_level / qmm_iq_subscale, expanded). */
 static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, const uint8_t *blk, int j, int8x16_t lv[2],
                                                                  int32_t sc[2]) {
-    uint64_t g[4];
-    uint8x8_t s4;
+    uint8x16_t mag[2], sv;
+    int stride;
     switch (kind) {
     case QMM_TYPE_IQ2_XXS: {
         const qmm_block_iq2_xxs *b = (const qmm_block_iq2_xxs *)blk;
-        const uint32_t aux = qmm_iqn_le32(b->qs + 8 * j + 4);
-        for (int q = 0; q < 4; q++)
-            g[q] = qmm_iqn_grid8(qmm_grid_iq2xxs[b->qs[8 * j + q]]);
-        s4 = qmm_iqn_codes32(aux);
+        const uint8_t *q = b->qs + 8 * j;
+        const uint32_t aux = qmm_iqn_le32(q + 4);
+        mag[0] = qmm_iqn_grid8x2(qmm_grid_iq2xxs[q[0]], qmm_grid_iq2xxs[q[1]]);
+        mag[1] = qmm_iqn_grid8x2(qmm_grid_iq2xxs[q[2]], qmm_grid_iq2xxs[q[3]]);
+        sv = qmm_iqn_codes32(aux), stride = 4;
         sc[0] = sc[1] = 2 * (int32_t)(aux >> 28) + 1;
         break;
     }
     case QMM_TYPE_IQ2_XS: {
         const qmm_block_iq2_xs *b = (const qmm_block_iq2_xs *)blk;
-        for (int q = 0; q < 4; q++)
-            g[q] = qmm_iqn_grid8(qmm_grid_iq2xs[qmm_iqn_le16((const uint8_t *)(b->qs + 4 * j + q)) & 511u]);
-        s4 = qmm_iqn_codes(vshr_n_u16(vld1_u16(b->qs + 4 * j), 9));
+        const uint8_t *q = (const uint8_t *)(b->qs + 4 * j);
+        for (int h = 0; h < 2; h++)
+            mag[h] = qmm_iqn_grid8x2(qmm_grid_iq2xs[qmm_iqn_le16(q + 4 * h) & 511u],
+                                     qmm_grid_iq2xs[qmm_iqn_le16(q + 4 * h + 2) & 511u]);
+        /* 16 bytes from group 4 j: within the block (the scales follow the 64 bytes of qs) */
+        sv = qmm_iqn_codes(vreinterpretq_u8_u16(vshrq_n_u16(vld1q_u16(b->qs + 4 * j), 9))), stride = 2;
         sc[0] = 2 * (b->scales[j] & 15) + 1;
         sc[1] = 2 * (b->scales[j] >> 4) + 1;
         break;
     }
     case QMM_TYPE_IQ2_S: {
         const qmm_block_iq2_s *b = (const qmm_block_iq2_s *)blk;
-        for (int q = 0; q < 4; q++)
-            g[q] = qmm_iqn_grid8(qmm_grid_iq2s[b->qs[4 * j + q] | ((b->qh[j] >> (2 * q)) & 3u) << 8]);
-        s4 = vreinterpret_u8_u32(vdup_n_u32(qmm_iqn_le32(b->signs + 4 * j)));
+        const unsigned qh = b->qh[j];
+        const uint8_t *q = b->qs + 4 * j;
+        for (int h = 0; h < 2; h++)
+            mag[h] = qmm_iqn_grid8x2(qmm_grid_iq2s[q[2 * h] | ((qh >> (4 * h)) & 3u) << 8],
+                                     qmm_grid_iq2s[q[2 * h + 1] | ((qh >> (4 * h + 2)) & 3u) << 8]);
+        const uint8x8_t s8 = vld1_u8(b->signs + 4 * j); /* 8 bytes: within the block (qh follows) */
+        sv = vcombine_u8(s8, s8), stride = 1;
         sc[0] = 2 * (b->scales[j] & 15) + 1;
         sc[1] = 2 * (b->scales[j] >> 4) + 1;
         break;
     }
     case QMM_TYPE_IQ3_XXS: {
         const qmm_block_iq3_xxs *b = (const qmm_block_iq3_xxs *)blk;
+        const uint8_t *q = b->qs + 8 * j;
         const uint32_t aux = qmm_iqn_le32(b->signs + 4 * j);
-        for (int q = 0; q < 4; q++)
-            g[q] = qmm_iqn_grid4x2(qmm_grid_iq3xxs[b->qs[8 * j + 2 * q]], qmm_grid_iq3xxs[b->qs[8 * j + 2 * q + 1]]);
-        s4 = qmm_iqn_codes32(aux);
+        for (int h = 0; h < 2; h++)
+            mag[h] = qmm_iqn_grid4x4(qmm_grid_iq3xxs[q[4 * h]], qmm_grid_iq3xxs[q[4 * h + 1]], qmm_grid_iq3xxs[q[4 * h + 2]],
+                                     qmm_grid_iq3xxs[q[4 * h + 3]]);
+        sv = qmm_iqn_codes32(aux), stride = 4;
         sc[0] = sc[1] = 2 * (int32_t)(aux >> 28) + 1;
         break;
     }
     case QMM_TYPE_IQ3_S: {
         const qmm_block_iq3_s *b = (const qmm_block_iq3_s *)blk;
         const unsigned qh = b->qh[j];
-        for (int q = 0; q < 4; q++) {
-            const unsigned i0 = b->qs[8 * j + 2 * q] | ((qh >> (2 * q)) & 1u) << 8;
-            const unsigned i1 = b->qs[8 * j + 2 * q + 1] | ((qh >> (2 * q + 1)) & 1u) << 8;
-            g[q] = qmm_iqn_grid4x2(qmm_grid_iq3s[i0], qmm_grid_iq3s[i1]);
-        }
-        s4 = vreinterpret_u8_u32(vdup_n_u32(qmm_iqn_le32(b->signs + 4 * j)));
+        const uint8_t *q = b->qs + 8 * j;
+        for (int h = 0; h < 2; h++)
+            mag[h] = qmm_iqn_grid4x4(qmm_grid_iq3s[q[4 * h] | ((qh >> (4 * h)) & 1u) << 8],
+                                     qmm_grid_iq3s[q[4 * h + 1] | ((qh >> (4 * h + 1)) & 1u) << 8],
+                                     qmm_grid_iq3s[q[4 * h + 2] | ((qh >> (4 * h + 2)) & 1u) << 8],
+                                     qmm_grid_iq3s[q[4 * h + 3] | ((qh >> (4 * h + 3)) & 1u) << 8]);
+        const uint8x8_t s8 = vld1_u8(b->signs + 4 * j); /* 8 bytes: within the block (the scales follow) */
+        sv = vcombine_u8(s8, s8), stride = 1;
         sc[0] = sc[1] = 2 * ((b->scales[j / 2] >> (4 * (j % 2))) & 15) + 1;
         break;
     }
@@ -154,23 +173,22 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
         const qmm_block_iq1_s *b = (const qmm_block_iq1_s *)blk;
         const unsigned qh = qmm_iqn_le16((const uint8_t *)b->qh + 2 * j);
         const int delta = qh & 0x8000u ? -1 : 1;
-        for (int q = 0; q < 4; q++)
-            g[q] = qmm_iqn_grid8((const uint8_t *)qmm_grid_iq1s[b->qs[4 * j + q] | ((qh >> (3 * q)) & 7u) << 8]);
-        lv[0] = qmm_iqn_iq1(g[0], g[1], delta, delta);
-        lv[1] = qmm_iqn_iq1(g[2], g[3], delta, delta);
+        const uint8_t *q = b->qs + 4 * j;
+        for (int h = 0; h < 2; h++)
+            lv[h] = qmm_iqn_iq1(qmm_iqn_grid8x2((const uint8_t *)qmm_grid_iq1s[q[2 * h] | ((qh >> (6 * h)) & 7u) << 8],
+                                                (const uint8_t *)qmm_grid_iq1s[q[2 * h + 1] | ((qh >> (6 * h + 3)) & 7u) << 8]),
+                                delta, delta);
         sc[0] = sc[1] = 2 * (int32_t)((qh >> 12) & 7) + 1;
         return;
     }
     case QMM_TYPE_IQ1_M: {
         const qmm_block_iq1_m *b = (const qmm_block_iq1_m *)blk;
-        int delta[4];
-        for (int q = 0; q < 4; q++) {
-            const unsigned nib = ((unsigned)b->qh[2 * j + q / 2] >> (4 * (q % 2))) & 15u;
-            g[q] = qmm_iqn_grid8((const uint8_t *)qmm_grid_iq1s[b->qs[4 * j + q] | (nib & 7u) << 8]);
-            delta[q] = nib & 8u ? -1 : 1;
+        for (int h = 0; h < 2; h++) { /* byte qh[2 j + h]: the nibbles of groups 2 h (low) and 2 h + 1 */
+            const unsigned n2 = b->qh[2 * j + h];
+            lv[h] = qmm_iqn_iq1(qmm_iqn_grid8x2((const uint8_t *)qmm_grid_iq1s[b->qs[4 * j + 2 * h] | (n2 & 7u) << 8],
+                                                (const uint8_t *)qmm_grid_iq1s[b->qs[4 * j + 2 * h + 1] | (n2 & 0x70u) << 4]),
+                                n2 & 8u ? -1 : 1, n2 & 0x80u ? -1 : 1);
         }
-        lv[0] = qmm_iqn_iq1(g[0], g[1], delta[0], delta[1]);
-        lv[1] = qmm_iqn_iq1(g[2], g[3], delta[2], delta[3]);
         const unsigned s16 = qmm_iqn_le16(b->scales + 2 * (j / 2));
         sc[0] = 2 * (int32_t)((s16 >> (3 * (2 * (j % 2)))) & 7) + 1;
         sc[1] = 2 * (int32_t)((s16 >> (3 * (2 * (j % 2) + 1))) & 7) + 1;
@@ -208,7 +226,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     }
     default: lv[0] = lv[1] = vdupq_n_s8(0), sc[0] = sc[1] = 0; return;
     }
-    qmm_iqn_signed(g, s4, lv);
+    qmm_iqn_signed(mag, sv, stride, lv);
 }
 
 /* Expands super-blocks [s0, s1) of the nc (<= 4) rows at w (GGUF rows, rb bytes apart) into scratch blocks (see
@@ -277,10 +295,16 @@ static inline __attribute__((always_inline)) float32x4_t qmm_iqn_step(float32x4_
     return vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(fac, xd));
 }
 
+/* The same for a kind with one sub-scale per 32-block: d the whole block dot. */
+static inline __attribute__((always_inline)) float32x4_t qmm_iqn_step1(float32x4_t acc, int32x4_t d, int32x4_t sc,
+                                                                       float32x4_t fac, float xd) {
+    return vfmaq_f32(acc, vcvtq_f32_s32(vmulq_s32(d, sc)), vmulq_n_f32(fac, xd));
+}
+
 /* mc (constant after inlining) activation rows of group a (at the chunk's first block) over the nsb expanded
  * super-blocks; acc in and out. */
-static inline __attribute__((always_inline)) void qmm_iqn_tile(int arrangement, const int mc, int64_t nsb, const uint8_t *a,
-                                                               const uint8_t *scratch, const float32x4_t *fac,
+static inline __attribute__((always_inline)) void qmm_iqn_tile(qmm_type kind, int arrangement, const int mc, int64_t nsb,
+                                                               const uint8_t *a, const uint8_t *scratch, const float32x4_t *fac,
                                                                float32x4_t acc[QMM_NEON_MR]) {
     for (int64_t s = 0; s < nsb; s++) {
         for (int j = 0; j < 8; j++, a += QMM_NEON_ACT_BLK) {
@@ -290,7 +314,17 @@ static inline __attribute__((always_inline)) void qmm_iqn_tile(int arrangement, 
                 wq[c] = vld1q_s8((const int8_t *)blk + 16 * c);
             const int32x4_t sa = vld1q_s32((const int32_t *)(blk + 128)), sb = vld1q_s32((const int32_t *)(blk + 144));
             const float *xd = (const float *)a;
-            if (arrangement == QMM_NEON_PAIRS) {
+            if (qmm_iqn_one_scale(kind) && arrangement == QMM_NEON_PAIRS) {
+                for (int p = 0; p < (mc + 1) / 2; p++) {
+                    int32x4_t r[2];
+                    qmm_neon_smmla_block(wq, (const int8_t *)a + 16 + 16 * p, &r[0], &r[1]);
+                    for (int h = 0; h < 2 && 2 * p + h < mc; h++)
+                        acc[2 * p + h] = qmm_iqn_step1(acc[2 * p + h], r[h], sa, fac[s], xd[2 * p + h]);
+                }
+            } else if (qmm_iqn_one_scale(kind)) {
+                for (int i = 0; i < mc; i++)
+                    acc[i] = qmm_iqn_step1(acc[i], qmm_neon_sdot_block(wq, (const int8_t *)a + 16 + 32 * i), sa, fac[s], xd[i]);
+            } else if (arrangement == QMM_NEON_PAIRS) {
                 for (int p = 0; p < (mc + 1) / 2; p++) {
                     int32x4_t ra[2], rb[2];
                     qmm_neon_smmla_halves(wq, (const int8_t *)a + 16 + 16 * p, ra, rb);
@@ -333,14 +367,21 @@ qmm_iqn_gemv_panel(qmm_type kind, int arrangement, const int nr, const uint8_t *
                     int32_t sc[2];
                     qmm_iqn_expand(kind, w + (size_t)r * rb + (size_t)s * sbb, j, lv, sc);
                     da[r] = vdotq_s32(da[r], lv[0], x0);
-                    db[r] = vdotq_s32(db[r], lv[1], x1);
+                    if (qmm_iqn_one_scale(kind)) /* one chain: sc_a dot_a + sc_b dot_b = sc (dot_a + dot_b) */
+                        da[r] = vdotq_s32(da[r], lv[1], x1);
+                    else
+                        db[r] = vdotq_s32(db[r], lv[1], x1);
                     sa[r] = sc[0];
                     sb[r] = sc[1];
                 }
             }
             const int32x4_t dA = vpaddq_s32(vpaddq_s32(da[0], da[1]), vpaddq_s32(da[2], da[3]));
-            const int32x4_t dB = vpaddq_s32(vpaddq_s32(db[0], db[1]), vpaddq_s32(db[2], db[3]));
-            acc = qmm_iqn_step(acc, dA, dB, vld1q_s32(sa), vld1q_s32(sb), fac, ((const float *)a)[0]);
+            if (qmm_iqn_one_scale(kind)) {
+                acc = qmm_iqn_step1(acc, dA, vld1q_s32(sa), fac, ((const float *)a)[0]);
+            } else {
+                const int32x4_t dB = vpaddq_s32(vpaddq_s32(db[0], db[1]), vpaddq_s32(db[2], db[3]));
+                acc = qmm_iqn_step(acc, dA, dB, vld1q_s32(sa), vld1q_s32(sb), fac, ((const float *)a)[0]);
+            }
         }
     }
     return acc;
@@ -391,10 +432,10 @@ static inline __attribute__((always_inline)) void qmm_iqn_gemm(qmm_type kind, in
                     acc[i] = i < mc && s0 > 0 ? qmm_iqn_load_cols((float *)((char *)y + (size_t)(i0 + i) * ys) + j0, nc)
                                               : vdupq_n_f32(0.0f);
                 switch (mc) {
-                case 1: qmm_iqn_tile(arrangement, 1, s1 - s0, ap, scratch, fac, acc); break;
-                case 2: qmm_iqn_tile(arrangement, 2, s1 - s0, ap, scratch, fac, acc); break;
-                case 3: qmm_iqn_tile(arrangement, 3, s1 - s0, ap, scratch, fac, acc); break;
-                default: qmm_iqn_tile(arrangement, 4, s1 - s0, ap, scratch, fac, acc); break;
+                case 1: qmm_iqn_tile(kind, arrangement, 1, s1 - s0, ap, scratch, fac, acc); break;
+                case 2: qmm_iqn_tile(kind, arrangement, 2, s1 - s0, ap, scratch, fac, acc); break;
+                case 3: qmm_iqn_tile(kind, arrangement, 3, s1 - s0, ap, scratch, fac, acc); break;
+                default: qmm_iqn_tile(kind, arrangement, 4, s1 - s0, ap, scratch, fac, acc); break;
                 }
                 for (int64_t i = 0; i < mc; i++)
                     qmm_neon_store_cols((float *)((char *)y + (size_t)(i0 + i) * ys) + j0, acc[i], nc);
