@@ -61,16 +61,15 @@ static inline __attribute__((always_inline)) uint8x16_t qmm_iqn_grid4x4(const ui
 
 /* The 4 groups' sign bytes of a 32-block (group q's at byte stride * q of sv; bit l set: element l of the group
  * negative) applied to the unsigned magnitudes mag[2]: each byte spread over its group by tbl, turned into a mask
- * by vtst against {1, 2, .., 128}, then negate / select. */
+ * by vtst against {1, 2, .., 128}, then (mag ^ mask) - mask. */
 static inline __attribute__((always_inline)) void qmm_iqn_signed(const uint8x16_t mag[2], uint8x16_t sv, const int stride,
                                                                  int8x16_t lv[2]) {
     static const uint8_t bits[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
     const uint8x16_t bv = vld1q_u8(bits);
     for (int h = 0; h < 2; h++) {
         const uint8x16_t idx = vcombine_u8(vdup_n_u8((uint8_t)(stride * 2 * h)), vdup_n_u8((uint8_t)(stride * (2 * h + 1))));
-        const uint8x16_t neg = vtstq_u8(vqtbl1q_u8(sv, idx), bv);
-        const int8x16_t m = vreinterpretq_s8_u8(mag[h]);
-        lv[h] = vbslq_s8(neg, vnegq_s8(m), m);
+        const int8x16_t neg = vreinterpretq_s8_u8(vtstq_u8(vqtbl1q_u8(sv, idx), bv)); /* -1 or 0 */
+        lv[h] = vsubq_s8(veorq_s8(vreinterpretq_s8_u8(mag[h]), neg), neg);
     }
 }
 
