@@ -17,11 +17,11 @@
  * m = 1 (decode) there is no activation row to reuse an expansion for, so each row's levels go straight into two
  * plain sdots with the activation halves, without transpose or scratch.
  *
- * Expansion per row and 32-block: one 8-byte grid load per 8 weights (IQ3: two 4-byte ones), the 8 sign bits of
- * each group (7-bit codes: parity by cnt, all four groups at once) turned into a byte mask by tbl and vtst
- * against {1, 2, .., 128} and applied with a negate / select; IQ1 levels are 8 g + delta (g the grid's -1 / 0 / 1);
- * the ternary levels are shifted / multiplied trits minus 1. For the scratch the 4 rows' vectors are then
- * transposed (4-byte chunks for ROWS4, 8-byte ones for PAIRS). */
+ * Expansion per row and 32-block: one 8-byte grid load per 8 weights, straight into a vector lane (IQ3: two
+ * 4-byte ones), the 8 sign bits of each group (7-bit codes: parity by cnt, all four groups at once) turned into a
+ * byte mask by tbl and vtst against {1, 2, .., 128} and applied as (mag ^ mask) - mask; IQ1 levels are 8 g + delta
+ * (g the grid's -1 / 0 / 1); the ternary levels are shifted / multiplied trits minus 1. For the scratch the 4 rows'
+ * vectors are then transposed (4-byte chunks for ROWS4, 8-byte ones for PAIRS). */
 #ifndef QMM_IQ_GRID_NEON_H
 #define QMM_IQ_GRID_NEON_H
 
