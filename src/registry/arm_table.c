@@ -90,6 +90,24 @@ extern const qmm_family qmm_family_neon_i8mm_iq4_xs;
 extern const qmm_family qmm_family_neon_dotprod_iq4_nl;
 extern const qmm_family qmm_family_neon_dotprod_mxfp4;
 extern const qmm_family qmm_family_neon_dotprod_iq4_xs;
+extern const qmm_family qmm_family_neon_i8mm_iq1_s;
+extern const qmm_family qmm_family_neon_i8mm_iq1_m;
+extern const qmm_family qmm_family_neon_i8mm_iq2_xxs;
+extern const qmm_family qmm_family_neon_i8mm_iq2_xs;
+extern const qmm_family qmm_family_neon_i8mm_iq2_s;
+extern const qmm_family qmm_family_neon_i8mm_iq3_xxs;
+extern const qmm_family qmm_family_neon_i8mm_iq3_s;
+extern const qmm_family qmm_family_neon_i8mm_tq1_0;
+extern const qmm_family qmm_family_neon_i8mm_tq2_0;
+extern const qmm_family qmm_family_neon_dotprod_iq1_s;
+extern const qmm_family qmm_family_neon_dotprod_iq1_m;
+extern const qmm_family qmm_family_neon_dotprod_iq2_xxs;
+extern const qmm_family qmm_family_neon_dotprod_iq2_xs;
+extern const qmm_family qmm_family_neon_dotprod_iq2_s;
+extern const qmm_family qmm_family_neon_dotprod_iq3_xxs;
+extern const qmm_family qmm_family_neon_dotprod_iq3_s;
+extern const qmm_family qmm_family_neon_dotprod_tq1_0;
+extern const qmm_family qmm_family_neon_dotprod_tq2_0;
 extern const qmm_family qmm_family_neon_f32;
 extern const qmm_family qmm_family_neon_f16;
 extern const qmm_family qmm_family_neon_bf16;
@@ -181,6 +199,24 @@ const qmm_family *const qmm_arm_kernels[] = {
     &qmm_family_neon_dotprod_iq4_nl,
     &qmm_family_neon_dotprod_mxfp4,
     &qmm_family_neon_dotprod_iq4_xs,
+    &qmm_family_neon_i8mm_iq1_s,
+    &qmm_family_neon_i8mm_iq1_m,
+    &qmm_family_neon_i8mm_iq2_xxs,
+    &qmm_family_neon_i8mm_iq2_xs,
+    &qmm_family_neon_i8mm_iq2_s,
+    &qmm_family_neon_i8mm_iq3_xxs,
+    &qmm_family_neon_i8mm_iq3_s,
+    &qmm_family_neon_i8mm_tq1_0,
+    &qmm_family_neon_i8mm_tq2_0,
+    &qmm_family_neon_dotprod_iq1_s,
+    &qmm_family_neon_dotprod_iq1_m,
+    &qmm_family_neon_dotprod_iq2_xxs,
+    &qmm_family_neon_dotprod_iq2_xs,
+    &qmm_family_neon_dotprod_iq2_s,
+    &qmm_family_neon_dotprod_iq3_xxs,
+    &qmm_family_neon_dotprod_iq3_s,
+    &qmm_family_neon_dotprod_tq1_0,
+    &qmm_family_neon_dotprod_tq2_0,
     &qmm_family_neon_f32,
     &qmm_family_neon_f16,
     &qmm_family_neon_bf16,

@@ -1,0 +1,32 @@
+/* IQ3_XXS x int8 activations with smmla (i8mm): PAIRS images, two activation rows x two weight rows per smmla (also for m = 1).
+ * Weights: plain GGUF rows (qmm_ref_rows_*), n_step 4; the GEMM expands each 4-row panel's levels once per call into an L1
+ * scratch and runs every activation group over it. Layout, expansion and numerics: iq_grid_neon.h. */
+#include "kernels/arm/iq_grid_neon.h"
+
+static size_t neon_i8mm_iq3_xxs_w_size(int64_t k, int64_t n) { return qmm_ref_rows_size(QMM_TYPE_IQ3_XXS, k, n); }
+static size_t neon_i8mm_iq3_xxs_w_offset(int64_t n_idx, int64_t k) { return qmm_ref_rows_offset(QMM_TYPE_IQ3_XXS, n_idx, k); }
+static void neon_i8mm_iq3_xxs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
+    (void)n;
+    qmm_ref_rows_pack(QMM_TYPE_IQ3_XXS, k, n0, n1, src, stride, dst);
+}
+static void neon_i8mm_iq3_xxs_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_ref_rows_read(QMM_TYPE_IQ3_XXS, packed, k, row, dst);
+}
+static void neon_i8mm_iq3_xxs_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_ref_rows_unpack(QMM_TYPE_IQ3_XXS, packed, k, row, dst);
+}
+static size_t neon_i8mm_iq3_xxs_act_size(int64_t m, int64_t k) { return qmm_iqn_act_size(m, k); }
+static size_t neon_i8mm_iq3_xxs_act_offset(int64_t m_idx, int64_t k) { return qmm_iqn_act_offset(m_idx, k); }
+static void neon_i8mm_iq3_xxs_act_pack(int64_t m, int64_t k, const float *x, size_t xs, void *dst) {
+    qmm_iqn_act_pack(QMM_NEON_PAIRS, m, k, x, xs, dst);
+}
+static void neon_i8mm_iq3_xxs_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
+    qmm_iqn_gemm(QMM_TYPE_IQ3_XXS, QMM_NEON_PAIRS, m, n, k, a, w, y, ys);
+}
+
+const qmm_family qmm_family_neon_i8mm_iq3_xxs =
+    QMM_NEON_FAMILY("neon_i8mm_iq3_xxs", QMM_TYPE_IQ3_XXS, QMM_NEON_PAIRS, neon_i8mm_iq3_xxs_w_size, neon_i8mm_iq3_xxs_w_offset,
+                    neon_i8mm_iq3_xxs_w_pack, neon_i8mm_iq3_xxs_w_read_row, neon_i8mm_iq3_xxs_w_unpack_row,
+                    neon_i8mm_iq3_xxs_act_size, neon_i8mm_iq3_xxs_act_offset, neon_i8mm_iq3_xxs_act_pack, neon_i8mm_iq3_xxs_gemm);
