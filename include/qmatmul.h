@@ -325,7 +325,8 @@ typedef struct qmm_weights qmm_weights;
 
 /* Packs an n x k matrix (n rows of k elements, GGUF/ggml row layout) of type
  * a packable type (qmm_type_packable: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
- * Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, BF16). src_size must be at least n rows of that type. */
+ * Q2_K..Q6_K, IQ4_NL, IQ4_XS, MXFP4, BF16, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
+ * IQ3_XXS, IQ3_S, TQ1_0, TQ2_0). src_size must be at least n rows of that type. */
 QMM_API qmm_status qmm_weights_pack(qmm_context *ctx, qmm_type type, int64_t k, int64_t n, const void *src, size_t src_size,
                                     qmm_weights **out);
 QMM_API void qmm_weights_free(qmm_weights *w);
