@@ -36,7 +36,8 @@ model_ops, gguf_path, prefix = sys.argv[1:4]
 kernel_sets = [tuple(a.split(":", 1)) for a in sys.argv[4:]] or [("native", "")]
 # docs/formats.md: the types `qmatmul pack` packs (2-D tensors of these, and nothing else)
 DOC_PACKABLE = {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K",
-                "IQ4_NL", "IQ4_XS", "MXFP4"}
+                "IQ4_NL", "IQ4_XS", "MXFP4", "IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "TQ1_0",
+                "TQ2_0"}
 # Types with a min (value = scale part - min part) and the byte range of a block holding its
 # quants: zeroing them makes the gguf package dequantize the min part alone (docs/formats.md).
 MIN_QUANT_BYTES = {"Q4_1": (4, 20), "Q5_1": (4, 24), "Q2_K": (16, 80), "Q4_K": (16, 144), "Q5_K": (16, 176)}
