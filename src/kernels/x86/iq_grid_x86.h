@@ -40,6 +40,7 @@
 #define QMM_IQG_CHUNK_SB 2   /* super-blocks expanded per scratch fill */
 #define QMM_IQG_MC       128 /* activation rows per pass over a scratch */
 #define QMM_IQG_CHUNK_B  (QMM_IQG_CHUNK_SB * 8)
+#define QMM_IQG_PF_SB    4 /* decode: super-blocks a row's prefetch runs ahead */
 
 #define QMM_IQG_INLINE static inline __attribute__((always_inline))
 
@@ -391,25 +392,163 @@ QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k,
     }
 }
 
-/* One group of `rows` weight rows times one activation row, the blocks
- * expanded in registers and used at once. */
+/* ------------------------------------------------------------- decode
+ * One activation row: each weight row's blocks are dotted in place (no
+ * panel): per 32-block one vector of 8 int32 lanes, lane g the 4 products of
+ * elements 4g..4g+3 (lanes 0..3 the first 16, 4..7 the second 16). A row's
+ * 8 blocks reduce to one vector of its 8 exact isums (lane jj), the 8 rows'
+ * vectors are transposed so that lane r holds row r, and the float step is
+ * then one vector fma per block across the rows, in ascending k as the
+ * reference. */
+
+/* 1 if the type has integer sub-scales; 2 if the two halves of a 32-block
+ * have their own. */
+QMM_IQG_INLINE int qmm_iqg_scale_count(qmm_type kind) {
+    if (kind == QMM_TYPE_TQ1_0 || kind == QMM_TYPE_TQ2_0)
+        return 0;
+    return kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ1_M ? 2 : 1;
+}
+
+/* 2 s + 1 per lane. */
+QMM_IQG_INLINE __m256i qmm_iqg_odd(__m256i s) { return _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)); }
+
+/* The sub-scales of a super-block, lane jj: of elements 0..15 of block jj
+ * in *lo, of 16..31 in *hi (types with one sub-scale per block: *lo). */
+QMM_IQG_INLINE void qmm_iqg_sb_scales(qmm_type kind, const uint8_t *blk, __m256i *lo, __m256i *hi) {
+    const __m256i m15 = _mm256_set1_epi32(15);
+    if (kind == QMM_TYPE_IQ2_XXS) { /* the top 4 bits of each block's second word */
+        const __m256 a = _mm256_castsi256_ps(_mm256_srli_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), 60));
+        const __m256 b =
+            _mm256_castsi256_ps(_mm256_srli_epi64(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)), 60));
+        const __m256i s = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88)), 0xd8);
+        *lo = qmm_iqg_odd(s);
+    } else if (kind == QMM_TYPE_IQ3_XXS) { /* the top 4 bits of each block's sign word */
+        *lo = qmm_iqg_odd(_mm256_srli_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 66)), 28));
+    } else if (kind == QMM_TYPE_IQ3_S) { /* nibble jj of the 4 scale bytes */
+        const __m256i s = _mm256_set1_epi32((int32_t)qmm_iqg_le32(blk + 106));
+        *lo = qmm_iqg_odd(_mm256_and_si256(_mm256_srlv_epi32(s, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)), m15));
+    } else if (kind == QMM_TYPE_IQ1_S) { /* bits 12..14 of qh[jj] */
+        const __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
+        *lo = qmm_iqg_odd(_mm256_and_si256(_mm256_srli_epi32(qh, 12), _mm256_set1_epi32(7)));
+    } else if (kind == QMM_TYPE_IQ1_M) { /* 3-bit fields 2 (jj % 2) and 2 (jj % 2) + 1 of scale word jj / 2 */
+        const __m256i ws = _mm256_cvtepu16_epi32(_mm_shuffle_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 48)),
+                                                                  _mm_setr_epi8(0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7)));
+        *lo =
+            qmm_iqg_odd(_mm256_and_si256(_mm256_srlv_epi32(ws, _mm256_setr_epi32(0, 6, 0, 6, 0, 6, 0, 6)), _mm256_set1_epi32(7)));
+        *hi =
+            qmm_iqg_odd(_mm256_and_si256(_mm256_srlv_epi32(ws, _mm256_setr_epi32(3, 9, 3, 9, 3, 9, 3, 9)), _mm256_set1_epi32(7)));
+    } else { /* IQ2_XS, IQ2_S: one byte per block, a nibble per half */
+        const __m256i s =
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + (kind == QMM_TYPE_IQ2_XS ? 66 : 74))));
+        *lo = qmm_iqg_odd(_mm256_and_si256(s, m15));
+        *hi = qmm_iqg_odd(_mm256_srli_epi32(s, 4));
+    }
+}
+/* The 32 levels + 1 (0..2) of ternary block jj; p: TQ1_0's bytes times
+ * 3^jj (mod 256) for jj < 5. */
+QMM_IQG_INLINE __m256i qmm_iqg_tq_u(qmm_type kind, const uint8_t *blk, int jj, __m256i p) {
+    if (kind == QMM_TYPE_TQ2_0) {
+        const __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32 * (jj / 4)));
+        return _mm256_and_si256(_mm256_srli_epi16(q, 2 * (jj % 4)), _mm256_set1_epi8(3));
+    }
+    if (jj >= 5)
+        return _mm256_add_epi8(qmm_iqg_tq1_levels(blk, jj), _mm256_set1_epi8(1));
+    /* the top base-3 digit of p: [p >= 86] + [p >= 171] */
+    const __m256i ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8(86)), p);
+    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8((char)171)), p);
+    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_setzero_si256(), ge86), ge171);
+}
+
+/* Pairwise sums of 4 vectors' lanes: [v0 lanes 0-3, v1 0-3, v2 0-3, v3 0-3 |
+ * the same of lanes 4-7]. */
+QMM_IQG_INLINE __m256i qmm_iqg_sum4x4(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
+    const __m256i a = _mm256_add_epi32(_mm256_unpacklo_epi32(v0, v1), _mm256_unpackhi_epi32(v0, v1));
+    const __m256i b = _mm256_add_epi32(_mm256_unpacklo_epi32(v2, v3), _mm256_unpackhi_epi32(v2, v3));
+    return _mm256_add_epi32(_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
+}
+
+/* One weight row's super-block at blk times the 8 activation blocks x: the
+ * 8 exact isums, lane jj. */
+QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x) {
+    __m256i v[8];
+    __m256i p = _mm256_setzero_si256();
+    if (kind == QMM_TYPE_TQ1_0)
+        p = _mm256_loadu_si256((const __m256i *)(const void *)blk);
+    for (int jj = 0; jj < 8; jj++) {
+        const __m256i xq = _mm256_loadu_si256((const __m256i *)(const void *)x[jj].q);
+        if (qmm_iqg_scale_count(kind) == 0) { /* (w + 1) x; the activation sum comes off below */
+            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_tq_u(kind, blk, jj, p), xq);
+            p = _mm256_add_epi8(p, _mm256_add_epi8(p, p));
+        } else {
+            __m256i absw, sgn;
+            int sc0, sc1;
+            qmm_iqg_expand(kind, blk, jj, &absw, &sgn, &sc0, &sc1);
+            (void)sc0;
+            (void)sc1;
+            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), absw, _mm256_sign_epi8(xq, sgn));
+        }
+    }
+    const __m256i a = qmm_iqg_sum4x4(v[0], v[1], v[2], v[3]); /* [first halves of blocks 0..3 | second halves] */
+    const __m256i b = qmm_iqg_sum4x4(v[4], v[5], v[6], v[7]);
+    const __m256i first = _mm256_permute2x128_si256(a, b, 0x20), second = _mm256_permute2x128_si256(a, b, 0x31);
+    if (qmm_iqg_scale_count(kind) == 0)
+        return _mm256_add_epi32(first, second);
+    __m256i lo, hi;
+    qmm_iqg_sb_scales(kind, blk, &lo, &hi);
+    if (qmm_iqg_scale_count(kind) == 1)
+        return _mm256_mullo_epi32(_mm256_add_epi32(first, second), lo);
+    return _mm256_add_epi32(_mm256_mullo_epi32(first, lo), _mm256_mullo_epi32(second, hi));
+}
+
+/* The 8 x 8 transpose of int32 lanes: out[c] lane r = in[r] lane c. */
+QMM_IQG_INLINE void qmm_iqg_transpose8x32(const __m256i in[8], __m256i out[8]) {
+    __m256i t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_epi32(in[2 * i], in[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi32(in[2 * i], in[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        u[4 * h] = _mm256_unpacklo_epi64(t[4 * h], t[4 * h + 2]);
+        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h], t[4 * h + 2]);
+        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+    }
+    for (int c = 0; c < 4; c++) {
+        out[c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x20);
+        out[4 + c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x31);
+    }
+}
+
+/* One group of `rows` (<= 8) weight rows times one activation row. */
 QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, const qmm_act_block *x, const uint8_t *wj,
                                          size_t row_bytes) {
     const size_t bb = qmm_type_block_bytes(kind);
+    const size_t pf_share = (QMM_IQG_NR * row_bytes / (size_t)nsb + 63) & ~(size_t)63;
     __m256 av = _mm256_setzero_ps();
     for (int64_t sb = 0; sb < nsb; sb++) {
-        const uint8_t *blk0 = wj + (size_t)sb * bb;
+        const qmm_act_block *xs = x + sb * 8;
+        __m256i is[8], isj[8];
+        /* 8 rows read side by side are 8 streams that the hardware prefetcher
+         * follows badly; the next group's rows are one contiguous range:
+         * fetch a share of it per super-block */
+        for (size_t o = (size_t)sb * pf_share; o < (size_t)(sb + 1) * pf_share; o += 64)
+            _mm_prefetch((const char *)wj + QMM_IQG_NR * row_bytes + o, _MM_HINT_T0);
         float f[QMM_IQG_NR];
-        for (int r = 0; r < QMM_IQG_NR; r++)
-            f[r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
-        const __m256 fac = _mm256_loadu_ps(f);
-        for (int jj = 0; jj < 8; jj++) {
-            const qmm_act_block *xb = x + sb * 8 + jj;
-            __m256i panel[8], scv[2], is0, is1;
-            qmm_iqg_expand8(kind, blk0, row_bytes, rows, jj, panel, scv);
-            qmm_iqg_isum8x2(panel, scv, xb->q, xb->q, 0, &is0, &is1);
-            av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is0), _mm256_mul_ps(fac, _mm256_set1_ps(xb->d)), av);
+        for (int r = 0; r < QMM_IQG_NR; r++) {
+            const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
+            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs) : _mm256_setzero_si256();
+            f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
         }
+        if (qmm_iqg_scale_count(kind) == 0) {
+            const __m256i sums =
+                _mm256_setr_epi32(xs[0].sum, xs[1].sum, xs[2].sum, xs[3].sum, xs[4].sum, xs[5].sum, xs[6].sum, xs[7].sum);
+            for (int r = 0; r < QMM_IQG_NR; r++)
+                is[r] = _mm256_sub_epi32(is[r], sums);
+        }
+        qmm_iqg_transpose8x32(is, isj);
+        const __m256 fac = _mm256_loadu_ps(f);
+        for (int jj = 0; jj < 8; jj++)
+            av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isj[jj]), _mm256_mul_ps(fac, _mm256_set1_ps(xs[jj].d)), av);
     }
     return av;
 }
