@@ -36,9 +36,10 @@
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/x86/act_q8_avx2.h"
 
-#define QMM_IQG_NR       8   /* weight rows per group: one float lane each */
-#define QMM_IQG_CHUNK_SB 2   /* super-blocks expanded per scratch fill */
-#define QMM_IQG_MC       128 /* activation rows per pass over a scratch */
+#define QMM_IQG_NR       8  /* weight rows per group: one float lane each */
+#define QMM_IQG_CHUNK_SB 2  /* super-blocks expanded per scratch fill */
+#define QMM_IQG_MC       64 /* activation rows per chunk (in L2 while the weights stream past) */
+#define QMM_IQG_MR       4  /* activation rows per register tile */
 #define QMM_IQG_CHUNK_B  (QMM_IQG_CHUNK_SB * 8)
 #define QMM_IQG_PF_SB    4 /* decode: super-blocks a row's prefetch runs ahead */
 
@@ -294,69 +295,77 @@ QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_byt
     }
 }
 
-/* 64 times an activation block's two half sums: each in every lane. */
-QMM_IQG_INLINE void qmm_iqg_bias(const int8_t *xq, __m256i *b0, __m256i *b1) {
-    const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)xq);
-    __m256i bias = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(64), x); /* lane g: 64 sum of group g */
-    bias = _mm256_hadd_epi32(bias, bias);
-    bias = _mm256_hadd_epi32(bias, bias); /* [first half x 4 | second half x 4] */
-    *b0 = _mm256_permute2x128_si256(bias, bias, 0x00);
-    *b1 = _mm256_permute2x128_si256(bias, bias, 0x11);
+/* 0 for the ternary types (no sub-scales), 1 if a 32-block has one integer
+ * sub-scale, 2 if the two halves of a 32-block
+ * have their own. */
+QMM_IQG_INLINE int qmm_iqg_scale_count(qmm_type kind) {
+    if (kind == QMM_TYPE_TQ1_0 || kind == QMM_TYPE_TQ2_0)
+        return 0;
+    return kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ1_M ? 2 : 1;
 }
 
 static inline __m256i qmm_iqg_bcast4(const int8_t *xq, int byte) {
     return _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + byte));
 }
 
-/* The exact isums of 8 rows (lanes r0..r7) for the blocks xq0 and, if two
- * (a constant), xq1 of two activation rows, the panel loaded once for both. */
-QMM_IQG_INLINE void qmm_iqg_isum8x2(const __m256i *wp, const __m256i *scv, const int8_t *xq0, const int8_t *xq1, int two,
-                                    __m256i *is0, __m256i *is1) {
-    __m256i h00 = _mm256_setzero_si256(), h01 = h00, h10 = h00, h11 = h00;
-    for (int g = 0; g < 4; g++) {
-        const __m256i wa = _mm256_load_si256(wp + g), wb = _mm256_load_si256(wp + 4 + g);
-        h00 = iqg_dot_acc(h00, wa, qmm_iqg_bcast4(xq0, 4 * g));
-        h01 = iqg_dot_acc(h01, wb, qmm_iqg_bcast4(xq0, 16 + 4 * g));
-        if (two) {
-            h10 = iqg_dot_acc(h10, wa, qmm_iqg_bcast4(xq1, 4 * g));
-            h11 = iqg_dot_acc(h11, wb, qmm_iqg_bcast4(xq1, 16 + 4 * g));
-        }
+/* Activation block xb's exact isums against the 8 rows of scratch block b,
+ * from h0 / h1 = the panel's dots with its first / second 16 elements: the
+ * panel holds w + 64, so 64 times the activation's sums come off (the whole
+ * sum of the reference layout; the two half sums of the sum16 layout, which
+ * the types with two sub-scales per block use). */
+QMM_IQG_INLINE __m256i qmm_iqg_tile_isum(qmm_type kind, const qmm_iqg_scratch *s, int b, const qmm_act_block *xb, __m256i h0,
+                                         __m256i h1) {
+    if (qmm_iqg_scale_count(kind) == 2) {
+        const int32_t sums = xb->sum; /* low 16 bits: elements 0..15; high: 16..31 */
+        const __m256i b0 = _mm256_set1_epi32(64 * (int32_t)(int16_t)(uint16_t)((uint32_t)sums & 0xffffu));
+        const __m256i b1 = _mm256_set1_epi32(64 * (sums >> 16));
+        return _mm256_add_epi32(
+            _mm256_mullo_epi32(_mm256_sub_epi32(h0, b0), _mm256_load_si256((const __m256i *)(const void *)s->sc[b][0])),
+            _mm256_mullo_epi32(_mm256_sub_epi32(h1, b1), _mm256_load_si256((const __m256i *)(const void *)s->sc[b][1])));
     }
-    const __m256i sc0 = scv[0], sc1 = scv[1];
-    __m256i b0, b1;
-    qmm_iqg_bias(xq0, &b0, &b1);
-    *is0 =
-        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(h00, b0), sc0), _mm256_mullo_epi32(_mm256_sub_epi32(h01, b1), sc1));
-    if (!two)
-        return;
-    qmm_iqg_bias(xq1, &b0, &b1);
-    *is1 =
-        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(h10, b0), sc0), _mm256_mullo_epi32(_mm256_sub_epi32(h11, b1), sc1));
+    const __m256i d = _mm256_sub_epi32(_mm256_add_epi32(h0, h1), _mm256_set1_epi32(64 * xb->sum));
+    if (qmm_iqg_scale_count(kind) == 0)
+        return d;
+    return _mm256_mullo_epi32(d, _mm256_load_si256((const __m256i *)(const void *)s->sc[b][0]));
 }
 
-/* One or, if two (a constant), two activation rows over the scratch's cs
- * super-blocks, into their accumulators acc0, acc1. */
-QMM_IQG_INLINE void qmm_iqg_rows(const qmm_iqg_scratch *s, const qmm_act_block *x0, const qmm_act_block *x1, int cs, int two,
-                                 float *acc0, float *acc1) {
-    __m256 av0 = _mm256_load_ps(acc0), av1 = two ? _mm256_load_ps(acc1) : av0;
+/* mr (a constant, 1..QMM_IQG_MR) activation rows, QMM_IQG_MR rows of nb
+ * blocks apart from x, over the scratch's cs super-blocks, into acc. */
+QMM_IQG_INLINE void qmm_iqg_tile(qmm_type kind, const qmm_iqg_scratch *s, const qmm_act_block *x, int64_t nb, int mr, int cs,
+                                 float (*acc)[QMM_IQG_NR]) {
+    __m256 av[QMM_IQG_MR];
+    for (int i = 0; i < mr; i++)
+        av[i] = _mm256_load_ps(acc[i]);
     for (int t = 0; t < cs; t++) {
         const __m256 fac = _mm256_load_ps(s->fac[t]);
         for (int jj = 0; jj < 8; jj++) {
             const int b = 8 * t + jj;
-            __m256i is0, is1;
-            qmm_iqg_isum8x2((const __m256i *)(const void *)s->w[b], (const __m256i *)(const void *)s->sc[b], x0[b].q, x1[b].q,
-                            two, &is0, &is1);
-            av0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is0), _mm256_mul_ps(fac, _mm256_set1_ps(x0[b].d)), av0);
-            if (two)
-                av1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is1), _mm256_mul_ps(fac, _mm256_set1_ps(x1[b].d)), av1);
+            const __m256i *wp = (const __m256i *)(const void *)s->w[b];
+            __m256i h0[QMM_IQG_MR], h1[QMM_IQG_MR];
+            for (int i = 0; i < mr; i++)
+                h0[i] = h1[i] = _mm256_setzero_si256();
+            for (int g = 0; g < 4; g++) {
+                const __m256i wa = _mm256_load_si256(wp + g), wb = _mm256_load_si256(wp + 4 + g);
+                for (int i = 0; i < mr; i++) {
+                    h0[i] = iqg_dot_acc(h0[i], wa, qmm_iqg_bcast4(x[i * nb + b].q, 4 * g));
+                    h1[i] = iqg_dot_acc(h1[i], wb, qmm_iqg_bcast4(x[i * nb + b].q, 16 + 4 * g));
+                }
+            }
+            for (int i = 0; i < mr; i++) {
+                const qmm_act_block *xb = &x[i * nb + b];
+                const __m256i is = qmm_iqg_tile_isum(kind, s, b, xb, h0[i], h1[i]);
+                av[i] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is), _mm256_mul_ps(fac, _mm256_set1_ps(xb->d)), av[i]);
+            }
         }
     }
-    _mm256_store_ps(acc0, av0);
-    if (two)
-        _mm256_store_ps(acc1, av1);
+    for (int i = 0; i < mr; i++)
+        _mm256_store_ps(acc[i], av[i]);
 }
 
-/* y[i][j] for i < m, j < n: the family's gemm (and gemv, m = 1). */
+/* y[i][j] for i < m, j < n: the family's gemm. The loops run activation
+ * chunks of QMM_IQG_MC rows outermost, so that a chunk stays in L2 while
+ * every group of 8 weight rows streams past it; each group's blocks are
+ * expanded once per chunk of activation rows. */
 QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y,
                                  size_t ys) {
     const size_t row_bytes = qmm_row_size(kind, k);
@@ -364,11 +373,11 @@ QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k,
     const qmm_act_block *act = (const qmm_act_block *)a;
     qmm_iqg_scratch s __attribute__((aligned(32)));
     float acc[QMM_IQG_MC][QMM_IQG_NR] __attribute__((aligned(32)));
-    for (int64_t j0 = 0; j0 < n; j0 += QMM_IQG_NR) {
-        const int rows = n - j0 < QMM_IQG_NR ? (int)(n - j0) : QMM_IQG_NR;
-        const uint8_t *wj = (const uint8_t *)w + (size_t)j0 * row_bytes;
-        for (int64_t i0 = 0; i0 < m; i0 += QMM_IQG_MC) {
-            const int mc = m - i0 < QMM_IQG_MC ? (int)(m - i0) : QMM_IQG_MC;
+    for (int64_t i0 = 0; i0 < m; i0 += QMM_IQG_MC) {
+        const int mc = m - i0 < QMM_IQG_MC ? (int)(m - i0) : QMM_IQG_MC;
+        for (int64_t j0 = 0; j0 < n; j0 += QMM_IQG_NR) {
+            const int rows = n - j0 < QMM_IQG_NR ? (int)(n - j0) : QMM_IQG_NR;
+            const uint8_t *wj = (const uint8_t *)w + (size_t)j0 * row_bytes;
             for (int i = 0; i < mc; i++)
                 _mm256_store_ps(acc[i], _mm256_setzero_ps());
             for (int64_t sb0 = 0; sb0 < nsb; sb0 += QMM_IQG_CHUNK_SB) {
@@ -376,10 +385,14 @@ QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k,
                 qmm_iqg_fill(kind, wj, row_bytes, rows, sb0, cs, &s);
                 const qmm_act_block *xc = act + i0 * nb + sb0 * 8;
                 int i = 0;
-                for (; i + 1 < mc; i += 2) /* pairs of activation rows */
-                    qmm_iqg_rows(&s, xc + i * nb, xc + (i + 1) * nb, cs, 1, acc[i], acc[i + 1]);
-                if (i < mc)
-                    qmm_iqg_rows(&s, xc + i * nb, xc + i * nb, cs, 0, acc[i], acc[i]);
+                for (; i + QMM_IQG_MR <= mc; i += QMM_IQG_MR)
+                    qmm_iqg_tile(kind, &s, xc + i * nb, nb, QMM_IQG_MR, cs, acc + i);
+                if (mc - i == 3)
+                    qmm_iqg_tile(kind, &s, xc + i * nb, nb, 3, cs, acc + i);
+                else if (mc - i == 2)
+                    qmm_iqg_tile(kind, &s, xc + i * nb, nb, 2, cs, acc + i);
+                else if (mc - i == 1)
+                    qmm_iqg_tile(kind, &s, xc + i * nb, nb, 1, cs, acc + i);
             }
             for (int i = 0; i < mc; i++) {
                 float *yr = (float *)(void *)((char *)y + (size_t)(i0 + i) * ys) + j0;
@@ -400,14 +413,6 @@ QMM_IQG_INLINE void qmm_iqg_gemm(qmm_type kind, int64_t m, int64_t n, int64_t k,
  * vectors are transposed so that lane r holds row r, and the float step is
  * then one vector fma per block across the rows, in ascending k as the
  * reference. */
-
-/* 1 if the type has integer sub-scales; 2 if the two halves of a 32-block
- * have their own. */
-QMM_IQG_INLINE int qmm_iqg_scale_count(qmm_type kind) {
-    if (kind == QMM_TYPE_TQ1_0 || kind == QMM_TYPE_TQ2_0)
-        return 0;
-    return kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ1_M ? 2 : 1;
-}
 
 /* 2 s + 1 per lane. */
 QMM_IQG_INLINE __m256i qmm_iqg_odd(__m256i s) { return _mm256_add_epi32(_mm256_add_epi32(s, s), _mm256_set1_epi32(1)); }
@@ -586,5 +591,10 @@ static inline size_t qmm_iqg_w_offset(qmm_type kind, int64_t n_idx, int64_t k) {
 #define QMM_IQG_GEOMETRY                                                                                                         \
     .flags = 0, .layout_id = 1, .mr = 1, .nr = QMM_IQG_NR, .kr = 32, .sr = 1, .n_step = QMM_IQG_NR,                              \
     .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_avx2_act_q8_pack}, .act_gemv = {0, NULL, NULL, NULL}
+/* The same for the types with two sub-scales per block (IQ2_XS, IQ2_S,
+ * IQ1_M): activation blocks carry their two half sums (sum16 layout). */
+#define QMM_IQG_GEOMETRY_SUM16                                                                                                   \
+    .flags = 0, .layout_id = 1, .mr = 1, .nr = QMM_IQG_NR, .kr = 32, .sr = 1, .n_step = QMM_IQG_NR,                              \
+    .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_avx2_act_q8_pack_sum16}, .act_gemv = {0, NULL, NULL, NULL}
 
 #endif

@@ -37,7 +37,7 @@ const qmm_family qmm_family_avx2_iq2_xs = {
     .wtype = QMM_TYPE_IQ2_XS,
     .required = QMM_IQG_AVX2_REQUIRED,
     .fallback_hides = QMM_IQG_AVX2_REQUIRED,
-    QMM_IQG_GEOMETRY,
+    QMM_IQG_GEOMETRY_SUM16,
     .w_packed_size = avx2_iq2_xs_w_size,
     .w_packed_offset = avx2_iq2_xs_w_offset,
     .w_pack = avx2_iq2_xs_w_pack,

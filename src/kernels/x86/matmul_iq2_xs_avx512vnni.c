@@ -35,7 +35,7 @@ const qmm_family qmm_family_avx512vnni_iq2_xs = {
     .wtype = QMM_TYPE_IQ2_XS,
     .required = QMM_IQG_AVX512_VNNI_REQUIRED,
     .fallback_hides = QMM_IQG_AVX512_VNNI_HIDES,
-    QMM_IQG_GEOMETRY,
+    QMM_IQG_GEOMETRY_SUM16,
     .w_packed_size = avx512vnni_iq2_xs_w_size,
     .w_packed_offset = avx512vnni_iq2_xs_w_offset,
     .w_pack = avx512vnni_iq2_xs_w_pack,
