@@ -150,10 +150,13 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ2_XS) {
         const uint8_t *q = blk + 2 + 8 * jj;
-        const unsigned q0 = qmm_iqg_le16(q), q1 = qmm_iqg_le16(q + 2), q2 = qmm_iqg_le16(q + 4), q3 = qmm_iqg_le16(q + 6);
+        const uint64_t qq = qmm_iqg_bytes(q, 8);
+        const unsigned q0 = (unsigned)qq & 0xffffu, q1 = (unsigned)(qq >> 16) & 0xffffu, q2 = (unsigned)(qq >> 32) & 0xffffu,
+                       q3 = (unsigned)(qq >> 48);
         *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xs[q0 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q1 & 511u]),
                                    qmm_iqg_grid8(qmm_grid_iq2xs[q2 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q3 & 511u]));
-        *sgn = qmm_iqg_code_signs((q0 >> 9) | (q1 >> 9) << 7 | (q2 >> 9) << 14 | (q3 >> 9) << 21);
+        *sgn = _mm256_setr_epi64x((int64_t)qmm_iqg_sign8[q0 >> 9], (int64_t)qmm_iqg_sign8[q1 >> 9],
+                                  (int64_t)qmm_iqg_sign8[q2 >> 9], (int64_t)qmm_iqg_sign8[q3 >> 9]);
         const unsigned s = blk[66 + jj];
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
@@ -200,13 +203,14 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
             *sc0 = *sc1 = 2 * (int)((qh >> 12) & 7u) + 1;
         } else {
             const unsigned h = qmm_iqg_le16(blk + 32 + 2 * jj); /* four nibbles: groups 4 jj .. 4 jj + 3 */
-            int64_t dl[4];
             q = blk + 4 * jj;
-            for (int g = 0; g < 4; g++) {
+            for (int g = 0; g < 4; g++)
                 hi[g] = (h >> (4 * g)) & 7u;
-                dl[g] = (h >> (4 * g + 3)) & 1u ? -1 : 0x0101010101010101ll;
-            }
-            delta = _mm256_setr_epi64x(dl[0], dl[1], dl[2], dl[3]);
+            /* delta -1 where bit 4 g + 3 of h is set (group g: 64-bit lane g) */
+            const __m256i bit = _mm256_setr_epi64x(0x0008000800080008ll, 0x0080008000800080ll, 0x0800080008000800ll,
+                                                   (int64_t)0x8000800080008000ull);
+            const __m256i set = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)h), bit), bit);
+            delta = _mm256_or_si256(set, _mm256_set1_epi8(1));
             const unsigned sw = qmm_iqg_le16(blk + 48 + 2 * (jj / 2));
             *sc0 = 2 * (int)((sw >> (3 * (2 * (jj % 2)))) & 7u) + 1;
             *sc1 = 2 * (int)((sw >> (3 * (2 * (jj % 2) + 1))) & 7u) + 1;
