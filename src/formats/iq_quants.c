@@ -3,12 +3,8 @@
  * for bit. Portable scalar C, written for clarity: the oracle. */
 #include <string.h>
 
+#include "base/bytes.h"
 #include "formats/formats.h"
-
-static uint32_t le32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 int qmm_type_is_iq_grid(qmm_type t) {
     switch (t) {
@@ -26,7 +22,8 @@ int qmm_type_is_iq_grid(qmm_type t) {
 }
 
 uint16_t qmm_iq1_m_d(const qmm_block_iq1_m *b) {
-    const uint16_t s0 = le16(b->scales), s1 = le16(b->scales + 2), s2 = le16(b->scales + 4), s3 = le16(b->scales + 6);
+    const uint16_t s0 = qmm_get16(b->scales), s1 = qmm_get16(b->scales + 2), s2 = qmm_get16(b->scales + 4),
+                   s3 = qmm_get16(b->scales + 6);
     return (uint16_t)((s0 >> 12) | ((s1 >> 8) & 0x00f0u) | ((s2 >> 4) & 0x0f00u) | (s3 & 0xf000u));
 }
 
@@ -46,7 +43,7 @@ int qmm_iq_level(qmm_type t, const void *block, int l) {
     switch (t) {
     case QMM_TYPE_IQ2_XXS: {
         const qmm_block_iq2_xxs *b = block;
-        const uint32_t aux = le32(b->qs + 8 * ib + 4);
+        const uint32_t aux = qmm_get32(b->qs + 8 * ib + 4);
         return qmm_grid_iq2xxs[b->qs[8 * ib + g]][r % 8] * code_sign(aux >> (7 * g), r % 8);
     }
     case QMM_TYPE_IQ2_XS: {
@@ -61,7 +58,7 @@ int qmm_iq_level(qmm_type t, const void *block, int l) {
     }
     case QMM_TYPE_IQ3_XXS: {
         const qmm_block_iq3_xxs *b = block;
-        const uint32_t aux = le32(b->signs + 4 * ib);
+        const uint32_t aux = qmm_get32(b->signs + 4 * ib);
         return qmm_grid_iq3xxs[b->qs[l / 4]][l % 4] * code_sign(aux >> (7 * g), r % 8);
     }
     case QMM_TYPE_IQ3_S: {
@@ -101,13 +98,14 @@ int qmm_iq_level(qmm_type t, const void *block, int l) {
 int qmm_iq_subscale(qmm_type t, const void *block, int i) {
     const int ib = i / 2, half = i % 2;
     switch (t) {
-    case QMM_TYPE_IQ2_XXS: return 2 * (int)(le32(((const qmm_block_iq2_xxs *)block)->qs + 8 * ib + 4) >> 28) + 1;
+    case QMM_TYPE_IQ2_XXS: return 2 * (int)(qmm_get32(((const qmm_block_iq2_xxs *)block)->qs + 8 * ib + 4) >> 28) + 1;
     case QMM_TYPE_IQ2_XS: return 2 * ((((const qmm_block_iq2_xs *)block)->scales[ib] >> (4 * half)) & 15) + 1;
     case QMM_TYPE_IQ2_S: return 2 * ((((const qmm_block_iq2_s *)block)->scales[ib] >> (4 * half)) & 15) + 1;
-    case QMM_TYPE_IQ3_XXS: return 2 * (int)(le32(((const qmm_block_iq3_xxs *)block)->signs + 4 * ib) >> 28) + 1;
+    case QMM_TYPE_IQ3_XXS: return 2 * (int)(qmm_get32(((const qmm_block_iq3_xxs *)block)->signs + 4 * ib) >> 28) + 1;
     case QMM_TYPE_IQ3_S: return 2 * ((((const qmm_block_iq3_s *)block)->scales[ib / 2] >> (4 * (ib % 2))) & 15) + 1;
     case QMM_TYPE_IQ1_S: return 2 * ((((const qmm_block_iq1_s *)block)->qh[ib] >> 12) & 7) + 1;
-    case QMM_TYPE_IQ1_M: return 2 * ((le16(((const qmm_block_iq1_m *)block)->scales + 2 * (i / 4)) >> (3 * (i % 4))) & 7) + 1;
+    case QMM_TYPE_IQ1_M:
+        return 2 * ((qmm_get16(((const qmm_block_iq1_m *)block)->scales + 2 * (i / 4)) >> (3 * (i % 4))) & 7) + 1;
     default: return 1; /* TQ1_0, TQ2_0 */
     }
 }

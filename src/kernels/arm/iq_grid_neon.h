@@ -25,19 +25,12 @@
 #ifndef QMM_IQ_GRID_NEON_H
 #define QMM_IQ_GRID_NEON_H
 
+#include "base/bytes.h"
 #include "kernels/arm/neon_driver.h" /* QMM_NEON_FAMILY, the descriptor */
 #include "kernels/ref/ref_kernels.h"
 
 #define QMM_IQN_CHUNK 8   /* super-blocks expanded per pass: 8 x 8 x 160 = 10 KiB of scratch, L1-resident */
 #define QMM_IQN_BLK   160 /* scratch bytes per 32-block: levels 128, sc_a[4], sc_b[4] */
-
-static inline uint32_t qmm_iqn_le32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static inline unsigned qmm_iqn_le16(const uint8_t *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
 
 /* Whether the kind has one sub-scale per 32-block (sc_a == sc_b): one dot per block then serves. */
 static inline int qmm_iqn_one_scale(qmm_type kind) {
@@ -111,7 +104,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     case QMM_TYPE_IQ2_XXS: {
         const qmm_block_iq2_xxs *b = (const qmm_block_iq2_xxs *)blk;
         const uint8_t *q = b->qs + 8 * j;
-        const uint32_t aux = qmm_iqn_le32(q + 4);
+        const uint32_t aux = qmm_get32(q + 4);
         mag[0] = qmm_iqn_grid8x2(qmm_grid_iq2xxs[q[0]], qmm_grid_iq2xxs[q[1]]);
         mag[1] = qmm_iqn_grid8x2(qmm_grid_iq2xxs[q[2]], qmm_grid_iq2xxs[q[3]]);
         sv = qmm_iqn_codes32(aux), stride = 4;
@@ -122,8 +115,8 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
         const qmm_block_iq2_xs *b = (const qmm_block_iq2_xs *)blk;
         const uint8_t *q = (const uint8_t *)(b->qs + 4 * j);
         for (int h = 0; h < 2; h++)
-            mag[h] = qmm_iqn_grid8x2(qmm_grid_iq2xs[qmm_iqn_le16(q + 4 * h) & 511u],
-                                     qmm_grid_iq2xs[qmm_iqn_le16(q + 4 * h + 2) & 511u]);
+            mag[h] =
+                qmm_iqn_grid8x2(qmm_grid_iq2xs[qmm_get16(q + 4 * h) & 511u], qmm_grid_iq2xs[qmm_get16(q + 4 * h + 2) & 511u]);
         /* 16 bytes from group 4 j: within the block (the scales follow the 64 bytes of qs) */
         sv = qmm_iqn_codes(vreinterpretq_u8_u16(vshrq_n_u16(vld1q_u16(b->qs + 4 * j), 9))), stride = 2;
         sc[0] = 2 * (b->scales[j] & 15) + 1;
@@ -146,7 +139,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     case QMM_TYPE_IQ3_XXS: {
         const qmm_block_iq3_xxs *b = (const qmm_block_iq3_xxs *)blk;
         const uint8_t *q = b->qs + 8 * j;
-        const uint32_t aux = qmm_iqn_le32(b->signs + 4 * j);
+        const uint32_t aux = qmm_get32(b->signs + 4 * j);
         for (int h = 0; h < 2; h++)
             mag[h] = qmm_iqn_grid4x4(qmm_grid_iq3xxs[q[4 * h]], qmm_grid_iq3xxs[q[4 * h + 1]], qmm_grid_iq3xxs[q[4 * h + 2]],
                                      qmm_grid_iq3xxs[q[4 * h + 3]]);
@@ -170,7 +163,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     }
     case QMM_TYPE_IQ1_S: {
         const qmm_block_iq1_s *b = (const qmm_block_iq1_s *)blk;
-        const unsigned qh = qmm_iqn_le16((const uint8_t *)b->qh + 2 * j);
+        const unsigned qh = qmm_get16((const uint8_t *)b->qh + 2 * j);
         const int delta = qh & 0x8000u ? -1 : 1;
         const uint8_t *q = b->qs + 4 * j;
         for (int h = 0; h < 2; h++)
@@ -188,7 +181,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
                                                 (const uint8_t *)qmm_grid_iq1s[b->qs[4 * j + 2 * h + 1] | (n2 & 0x70u) << 4]),
                                 n2 & 8u ? -1 : 1, n2 & 0x80u ? -1 : 1);
         }
-        const unsigned s16 = qmm_iqn_le16(b->scales + 2 * (j / 2));
+        const unsigned s16 = qmm_get16(b->scales + 2 * (j / 2));
         sc[0] = 2 * (int32_t)((s16 >> (3 * (2 * (j % 2)))) & 7) + 1;
         sc[1] = 2 * (int32_t)((s16 >> (3 * (2 * (j % 2) + 1))) & 7) + 1;
         return;
@@ -216,7 +209,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
                 lv[1] = qmm_iqn_trits(hi, vdupq_n_u8(pow3[2 * (j - 5) + 1]));
             } else { /* element 240 + r: trit r / 4 of qh[r % 4] */
                 static const uint8_t mult[16] = {1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27};
-                const uint8x16_t qh = vreinterpretq_u8_u32(vdupq_n_u32(qmm_iqn_le32(b->qh)));
+                const uint8x16_t qh = vreinterpretq_u8_u32(vdupq_n_u32(qmm_get32(b->qh)));
                 lv[1] = qmm_iqn_trits(qh, vld1q_u8(mult));
             }
         }
