@@ -21,12 +21,6 @@ int qmm_type_is_iq_grid(qmm_type t) {
     }
 }
 
-uint16_t qmm_iq1_m_d(const qmm_block_iq1_m *b) {
-    const uint16_t s0 = qmm_get16(b->scales), s1 = qmm_get16(b->scales + 2), s2 = qmm_get16(b->scales + 4),
-                   s3 = qmm_get16(b->scales + 6);
-    return (uint16_t)((s0 >> 12) | ((s1 >> 8) & 0x00f0u) | ((s2 >> 4) & 0x0f00u) | (s3 & 0xf000u));
-}
-
 /* The sign (+1 / -1) of element l from a 7-bit sign code. */
 static int code_sign(unsigned code7, int l) { return (qmm_iq_sign_bits(code7) >> l) & 1 ? -1 : 1; }
 
@@ -110,28 +104,10 @@ int qmm_iq_subscale(qmm_type t, const void *block, int i) {
     }
 }
 
-float qmm_iq_factor(qmm_type t, const void *block) {
-    switch (t) {
-    case QMM_TYPE_IQ2_XXS:
-    case QMM_TYPE_IQ2_XS:
-    case QMM_TYPE_IQ2_S:
-    case QMM_TYPE_IQ1_S: return qmm_fp16_to_fp32(*(const uint16_t *)block) * 0.125f;
-    case QMM_TYPE_IQ1_M: return qmm_fp16_to_fp32(qmm_iq1_m_d(block)) * 0.125f;
-    case QMM_TYPE_IQ3_XXS: return qmm_fp16_to_fp32(*(const uint16_t *)block) * 0.25f;
-    case QMM_TYPE_IQ3_S: return qmm_fp16_to_fp32(*(const uint16_t *)block);
-    case QMM_TYPE_TQ1_0: return qmm_fp16_to_fp32(((const qmm_block_tq1_0 *)block)->d);
-    case QMM_TYPE_TQ2_0: return qmm_fp16_to_fp32(((const qmm_block_tq2_0 *)block)->d);
-    default: return 0.0f;
-    }
-}
-
 /* ggml's float formulas, per super-block: the scale of each element's group
  * first (one rounding), then times the level (one more), the sign exact. */
 static void dequantize_block(qmm_type t, const void *block, float *y) {
-    const float d = t == QMM_TYPE_IQ1_M   ? qmm_fp16_to_fp32(qmm_iq1_m_d(block))
-                    : t == QMM_TYPE_TQ1_0 ? qmm_fp16_to_fp32(((const qmm_block_tq1_0 *)block)->d)
-                    : t == QMM_TYPE_TQ2_0 ? qmm_fp16_to_fp32(((const qmm_block_tq2_0 *)block)->d)
-                                          : qmm_fp16_to_fp32(*(const uint16_t *)block);
+    const float d = qmm_fp16_to_fp32(qmm_iq_d_bits(t, block));
     for (int l = 0; l < 256; l++) {
         const int w = qmm_iq_level(t, block, l), sc = qmm_iq_subscale(t, block, l / 16);
         const float sign = w < 0 ? -1.0f : 1.0f;
