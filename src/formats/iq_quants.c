@@ -32,6 +32,25 @@ static int tq1_trit(uint8_t byte, int n) {
     return ((unsigned)q * 3u) >> 8;
 }
 
+/* IQ1_S / IQ1_M: the grid value g (-1, 0, 1) of element l, and in *neg whether
+ * its group's delta is negative. */
+static int iq1_grid(qmm_type t, const void *block, int l, int *neg) {
+    const int gi = l / 8; /* the 8-element group */
+    unsigned idx;
+    if (t == QMM_TYPE_IQ1_S) {
+        const qmm_block_iq1_s *b = block;
+        const unsigned qh = b->qh[gi / 4];
+        idx = b->qs[gi] | ((qh >> (3 * (gi % 4))) & 7u) << 8;
+        *neg = (qh & 0x8000u) != 0;
+    } else {
+        const qmm_block_iq1_m *b = block;
+        const unsigned nib = ((unsigned)b->qh[gi / 2] >> (4 * (gi % 2))) & 15u;
+        idx = b->qs[gi] | (nib & 7u) << 8;
+        *neg = (nib & 8u) != 0;
+    }
+    return qmm_grid_iq1s[idx][l % 8];
+}
+
 int qmm_iq_level(qmm_type t, const void *block, int l) {
     const int ib = l / 32, r = l % 32, g = r / 8;
     switch (t) {
@@ -60,18 +79,11 @@ int qmm_iq_level(qmm_type t, const void *block, int l) {
         const unsigned idx = b->qs[l / 4] | (((unsigned)b->qh[ib] >> ((l / 4) % 8)) & 1u) << 8;
         return qmm_grid_iq3s[idx][l % 4] * ((b->signs[l / 8] >> (l % 8)) & 1 ? -1 : 1);
     }
-    case QMM_TYPE_IQ1_S: {
-        const qmm_block_iq1_s *b = block;
-        const unsigned qh = b->qh[ib];
-        const unsigned idx = b->qs[4 * ib + g] | ((qh >> (3 * g)) & 7u) << 8;
-        return 8 * qmm_grid_iq1s[idx][r % 8] + (qh & 0x8000u ? -1 : 1);
-    }
+    case QMM_TYPE_IQ1_S:
     case QMM_TYPE_IQ1_M: {
-        const qmm_block_iq1_m *b = block;
-        const int gi = l / 8;
-        const unsigned nib = ((unsigned)b->qh[gi / 2] >> (4 * (gi % 2))) & 15u;
-        const unsigned idx = b->qs[gi] | (nib & 7u) << 8;
-        return 8 * qmm_grid_iq1s[idx][l % 8] + (nib & 8u ? -1 : 1);
+        int neg;
+        const int gv = iq1_grid(t, block, l, &neg);
+        return 8 * gv + (neg ? -1 : 1);
     }
     case QMM_TYPE_TQ1_0: {
         const qmm_block_tq1_0 *b = block;
@@ -121,9 +133,9 @@ static void dequantize_block(qmm_type t, const void *block, float *y) {
         case QMM_TYPE_IQ3_XXS: y[l] = d * (0.5f + (float)((sc - 1) / 2)) * 0.5f * (float)mag * sign; break;
         case QMM_TYPE_IQ3_S: y[l] = d * (float)sc * (float)mag * sign; break;
         case QMM_TYPE_IQ1_S:
-        case QMM_TYPE_IQ1_M: {                        /* d * (2 s + 1) * (g + delta), w = 8 g + (delta < 0 ? -1 : 1) */
-            const int neg = ((unsigned)w & 7u) == 7u; /* w mod 8: 1 for +delta, 7 for -delta */
-            const int g = (w + (neg ? 1 : -1)) / 8;
+        case QMM_TYPE_IQ1_M: { /* d * (2 s + 1) * (g + delta), delta = +-0.125 */
+            int neg;
+            const int g = iq1_grid(t, block, l, &neg);
             y[l] = d * (float)sc * ((float)g + (neg ? -0.125f : 0.125f));
             break;
         }
