@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "cpu/cpu.h"
+#include "format_vectors_file.h"
 #include "formats/formats.h"
 #include "qmatmul.h"
 #include "test_act_blocks.h"
@@ -82,11 +83,6 @@ static void test_fp16(void) {
 #endif
 }
 
-typedef struct record {
-    uint32_t type, rows, k, nbytes;
-    uint8_t *data;
-} record;
-
 #define RANDOM_BLOCKS 0x100u /* gen_format_vectors.py: random valid blocks, not a quantization of the input */
 
 /* GET_ROWS of packed weights (every row, in reverse order) against the gguf
@@ -117,29 +113,15 @@ static void check_get_rows(qmm_context *ctx, qmm_type t, const void *src, size_t
 }
 
 static void test_vectors(const char *path) {
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL, "cannot open vectors file %s (written by gen_format_vectors.py)", path);
-    if (!f)
-        return;
-    uint32_t n = 0;
-    CHECK(fread(&n, 4, 1, f) == 1 && n >= 3 && n % 2 == 1 && n < 1000, "vectors file header");
-    if (n < 3 || n % 2 == 0 || n >= 1000) {
-        fclose(f);
+    qmm_test_records file;
+    const int whole = qmm_test_records_read(path, "tests/gen_format_vectors.py", 999, &file);
+    CHECK(!whole || (file.n >= 3 && file.n % 2 == 1), "vectors file: %u records, expected the input and pairs", file.n);
+    const uint32_t got = file.got;
+    const qmm_test_record *r = file.r;
+    if (got < 3) {
+        qmm_test_records_free(&file);
         return;
     }
-    record *r = calloc(n, sizeof *r);
-    uint32_t got = 0;
-    for (; got < n; got++) {
-        if (fread(&r[got], 4, 4, f) != 4)
-            break;
-        r[got].data = malloc(r[got].nbytes ? r[got].nbytes : 1);
-        if (fread(r[got].data, 1, r[got].nbytes, f) != r[got].nbytes) {
-            got++;
-            break;
-        }
-    }
-    fclose(f);
-    CHECK(got == n, "vectors file: %u of %u records", got, n);
     qmm_context *ctx = NULL;
     CHECK_OK(qmm_context_create(NULL, &ctx));
     const float *x = (const float *)r[0].data;
@@ -178,9 +160,7 @@ static void test_vectors(const char *path) {
     }
     CHECK(seen_random >= 30, "vectors file: %d random-block records, expected every packable quantized type", seen_random);
     qmm_context_free(ctx);
-    for (uint32_t i = 0; i < got; i++)
-        free(r[i].data);
-    free(r);
+    qmm_test_records_free(&file);
 }
 
 /* BF16: the quantizer's special cases (ggml's ggml_compute_fp32_to_bf16),

@@ -16,35 +16,11 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "format_vectors_file.h"
 #include "formats/formats.h"
 #include "registry/registry.h"
 #include "test_compare.h"
 #include "test_util.h"
-
-typedef struct record {
-    uint32_t type, rows, k, nbytes;
-    uint8_t *data;
-} record;
-
-static record recs[64];
-static uint32_t nrec;
-
-static int read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL, "cannot open %s (tests/gen_known_answers.py writes it)", path);
-    if (!f)
-        return 0;
-    uint32_t n = 0;
-    int ok = fread(&n, 4, 1, f) == 1 && n <= 64;
-    for (nrec = 0; ok && nrec < n; nrec++) {
-        record *r = &recs[nrec];
-        ok = fread(r, 4, 4, f) == 4 && r->nbytes < (1u << 24) && (r->data = malloc(r->nbytes ? r->nbytes : 1)) != NULL &&
-             fread(r->data, 1, r->nbytes, f) == r->nbytes;
-    }
-    fclose(f);
-    CHECK(ok, "%s: truncated or malformed", path);
-    return ok;
-}
 
 static uint32_t bits(float f) {
     uint32_t u;
@@ -128,9 +104,18 @@ static void check_bound(const known *kn) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || !read_file(argv[1]))
+    qmm_test_records file = {0, 0, NULL};
+    if (argc < 2 || !qmm_test_records_read(argv[1], "tests/gen_known_answers.py", 64, &file)) {
+        qmm_test_records_free(&file);
         return qmm_test_summary() ? 1 : 1;
+    }
+    const qmm_test_record *recs = file.r;
+    const uint32_t nrec = file.got;
     CHECK(nrec == 19 && recs[0].type == 0, "%u records, expected the input and 9 pairs", nrec);
+    if (nrec != 19) {
+        qmm_test_records_free(&file);
+        return qmm_test_summary();
+    }
     const float *x = (const float *)recs[0].data;
     const int64_t k = recs[0].k, m = 3;
     /* activations: the input rows themselves, scaled, as hidden states of about 1 */
@@ -159,7 +144,6 @@ int main(int argc, char **argv) {
     }
     CHECK(types == 9, "%d types checked", types);
     free(acts);
-    for (uint32_t r = 0; r < nrec; r++)
-        free(recs[r].data);
+    qmm_test_records_free(&file);
     return qmm_test_summary();
 }

@@ -3,12 +3,8 @@
  * for bit. Portable scalar C, written for clarity: the oracle. */
 #include <string.h>
 
+#include "base/bytes.h"
 #include "formats/formats.h"
-
-static uint32_t le32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 int qmm_type_is_iq_grid(qmm_type t) {
     switch (t) {
@@ -25,11 +21,6 @@ int qmm_type_is_iq_grid(qmm_type t) {
     }
 }
 
-uint16_t qmm_iq1_m_d(const qmm_block_iq1_m *b) {
-    const uint16_t s0 = le16(b->scales), s1 = le16(b->scales + 2), s2 = le16(b->scales + 4), s3 = le16(b->scales + 6);
-    return (uint16_t)((s0 >> 12) | ((s1 >> 8) & 0x00f0u) | ((s2 >> 4) & 0x0f00u) | (s3 & 0xf000u));
-}
-
 /* The sign (+1 / -1) of element l from a 7-bit sign code. */
 static int code_sign(unsigned code7, int l) { return (qmm_iq_sign_bits(code7) >> l) & 1 ? -1 : 1; }
 
@@ -41,12 +32,31 @@ static int tq1_trit(uint8_t byte, int n) {
     return ((unsigned)q * 3u) >> 8;
 }
 
+/* IQ1_S / IQ1_M: the grid value g (-1, 0, 1) of element l, and in *neg whether
+ * its group's delta is negative. */
+static int iq1_grid(qmm_type t, const void *block, int l, int *neg) {
+    const int gi = l / 8; /* the 8-element group */
+    unsigned idx;
+    if (t == QMM_TYPE_IQ1_S) {
+        const qmm_block_iq1_s *b = block;
+        const unsigned qh = b->qh[gi / 4];
+        idx = b->qs[gi] | ((qh >> (3 * (gi % 4))) & 7u) << 8;
+        *neg = (qh & 0x8000u) != 0;
+    } else {
+        const qmm_block_iq1_m *b = block;
+        const unsigned nib = ((unsigned)b->qh[gi / 2] >> (4 * (gi % 2))) & 15u;
+        idx = b->qs[gi] | (nib & 7u) << 8;
+        *neg = (nib & 8u) != 0;
+    }
+    return qmm_grid_iq1s[idx][l % 8];
+}
+
 int qmm_iq_level(qmm_type t, const void *block, int l) {
     const int ib = l / 32, r = l % 32, g = r / 8;
     switch (t) {
     case QMM_TYPE_IQ2_XXS: {
         const qmm_block_iq2_xxs *b = block;
-        const uint32_t aux = le32(b->qs + 8 * ib + 4);
+        const uint32_t aux = qmm_get32(b->qs + 8 * ib + 4);
         return qmm_grid_iq2xxs[b->qs[8 * ib + g]][r % 8] * code_sign(aux >> (7 * g), r % 8);
     }
     case QMM_TYPE_IQ2_XS: {
@@ -61,7 +71,7 @@ int qmm_iq_level(qmm_type t, const void *block, int l) {
     }
     case QMM_TYPE_IQ3_XXS: {
         const qmm_block_iq3_xxs *b = block;
-        const uint32_t aux = le32(b->signs + 4 * ib);
+        const uint32_t aux = qmm_get32(b->signs + 4 * ib);
         return qmm_grid_iq3xxs[b->qs[l / 4]][l % 4] * code_sign(aux >> (7 * g), r % 8);
     }
     case QMM_TYPE_IQ3_S: {
@@ -69,18 +79,11 @@ int qmm_iq_level(qmm_type t, const void *block, int l) {
         const unsigned idx = b->qs[l / 4] | (((unsigned)b->qh[ib] >> ((l / 4) % 8)) & 1u) << 8;
         return qmm_grid_iq3s[idx][l % 4] * ((b->signs[l / 8] >> (l % 8)) & 1 ? -1 : 1);
     }
-    case QMM_TYPE_IQ1_S: {
-        const qmm_block_iq1_s *b = block;
-        const unsigned qh = b->qh[ib];
-        const unsigned idx = b->qs[4 * ib + g] | ((qh >> (3 * g)) & 7u) << 8;
-        return 8 * qmm_grid_iq1s[idx][r % 8] + (qh & 0x8000u ? -1 : 1);
-    }
+    case QMM_TYPE_IQ1_S:
     case QMM_TYPE_IQ1_M: {
-        const qmm_block_iq1_m *b = block;
-        const int gi = l / 8;
-        const unsigned nib = ((unsigned)b->qh[gi / 2] >> (4 * (gi % 2))) & 15u;
-        const unsigned idx = b->qs[gi] | (nib & 7u) << 8;
-        return 8 * qmm_grid_iq1s[idx][l % 8] + (nib & 8u ? -1 : 1);
+        int neg;
+        const int gv = iq1_grid(t, block, l, &neg);
+        return 8 * gv + (neg ? -1 : 1);
     }
     case QMM_TYPE_TQ1_0: {
         const qmm_block_tq1_0 *b = block;
@@ -101,39 +104,22 @@ int qmm_iq_level(qmm_type t, const void *block, int l) {
 int qmm_iq_subscale(qmm_type t, const void *block, int i) {
     const int ib = i / 2, half = i % 2;
     switch (t) {
-    case QMM_TYPE_IQ2_XXS: return 2 * (int)(le32(((const qmm_block_iq2_xxs *)block)->qs + 8 * ib + 4) >> 28) + 1;
+    case QMM_TYPE_IQ2_XXS: return 2 * (int)(qmm_get32(((const qmm_block_iq2_xxs *)block)->qs + 8 * ib + 4) >> 28) + 1;
     case QMM_TYPE_IQ2_XS: return 2 * ((((const qmm_block_iq2_xs *)block)->scales[ib] >> (4 * half)) & 15) + 1;
     case QMM_TYPE_IQ2_S: return 2 * ((((const qmm_block_iq2_s *)block)->scales[ib] >> (4 * half)) & 15) + 1;
-    case QMM_TYPE_IQ3_XXS: return 2 * (int)(le32(((const qmm_block_iq3_xxs *)block)->signs + 4 * ib) >> 28) + 1;
+    case QMM_TYPE_IQ3_XXS: return 2 * (int)(qmm_get32(((const qmm_block_iq3_xxs *)block)->signs + 4 * ib) >> 28) + 1;
     case QMM_TYPE_IQ3_S: return 2 * ((((const qmm_block_iq3_s *)block)->scales[ib / 2] >> (4 * (ib % 2))) & 15) + 1;
     case QMM_TYPE_IQ1_S: return 2 * ((((const qmm_block_iq1_s *)block)->qh[ib] >> 12) & 7) + 1;
-    case QMM_TYPE_IQ1_M: return 2 * ((le16(((const qmm_block_iq1_m *)block)->scales + 2 * (i / 4)) >> (3 * (i % 4))) & 7) + 1;
+    case QMM_TYPE_IQ1_M:
+        return 2 * ((qmm_get16(((const qmm_block_iq1_m *)block)->scales + 2 * (i / 4)) >> (3 * (i % 4))) & 7) + 1;
     default: return 1; /* TQ1_0, TQ2_0 */
-    }
-}
-
-float qmm_iq_factor(qmm_type t, const void *block) {
-    switch (t) {
-    case QMM_TYPE_IQ2_XXS:
-    case QMM_TYPE_IQ2_XS:
-    case QMM_TYPE_IQ2_S:
-    case QMM_TYPE_IQ1_S: return qmm_fp16_to_fp32(*(const uint16_t *)block) * 0.125f;
-    case QMM_TYPE_IQ1_M: return qmm_fp16_to_fp32(qmm_iq1_m_d(block)) * 0.125f;
-    case QMM_TYPE_IQ3_XXS: return qmm_fp16_to_fp32(*(const uint16_t *)block) * 0.25f;
-    case QMM_TYPE_IQ3_S: return qmm_fp16_to_fp32(*(const uint16_t *)block);
-    case QMM_TYPE_TQ1_0: return qmm_fp16_to_fp32(((const qmm_block_tq1_0 *)block)->d);
-    case QMM_TYPE_TQ2_0: return qmm_fp16_to_fp32(((const qmm_block_tq2_0 *)block)->d);
-    default: return 0.0f;
     }
 }
 
 /* ggml's float formulas, per super-block: the scale of each element's group
  * first (one rounding), then times the level (one more), the sign exact. */
 static void dequantize_block(qmm_type t, const void *block, float *y) {
-    const float d = t == QMM_TYPE_IQ1_M   ? qmm_fp16_to_fp32(qmm_iq1_m_d(block))
-                    : t == QMM_TYPE_TQ1_0 ? qmm_fp16_to_fp32(((const qmm_block_tq1_0 *)block)->d)
-                    : t == QMM_TYPE_TQ2_0 ? qmm_fp16_to_fp32(((const qmm_block_tq2_0 *)block)->d)
-                                          : qmm_fp16_to_fp32(*(const uint16_t *)block);
+    const float d = qmm_fp16_to_fp32(qmm_iq_d_bits(t, block));
     for (int l = 0; l < 256; l++) {
         const int w = qmm_iq_level(t, block, l), sc = qmm_iq_subscale(t, block, l / 16);
         const float sign = w < 0 ? -1.0f : 1.0f;
@@ -147,9 +133,9 @@ static void dequantize_block(qmm_type t, const void *block, float *y) {
         case QMM_TYPE_IQ3_XXS: y[l] = d * (0.5f + (float)((sc - 1) / 2)) * 0.5f * (float)mag * sign; break;
         case QMM_TYPE_IQ3_S: y[l] = d * (float)sc * (float)mag * sign; break;
         case QMM_TYPE_IQ1_S:
-        case QMM_TYPE_IQ1_M: {                        /* d * (2 s + 1) * (g + delta), w = 8 g + (delta < 0 ? -1 : 1) */
-            const int neg = ((unsigned)w & 7u) == 7u; /* w mod 8: 1 for +delta, 7 for -delta */
-            const int g = (w + (neg ? 1 : -1)) / 8;
+        case QMM_TYPE_IQ1_M: { /* d * (2 s + 1) * (g + delta), delta = +-0.125 */
+            int neg;
+            const int g = iq1_grid(t, block, l, &neg);
             y[l] = d * (float)sc * ((float)g + (neg ? -0.125f : 0.125f));
             break;
         }

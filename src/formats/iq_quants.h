@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "base/bytes.h"
 #include "qmatmul.h"
 
 typedef struct qmm_block_iq2_xxs {
@@ -111,10 +112,45 @@ int qmm_type_is_iq_grid(qmm_type t);
 int qmm_iq_level(qmm_type t, const void *block, int l);
 /* The integer sub-scale of elements 16 i .. 16 i + 15 (i 0..15). */
 int qmm_iq_subscale(qmm_type t, const void *block, int i);
-/* The super-block's fp32 factor (exact). */
-float qmm_iq_factor(qmm_type t, const void *block);
+
 /* IQ1_M's fp16 d, gathered from the top nibbles of its scales. */
-uint16_t qmm_iq1_m_d(const qmm_block_iq1_m *b);
+static inline uint16_t qmm_iq1_m_d(const qmm_block_iq1_m *b) {
+    const uint16_t s0 = qmm_get16(b->scales), s1 = qmm_get16(b->scales + 2), s2 = qmm_get16(b->scales + 4),
+                   s3 = qmm_get16(b->scales + 6);
+    return (uint16_t)((s0 >> 12) | ((s1 >> 8) & 0x00f0u) | ((s2 >> 4) & 0x0f00u) | (s3 & 0xf000u));
+}
+
+/* The two facts of a super-block's factor: the fp16 bits of its d, and the
+ * power of two the type scales d by (0 for other types). Kernels combine
+ * them with their own fp16 conversion (exact, so any conversion agrees). */
+static inline uint16_t qmm_iq_d_bits(qmm_type t, const void *block) {
+    switch (t) {
+    case QMM_TYPE_IQ1_M: return qmm_iq1_m_d(block);
+    case QMM_TYPE_TQ1_0: return ((const qmm_block_tq1_0 *)block)->d;
+    case QMM_TYPE_TQ2_0: return ((const qmm_block_tq2_0 *)block)->d;
+    default: return *(const uint16_t *)block; /* the IQ2 / IQ3 / IQ1_S blocks start with d */
+    }
+}
+
+static inline float qmm_iq_d_multiplier(qmm_type t) {
+    switch (t) {
+    case QMM_TYPE_IQ2_XXS:
+    case QMM_TYPE_IQ2_XS:
+    case QMM_TYPE_IQ2_S:
+    case QMM_TYPE_IQ1_S:
+    case QMM_TYPE_IQ1_M: return 0.125f;
+    case QMM_TYPE_IQ3_XXS: return 0.25f;
+    case QMM_TYPE_IQ3_S:
+    case QMM_TYPE_TQ1_0:
+    case QMM_TYPE_TQ2_0: return 1.0f;
+    default: return 0.0f;
+    }
+}
+
+/* The super-block's fp32 factor (exact). */
+static inline float qmm_iq_factor(qmm_type t, const void *block) {
+    return qmm_fp16_to_fp32(qmm_iq_d_bits(t, block)) * qmm_iq_d_multiplier(t);
+}
 
 /* ggml's dequantization of one row of k elements (k % 256 == 0). */
 void qmm_dequantize_row_iq(qmm_type t, const void *src, float *dst, int64_t k);

@@ -9,13 +9,13 @@
  *   the 4 rows' int8 levels w (|w| <= 62; padding rows 0) in the arrangement, the 8-vector image wq[8] the
  *   sdot / smmla halves steps of neon_common.h take, 128 bytes; then int32 sc_a[4], sc_b[4], the rows'
  *   sub-scales of elements 0..15 and 16..31;
- * and per super-block the rows' fp32 factors (qmm_iq_factor). Every activation group of 4 rows (the NEON int8
- * activation layout without sums) then runs over the chunk: per 32-block and activation row, the two exact half
- * dots of the levels with the int8 activations (sdot / smmla: signed x signed, the signs are in the levels), then
- * as the reference, isum = sc_a * dot_a + sc_b * dot_b (exact, |.| < 2^24) and acc = fma((float)isum,
- * factor * x_d, acc), one lane per weight row. Between chunks the accumulators rest in y (fp32, exact). With
- * m = 1 (decode) there is no activation row to reuse an expansion for, so each row's levels go straight into two
- * plain sdots with the activation halves, without transpose or scratch.
+ * and per super-block the rows' fp32 factors (qmm_iq_factor's, the fp16 d converted by fcvtl). Every activation
+ * group of 4 rows (the NEON int8 activation layout without sums) then runs over the chunk: per 32-block and
+ * activation row, the two exact half dots of the levels with the int8 activations (sdot / smmla: signed x signed,
+ * the signs are in the levels), then as the reference, isum = sc_a * dot_a + sc_b * dot_b (exact, |.| < 2^24) and
+ * acc = fma((float)isum, factor * x_d, acc), one lane per weight row. Between chunks the accumulators rest in y
+ * (fp32, exact). With m = 1 (decode) there is no activation row to reuse an expansion for, so each row's levels go
+ * straight into two plain sdots with the activation halves, without transpose or scratch.
  *
  * Expansion per row and 32-block: one 8-byte grid load per 8 weights, straight into a vector lane (IQ3: two
  * 4-byte ones), the 8 sign bits of each group (7-bit codes: parity by cnt, all four groups at once) turned into a
@@ -25,19 +25,12 @@
 #ifndef QMM_IQ_GRID_NEON_H
 #define QMM_IQ_GRID_NEON_H
 
+#include "base/bytes.h"
 #include "kernels/arm/neon_driver.h" /* QMM_NEON_FAMILY, the descriptor */
 #include "kernels/ref/ref_kernels.h"
 
 #define QMM_IQN_CHUNK 8   /* super-blocks expanded per pass: 8 x 8 x 160 = 10 KiB of scratch, L1-resident */
 #define QMM_IQN_BLK   160 /* scratch bytes per 32-block: levels 128, sc_a[4], sc_b[4] */
-
-static inline uint32_t qmm_iqn_le32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-static inline unsigned qmm_iqn_le16(const uint8_t *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
 
 /* Whether the kind has one sub-scale per 32-block (sc_a == sc_b): one dot per block then serves. */
 static inline int qmm_iqn_one_scale(qmm_type kind) {
@@ -111,7 +104,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     case QMM_TYPE_IQ2_XXS: {
         const qmm_block_iq2_xxs *b = (const qmm_block_iq2_xxs *)blk;
         const uint8_t *q = b->qs + 8 * j;
-        const uint32_t aux = qmm_iqn_le32(q + 4);
+        const uint32_t aux = qmm_get32(q + 4);
         mag[0] = qmm_iqn_grid8x2(qmm_grid_iq2xxs[q[0]], qmm_grid_iq2xxs[q[1]]);
         mag[1] = qmm_iqn_grid8x2(qmm_grid_iq2xxs[q[2]], qmm_grid_iq2xxs[q[3]]);
         sv = qmm_iqn_codes32(aux), stride = 4;
@@ -122,8 +115,8 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
         const qmm_block_iq2_xs *b = (const qmm_block_iq2_xs *)blk;
         const uint8_t *q = (const uint8_t *)(b->qs + 4 * j);
         for (int h = 0; h < 2; h++)
-            mag[h] = qmm_iqn_grid8x2(qmm_grid_iq2xs[qmm_iqn_le16(q + 4 * h) & 511u],
-                                     qmm_grid_iq2xs[qmm_iqn_le16(q + 4 * h + 2) & 511u]);
+            mag[h] =
+                qmm_iqn_grid8x2(qmm_grid_iq2xs[qmm_get16(q + 4 * h) & 511u], qmm_grid_iq2xs[qmm_get16(q + 4 * h + 2) & 511u]);
         /* 16 bytes from group 4 j: within the block (the scales follow the 64 bytes of qs) */
         sv = qmm_iqn_codes(vreinterpretq_u8_u16(vshrq_n_u16(vld1q_u16(b->qs + 4 * j), 9))), stride = 2;
         sc[0] = 2 * (b->scales[j] & 15) + 1;
@@ -146,7 +139,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     case QMM_TYPE_IQ3_XXS: {
         const qmm_block_iq3_xxs *b = (const qmm_block_iq3_xxs *)blk;
         const uint8_t *q = b->qs + 8 * j;
-        const uint32_t aux = qmm_iqn_le32(b->signs + 4 * j);
+        const uint32_t aux = qmm_get32(b->signs + 4 * j);
         for (int h = 0; h < 2; h++)
             mag[h] = qmm_iqn_grid4x4(qmm_grid_iq3xxs[q[4 * h]], qmm_grid_iq3xxs[q[4 * h + 1]], qmm_grid_iq3xxs[q[4 * h + 2]],
                                      qmm_grid_iq3xxs[q[4 * h + 3]]);
@@ -170,7 +163,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     }
     case QMM_TYPE_IQ1_S: {
         const qmm_block_iq1_s *b = (const qmm_block_iq1_s *)blk;
-        const unsigned qh = qmm_iqn_le16((const uint8_t *)b->qh + 2 * j);
+        const unsigned qh = qmm_get16((const uint8_t *)b->qh + 2 * j);
         const int delta = qh & 0x8000u ? -1 : 1;
         const uint8_t *q = b->qs + 4 * j;
         for (int h = 0; h < 2; h++)
@@ -188,7 +181,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
                                                 (const uint8_t *)qmm_grid_iq1s[b->qs[4 * j + 2 * h + 1] | (n2 & 0x70u) << 4]),
                                 n2 & 8u ? -1 : 1, n2 & 0x80u ? -1 : 1);
         }
-        const unsigned s16 = qmm_iqn_le16(b->scales + 2 * (j / 2));
+        const unsigned s16 = qmm_get16(b->scales + 2 * (j / 2));
         sc[0] = 2 * (int32_t)((s16 >> (3 * (2 * (j % 2)))) & 7) + 1;
         sc[1] = 2 * (int32_t)((s16 >> (3 * (2 * (j % 2) + 1))) & 7) + 1;
         return;
@@ -216,7 +209,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
                 lv[1] = qmm_iqn_trits(hi, vdupq_n_u8(pow3[2 * (j - 5) + 1]));
             } else { /* element 240 + r: trit r / 4 of qh[r % 4] */
                 static const uint8_t mult[16] = {1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27};
-                const uint8x16_t qh = vreinterpretq_u8_u32(vdupq_n_u32(qmm_iqn_le32(b->qh)));
+                const uint8x16_t qh = vreinterpretq_u8_u32(vdupq_n_u32(qmm_get32(b->qh)));
                 lv[1] = qmm_iqn_trits(qh, vld1q_u8(mult));
             }
         }
@@ -228,6 +221,16 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand(qmm_type kind, 
     qmm_iqn_signed(mag, sv, stride, lv);
 }
 
+/* The factors (qmm_iq_factor) of the super-blocks at blk of nr (<= 4) rows rb bytes apart, 0 for padding rows: the
+ * rows' fp16 d bits converted at once by fcvtl (exact, as qmm_fp16_to_fp32), times the kind's power of two. */
+static inline __attribute__((always_inline)) float32x4_t qmm_iqn_factors(qmm_type kind, const uint8_t *blk, size_t rb,
+                                                                         int64_t nr) {
+    uint16_t h[4] = {0, 0, 0, 0};
+    for (int64_t r = 0; r < nr; r++)
+        h[r] = qmm_iq_d_bits(kind, blk + (size_t)r * rb);
+    return vmulq_n_f32(vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(h))), qmm_iq_d_multiplier(kind));
+}
+
 /* Expands super-blocks [s0, s1) of the nc (<= 4) rows at w (GGUF rows, rb bytes apart) into scratch blocks (see
  * the top) and fac[s - s0] (the rows' factors; 0 for padding rows). */
 static inline __attribute__((always_inline)) void qmm_iqn_expand_panel(qmm_type kind, int arrangement, const uint8_t *w,
@@ -235,10 +238,7 @@ static inline __attribute__((always_inline)) void qmm_iqn_expand_panel(qmm_type 
                                                                        uint8_t *scratch, float32x4_t *fac) {
     const size_t sbb = qmm_type_block_bytes(kind);
     for (int64_t s = s0; s < s1; s++) {
-        float f[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (int64_t r = 0; r < nc; r++)
-            f[r] = qmm_iq_factor(kind, w + (size_t)r * rb + (size_t)s * sbb);
-        fac[s - s0] = vld1q_f32(f);
+        fac[s - s0] = qmm_iqn_factors(kind, w + (size_t)s * sbb, rb, nc);
         for (int j = 0; j < 8; j++) {
             uint8x16_t lo[4], hi[4];
             int32_t sa[4] = {0, 0, 0, 0}, sb[4] = {0, 0, 0, 0};
@@ -349,10 +349,7 @@ qmm_iqn_gemv_panel(qmm_type kind, int arrangement, const int nr, const uint8_t *
     const size_t sbb = qmm_type_block_bytes(kind);
     float32x4_t acc = vdupq_n_f32(0.0f);
     for (int64_t s = 0; s < nsb; s++) {
-        float f[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        for (int r = 0; r < nr; r++)
-            f[r] = qmm_iq_factor(kind, w + (size_t)r * rb + (size_t)s * sbb);
-        const float32x4_t fac = vld1q_f32(f);
+        const float32x4_t fac = qmm_iqn_factors(kind, w + (size_t)s * sbb, rb, nr);
         for (int j = 0; j < 8; j++, a += QMM_NEON_ACT_BLK) {
             const int8_t *x = (const int8_t *)a + 16;
             const int8x16_t x0 = arrangement == QMM_NEON_PAIRS ? vcombine_s8(vld1_s8(x), vld1_s8(x + 32)) : vld1q_s8(x);
