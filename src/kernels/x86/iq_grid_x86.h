@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/family.h"
@@ -58,10 +59,19 @@ static inline uint64_t qmm_iqg_bytes(const uint8_t *p, size_t n) {
     memcpy(&v, p, n);
     return v;
 }
-static inline uint32_t qmm_iqg_le32(const uint8_t *p) { return (uint32_t)qmm_iqg_bytes(p, 4); }
-static inline uint16_t qmm_iqg_le16(const uint8_t *p) { return (uint16_t)qmm_iqg_bytes(p, 2); }
 static inline int64_t qmm_iqg_grid8(const uint8_t *entry) { return (int64_t)qmm_iqg_bytes(entry, 8); }
 static inline int32_t qmm_iqg_grid4(const uint8_t *entry) { return (int32_t)qmm_iqg_bytes(entry, 4); }
+
+/* Eight 4-byte grid entries in order; pairs joined in scalar registers
+ * (a 64-bit insert costs what a 32-bit one does). */
+QMM_IQG_INLINE __m256i qmm_iqg_grid4x8(const uint8_t (*grid)[4], unsigned i0, unsigned i1, unsigned i2, unsigned i3, unsigned i4,
+                                       unsigned i5, unsigned i6, unsigned i7) {
+    const uint64_t p0 = qmm_get32(grid[i0]) | (uint64_t)qmm_get32(grid[i1]) << 32;
+    const uint64_t p1 = qmm_get32(grid[i2]) | (uint64_t)qmm_get32(grid[i3]) << 32;
+    const uint64_t p2 = qmm_get32(grid[i4]) | (uint64_t)qmm_get32(grid[i5]) << 32;
+    const uint64_t p3 = qmm_get32(grid[i6]) | (uint64_t)qmm_get32(grid[i7]) << 32;
+    return _mm256_setr_epi64x((int64_t)p0, (int64_t)p1, (int64_t)p2, (int64_t)p3);
+}
 
 /* +1 / -1 per byte from 32 sign bits (bit l set = element l negative). */
 QMM_IQG_INLINE __m256i qmm_iqg_signs(uint32_t bits) {
@@ -121,21 +131,39 @@ QMM_IQG_INLINE __m256i qmm_iqg_tq1_levels(const uint8_t *blk, int jj) {
     if (jj == 6)
         return qmm_iqg_trits(_mm256_set_m128i(q16, q16), _mm256_setr_m128i(_mm_set1_epi8(9), _mm_set1_epi8(27)));
     /* then 240 + 4 t + l (t 0..3): trit t of qh[l] */
-    const __m128i qh = _mm_set1_epi32((int32_t)qmm_iqg_le32(blk + 48));
+    const __m128i qh = _mm_set1_epi32((int32_t)qmm_get32(blk + 48));
     const __m128i p3h = _mm_setr_epi8(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27);
     return qmm_iqg_trits(_mm256_setr_m128i(q16, qh), _mm256_setr_m128i(_mm_set1_epi8(81), p3h));
 }
 
-/* The type's fp16 d and the exact factor it is scaled by. */
+/* The super-block's exact factor (qmm_iq_factor's, with F16C). */
 static inline float qmm_iqg_factor(qmm_type kind, const uint8_t *blk) {
-    switch (kind) {
-    case QMM_TYPE_IQ1_M: return _cvtsh_ss(qmm_iq1_m_d((const qmm_block_iq1_m *)(const void *)blk)) * 0.125f;
-    case QMM_TYPE_TQ1_0: return _cvtsh_ss(qmm_iqg_le16(blk + 52));
-    case QMM_TYPE_TQ2_0: return _cvtsh_ss(qmm_iqg_le16(blk + 64));
-    case QMM_TYPE_IQ3_S: return _cvtsh_ss(qmm_iqg_le16(blk));
-    case QMM_TYPE_IQ3_XXS: return _cvtsh_ss(qmm_iqg_le16(blk)) * 0.25f;
-    default: return _cvtsh_ss(qmm_iqg_le16(blk)) * 0.125f; /* IQ2_*, IQ1_S */
-    }
+    return _cvtsh_ss(qmm_iq_d_bits(kind, blk)) * qmm_iq_d_multiplier(kind);
+}
+
+/* IQ1_S's grid values g (-1 / 0 / 1) of 32-block jj: w = 8 g + delta. */
+QMM_IQG_INLINE __m256i qmm_iqg_iq1s_g(const uint8_t *blk, int jj) {
+    const unsigned qh = qmm_get16(blk + 34 + 2 * jj);
+    const uint8_t *q = blk + 2 + 4 * jj;
+    return _mm256_setr_epi64x(qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[0] | (qh & 7u) << 8]),
+                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[1] | (qh >> 3 & 7u) << 8]),
+                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[2] | (qh >> 6 & 7u) << 8]),
+                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | (qh >> 9 & 7u) << 8]));
+}
+
+/* IQ1_M's grid values g (-1 / 0 / 1) of 32-block jj and its per-8 deltas
+ * (+-1 bytes): w = 8 g + delta. */
+QMM_IQG_INLINE __m256i qmm_iqg_iq1m_g(const uint8_t *blk, int jj, __m256i *delta) {
+    const unsigned h = qmm_get16(blk + 32 + 2 * jj); /* a nibble per group: 3 index bits, the delta bit */
+    const uint8_t *q = blk + 4 * jj;
+    /* delta -1 where bit 4 g + 3 of h is set (group g: 64-bit lane g) */
+    const __m256i bit =
+        _mm256_setr_epi64x(0x0008000800080008ll, 0x0080008000800080ll, 0x0800080008000800ll, (int64_t)0x8000800080008000ull);
+    *delta = _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)h), bit), bit), _mm256_set1_epi8(1));
+    return _mm256_setr_epi64x(qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[0] | (h & 7u) << 8]),
+                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[1] | (h >> 4 & 7u) << 8]),
+                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[2] | (h >> 8 & 7u) << 8]),
+                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | (h >> 12 & 7u) << 8]));
 }
 
 /* 32-block jj of a super-block: |w| (uint8), a sign source for vpsignb and
@@ -143,7 +171,7 @@ static inline float qmm_iqg_factor(qmm_type kind, const uint8_t *blk) {
 QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __m256i *absw, __m256i *sgn, int *sc0, int *sc1) {
     if (kind == QMM_TYPE_IQ2_XXS) {
         const uint8_t *q8 = blk + 2 + 8 * jj;
-        const uint32_t aux = qmm_iqg_le32(q8 + 4);
+        const uint32_t aux = qmm_get32(q8 + 4);
         *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xxs[q8[0]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[1]]),
                                    qmm_iqg_grid8(qmm_grid_iq2xxs[q8[2]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[3]]));
         *sgn = qmm_iqg_code_signs(aux);
@@ -166,59 +194,37 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *absw = _mm256_setr_epi64x(
             qmm_iqg_grid8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8]), qmm_iqg_grid8(qmm_grid_iq2s[q[1] | (qh & 12u) << 6]),
             qmm_iqg_grid8(qmm_grid_iq2s[q[2] | (qh & 48u) << 4]), qmm_iqg_grid8(qmm_grid_iq2s[q[3] | (qh & 192u) << 2]));
-        *sgn = qmm_iqg_signs(qmm_iqg_le32(blk + 34 + 4 * jj));
+        *sgn = qmm_iqg_signs(qmm_get32(blk + 34 + 4 * jj));
         const unsigned s = blk[74 + jj];
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
     } else if (kind == QMM_TYPE_IQ3_XXS) {
         const uint8_t *q = blk + 2 + 8 * jj;
-        const uint32_t aux = qmm_iqg_le32(blk + 66 + 4 * jj);
-        *absw = _mm256_setr_epi32(qmm_iqg_grid4(qmm_grid_iq3xxs[q[0]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[1]]),
-                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[2]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[3]]),
-                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[4]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[5]]),
-                                  qmm_iqg_grid4(qmm_grid_iq3xxs[q[6]]), qmm_iqg_grid4(qmm_grid_iq3xxs[q[7]]));
+        const uint32_t aux = qmm_get32(blk + 66 + 4 * jj);
+        *absw = qmm_iqg_grid4x8(qmm_grid_iq3xxs, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]);
         *sgn = qmm_iqg_code_signs(aux);
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ3_S) {
         const uint8_t *q = blk + 2 + 8 * jj;
         const unsigned qh = blk[66 + jj];
-        *absw = _mm256_setr_epi32(
-            qmm_iqg_grid4(qmm_grid_iq3s[q[0] | (qh & 1u) << 8]), qmm_iqg_grid4(qmm_grid_iq3s[q[1] | (qh & 2u) << 7]),
-            qmm_iqg_grid4(qmm_grid_iq3s[q[2] | (qh & 4u) << 6]), qmm_iqg_grid4(qmm_grid_iq3s[q[3] | (qh & 8u) << 5]),
-            qmm_iqg_grid4(qmm_grid_iq3s[q[4] | (qh & 16u) << 4]), qmm_iqg_grid4(qmm_grid_iq3s[q[5] | (qh & 32u) << 3]),
-            qmm_iqg_grid4(qmm_grid_iq3s[q[6] | (qh & 64u) << 2]), qmm_iqg_grid4(qmm_grid_iq3s[q[7] | (qh & 128u) << 1]));
-        *sgn = qmm_iqg_signs(qmm_iqg_le32(blk + 74 + 4 * jj));
+        *absw = qmm_iqg_grid4x8(qmm_grid_iq3s, q[0] | (qh & 1u) << 8, q[1] | (qh & 2u) << 7, q[2] | (qh & 4u) << 6,
+                                q[3] | (qh & 8u) << 5, q[4] | (qh & 16u) << 4, q[5] | (qh & 32u) << 3, q[6] | (qh & 64u) << 2,
+                                q[7] | (qh & 128u) << 1);
+        *sgn = qmm_iqg_signs(qmm_get32(blk + 74 + 4 * jj));
         *sc0 = *sc1 = 2 * (int)((blk[106 + jj / 2] >> (4 * (jj % 2))) & 15) + 1;
     } else if (kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M) {
-        /* w = 8 g + delta, g in -1 / 0 / 1 from the grid, delta +-1 */
-        const uint8_t *q;
-        unsigned hi[4];
-        __m256i delta;
+        __m256i g, delta;
         if (kind == QMM_TYPE_IQ1_S) {
-            const unsigned qh = qmm_iqg_le16(blk + 34 + 2 * jj);
-            q = blk + 2 + 4 * jj;
-            for (int g = 0; g < 4; g++)
-                hi[g] = (qh >> (3 * g)) & 7u;
+            const unsigned qh = qmm_get16(blk + 34 + 2 * jj);
+            g = qmm_iqg_iq1s_g(blk, jj);
             delta = _mm256_set1_epi8(qh & 0x8000u ? -1 : 1);
             *sc0 = *sc1 = 2 * (int)((qh >> 12) & 7u) + 1;
         } else {
-            const unsigned h = qmm_iqg_le16(blk + 32 + 2 * jj); /* four nibbles: groups 4 jj .. 4 jj + 3 */
-            q = blk + 4 * jj;
-            for (int g = 0; g < 4; g++)
-                hi[g] = (h >> (4 * g)) & 7u;
-            /* delta -1 where bit 4 g + 3 of h is set (group g: 64-bit lane g) */
-            const __m256i bit = _mm256_setr_epi64x(0x0008000800080008ll, 0x0080008000800080ll, 0x0800080008000800ll,
-                                                   (int64_t)0x8000800080008000ull);
-            const __m256i set = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)h), bit), bit);
-            delta = _mm256_or_si256(set, _mm256_set1_epi8(1));
-            const unsigned sw = qmm_iqg_le16(blk + 48 + 2 * (jj / 2));
+            g = qmm_iqg_iq1m_g(blk, jj, &delta);
+            const unsigned sw = qmm_get16(blk + 48 + 2 * (jj / 2));
             *sc0 = 2 * (int)((sw >> (3 * (2 * (jj % 2)))) & 7u) + 1;
             *sc1 = 2 * (int)((sw >> (3 * (2 * (jj % 2) + 1))) & 7u) + 1;
         }
-        const __m256i g = _mm256_setr_epi64x(qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[0] | hi[0] << 8]),
-                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[1] | hi[1] << 8]),
-                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[2] | hi[2] << 8]),
-                                             qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | hi[3] << 8]));
         const __m256i g2 = _mm256_add_epi8(g, g), g4 = _mm256_add_epi8(g2, g2);
         const __m256i w = _mm256_add_epi8(_mm256_add_epi8(g4, g4), delta);
         *absw = _mm256_abs_epi8(w);
@@ -309,7 +315,7 @@ QMM_IQG_INLINE int qmm_iqg_scale_count(qmm_type kind) {
 }
 
 static inline __m256i qmm_iqg_bcast4(const int8_t *xq, int byte) {
-    return _mm256_set1_epi32((int32_t)qmm_iqg_le32((const uint8_t *)xq + byte));
+    return _mm256_set1_epi32((int32_t)qmm_get32((const uint8_t *)xq + byte));
 }
 
 /* Activation block xb's exact isums against the 8 rows of scratch block b,
@@ -434,7 +440,7 @@ QMM_IQG_INLINE void qmm_iqg_sb_scales(qmm_type kind, const uint8_t *blk, __m256i
     } else if (kind == QMM_TYPE_IQ3_XXS) { /* the top 4 bits of each block's sign word */
         *lo = qmm_iqg_odd(_mm256_srli_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 66)), 28));
     } else if (kind == QMM_TYPE_IQ3_S) { /* nibble jj of the 4 scale bytes */
-        const __m256i s = _mm256_set1_epi32((int32_t)qmm_iqg_le32(blk + 106));
+        const __m256i s = _mm256_set1_epi32((int32_t)qmm_get32(blk + 106));
         *lo = qmm_iqg_odd(_mm256_and_si256(_mm256_srlv_epi32(s, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)), m15));
     } else if (kind == QMM_TYPE_IQ1_S) { /* bits 12..14 of qh[jj] */
         const __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
@@ -478,7 +484,7 @@ QMM_IQG_INLINE __m256i qmm_iqg_sum4x4(__m256i v0, __m256i v1, __m256i v2, __m256
 
 /* One weight row's super-block at blk times the 8 activation blocks x: the
  * 8 exact isums, lane jj. */
-QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x) {
+QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x, __m256i sums) {
     __m256i v[8];
     __m256i p = _mm256_setzero_si256();
     if (kind == QMM_TYPE_TQ1_0)
@@ -488,6 +494,13 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
         if (qmm_iqg_scale_count(kind) == 0) { /* (w + 1) x; the activation sum comes off below */
             v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_tq_u(kind, blk, jj, p), xq);
             p = _mm256_add_epi8(p, _mm256_add_epi8(p, p));
+        } else if (kind == QMM_TYPE_IQ1_S) { /* g x; delta times the activation sum comes in below */
+            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(1), _mm256_sign_epi8(xq, qmm_iqg_iq1s_g(blk, jj)));
+        } else if (kind == QMM_TYPE_IQ1_M) { /* 8 g x + delta x */
+            __m256i delta;
+            const __m256i g = qmm_iqg_iq1m_g(blk, jj, &delta);
+            v[jj] = iqg_dot_acc(iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(8), _mm256_sign_epi8(xq, g)),
+                                _mm256_set1_epi8(1), _mm256_sign_epi8(xq, delta));
         } else {
             __m256i absw, sgn;
             int sc0, sc1;
@@ -501,9 +514,16 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
     const __m256i b = qmm_iqg_sum4x4(v[4], v[5], v[6], v[7]);
     const __m256i first = _mm256_permute2x128_si256(a, b, 0x20), second = _mm256_permute2x128_si256(a, b, 0x31);
     if (qmm_iqg_scale_count(kind) == 0)
-        return _mm256_add_epi32(first, second);
+        return _mm256_sub_epi32(_mm256_add_epi32(first, second), sums);
     __m256i lo, hi;
     qmm_iqg_sb_scales(kind, blk, &lo, &hi);
+    if (kind == QMM_TYPE_IQ1_S) { /* isum = sc (8 sum g x + delta sum x), delta -1 where bit 15 of qh is set */
+        const __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
+        const __m256i delta =
+            _mm256_sub_epi32(_mm256_set1_epi32(1), _mm256_and_si256(_mm256_srli_epi32(qh, 14), _mm256_set1_epi32(2)));
+        const __m256i g = _mm256_slli_epi32(_mm256_add_epi32(first, second), 3);
+        return _mm256_mullo_epi32(_mm256_add_epi32(g, _mm256_sign_epi32(sums, delta)), lo);
+    }
     if (qmm_iqg_scale_count(kind) == 1)
         return _mm256_mullo_epi32(_mm256_add_epi32(first, second), lo);
     return _mm256_add_epi32(_mm256_mullo_epi32(first, lo), _mm256_mullo_epi32(second, hi));
@@ -542,17 +562,15 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
          * fetch a share of it per super-block */
         for (size_t o = (size_t)sb * pf_share; o < (size_t)(sb + 1) * pf_share; o += 64)
             _mm_prefetch((const char *)wj + QMM_IQG_NR * row_bytes + o, _MM_HINT_T0);
+        /* the 8 activation blocks' sums (the ternary types and IQ1_S use them) */
+        __m256i sums = _mm256_setzero_si256();
+        if (qmm_iqg_scale_count(kind) == 0 || kind == QMM_TYPE_IQ1_S)
+            sums = _mm256_setr_epi32(xs[0].sum, xs[1].sum, xs[2].sum, xs[3].sum, xs[4].sum, xs[5].sum, xs[6].sum, xs[7].sum);
         float f[QMM_IQG_NR];
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
-            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs) : _mm256_setzero_si256();
+            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs, sums) : _mm256_setzero_si256();
             f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
-        }
-        if (qmm_iqg_scale_count(kind) == 0) {
-            const __m256i sums =
-                _mm256_setr_epi32(xs[0].sum, xs[1].sum, xs[2].sum, xs[3].sum, xs[4].sum, xs[5].sum, xs[6].sum, xs[7].sum);
-            for (int r = 0; r < QMM_IQG_NR; r++)
-                is[r] = _mm256_sub_epi32(is[r], sums);
         }
         qmm_iqg_transpose8x32(is, isj);
         const __m256 fac = _mm256_loadu_ps(f);
