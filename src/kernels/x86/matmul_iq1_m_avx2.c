@@ -1,8 +1,8 @@
-/* IQ1_M x int8, AVX2 (every x86-64-v3 CPU): plain GGUF rows; each call
- * expands 8 rows' grid blocks once per chunk
- * (iq_grid_x86.h) as w + 64 in 8-row panels, then per activation block
- * vpmaddubsw with 4 broadcast activation bytes and vpmaddwd into 4-element
- * int32 sums, one lane per row. */
+/* IQ1_M x int8, AVX2 (every x86-64-v3 CPU): plain GGUF rows (iq_grid_x86.h).
+ * Prefill expands 8 rows' blocks once per chunk into an 8-row panel of w + 64
+ * and multiplies it with 4 broadcast activation bytes (vpmaddubsw +
+ * vpmaddwd), one lane per row; decode dots each row's blocks in place and
+ * reduces 8 rows together. */
 #include <immintrin.h>
 
 static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) {
