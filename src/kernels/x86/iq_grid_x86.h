@@ -7,17 +7,28 @@
  * 32-block in ascending k, isum = sc_a * dot(0..15) + sc_b * dot(16..31)
  * exactly in int32, then acc = fmaf((float)isum, factor * x_d, acc).
  *
- * A call works on groups of QMM_IQG_NR = 8 weight rows, one int32 / float
- * lane each. For a chunk of QMM_IQG_CHUNK_SB super-blocks it expands each
- * row's blocks once into an L1 scratch: w + 64 as uint8 (1..126), transposed
- * so that one vector holds 4 consecutive k of all 8 rows, the sub-scales and
- * the factors. Then every activation row runs over it: per 32-block, 8
+ * Weight rows go in groups of QMM_IQG_NR = 8, one int32 / float lane each.
+ *
+ * Prefill (gemm): activation chunks of QMM_IQG_MC rows run outermost, so a
+ * chunk stays in L2 while the weight groups stream past. For QMM_IQG_CHUNK_SB
+ * super-blocks at a time a group's blocks are expanded once into an L1
+ * scratch: w + 64 as uint8 (1..126), transposed so that one vector holds 4
+ * consecutive k of all 8 rows, with the sub-scales and factors. A register
+ * tile of QMM_IQG_MR activation rows runs over it: per 32-block, 8
  * multiply-adds of a panel vector with 4 broadcast activation bytes (the
  * includer's iqg_dot_acc) give each row's two 16-element sums plus 64 times
- * the activation's half sums, which are subtracted; times the sub-scales, one
- * exact int32 per row, and the float step is one vector fma across the rows.
- * So the grid is expanded once per call, row and activation chunk however
- * many activation rows (prefill), and nothing is summed horizontally.
+ * the activation's sums (carried by the packed activation block), which come
+ * off; times the sub-scales, one exact int32 per row, and the float step is
+ * one vector fma across the rows. Nothing is summed horizontally.
+ *
+ * Decode (gemv): no panel. Each row's blocks are dotted in place against the
+ * activation block (vpsignb puts the weights' signs on the activations); a
+ * row's 8 block vectors of a super-block reduce to one vector of its 8
+ * isums, the 8 rows' vectors are transposed so that lane r is row r, and the
+ * float step is one vector fma per block across the rows, in ascending k.
+ * Types whose levels allow it take a cheaper exact form: the ternary types
+ * dot w + 1 and subtract the activation sum, IQ1_S dots g (w = 8 g + delta)
+ * and adds delta times the sum, IQ1_M dots 8 g and delta separately.
  *
  * The includer defines, before including this header:
  *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
