@@ -33,7 +33,10 @@
  * The includer defines, before including this header:
  *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
  * acc plus the 8 int32 sums of 4 consecutive byte products (vpdpbusd, or
- * its AVX2 equivalent: every pair is at most 2 * 126 * 127 < 2^15). */
+ * its AVX2 equivalent: every pair is at most 2 * 126 * 127 < 2^15), and
+ *   static inline __m256i iqg_negate_where(__m256i x, uint32_t bits);
+ * x with byte l negated where bit l is set (an AVX-512 masked subtract, or
+ * vpsignb with the bits spread to bytes). */
 #ifndef QMM_IQ_GRID_X86_H
 #define QMM_IQ_GRID_X86_H
 
@@ -47,6 +50,10 @@
 #include "kernels/family.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/x86/act_q8_avx2.h"
+
+/* The includer's hooks (see above). */
+static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
+static inline __m256i iqg_negate_where(__m256i x, uint32_t bits);
 
 #define QMM_IQG_NR       8  /* weight rows per group: one float lane each */
 #define QMM_IQG_CHUNK_SB 2  /* super-blocks expanded per scratch fill */
@@ -177,6 +184,25 @@ QMM_IQG_INLINE __m256i qmm_iqg_iq1m_g(const uint8_t *blk, int jj, __m256i *delta
                               qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | (h >> 12 & 7u) << 8]));
 }
 
+/* IQ2_S and IQ3_S, whose signs are 32 explicit bits per block: |w| of
+ * 32-block jj, and its sign bits (bit l set: element l negative). */
+QMM_IQG_INLINE __m256i qmm_iqg_explicit_levels(qmm_type kind, const uint8_t *blk, int jj) {
+    const unsigned qh = blk[66 + jj];
+    if (kind == QMM_TYPE_IQ2_S) {
+        const uint8_t *q = blk + 2 + 4 * jj;
+        return _mm256_setr_epi64x(
+            qmm_iqg_grid8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8]), qmm_iqg_grid8(qmm_grid_iq2s[q[1] | (qh & 12u) << 6]),
+            qmm_iqg_grid8(qmm_grid_iq2s[q[2] | (qh & 48u) << 4]), qmm_iqg_grid8(qmm_grid_iq2s[q[3] | (qh & 192u) << 2]));
+    }
+    const uint8_t *q = blk + 2 + 8 * jj;
+    return qmm_iqg_grid4x8(qmm_grid_iq3s, q[0] | (qh & 1u) << 8, q[1] | (qh & 2u) << 7, q[2] | (qh & 4u) << 6,
+                           q[3] | (qh & 8u) << 5, q[4] | (qh & 16u) << 4, q[5] | (qh & 32u) << 3, q[6] | (qh & 64u) << 2,
+                           q[7] | (qh & 128u) << 1);
+}
+static inline uint32_t qmm_iqg_explicit_signs(qmm_type kind, const uint8_t *blk, int jj) {
+    return qmm_get32(blk + (kind == QMM_TYPE_IQ2_S ? 34 : 74) + 4 * jj);
+}
+
 /* 32-block jj of a super-block: |w| (uint8), a sign source for vpsignb and
  * the two sub-scales (elements 0..15, 16..31). */
 QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __m256i *absw, __m256i *sgn, int *sc0, int *sc1) {
@@ -200,12 +226,8 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
     } else if (kind == QMM_TYPE_IQ2_S) {
-        const uint8_t *q = blk + 2 + 4 * jj;
-        const unsigned qh = blk[66 + jj];
-        *absw = _mm256_setr_epi64x(
-            qmm_iqg_grid8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8]), qmm_iqg_grid8(qmm_grid_iq2s[q[1] | (qh & 12u) << 6]),
-            qmm_iqg_grid8(qmm_grid_iq2s[q[2] | (qh & 48u) << 4]), qmm_iqg_grid8(qmm_grid_iq2s[q[3] | (qh & 192u) << 2]));
-        *sgn = qmm_iqg_signs(qmm_get32(blk + 34 + 4 * jj));
+        *absw = qmm_iqg_explicit_levels(kind, blk, jj);
+        *sgn = qmm_iqg_signs(qmm_iqg_explicit_signs(kind, blk, jj));
         const unsigned s = blk[74 + jj];
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
@@ -216,12 +238,8 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *sgn = qmm_iqg_code_signs(aux);
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ3_S) {
-        const uint8_t *q = blk + 2 + 8 * jj;
-        const unsigned qh = blk[66 + jj];
-        *absw = qmm_iqg_grid4x8(qmm_grid_iq3s, q[0] | (qh & 1u) << 8, q[1] | (qh & 2u) << 7, q[2] | (qh & 4u) << 6,
-                                q[3] | (qh & 8u) << 5, q[4] | (qh & 16u) << 4, q[5] | (qh & 32u) << 3, q[6] | (qh & 64u) << 2,
-                                q[7] | (qh & 128u) << 1);
-        *sgn = qmm_iqg_signs(qmm_get32(blk + 74 + 4 * jj));
+        *absw = qmm_iqg_explicit_levels(kind, blk, jj);
+        *sgn = qmm_iqg_signs(qmm_iqg_explicit_signs(kind, blk, jj));
         *sc0 = *sc1 = 2 * (int)((blk[106 + jj / 2] >> (4 * (jj % 2))) & 15) + 1;
     } else if (kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M) {
         __m256i g, delta;
@@ -505,6 +523,9 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
         if (qmm_iqg_scale_count(kind) == 0) { /* (w + 1) x; the activation sum comes off below */
             v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_tq_u(kind, blk, jj, p), xq);
             p = _mm256_add_epi8(p, _mm256_add_epi8(p, p));
+        } else if (kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S) {
+            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_explicit_levels(kind, blk, jj),
+                                iqg_negate_where(xq, qmm_iqg_explicit_signs(kind, blk, jj)));
         } else if (kind == QMM_TYPE_IQ1_S) { /* g x; delta times the activation sum comes in below */
             v[jj] = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(1), _mm256_sign_epi8(xq, qmm_iqg_iq1s_g(blk, jj)));
         } else if (kind == QMM_TYPE_IQ1_M) { /* 8 g x + delta x */

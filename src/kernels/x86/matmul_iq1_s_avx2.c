@@ -11,6 +11,8 @@ static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) {
 
 #include "kernels/x86/iq_grid_x86.h"
 
+static inline __m256i iqg_negate_where(__m256i x, uint32_t bits) { return _mm256_sign_epi8(x, qmm_iqg_signs(bits)); }
+
 static size_t avx2_iq1_s_w_size(int64_t k, int64_t n) { return qmm_iqg_w_size(QMM_TYPE_IQ1_S, k, n); }
 static size_t avx2_iq1_s_w_offset(int64_t n_idx, int64_t k) { return qmm_iqg_w_offset(QMM_TYPE_IQ1_S, n_idx, k); }
 static void avx2_iq1_s_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
