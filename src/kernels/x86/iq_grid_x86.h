@@ -513,7 +513,29 @@ QMM_IQG_INLINE __m256i qmm_iqg_sum4x4(__m256i v0, __m256i v1, __m256i v2, __m256
 
 /* One weight row's super-block at blk times the 8 activation blocks x: the
  * 8 exact isums, lane jj. */
-QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x, __m256i sums) {
+/* The 8-element group sums of 8 activation blocks: out[g] lane jj = the
+ * sum of elements 8 g .. 8 g + 7 of block jj. */
+QMM_IQG_INLINE void qmm_iqg_group_sums(const qmm_act_block *x, __m256i out[4]) {
+    __m256i t[8], u[4];
+    for (int jj = 0; jj < 8; jj++) /* vpsadbw of x + 128: per 8 bytes, their sum + 1024, one per 64-bit lane */
+        t[jj] = _mm256_sad_epu8(
+            _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)x[jj].q), _mm256_set1_epi8((char)0x80)),
+            _mm256_setzero_si256());
+    for (int i = 0; i < 4; i++) /* 64-bit lane g: [block 2 i, block 2 i + 1] */
+        u[i] = _mm256_blend_epi32(t[2 * i], _mm256_slli_epi64(t[2 * i + 1], 32), 0xaa);
+    const __m256i lo01 = _mm256_unpacklo_epi64(u[0], u[1]), hi01 = _mm256_unpackhi_epi64(u[0], u[1]);
+    const __m256i lo23 = _mm256_unpacklo_epi64(u[2], u[3]), hi23 = _mm256_unpackhi_epi64(u[2], u[3]);
+    const __m256i bias = _mm256_set1_epi32(1024);
+    out[0] = _mm256_sub_epi32(_mm256_permute2x128_si256(lo01, lo23, 0x20), bias);
+    out[1] = _mm256_sub_epi32(_mm256_permute2x128_si256(hi01, hi23, 0x20), bias);
+    out[2] = _mm256_sub_epi32(_mm256_permute2x128_si256(lo01, lo23, 0x31), bias);
+    out[3] = _mm256_sub_epi32(_mm256_permute2x128_si256(hi01, hi23, 0x31), bias);
+}
+
+/* asum: the activation's sums for the types that use them, lane jj: [0]
+ * whole blocks (ternary, IQ1_S); [0..3] the 8-element groups g (IQ1_M). */
+QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x, const __m256i *asum) {
+    const __m256i sums = asum[0];
     __m256i v[8];
     __m256i p = _mm256_setzero_si256();
     if (kind == QMM_TYPE_TQ1_0)
@@ -528,11 +550,11 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
                                 iqg_negate_where(xq, qmm_iqg_explicit_signs(kind, blk, jj)));
         } else if (kind == QMM_TYPE_IQ1_S) { /* g x; delta times the activation sum comes in below */
             v[jj] = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(1), _mm256_sign_epi8(xq, qmm_iqg_iq1s_g(blk, jj)));
-        } else if (kind == QMM_TYPE_IQ1_M) { /* 8 g x + delta x */
+        } else if (kind == QMM_TYPE_IQ1_M) { /* g x; the deltas times the group sums come in below */
             __m256i delta;
             const __m256i g = qmm_iqg_iq1m_g(blk, jj, &delta);
-            v[jj] = iqg_dot_acc(iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(8), _mm256_sign_epi8(xq, g)),
-                                _mm256_set1_epi8(1), _mm256_sign_epi8(xq, delta));
+            (void)delta;
+            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(1), _mm256_sign_epi8(xq, g));
         } else {
             __m256i absw, sgn;
             int sc0, sc1;
@@ -555,6 +577,18 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
             _mm256_sub_epi32(_mm256_set1_epi32(1), _mm256_and_si256(_mm256_srli_epi32(qh, 14), _mm256_set1_epi32(2)));
         const __m256i g = _mm256_slli_epi32(_mm256_add_epi32(first, second), 3);
         return _mm256_mullo_epi32(_mm256_add_epi32(g, _mm256_sign_epi32(sums, delta)), lo);
+    }
+    if (kind == QMM_TYPE_IQ1_M) { /* per half: 8 sum g x + sum over its 2 groups of delta_g S_g */
+        const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 32)));
+        __m256i d[4];
+        for (int g = 0; g < 4; g++) { /* delta_g = -1 where bit 4 g + 3 of block jj's word is set */
+            const __m256i bit = _mm256_set1_epi32(8 << (4 * g));
+            const __m256i neg = _mm256_cmpeq_epi32(_mm256_and_si256(h, bit), bit);
+            d[g] = _mm256_sign_epi32(asum[g], _mm256_or_si256(neg, _mm256_set1_epi32(1)));
+        }
+        const __m256i fa = _mm256_add_epi32(_mm256_slli_epi32(first, 3), _mm256_add_epi32(d[0], d[1]));
+        const __m256i fb = _mm256_add_epi32(_mm256_slli_epi32(second, 3), _mm256_add_epi32(d[2], d[3]));
+        return _mm256_add_epi32(_mm256_mullo_epi32(fa, lo), _mm256_mullo_epi32(fb, hi));
     }
     if (qmm_iqg_scale_count(kind) == 1)
         return _mm256_mullo_epi32(_mm256_add_epi32(first, second), lo);
@@ -594,14 +628,17 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
          * fetch a share of it per super-block */
         for (size_t o = (size_t)sb * pf_share; o < (size_t)(sb + 1) * pf_share; o += 64)
             _mm_prefetch((const char *)wj + QMM_IQG_NR * row_bytes + o, _MM_HINT_T0);
-        /* the 8 activation blocks' sums (the ternary types and IQ1_S use them) */
-        __m256i sums = _mm256_setzero_si256();
+        /* the 8 activation blocks' sums (the ternary types and IQ1_S use them),
+         * or their 8-element group sums (IQ1_M) */
+        __m256i asum[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
         if (qmm_iqg_scale_count(kind) == 0 || kind == QMM_TYPE_IQ1_S)
-            sums = _mm256_setr_epi32(xs[0].sum, xs[1].sum, xs[2].sum, xs[3].sum, xs[4].sum, xs[5].sum, xs[6].sum, xs[7].sum);
+            asum[0] = _mm256_setr_epi32(xs[0].sum, xs[1].sum, xs[2].sum, xs[3].sum, xs[4].sum, xs[5].sum, xs[6].sum, xs[7].sum);
+        if (kind == QMM_TYPE_IQ1_M)
+            qmm_iqg_group_sums(xs, asum);
         float f[QMM_IQG_NR];
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
-            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs, sums) : _mm256_setzero_si256();
+            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs, asum) : _mm256_setzero_si256();
             f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
         }
         qmm_iqg_transpose8x32(is, isj);
