@@ -10,7 +10,7 @@ static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) { ret
 #include "kernels/x86/iq_grid_x86.h"
 
 static inline __m256i iqg_negate_where(__m256i x, uint32_t bits) {
-    return _mm256_mask_sub_epi8(x, (__mmask32)bits, _mm256_setzero_si256(), x);
+    return _mm256_mask_mov_epi8(x, (__mmask32)bits, _mm256_sub_epi8(_mm256_setzero_si256(), x));
 }
 
 static size_t avx512vnni_iq2_s_w_size(int64_t k, int64_t n) { return qmm_iqg_w_size(QMM_TYPE_IQ2_S, k, n); }
