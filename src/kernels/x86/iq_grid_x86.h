@@ -60,7 +60,6 @@ static inline __m256i iqg_negate_where(__m256i x, uint32_t bits);
 #define QMM_IQG_MC       64 /* activation rows per chunk (in L2 while the weights stream past) */
 #define QMM_IQG_MR       4  /* activation rows per register tile */
 #define QMM_IQG_CHUNK_B  (QMM_IQG_CHUNK_SB * 8)
-#define QMM_IQG_PF_SB    4 /* decode: super-blocks a row's prefetch runs ahead */
 
 #define QMM_IQG_INLINE static inline __attribute__((always_inline))
 
@@ -71,14 +70,7 @@ typedef struct qmm_iqg_scratch {
     float fac[QMM_IQG_CHUNK_SB][QMM_IQG_NR];    /* the super-block factors */
 } qmm_iqg_scratch;
 
-/* n (<= 8) little-endian bytes at p, unaligned. */
-static inline uint64_t qmm_iqg_bytes(const uint8_t *p, size_t n) {
-    uint64_t v = 0;
-    memcpy(&v, p, n);
-    return v;
-}
-static inline int64_t qmm_iqg_grid8(const uint8_t *entry) { return (int64_t)qmm_iqg_bytes(entry, 8); }
-static inline int32_t qmm_iqg_grid4(const uint8_t *entry) { return (int32_t)qmm_iqg_bytes(entry, 4); }
+static inline int64_t qmm_iqg_grid8(const uint8_t *entry) { return (int64_t)qmm_get64(entry); }
 
 /* Eight 4-byte grid entries in order; pairs joined in scalar registers
  * (a 64-bit insert costs what a 32-bit one does). */
@@ -122,16 +114,20 @@ QMM_IQG_INLINE __m256i qmm_iqg_code_signs(uint32_t aux) {
                               (int64_t)qmm_iqg_sign8[(aux >> 14) & 127u], (int64_t)qmm_iqg_sign8[(aux >> 21) & 127u]);
 }
 
+/* The top base-3 digit of each byte p, (p * 3) >> 8 = [p >= 86] + [p >= 171]
+ * (0..2): TQ1_0's trit of q where p = q * 3^n mod 256. */
+QMM_IQG_INLINE __m256i qmm_iqg_top_trit(__m256i p) {
+    const __m256i ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8(86)), p);
+    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8((char)171)), p);
+    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_setzero_si256(), ge86), ge171); /* the compares give -1 when true */
+}
+
 /* TQ1_0: the trits of bytes q times per-byte powers of 3 (mod 256): the
  * top base-3 digit of q * 3^n mod 256, (p * 3) >> 8 = (p >= 86) + (p >= 171). */
 QMM_IQG_INLINE __m256i qmm_iqg_trits(__m256i q, __m256i pow3) {
     const __m256i lo = _mm256_and_si256(_mm256_mullo_epi16(q, pow3), _mm256_set1_epi16(0x00ff));
     const __m256i hi = _mm256_mullo_epi16(_mm256_and_si256(q, _mm256_set1_epi16((short)0xff00)), _mm256_srli_epi16(pow3, 8));
-    const __m256i p = _mm256_or_si256(lo, hi);
-    const __m256i ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8(86)), p);
-    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8((char)171)), p);
-    /* trit - 1 = -1 + [p >= 86] + [p >= 171]; the compares give -1 when true */
-    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_set1_epi8(-1), ge86), ge171);
+    return _mm256_sub_epi8(qmm_iqg_top_trit(_mm256_or_si256(lo, hi)), _mm256_set1_epi8(1));
 }
 
 /* TQ1_0's 32 source bytes and powers of 3 of 32-block jj. */
@@ -215,7 +211,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ2_XS) {
         const uint8_t *q = blk + 2 + 8 * jj;
-        const uint64_t qq = qmm_iqg_bytes(q, 8);
+        const uint64_t qq = qmm_get64(q);
         const unsigned q0 = (unsigned)qq & 0xffffu, q1 = (unsigned)(qq >> 16) & 0xffffu, q2 = (unsigned)(qq >> 32) & 0xffffu,
                        q3 = (unsigned)(qq >> 48);
         *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xs[q0 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q1 & 511u]),
@@ -273,8 +269,9 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
     }
 }
 
-/* The 8 x 8 transpose of 4-byte groups: out[g] holds group g of rows 0..7. */
-QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i *out) {
+/* The 8 x 8 transpose of 4-byte groups (int32 lanes): out[g] holds group g
+ * of rows 0..7. */
+QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i out[8]) {
     __m256i t[8], u[8];
     for (int i = 0; i < 4; i++) {
         t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);     /* groups 0, 1 | 4, 5 of rows 2i, 2i+1 */
@@ -287,8 +284,8 @@ QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i *out) {
         u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
     }
     for (int g = 0; g < 4; g++) {
-        _mm256_store_si256(out + g, _mm256_permute2x128_si256(u[g], u[4 + g], 0x20));
-        _mm256_store_si256(out + 4 + g, _mm256_permute2x128_si256(u[g], u[4 + g], 0x31));
+        out[g] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x20);
+        out[4 + g] = _mm256_permute2x128_si256(u[g], u[4 + g], 0x31);
     }
 }
 
@@ -497,10 +494,7 @@ QMM_IQG_INLINE __m256i qmm_iqg_tq_u(qmm_type kind, const uint8_t *blk, int jj, _
     }
     if (jj >= 5)
         return _mm256_add_epi8(qmm_iqg_tq1_levels(blk, jj), _mm256_set1_epi8(1));
-    /* the top base-3 digit of p: [p >= 86] + [p >= 171] */
-    const __m256i ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8(86)), p);
-    const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8((char)171)), p);
-    return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_setzero_si256(), ge86), ge171);
+    return qmm_iqg_top_trit(p);
 }
 
 /* Pairwise sums of 4 vectors' lanes: [v0 lanes 0-3, v1 0-3, v2 0-3, v3 0-3 |
@@ -595,25 +589,6 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
     return _mm256_add_epi32(_mm256_mullo_epi32(first, lo), _mm256_mullo_epi32(second, hi));
 }
 
-/* The 8 x 8 transpose of int32 lanes: out[c] lane r = in[r] lane c. */
-QMM_IQG_INLINE void qmm_iqg_transpose8x32(const __m256i in[8], __m256i out[8]) {
-    __m256i t[8], u[8];
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm256_unpacklo_epi32(in[2 * i], in[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_epi32(in[2 * i], in[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; h++) {
-        u[4 * h] = _mm256_unpacklo_epi64(t[4 * h], t[4 * h + 2]);
-        u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h], t[4 * h + 2]);
-        u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
-        u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
-    }
-    for (int c = 0; c < 4; c++) {
-        out[c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x20);
-        out[4 + c] = _mm256_permute2x128_si256(u[c], u[4 + c], 0x31);
-    }
-}
-
 /* One group of `rows` (<= 8) weight rows times one activation row. */
 QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, const qmm_act_block *x, const uint8_t *wj,
                                          size_t row_bytes) {
@@ -641,7 +616,7 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
             is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs, asum) : _mm256_setzero_si256();
             f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
         }
-        qmm_iqg_transpose8x32(is, isj);
+        qmm_iqg_transpose8(is, isj);
         const __m256 fac = _mm256_loadu_ps(f);
         for (int jj = 0; jj < 8; jj++)
             av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isj[jj]), _mm256_mul_ps(fac, _mm256_set1_ps(xs[jj].d)), av);
