@@ -59,7 +59,10 @@ static inline __m256i iqg_negate_where(__m256i x, uint32_t bits);
 #define QMM_IQG_CHUNK_SB 2  /* super-blocks expanded per scratch fill */
 #define QMM_IQG_MC       64 /* activation rows per chunk (in L2 while the weights stream past) */
 #define QMM_IQG_MR       4  /* activation rows per register tile */
-#define QMM_IQG_CHUNK_B  (QMM_IQG_CHUNK_SB * 8)
+#ifndef QMM_IQG_TQ_PF
+#define QMM_IQG_TQ_PF 2048
+#endif
+#define QMM_IQG_CHUNK_B (QMM_IQG_CHUNK_SB * 8)
 
 #define QMM_IQG_INLINE static inline __attribute__((always_inline))
 
@@ -120,34 +123,6 @@ QMM_IQG_INLINE __m256i qmm_iqg_top_trit(__m256i p) {
     const __m256i ge86 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8(86)), p);
     const __m256i ge171 = _mm256_cmpeq_epi8(_mm256_max_epu8(p, _mm256_set1_epi8((char)171)), p);
     return _mm256_sub_epi8(_mm256_sub_epi8(_mm256_setzero_si256(), ge86), ge171); /* the compares give -1 when true */
-}
-
-/* TQ1_0: the trits of bytes q times per-byte powers of 3 (mod 256): the
- * top base-3 digit of q * 3^n mod 256, (p * 3) >> 8 = (p >= 86) + (p >= 171). */
-QMM_IQG_INLINE __m256i qmm_iqg_trits(__m256i q, __m256i pow3) {
-    const __m256i lo = _mm256_and_si256(_mm256_mullo_epi16(q, pow3), _mm256_set1_epi16(0x00ff));
-    const __m256i hi = _mm256_mullo_epi16(_mm256_and_si256(q, _mm256_set1_epi16((short)0xff00)), _mm256_srli_epi16(pow3, 8));
-    return _mm256_sub_epi8(qmm_iqg_top_trit(_mm256_or_si256(lo, hi)), _mm256_set1_epi8(1));
-}
-
-/* TQ1_0's 32 source bytes and powers of 3 of 32-block jj. */
-QMM_IQG_INLINE __m256i qmm_iqg_tq1_levels(const uint8_t *blk, int jj) {
-    if (jj < 5) /* elements 32 jj + l: trit jj of qs[l] */
-        return qmm_iqg_trits(_mm256_loadu_si256((const __m256i *)(const void *)blk), _mm256_set1_epi8((char)(jj == 0   ? 1
-                                                                                                             : jj == 1 ? 3
-                                                                                                             : jj == 2 ? 9
-                                                                                                             : jj == 3 ? 27
-                                                                                                                       : 81)));
-    /* elements 160 + 16 t + l (t 0..4): trit t of qs[32 + l] */
-    const __m128i q16 = _mm_loadu_si128((const __m128i *)(const void *)(blk + 32));
-    if (jj == 5)
-        return qmm_iqg_trits(_mm256_set_m128i(q16, q16), _mm256_setr_m128i(_mm_set1_epi8(1), _mm_set1_epi8(3)));
-    if (jj == 6)
-        return qmm_iqg_trits(_mm256_set_m128i(q16, q16), _mm256_setr_m128i(_mm_set1_epi8(9), _mm_set1_epi8(27)));
-    /* then 240 + 4 t + l (t 0..3): trit t of qh[l] */
-    const __m128i qh = _mm_set1_epi32((int32_t)qmm_get32(blk + 48));
-    const __m128i p3h = _mm_setr_epi8(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27);
-    return qmm_iqg_trits(_mm256_setr_m128i(q16, qh), _mm256_setr_m128i(_mm_set1_epi8(81), p3h));
 }
 
 /* The super-block's exact factor (qmm_iq_factor's, with F16C). */
@@ -237,7 +212,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *absw = qmm_iqg_explicit_levels(kind, blk, jj);
         *sgn = qmm_iqg_signs(qmm_iqg_explicit_signs(kind, blk, jj));
         *sc0 = *sc1 = 2 * (int)((blk[106 + jj / 2] >> (4 * (jj % 2))) & 15) + 1;
-    } else if (kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M) {
+    } else { /* IQ1_S, IQ1_M */
         __m256i g, delta;
         if (kind == QMM_TYPE_IQ1_S) {
             const unsigned qh = qmm_get16(blk + 34 + 2 * jj);
@@ -254,18 +229,6 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         const __m256i w = _mm256_add_epi8(_mm256_add_epi8(g4, g4), delta);
         *absw = _mm256_abs_epi8(w);
         *sgn = w;
-    } else {
-        __m256i w;
-        if (kind == QMM_TYPE_TQ2_0) {
-            const __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32 * (jj / 4)));
-            const __m256i v = _mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * (jj % 4)));
-            w = _mm256_sub_epi8(_mm256_and_si256(v, _mm256_set1_epi8(3)), _mm256_set1_epi8(1));
-        } else {
-            w = qmm_iqg_tq1_levels(blk, jj);
-        }
-        *absw = _mm256_abs_epi8(w);
-        *sgn = w;
-        *sc0 = *sc1 = 1;
     }
 }
 
@@ -311,11 +274,149 @@ QMM_IQG_INLINE void qmm_iqg_expand8(qmm_type kind, const uint8_t *blk0, size_t r
     qmm_iqg_transpose8(wr, panel);
 }
 
+/* ------------------------------------------------ the ternary types' layout
+ * TQ1_0 and TQ2_0 rows are packed in groups of QMM_IQG_NR (the last group:
+ * the rows left) with each super-block's 4-byte words side by side: word c
+ * of row r at 4 (c rows + r), then the rows' fp16 d. Every byte's levels
+ * (TQ2_0: its 4 bit pairs, TQ1_0: its base-3 digits) are elements of one
+ * 32-block each, and a word's 4 bytes are 4 consecutive elements; so a vector
+ * of word c, one level per byte, is already a panel vector (lane r: 4
+ * consecutive elements of row r) and nothing is transposed or reduced. The
+ * bytes are GGUF's, only moved. */
+
+/* 4-byte words per super-block of a row: TQ1_0 12 of qs and 1 of qh, TQ2_0
+ * 16 of qs; d follows them. */
+QMM_IQG_INLINE int qmm_iqg_tq_words(qmm_type kind) { return kind == QMM_TYPE_TQ1_0 ? 13 : 16; }
+
+/* Level t of the bytes of word c (TQ2_0: bit pair t; TQ1_0: base-3 digit t,
+ * top first) is 4-element group *g of 32-block *jj of the super-block. */
+QMM_IQG_INLINE void qmm_iqg_tq_place(qmm_type kind, int c, int t, int *jj, int *g) {
+    if (kind == QMM_TYPE_TQ2_0) { /* byte m of qs half h, pair t: element 128 h + 32 t + m */
+        *jj = 4 * (c / 8) + t;
+        *g = c % 8;
+    } else if (c < 8) { /* qs[m], m < 32: element 32 t + m */
+        *jj = t;
+        *g = c;
+    } else if (c < 12) { /* qs[32 + m]: element 160 + 16 t + m */
+        *jj = 5 + t / 2;
+        *g = 4 * (t % 2) + c - 8;
+    } else { /* qh[m]: element 240 + 4 t + m */
+        *jj = 7;
+        *g = 4 + t;
+    }
+}
+
+/* Levels per byte of word c: TQ1_0's qh word has 4 digits, the others 5 or 4 pairs. */
+QMM_IQG_INLINE int qmm_iqg_tq_levels(qmm_type kind, int c) { return kind == QMM_TYPE_TQ2_0 ? 4 : c < 12 ? 5 : 4; }
+
+/* Level t of each byte of v, plus one (0..2). p: for TQ1_0, v times 3^t
+ * (mod 256, per byte), whose top base-3 digit is digit t of v. */
+QMM_IQG_INLINE __m256i qmm_iqg_tq_u(qmm_type kind, __m256i v, __m256i p, int t) {
+    if (kind == QMM_TYPE_TQ2_0)
+        return _mm256_and_si256(_mm256_srli_epi16(v, 2 * t), _mm256_set1_epi8(3));
+    return qmm_iqg_top_trit(p);
+}
+
+/* Packs rows [n0, n1) (n0 on a group; n1 too, or n1 == n). */
+static inline void qmm_iqg_tq_pack(qmm_type kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
+                                   void *dst) {
+    const size_t bb = qmm_type_block_bytes(kind), row_bytes = qmm_row_size(kind, k);
+    const int nw = qmm_iqg_tq_words(kind);
+    for (int64_t j0 = n0; j0 < n1; j0 += QMM_IQG_NR) {
+        const int rows = n - j0 < QMM_IQG_NR ? (int)(n - j0) : QMM_IQG_NR;
+        uint8_t *grp = (uint8_t *)dst + (size_t)j0 * row_bytes;
+        for (int r = 0; r < rows; r++) {
+            const uint8_t *srow = (const uint8_t *)src + (size_t)(j0 + r) * stride;
+            for (int64_t sb = 0; sb < k / 256; sb++) {
+                uint8_t *o = grp + (size_t)sb * (size_t)rows * bb;
+                const uint8_t *blk = srow + (size_t)sb * bb;
+                for (int c = 0; c < nw; c++)
+                    memcpy(o + 4 * ((size_t)c * (size_t)rows + (size_t)r), blk + 4 * c, 4);
+                memcpy(o + 4 * (size_t)nw * (size_t)rows + 2 * (size_t)r, blk + 4 * nw, 2);
+            }
+        }
+    }
+}
+
+/* Super-block sb of packed row `row` as its GGUF block (bb bytes at dst). */
+static inline void qmm_iqg_tq_block(qmm_type kind, const void *packed, int64_t k, int64_t n, int64_t row, int64_t sb,
+                                    uint8_t *dst) {
+    const size_t bb = qmm_type_block_bytes(kind);
+    const int64_t j0 = row - row % QMM_IQG_NR;
+    const size_t rows = n - j0 < QMM_IQG_NR ? (size_t)(n - j0) : QMM_IQG_NR, r = (size_t)(row - j0);
+    const int nw = qmm_iqg_tq_words(kind);
+    const uint8_t *o = (const uint8_t *)packed + (size_t)j0 * qmm_row_size(kind, k) + (size_t)sb * rows * bb;
+    for (int c = 0; c < nw; c++)
+        memcpy(dst + 4 * c, o + 4 * ((size_t)c * rows + r), 4);
+    memcpy(dst + 4 * nw, o + 4 * (size_t)nw * rows + 2 * r, 2);
+}
+
+static inline void qmm_iqg_tq_unpack_row(qmm_type kind, const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    for (int64_t sb = 0; sb < k / 256; sb++)
+        qmm_iqg_tq_block(kind, packed, k, n, row, sb, (uint8_t *)dst + (size_t)sb * qmm_type_block_bytes(kind));
+}
+
+static inline void qmm_iqg_tq_read_row(qmm_type kind, const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    uint8_t blk[66]; /* the larger of the two blocks */
+    for (int64_t sb = 0; sb < k / 256; sb++) {
+        qmm_iqg_tq_block(kind, packed, k, n, row, sb, blk);
+        qmm_ref_rows_read(kind, blk, 256, 0, dst + 256 * sb);
+    }
+}
+
+/* Super-block sb of a group of `rows` < QMM_IQG_NR rows, widened to the
+ * layout of a full group (the missing rows zero) at dst. */
+static inline void qmm_iqg_tq_widen(qmm_type kind, const uint8_t *grp, int rows, int64_t sb, uint8_t *dst) {
+    const size_t bb = qmm_type_block_bytes(kind);
+    const int nw = qmm_iqg_tq_words(kind);
+    const uint8_t *o = grp + (size_t)sb * (size_t)rows * bb;
+    memset(dst, 0, QMM_IQG_NR * bb);
+    for (int c = 0; c < nw; c++)
+        memcpy(dst + 4 * QMM_IQG_NR * c, o + 4 * rows * c, 4 * (size_t)rows);
+    memcpy(dst + 4 * QMM_IQG_NR * nw, o + 4 * rows * nw, 2 * (size_t)rows);
+}
+
+/* The 8 rows' factors (d: qmm_iq_d_multiplier is 1 for the ternary types)
+ * of a full group's super-block p. */
+QMM_IQG_INLINE __m256 qmm_iqg_tq_factors(qmm_type kind, const uint8_t *p) {
+    const __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 4 * QMM_IQG_NR * qmm_iqg_tq_words(kind)));
+    return _mm256_mul_ps(_mm256_cvtph_ps(d), _mm256_set1_ps(qmm_iq_d_multiplier(kind)));
+}
+
+/* The scratch's block 8 t .. 8 t + 7 from a full group's super-block p: w +
+ * 64 = u + 63. */
+QMM_IQG_INLINE void qmm_iqg_tq_expand(qmm_type kind, const uint8_t *p, int t, qmm_iqg_scratch *s) {
+    _mm256_store_ps(s->fac[t], qmm_iqg_tq_factors(kind, p));
+    for (int c = 0; c < qmm_iqg_tq_words(kind); c++) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * c));
+        __m256i pw = v;
+        for (int l = 0; l < qmm_iqg_tq_levels(kind, c); l++) {
+            int jj, g;
+            qmm_iqg_tq_place(kind, c, l, &jj, &g);
+            _mm256_store_si256((__m256i *)(void *)s->w[8 * t + jj][g],
+                               _mm256_add_epi8(qmm_iqg_tq_u(kind, v, pw, l), _mm256_set1_epi8(63)));
+            pw = _mm256_add_epi8(pw, _mm256_add_epi8(pw, pw));
+        }
+    }
+}
+
 /* Fills the scratch from super-blocks [sb0, sb0 + nsb) of `rows` (<= NR)
  * rows. */
 QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_bytes, int rows, int64_t sb0, int nsb,
                                  qmm_iqg_scratch *s) {
     const size_t bb = qmm_type_block_bytes(kind);
+    if (kind == QMM_TYPE_TQ1_0 || kind == QMM_TYPE_TQ2_0) { /* w: the group (the ternary layout) */
+        uint8_t wide[QMM_IQG_NR * 66] __attribute__((aligned(32)));
+        for (int t = 0; t < nsb; t++) {
+            if (rows == QMM_IQG_NR) {
+                qmm_iqg_tq_expand(kind, w + (size_t)(sb0 + t) * QMM_IQG_NR * bb, t, s);
+            } else {
+                qmm_iqg_tq_widen(kind, w, rows, sb0 + t, wide);
+                qmm_iqg_tq_expand(kind, wide, t, s);
+            }
+        }
+        return;
+    }
     for (int t = 0; t < nsb; t++) {
         const uint8_t *blk0 = w + (size_t)(sb0 + t) * bb;
         for (int r = 0; r < QMM_IQG_NR; r++)
@@ -485,18 +586,6 @@ QMM_IQG_INLINE void qmm_iqg_sb_scales(qmm_type kind, const uint8_t *blk, __m256i
         *hi = qmm_iqg_odd(_mm256_srli_epi32(s, 4));
     }
 }
-/* The 32 levels + 1 (0..2) of ternary block jj; p: TQ1_0's bytes times
- * 3^jj (mod 256) for jj < 5. */
-QMM_IQG_INLINE __m256i qmm_iqg_tq_u(qmm_type kind, const uint8_t *blk, int jj, __m256i p) {
-    if (kind == QMM_TYPE_TQ2_0) {
-        const __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32 * (jj / 4)));
-        return _mm256_and_si256(_mm256_srli_epi16(q, 2 * (jj % 4)), _mm256_set1_epi8(3));
-    }
-    if (jj >= 5)
-        return _mm256_add_epi8(qmm_iqg_tq1_levels(blk, jj), _mm256_set1_epi8(1));
-    return qmm_iqg_top_trit(p);
-}
-
 /* Pairwise sums of 4 vectors' lanes: [v0 lanes 0-3, v1 0-3, v2 0-3, v3 0-3 |
  * the same of lanes 4-7]. */
 QMM_IQG_INLINE __m256i qmm_iqg_sum4x4(__m256i v0, __m256i v1, __m256i v2, __m256i v3) {
@@ -527,19 +616,14 @@ QMM_IQG_INLINE void qmm_iqg_group_sums(const qmm_act_block *x, __m256i out[4]) {
 }
 
 /* asum: the activation's sums for the types that use them, lane jj: [0]
- * whole blocks (ternary, IQ1_S); [0..3] the 8-element groups g (IQ1_M). */
+ * whole blocks (IQ1_S); [0..3] the 8-element groups g (IQ1_M). */
 QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x, const __m256i *asum) {
     const __m256i sums = asum[0];
     __m256i v[8];
-    __m256i p = _mm256_setzero_si256();
-    if (kind == QMM_TYPE_TQ1_0)
-        p = _mm256_loadu_si256((const __m256i *)(const void *)blk);
+#pragma GCC unroll 8
     for (int jj = 0; jj < 8; jj++) {
         const __m256i xq = _mm256_loadu_si256((const __m256i *)(const void *)x[jj].q);
-        if (qmm_iqg_scale_count(kind) == 0) { /* (w + 1) x; the activation sum comes off below */
-            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_tq_u(kind, blk, jj, p), xq);
-            p = _mm256_add_epi8(p, _mm256_add_epi8(p, p));
-        } else if (kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S) {
+        if (kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S) {
             v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_explicit_levels(kind, blk, jj),
                                 iqg_negate_where(xq, qmm_iqg_explicit_signs(kind, blk, jj)));
         } else if (kind == QMM_TYPE_IQ1_S) { /* g x; delta times the activation sum comes in below */
@@ -561,8 +645,6 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
     const __m256i a = qmm_iqg_sum4x4(v[0], v[1], v[2], v[3]); /* [first halves of blocks 0..3 | second halves] */
     const __m256i b = qmm_iqg_sum4x4(v[4], v[5], v[6], v[7]);
     const __m256i first = _mm256_permute2x128_si256(a, b, 0x20), second = _mm256_permute2x128_si256(a, b, 0x31);
-    if (qmm_iqg_scale_count(kind) == 0)
-        return _mm256_sub_epi32(_mm256_add_epi32(first, second), sums);
     __m256i lo, hi;
     qmm_iqg_sb_scales(kind, blk, &lo, &hi);
     if (kind == QMM_TYPE_IQ1_S) { /* isum = sc (8 sum g x + delta sum x), delta -1 where bit 15 of qh is set */
@@ -589,6 +671,64 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
     return _mm256_add_epi32(_mm256_mullo_epi32(first, lo), _mm256_mullo_epi32(second, hi));
 }
 
+/* The ternary types' decode: a full group's super-block p times the 8
+ * activation blocks x, added into av. Per 32-block, the 8 panel vectors of
+ * u = w + 1 dot broadcast activation bytes into one vector of the 8 rows'
+ * sums; the block's activation sum comes off (exact), then the float step. */
+QMM_IQG_INLINE __m256 qmm_iqg_tq_sb(qmm_type kind, const uint8_t *p, const qmm_act_block *x, __m256 av) {
+    __m256i acc[8];
+    for (int jj = 0; jj < 8; jj++)
+        acc[jj] = _mm256_setzero_si256();
+        /* unrolled, so that acc[] stays in registers */
+#pragma GCC unroll 16
+    for (int c = 0; c < qmm_iqg_tq_words(kind); c++) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * c));
+        __m256i pw = v;
+#pragma GCC unroll 5
+        for (int l = 0; l < qmm_iqg_tq_levels(kind, c); l++) {
+            int jj, g;
+            qmm_iqg_tq_place(kind, c, l, &jj, &g);
+            acc[jj] = iqg_dot_acc(acc[jj], qmm_iqg_tq_u(kind, v, pw, l), qmm_iqg_bcast4(x[jj].q, 4 * g));
+            pw = _mm256_add_epi8(pw, _mm256_add_epi8(pw, pw));
+        }
+    }
+    const __m256 fac = qmm_iqg_tq_factors(kind, p);
+    for (int jj = 0; jj < 8; jj++) {
+        const __m256i is = _mm256_sub_epi32(acc[jj], _mm256_set1_epi32(x[jj].sum));
+        av = _mm256_fmadd_ps(_mm256_cvtepi32_ps(is), _mm256_mul_ps(fac, _mm256_set1_ps(x[jj].d)), av);
+    }
+    return av;
+}
+
+QMM_IQG_INLINE void qmm_iqg_tq_gemv(qmm_type kind, int64_t n, int64_t k, const qmm_act_block *x, const uint8_t *w, float *y) {
+    const size_t bb = qmm_type_block_bytes(kind), row_bytes = qmm_row_size(kind, k);
+    const int64_t nsb = k / 256;
+    int64_t j0 = 0;
+    for (; j0 + QMM_IQG_NR <= n; j0 += QMM_IQG_NR) {
+        const uint8_t *grp = w + (size_t)j0 * row_bytes;
+        __m256 av = _mm256_setzero_ps();
+        for (int64_t sb = 0; sb < nsb; sb++) {
+            const uint8_t *p = grp + (size_t)sb * QMM_IQG_NR * bb;
+            for (size_t o = 0; o < QMM_IQG_NR * bb; o += 64)
+                _mm_prefetch((const char *)p + QMM_IQG_TQ_PF + o, _MM_HINT_T0);
+            av = qmm_iqg_tq_sb(kind, p, x + 8 * sb, av);
+        }
+        _mm256_storeu_ps(y + j0, av);
+    }
+    if (j0 < n) {
+        const int rows = (int)(n - j0);
+        uint8_t wide[QMM_IQG_NR * 66] __attribute__((aligned(32)));
+        float t[QMM_IQG_NR];
+        __m256 av = _mm256_setzero_ps();
+        for (int64_t sb = 0; sb < nsb; sb++) {
+            qmm_iqg_tq_widen(kind, w + (size_t)j0 * row_bytes, rows, sb, wide);
+            av = qmm_iqg_tq_sb(kind, wide, x + 8 * sb, av);
+        }
+        _mm256_storeu_ps(t, av);
+        memcpy(y + j0, t, (size_t)rows * sizeof(float));
+    }
+}
+
 /* One group of `rows` (<= 8) weight rows times one activation row. */
 QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, const qmm_act_block *x, const uint8_t *wj,
                                          size_t row_bytes) {
@@ -603,10 +743,10 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
          * fetch a share of it per super-block */
         for (size_t o = (size_t)sb * pf_share; o < (size_t)(sb + 1) * pf_share; o += 64)
             _mm_prefetch((const char *)wj + QMM_IQG_NR * row_bytes + o, _MM_HINT_T0);
-        /* the 8 activation blocks' sums (the ternary types and IQ1_S use them),
+        /* the 8 activation blocks' sums (IQ1_S uses them),
          * or their 8-element group sums (IQ1_M) */
         __m256i asum[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-        if (qmm_iqg_scale_count(kind) == 0 || kind == QMM_TYPE_IQ1_S)
+        if (kind == QMM_TYPE_IQ1_S)
             asum[0] = _mm256_setr_epi32(xs[0].sum, xs[1].sum, xs[2].sum, xs[3].sum, xs[4].sum, xs[5].sum, xs[6].sum, xs[7].sum);
         if (kind == QMM_TYPE_IQ1_M)
             qmm_iqg_group_sums(xs, asum);
@@ -627,6 +767,10 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
 QMM_IQG_INLINE void qmm_iqg_gemv(qmm_type kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
     const size_t row_bytes = qmm_row_size(kind, k);
     const qmm_act_block *x = (const qmm_act_block *)a;
+    if (kind == QMM_TYPE_TQ1_0 || kind == QMM_TYPE_TQ2_0) {
+        qmm_iqg_tq_gemv(kind, n, k, x, (const uint8_t *)w, y);
+        return;
+    }
     int64_t j0 = 0;
     for (; j0 + QMM_IQG_NR <= n; j0 += QMM_IQG_NR)
         _mm256_storeu_ps(
@@ -656,6 +800,11 @@ static inline size_t qmm_iqg_w_offset(qmm_type kind, int64_t n_idx, int64_t k) {
  * groups of 8, the reference activation rows (packed by AVX2). */
 #define QMM_IQG_GEOMETRY                                                                                                         \
     .flags = 0, .layout_id = 1, .mr = 1, .nr = QMM_IQG_NR, .kr = 32, .sr = 1, .n_step = QMM_IQG_NR,                              \
+    .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_avx2_act_q8_pack}, .act_gemv = {0, NULL, NULL, NULL}
+/* The same for the ternary types, whose rows go in groups of interleaved
+ * words (qmm_iqg_tq_pack). */
+#define QMM_IQG_GEOMETRY_TERNARY                                                                                                 \
+    .flags = 0, .layout_id = 2, .mr = 1, .nr = QMM_IQG_NR, .kr = 32, .sr = 1, .n_step = QMM_IQG_NR,                              \
     .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_avx2_act_q8_pack}, .act_gemv = {0, NULL, NULL, NULL}
 /* The same for the types with two sub-scales per block (IQ2_XS, IQ2_S,
  * IQ1_M): activation blocks carry their two half sums (sum16 layout). */

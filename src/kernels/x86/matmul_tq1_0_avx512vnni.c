@@ -1,8 +1,8 @@
-/* TQ1_0 x int8, AVX-512 VNNI at 256 bits (EVEX vpdpbusd; AVX-512 has no
- * vpsignb at 512 bits): plain GGUF rows (iq_grid_x86.h). Prefill expands 8
- * rows' blocks once per chunk into an 8-row panel of w + 64 and multiplies it
- * with 4 broadcast activation bytes (vpdpbusd), one lane per row; decode dots
- * each row's blocks in place and reduces 8 rows together. */
+/* TQ1_0 x int8, AVX-512 VNNI at 256 bits (EVEX vpdpbusd): rows in groups of 8 with their
+ * 4-byte words interleaved (iq_grid_x86.h, the ternary layout), so that one
+ * load, one level per byte, is a panel vector of 4 elements of 8 rows. Decode
+ * and prefill multiply such vectors with 4 broadcast activation bytes
+ * (vpdpbusd), one lane per row, nothing reduced across lanes. */
 #include <immintrin.h>
 
 static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) { return _mm256_dpbusd_epi32(acc, w_u8, x_s8); }
@@ -16,16 +16,13 @@ static inline __m256i iqg_negate_where(__m256i x, uint32_t bits) {
 static size_t avx512vnni_tq1_0_w_size(int64_t k, int64_t n) { return qmm_iqg_w_size(QMM_TYPE_TQ1_0, k, n); }
 static size_t avx512vnni_tq1_0_w_offset(int64_t n_idx, int64_t k) { return qmm_iqg_w_offset(QMM_TYPE_TQ1_0, n_idx, k); }
 static void avx512vnni_tq1_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    (void)n;
-    qmm_ref_rows_pack(QMM_TYPE_TQ1_0, k, n0, n1, src, stride, dst);
+    qmm_iqg_tq_pack(QMM_TYPE_TQ1_0, k, n, n0, n1, src, stride, dst);
 }
 static void avx512vnni_tq1_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_ref_rows_read(QMM_TYPE_TQ1_0, w, k, row, dst);
+    qmm_iqg_tq_read_row(QMM_TYPE_TQ1_0, w, k, n, row, dst);
 }
 static void avx512vnni_tq1_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
-    (void)n;
-    qmm_ref_rows_unpack(QMM_TYPE_TQ1_0, w, k, row, dst);
+    qmm_iqg_tq_unpack_row(QMM_TYPE_TQ1_0, w, k, n, row, dst);
 }
 static void avx512vnni_tq1_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_iqg_gemm(QMM_TYPE_TQ1_0, m, n, k, a, w, y, ys);
@@ -39,7 +36,7 @@ const qmm_family qmm_family_avx512vnni_tq1_0 = {
     .wtype = QMM_TYPE_TQ1_0,
     .required = QMM_IQG_AVX512_VNNI_REQUIRED,
     .fallback_hides = QMM_IQG_AVX512_VNNI_HIDES,
-    QMM_IQG_GEOMETRY,
+    QMM_IQG_GEOMETRY_TERNARY,
     .w_packed_size = avx512vnni_tq1_0_w_size,
     .w_packed_offset = avx512vnni_tq1_0_w_offset,
     .w_pack = avx512vnni_tq1_0_w_pack,
