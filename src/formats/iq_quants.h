@@ -128,7 +128,7 @@ static inline uint16_t qmm_iq_d_bits(qmm_type t, const void *block) {
     case QMM_TYPE_IQ1_M: return qmm_iq1_m_d(block);
     case QMM_TYPE_TQ1_0: return ((const qmm_block_tq1_0 *)block)->d;
     case QMM_TYPE_TQ2_0: return ((const qmm_block_tq2_0 *)block)->d;
-    default: return *(const uint16_t *)block; /* the IQ2 / IQ3 / IQ1_S blocks start with d */
+    default: return qmm_get16(block); /* the IQ2 / IQ3 / IQ1_S blocks start with d */
     }
 }
 

@@ -73,17 +73,33 @@ typedef struct qmm_iqg_scratch {
     float fac[QMM_IQG_CHUNK_SB][QMM_IQG_NR];    /* the super-block factors */
 } qmm_iqg_scratch;
 
-static inline int64_t qmm_iqg_grid8(const uint8_t *entry) { return (int64_t)qmm_get64(entry); }
-
-/* Eight 4-byte grid entries in order; pairs joined in scalar registers
- * (a 64-bit insert costs what a 32-bit one does). */
+/* Eight 4-byte grid entries in order. They meet in a stack buffer that one
+ * vector load reads: scalar loads and stores instead of vector inserts,
+ * which compete for the two shuffle pipes with the lane reductions (the
+ * store-to-load forwarding that fails costs latency, which the rows'
+ * independent work hides). */
 QMM_IQG_INLINE __m256i qmm_iqg_grid4x8(const uint8_t (*grid)[4], unsigned i0, unsigned i1, unsigned i2, unsigned i3, unsigned i4,
                                        unsigned i5, unsigned i6, unsigned i7) {
-    const uint64_t p0 = qmm_get32(grid[i0]) | (uint64_t)qmm_get32(grid[i1]) << 32;
-    const uint64_t p1 = qmm_get32(grid[i2]) | (uint64_t)qmm_get32(grid[i3]) << 32;
-    const uint64_t p2 = qmm_get32(grid[i4]) | (uint64_t)qmm_get32(grid[i5]) << 32;
-    const uint64_t p3 = qmm_get32(grid[i6]) | (uint64_t)qmm_get32(grid[i7]) << 32;
-    return _mm256_setr_epi64x((int64_t)p0, (int64_t)p1, (int64_t)p2, (int64_t)p3);
+    uint8_t buf[32] __attribute__((aligned(32)));
+    memcpy(buf, grid[i0], 4);
+    memcpy(buf + 4, grid[i1], 4);
+    memcpy(buf + 8, grid[i2], 4);
+    memcpy(buf + 12, grid[i3], 4);
+    memcpy(buf + 16, grid[i4], 4);
+    memcpy(buf + 20, grid[i5], 4);
+    memcpy(buf + 24, grid[i6], 4);
+    memcpy(buf + 28, grid[i7], 4);
+    return _mm256_load_si256((const __m256i *)(const void *)buf);
+}
+
+/* Four 8-byte table entries in order, joined the same way. */
+QMM_IQG_INLINE __m256i qmm_iqg_join8(const void *e0, const void *e1, const void *e2, const void *e3) {
+    uint8_t buf[32] __attribute__((aligned(32)));
+    memcpy(buf, e0, 8);
+    memcpy(buf + 8, e1, 8);
+    memcpy(buf + 16, e2, 8);
+    memcpy(buf + 24, e3, 8);
+    return _mm256_load_si256((const __m256i *)(const void *)buf);
 }
 
 /* +1 / -1 per byte from 32 sign bits (bit l set = element l negative). */
@@ -113,8 +129,8 @@ static const uint64_t qmm_iqg_sign8[128] = {
 
 /* The +-1 bytes of four 7-bit sign codes at bits 0, 7, 14, 21 of aux. */
 QMM_IQG_INLINE __m256i qmm_iqg_code_signs(uint32_t aux) {
-    return _mm256_setr_epi64x((int64_t)qmm_iqg_sign8[aux & 127u], (int64_t)qmm_iqg_sign8[(aux >> 7) & 127u],
-                              (int64_t)qmm_iqg_sign8[(aux >> 14) & 127u], (int64_t)qmm_iqg_sign8[(aux >> 21) & 127u]);
+    return qmm_iqg_join8(&qmm_iqg_sign8[aux & 127u], &qmm_iqg_sign8[(aux >> 7) & 127u], &qmm_iqg_sign8[(aux >> 14) & 127u],
+                         &qmm_iqg_sign8[(aux >> 21) & 127u]);
 }
 
 /* The top base-3 digit of each byte p, (p * 3) >> 8 = [p >= 86] + [p >= 171]
@@ -134,10 +150,8 @@ static inline float qmm_iqg_factor(qmm_type kind, const uint8_t *blk) {
 QMM_IQG_INLINE __m256i qmm_iqg_iq1s_g(const uint8_t *blk, int jj) {
     const unsigned qh = qmm_get16(blk + 34 + 2 * jj);
     const uint8_t *q = blk + 2 + 4 * jj;
-    return _mm256_setr_epi64x(qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[0] | (qh & 7u) << 8]),
-                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[1] | (qh >> 3 & 7u) << 8]),
-                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[2] | (qh >> 6 & 7u) << 8]),
-                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | (qh >> 9 & 7u) << 8]));
+    return qmm_iqg_join8(qmm_grid_iq1s[q[0] | (qh & 7u) << 8], qmm_grid_iq1s[q[1] | (qh >> 3 & 7u) << 8],
+                         qmm_grid_iq1s[q[2] | (qh >> 6 & 7u) << 8], qmm_grid_iq1s[q[3] | (qh >> 9 & 7u) << 8]);
 }
 
 /* IQ1_M's grid values g (-1 / 0 / 1) of 32-block jj and its per-8 deltas
@@ -149,10 +163,8 @@ QMM_IQG_INLINE __m256i qmm_iqg_iq1m_g(const uint8_t *blk, int jj, __m256i *delta
     const __m256i bit =
         _mm256_setr_epi64x(0x0008000800080008ll, 0x0080008000800080ll, 0x0800080008000800ll, (int64_t)0x8000800080008000ull);
     *delta = _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)h), bit), bit), _mm256_set1_epi8(1));
-    return _mm256_setr_epi64x(qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[0] | (h & 7u) << 8]),
-                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[1] | (h >> 4 & 7u) << 8]),
-                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[2] | (h >> 8 & 7u) << 8]),
-                              qmm_iqg_grid8((const uint8_t *)qmm_grid_iq1s[q[3] | (h >> 12 & 7u) << 8]));
+    return qmm_iqg_join8(qmm_grid_iq1s[q[0] | (h & 7u) << 8], qmm_grid_iq1s[q[1] | (h >> 4 & 7u) << 8],
+                         qmm_grid_iq1s[q[2] | (h >> 8 & 7u) << 8], qmm_grid_iq1s[q[3] | (h >> 12 & 7u) << 8]);
 }
 
 /* IQ2_S and IQ3_S, whose signs are 32 explicit bits per block: |w| of
@@ -161,9 +173,8 @@ QMM_IQG_INLINE __m256i qmm_iqg_explicit_levels(qmm_type kind, const uint8_t *blk
     const unsigned qh = blk[66 + jj];
     if (kind == QMM_TYPE_IQ2_S) {
         const uint8_t *q = blk + 2 + 4 * jj;
-        return _mm256_setr_epi64x(
-            qmm_iqg_grid8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8]), qmm_iqg_grid8(qmm_grid_iq2s[q[1] | (qh & 12u) << 6]),
-            qmm_iqg_grid8(qmm_grid_iq2s[q[2] | (qh & 48u) << 4]), qmm_iqg_grid8(qmm_grid_iq2s[q[3] | (qh & 192u) << 2]));
+        return qmm_iqg_join8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8], qmm_grid_iq2s[q[1] | (qh & 12u) << 6],
+                             qmm_grid_iq2s[q[2] | (qh & 48u) << 4], qmm_grid_iq2s[q[3] | (qh & 192u) << 2]);
     }
     const uint8_t *q = blk + 2 + 8 * jj;
     return qmm_iqg_grid4x8(qmm_grid_iq3s, q[0] | (qh & 1u) << 8, q[1] | (qh & 2u) << 7, q[2] | (qh & 4u) << 6,
@@ -180,8 +191,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
     if (kind == QMM_TYPE_IQ2_XXS) {
         const uint8_t *q8 = blk + 2 + 8 * jj;
         const uint32_t aux = qmm_get32(q8 + 4);
-        *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xxs[q8[0]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[1]]),
-                                   qmm_iqg_grid8(qmm_grid_iq2xxs[q8[2]]), qmm_iqg_grid8(qmm_grid_iq2xxs[q8[3]]));
+        *absw = qmm_iqg_join8(qmm_grid_iq2xxs[q8[0]], qmm_grid_iq2xxs[q8[1]], qmm_grid_iq2xxs[q8[2]], qmm_grid_iq2xxs[q8[3]]);
         *sgn = qmm_iqg_code_signs(aux);
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ2_XS) {
@@ -189,10 +199,9 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         const uint64_t qq = qmm_get64(q);
         const unsigned q0 = (unsigned)qq & 0xffffu, q1 = (unsigned)(qq >> 16) & 0xffffu, q2 = (unsigned)(qq >> 32) & 0xffffu,
                        q3 = (unsigned)(qq >> 48);
-        *absw = _mm256_setr_epi64x(qmm_iqg_grid8(qmm_grid_iq2xs[q0 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q1 & 511u]),
-                                   qmm_iqg_grid8(qmm_grid_iq2xs[q2 & 511u]), qmm_iqg_grid8(qmm_grid_iq2xs[q3 & 511u]));
-        *sgn = _mm256_setr_epi64x((int64_t)qmm_iqg_sign8[q0 >> 9], (int64_t)qmm_iqg_sign8[q1 >> 9],
-                                  (int64_t)qmm_iqg_sign8[q2 >> 9], (int64_t)qmm_iqg_sign8[q3 >> 9]);
+        *absw = qmm_iqg_join8(qmm_grid_iq2xs[q0 & 511u], qmm_grid_iq2xs[q1 & 511u], qmm_grid_iq2xs[q2 & 511u],
+                              qmm_grid_iq2xs[q3 & 511u]);
+        *sgn = qmm_iqg_join8(&qmm_iqg_sign8[q0 >> 9], &qmm_iqg_sign8[q1 >> 9], &qmm_iqg_sign8[q2 >> 9], &qmm_iqg_sign8[q3 >> 9]);
         const unsigned s = blk[66 + jj];
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
