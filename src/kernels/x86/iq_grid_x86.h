@@ -1,7 +1,8 @@
 /* The i-quant grid and ternary types (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
  * IQ3_XXS, IQ3_S, TQ1_0, TQ2_0) on x86 with 256-bit integer vectors.
  *
- * Packed weights are the plain GGUF rows (qmm_ref_rows_*); activations are
+ * Packed weights are the plain GGUF rows (qmm_ref_rows_*), except for the
+ * ternary types' 8-row groups of interleaved words (below); activations are
  * the reference rows of qmm_act_block. The numerics are the reference's
  * (src/kernels/ref/ref_quant_kernels.c, iq_grid_terms): per output and
  * 32-block in ascending k, isum = sc_a * dot(0..15) + sc_b * dot(16..31)
@@ -26,9 +27,11 @@
  * row's 8 block vectors of a super-block reduce to one vector of its 8
  * isums, the 8 rows' vectors are transposed so that lane r is row r, and the
  * float step is one vector fma per block across the rows, in ascending k.
- * Types whose levels allow it take a cheaper exact form: the ternary types
- * dot w + 1 and subtract the activation sum, IQ1_S dots g (w = 8 g + delta)
- * and adds delta times the sum, IQ1_M dots 8 g and delta separately.
+ * Types whose levels allow it take a cheaper exact form: IQ1_S dots g
+ * (w = 8 g + delta) and adds delta times the sum, IQ1_M dots g and adds its
+ * deltas times 8-element activation sums. The ternary types need neither a
+ * panel nor a reduction: their packed words are panel vectors already
+ * (qmm_iqg_tq_sb), dotted as w + 1 with the activation sum taken off.
  *
  * The includer defines, before including this header:
  *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
