@@ -628,6 +628,66 @@ QMM_IQG_INLINE void qmm_iqg_group_sums(const qmm_act_block *x, __m256i out[4]) {
     out[3] = _mm256_sub_epi32(_mm256_permute2x128_si256(hi01, hi23, 0x31), bias);
 }
 
+/* IQ2_XS's sign bytes of a super-block, for the AVX-512 decode: per 8-weight
+ * group its 7 stored sign bits and their parity as bit 7 (qmm_iq_sign_bits),
+ * in group order, so that two blocks' 64 sign bits are one little-endian
+ * uint64 (a mask register). Made in vectors once per row and super-block:
+ * 8 table loads per block were the bottleneck (the load ports). */
+QMM_IQG_INLINE void qmm_iqg_iq2xs_signs(const uint8_t *blk, uint8_t signs[32]) {
+    /* bit 7 of entry i: the parity of nibble i */
+    const __m256i par = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128, -128, 0,
+                                         -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
+    const __m256i m15 = _mm256_set1_epi16(15);
+    __m256i f[2];
+    for (int h = 0; h < 2; h++) { /* codes 16 h .. 16 h + 15 */
+        const __m256i s = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2 + 32 * h)), 9);
+        f[h] = _mm256_or_si256(s, _mm256_xor_si256(_mm256_shuffle_epi8(par, _mm256_and_si256(s, m15)),
+                                                   _mm256_shuffle_epi8(par, _mm256_srli_epi16(s, 4))));
+    }
+    /* packus interleaves the 128-bit halves: groups 0-7, 16-23, 8-15, 24-31 */
+    _mm256_storeu_si256((__m256i *)(void *)signs, _mm256_permute4x64_epi64(_mm256_packus_epi16(f[0], f[1]), 0xd8));
+    /* read back as mask registers: left to itself GCC would forward the
+     * vector through shuffles to general registers */
+    __asm__("" : "+m"(*(uint8_t(*)[32])signs));
+}
+
+#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
+/* IQ2_XS's qmm_iqg_row_isums with 512-bit vectors, two blocks per vector
+ * (the AVX-512 VNNI family): x2[i] holds activation blocks 2 i and 2 i + 1,
+ * nx2[i] their negation, and a mask of sign bits picks per byte. The grid
+ * indices are cut from 64-bit loads of 4 codes in general registers (a load
+ * per index competed with the grid loads for the load ports). Against the
+ * 256-bit path with table-looked-up signs: 13.0 against 17.1 ns per row and
+ * super-block, one thread, weights in L2. */
+QMM_IQG_INLINE __m256i qmm_iqg_iq2xs_isums512(const uint8_t *blk, const __m512i x2[4], const __m512i nx2[4]) {
+    uint8_t signs[32];
+    qmm_iqg_iq2xs_signs(blk, signs);
+    __m512i v[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+        const uint64_t q0 = qmm_get64(blk + 2 + 16 * i), q1 = qmm_get64(blk + 10 + 16 * i);
+        const __m256i lo = qmm_iqg_join8(qmm_grid_iq2xs[q0 & 511u], qmm_grid_iq2xs[(q0 >> 16) & 511u],
+                                         qmm_grid_iq2xs[(q0 >> 32) & 511u], qmm_grid_iq2xs[(q0 >> 48) & 511u]);
+        const __m256i hi = qmm_iqg_join8(qmm_grid_iq2xs[q1 & 511u], qmm_grid_iq2xs[(q1 >> 16) & 511u],
+                                         qmm_grid_iq2xs[(q1 >> 32) & 511u], qmm_grid_iq2xs[(q1 >> 48) & 511u]);
+        const __mmask64 neg = (__mmask64)qmm_get64(signs + 8 * i);
+        v[i] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1),
+                                   _mm512_mask_blend_epi8(neg, x2[i], nx2[i]));
+    }
+    /* 128-bit lane L of v[i]: block 2 i + L / 2, half L % 2; the sums put
+     * v[i]'s lane L in element i of lane L */
+    const __m512i a = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
+    const __m512i b = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
+    const __m512i r = _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+    /* [first halves of blocks 0..7 | second halves] */
+    const __m512i halves = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15), r);
+    __m256i lo, hi;
+    qmm_iqg_sb_scales(QMM_TYPE_IQ2_XS, blk, &lo, &hi);
+    const __m512i p = _mm512_mullo_epi32(halves, _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+    return _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
+}
+#endif
+
 /* asum: the activation's sums for the types that use them, lane jj: [0]
  * whole blocks (IQ1_S); [0..3] the 8-element groups g (IQ1_M). */
 QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x, const __m256i *asum) {
@@ -764,8 +824,24 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
         if (kind == QMM_TYPE_IQ1_M)
             qmm_iqg_group_sums(xs, asum);
         float f[QMM_IQG_NR];
+#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
+        __m512i x2[4], nx2[4];
+        if (kind == QMM_TYPE_IQ2_XS)
+            for (int i = 0; i < 4; i++) {
+                x2[i] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)xs[2 * i].q)),
+                                           _mm256_loadu_si256((const __m256i *)(const void *)xs[2 * i + 1].q), 1);
+                nx2[i] = _mm512_sub_epi8(_mm512_setzero_si512(), x2[i]);
+            }
+#endif
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
+#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
+            if (kind == QMM_TYPE_IQ2_XS) {
+                is[r] = r < rows ? qmm_iqg_iq2xs_isums512(blk, x2, nx2) : _mm256_setzero_si256();
+                f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
+                continue;
+            }
+#endif
             is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs, asum) : _mm256_setzero_si256();
             f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
         }
