@@ -628,24 +628,46 @@ QMM_IQG_INLINE void qmm_iqg_group_sums(const qmm_act_block *x, __m256i out[4]) {
     out[3] = _mm256_sub_epi32(_mm256_permute2x128_si256(hi01, hi23, 0x31), bias);
 }
 
-/* IQ2_XS's sign bytes of a super-block, for the AVX-512 decode: per 8-weight
- * group its 7 stored sign bits and their parity as bit 7 (qmm_iq_sign_bits),
- * in group order, so that two blocks' 64 sign bits are one little-endian
- * uint64 (a mask register). Made in vectors once per row and super-block:
- * 8 table loads per block were the bottleneck (the load ports). */
-QMM_IQG_INLINE void qmm_iqg_iq2xs_signs(const uint8_t *blk, uint8_t signs[32]) {
+/* Bytes of 7-bit sign codes with their parity as bit 7 (qmm_iq_sign_bits:
+ * the 8th sign makes the count of negatives even). */
+QMM_IQG_INLINE __m256i qmm_iqg_with_parity(__m256i c) {
     /* bit 7 of entry i: the parity of nibble i */
     const __m256i par = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128, -128, 0,
                                          -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
-    const __m256i m15 = _mm256_set1_epi16(15);
-    __m256i f[2];
-    for (int h = 0; h < 2; h++) { /* codes 16 h .. 16 h + 15 */
-        const __m256i s = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2 + 32 * h)), 9);
-        f[h] = _mm256_or_si256(s, _mm256_xor_si256(_mm256_shuffle_epi8(par, _mm256_and_si256(s, m15)),
-                                                   _mm256_shuffle_epi8(par, _mm256_srli_epi16(s, 4))));
+    const __m256i m15 = _mm256_set1_epi8(15);
+    return _mm256_or_si256(c, _mm256_xor_si256(_mm256_shuffle_epi8(par, _mm256_and_si256(c, m15)),
+                                               _mm256_shuffle_epi8(par, _mm256_and_si256(_mm256_srli_epi16(c, 4), m15))));
+}
+
+/* The sign bytes of a super-block for the 512-bit decode, per 8-weight group
+ * in group order, so that two blocks' 64 sign bits are one little-endian
+ * uint64 (a mask register): IQ2_XS's from the top 7 bits of its codes, the
+ * XXS types' from the four 7-bit codes of each block's sign word. Made in
+ * vectors: looked up per group, 8 table loads per block were the bottleneck
+ * (the load ports). */
+QMM_IQG_INLINE void qmm_iqg_sign_bytes(qmm_type kind, const uint8_t *blk, uint8_t signs[32]) {
+    __m256i c;
+    if (kind == QMM_TYPE_IQ2_XS) {
+        const __m256i c0 = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), 9);
+        const __m256i c1 = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)), 9);
+        /* packus interleaves the 128-bit halves: groups 0-7, 16-23, 8-15, 24-31 */
+        c = _mm256_permute4x64_epi64(_mm256_packus_epi16(c0, c1), 0xd8);
+    } else {
+        __m256i aux; /* lane jj: block jj's sign word */
+        if (kind == QMM_TYPE_IQ3_XXS) {
+            aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
+        } else { /* IQ2_XXS: the second word of each block's 8 bytes */
+            const __m256 a = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)));
+            const __m256 b = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
+            aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8);
+        }
+        /* code g (bits 7 g) to byte g */
+        c = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(aux, _mm256_set1_epi32(0x7f)),
+                                            _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_set1_epi32(0x7f00))),
+                            _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_set1_epi32(0x7f0000)),
+                                            _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_set1_epi32(0x7f000000))));
     }
-    /* packus interleaves the 128-bit halves: groups 0-7, 16-23, 8-15, 24-31 */
-    _mm256_storeu_si256((__m256i *)(void *)signs, _mm256_permute4x64_epi64(_mm256_packus_epi16(f[0], f[1]), 0xd8));
+    _mm256_storeu_si256((__m256i *)(void *)signs, qmm_iqg_with_parity(c));
     /* read back as mask registers: left to itself GCC would forward the
      * vector through shuffles to general registers */
     __asm__("" : "+m"(*(uint8_t(*)[32])signs));
@@ -653,7 +675,7 @@ QMM_IQG_INLINE void qmm_iqg_iq2xs_signs(const uint8_t *blk, uint8_t signs[32]) {
 
 #if defined(__AVX512BW__) && defined(__AVX512VNNI__)
 /* What the 512-bit decode makes of a row's super-block before the rows'
- * loop: IQ1_M's grid indices, IQ2_XS's sign bytes. */
+ * loop: IQ1_M's grid indices, the sign bytes of IQ2_XS and the XXS types. */
 typedef union qmm_iqg_row_prep {
     uint16_t idx[32];
     uint8_t signs[32];
@@ -687,64 +709,84 @@ QMM_IQG_INLINE void qmm_iqg_iq1m_indices(const uint8_t *blk, uint16_t idx[32]) {
     __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles (GCC would forward the vectors) */
 }
 
-/* IQ1_M's qmm_iqg_row_isums with 512-bit vectors, two blocks per vector:
- * g + 1 (0..2) dotted with x2[i] directly (no sign step), so that each half
- * carries its activation sum once more: asum2 = [the first halves' sums |
- * the second halves'] of the 8 blocks takes it off. The deltas then come in
- * as in the 256-bit path, from the 8-element group sums gs_a = [group 0 |
- * group 2] and gs_b = [group 1 | group 3] (lane jj: block jj's). */
-QMM_IQG_INLINE __m256i qmm_iqg_iq1m_isums512(const uint8_t *blk, const uint16_t *idx, const __m512i x2[4], __m512i asum2,
-                                             __m512i gs_a, __m512i gs_b) {
+/* Blocks 2 i and 2 i + 1 of a row's super-block as one 512-bit vector of
+ * |w| (IQ1_M: g + 1, 0..2). */
+QMM_IQG_INLINE __m512i qmm_iqg_pair_levels(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, int i) {
+    __m256i lo, hi;
+    if (kind == QMM_TYPE_IQ2_XS) { /* the indices cut in general registers: a load each competed with the grid loads */
+        const uint64_t q0 = qmm_get64(blk + 2 + 16 * i), q1 = qmm_get64(blk + 10 + 16 * i);
+        lo = qmm_iqg_join8(qmm_grid_iq2xs[q0 & 511u], qmm_grid_iq2xs[(q0 >> 16) & 511u], qmm_grid_iq2xs[(q0 >> 32) & 511u],
+                           qmm_grid_iq2xs[(q0 >> 48) & 511u]);
+        hi = qmm_iqg_join8(qmm_grid_iq2xs[q1 & 511u], qmm_grid_iq2xs[(q1 >> 16) & 511u], qmm_grid_iq2xs[(q1 >> 32) & 511u],
+                           qmm_grid_iq2xs[(q1 >> 48) & 511u]);
+    } else if (kind == QMM_TYPE_IQ1_M) {
+        const uint16_t *ix = pre->idx + 8 * i;
+        lo = qmm_iqg_join8(qmm_grid_iq1s[ix[0]], qmm_grid_iq1s[ix[1]], qmm_grid_iq1s[ix[2]], qmm_grid_iq1s[ix[3]]);
+        hi = qmm_iqg_join8(qmm_grid_iq1s[ix[4]], qmm_grid_iq1s[ix[5]], qmm_grid_iq1s[ix[6]], qmm_grid_iq1s[ix[7]]);
+        return _mm512_add_epi8(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1), _mm512_set1_epi8(1));
+    } else if (kind == QMM_TYPE_IQ2_XXS) {
+        const uint8_t *a = blk + 2 + 16 * i, *b = a + 8;
+        lo = qmm_iqg_join8(qmm_grid_iq2xxs[a[0]], qmm_grid_iq2xxs[a[1]], qmm_grid_iq2xxs[a[2]], qmm_grid_iq2xxs[a[3]]);
+        hi = qmm_iqg_join8(qmm_grid_iq2xxs[b[0]], qmm_grid_iq2xxs[b[1]], qmm_grid_iq2xxs[b[2]], qmm_grid_iq2xxs[b[3]]);
+    } else if (kind == QMM_TYPE_IQ3_XXS) {
+        const uint8_t *q = blk + 2 + 16 * i;
+        lo = qmm_iqg_grid4x8(qmm_grid_iq3xxs, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]);
+        hi = qmm_iqg_grid4x8(qmm_grid_iq3xxs, q[8], q[9], q[10], q[11], q[12], q[13], q[14], q[15]);
+    } else { /* IQ2_S, IQ3_S */
+        lo = qmm_iqg_explicit_levels(kind, blk, 2 * i);
+        hi = qmm_iqg_explicit_levels(kind, blk, 2 * i + 1);
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+/* Their 64 sign bits (bit l: element l negative). */
+QMM_IQG_INLINE __mmask64 qmm_iqg_pair_signs(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, int i) {
+    if (kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S)
+        return (__mmask64)qmm_get64(blk + (kind == QMM_TYPE_IQ2_S ? 34 : 74) + 8 * i);
+    return (__mmask64)qmm_get64(pre->signs + 8 * i);
+}
+
+/* qmm_iqg_row_isums with 512-bit vectors, two blocks per vector (the
+ * AVX-512 VNNI family): x2[i] holds activation blocks 2 i and 2 i + 1, nx2[i]
+ * their negation, and the sign mask picks per byte. IQ1_M dots g + 1 with x2
+ * directly, so each half carries its activation sum once more: asum2 =
+ * [the first halves' sums | the second halves'] of the 8 blocks takes it off,
+ * and the deltas come in from the 8-element group sums gs_a = [group 0 |
+ * group 2], gs_b = [group 1 | group 3] (lane jj: block jj's). */
+QMM_IQG_INLINE __m256i qmm_iqg_isums512(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, const __m512i x2[4],
+                                        const __m512i nx2[4], __m512i asum2, __m512i gs_a, __m512i gs_b) {
     __m512i v[4];
 #pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
-        const uint16_t *ix = idx + 8 * i;
-        const __m256i lo = qmm_iqg_join8(qmm_grid_iq1s[ix[0]], qmm_grid_iq1s[ix[1]], qmm_grid_iq1s[ix[2]], qmm_grid_iq1s[ix[3]]);
-        const __m256i hi = qmm_iqg_join8(qmm_grid_iq1s[ix[4]], qmm_grid_iq1s[ix[5]], qmm_grid_iq1s[ix[6]], qmm_grid_iq1s[ix[7]]);
-        const __m512i g1 = _mm512_add_epi8(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1), _mm512_set1_epi8(1));
-        v[i] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), g1, x2[i]);
+        const __m512i xs =
+            kind == QMM_TYPE_IQ1_M ? x2[i] : _mm512_mask_blend_epi8(qmm_iqg_pair_signs(kind, blk, pre, i), x2[i], nx2[i]);
+        v[i] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), qmm_iqg_pair_levels(kind, blk, pre, i), xs);
     }
-    const __m512i gx = _mm512_sub_epi32(qmm_iqg_halves512(v), asum2); /* sum g x per half */
-    /* the deltas: -1 where bit 4 g + 3 of block jj's nibble word is set */
-    const __m512i h = _mm512_broadcast_i64x4(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 32))));
-    const __mmask16 neg_a = _mm512_test_epi32_mask(h, _mm512_inserti64x4(_mm512_set1_epi32(8), _mm256_set1_epi32(8 << 8), 1));
-    const __mmask16 neg_b =
-        _mm512_test_epi32_mask(h, _mm512_inserti64x4(_mm512_set1_epi32(8 << 4), _mm256_set1_epi32(8 << 12), 1));
-    const __m512i da = _mm512_mask_sub_epi32(gs_a, neg_a, _mm512_setzero_si512(), gs_a);
-    const __m512i db = _mm512_mask_sub_epi32(gs_b, neg_b, _mm512_setzero_si512(), gs_b);
-    const __m512i f = _mm512_add_epi32(_mm512_slli_epi32(gx, 3), _mm512_add_epi32(da, db));
+    __m512i halves = qmm_iqg_halves512(v);
+    if (kind == QMM_TYPE_IQ1_M) {
+        const __m512i gx = _mm512_sub_epi32(halves, asum2); /* sum g x per half */
+        /* the deltas: -1 where bit 4 g + 3 of block jj's nibble word is set */
+        const __m512i h =
+            _mm512_broadcast_i64x4(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 32))));
+        const __mmask16 neg_a = _mm512_test_epi32_mask(h, _mm512_inserti64x4(_mm512_set1_epi32(8), _mm256_set1_epi32(8 << 8), 1));
+        const __mmask16 neg_b =
+            _mm512_test_epi32_mask(h, _mm512_inserti64x4(_mm512_set1_epi32(8 << 4), _mm256_set1_epi32(8 << 12), 1));
+        const __m512i da = _mm512_mask_sub_epi32(gs_a, neg_a, _mm512_setzero_si512(), gs_a);
+        const __m512i db = _mm512_mask_sub_epi32(gs_b, neg_b, _mm512_setzero_si512(), gs_b);
+        halves = _mm512_add_epi32(_mm512_slli_epi32(gx, 3), _mm512_add_epi32(da, db));
+    }
     __m256i lo, hi;
-    qmm_iqg_sb_scales(QMM_TYPE_IQ1_M, blk, &lo, &hi);
-    const __m512i p = _mm512_mullo_epi32(f, _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+    qmm_iqg_sb_scales(kind, blk, &lo, &hi);
+    if (qmm_iqg_scale_count(kind) == 1)
+        return _mm256_mullo_epi32(_mm256_add_epi32(_mm512_castsi512_si256(halves), _mm512_extracti64x4_epi64(halves, 1)), lo);
+    const __m512i p = _mm512_mullo_epi32(halves, _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
     return _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
 }
 
-/* IQ2_XS's qmm_iqg_row_isums with 512-bit vectors, two blocks per vector
- * (the AVX-512 VNNI family): x2[i] holds activation blocks 2 i and 2 i + 1,
- * nx2[i] their negation, and a mask of sign bits picks per byte. The grid
- * indices are cut from 64-bit loads of 4 codes in general registers (a load
- * per index competed with the grid loads for the load ports). Against the
- * 256-bit path with table-looked-up signs: 12.2 against 16.6 ns per row and
- * super-block, one thread, weights in L2. */
-QMM_IQG_INLINE __m256i qmm_iqg_iq2xs_isums512(const uint8_t *blk, const uint8_t *signs, const __m512i x2[4],
-                                              const __m512i nx2[4]) {
-    __m512i v[4];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) {
-        const uint64_t q0 = qmm_get64(blk + 2 + 16 * i), q1 = qmm_get64(blk + 10 + 16 * i);
-        const __m256i lo = qmm_iqg_join8(qmm_grid_iq2xs[q0 & 511u], qmm_grid_iq2xs[(q0 >> 16) & 511u],
-                                         qmm_grid_iq2xs[(q0 >> 32) & 511u], qmm_grid_iq2xs[(q0 >> 48) & 511u]);
-        const __m256i hi = qmm_iqg_join8(qmm_grid_iq2xs[q1 & 511u], qmm_grid_iq2xs[(q1 >> 16) & 511u],
-                                         qmm_grid_iq2xs[(q1 >> 32) & 511u], qmm_grid_iq2xs[(q1 >> 48) & 511u]);
-        const __mmask64 neg = (__mmask64)qmm_get64(signs + 8 * i);
-        v[i] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1),
-                                   _mm512_mask_blend_epi8(neg, x2[i], nx2[i]));
-    }
-    const __m512i halves = qmm_iqg_halves512(v);
-    __m256i lo, hi;
-    qmm_iqg_sb_scales(QMM_TYPE_IQ2_XS, blk, &lo, &hi);
-    const __m512i p = _mm512_mullo_epi32(halves, _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
-    return _mm256_add_epi32(_mm512_castsi512_si256(p), _mm512_extracti64x4_epi64(p, 1));
+/* The types the 512-bit decode runs. */
+QMM_IQG_INLINE int qmm_iqg_decode512(qmm_type kind) {
+    return kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ2_XXS || kind == QMM_TYPE_IQ3_XXS ||
+           kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S;
 }
 #endif
 
@@ -886,10 +928,10 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
         float f[QMM_IQG_NR];
 #if defined(__AVX512BW__) && defined(__AVX512VNNI__)
         __m512i x2[4], nx2[4], asum2 = _mm512_setzero_si512(), gs_a = _mm512_setzero_si512(), gs_b = _mm512_setzero_si512();
-        for (int i = 0; i < 4 && (kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ1_M); i++) {
+        for (int i = 0; i < 4 && qmm_iqg_decode512(kind); i++) {
             x2[i] = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)xs[2 * i].q)),
                                        _mm256_loadu_si256((const __m256i *)(const void *)xs[2 * i + 1].q), 1);
-            nx2[i] = _mm512_sub_epi8(_mm512_setzero_si512(), x2[i]); /* IQ2_XS's */
+            nx2[i] = _mm512_sub_epi8(_mm512_setzero_si512(), x2[i]);
         }
         if (kind == QMM_TYPE_IQ1_M) {
             gs_a = _mm512_inserti64x4(_mm512_castsi256_si512(asum[0]), asum[2], 1);
@@ -903,16 +945,14 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
         for (int r = 0; r < rows; r++)
             if (kind == QMM_TYPE_IQ1_M)
                 qmm_iqg_iq1m_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
-            else if (kind == QMM_TYPE_IQ2_XS)
-                qmm_iqg_iq2xs_signs(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].signs);
+            else if (kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ2_XXS || kind == QMM_TYPE_IQ3_XXS)
+                qmm_iqg_sign_bytes(kind, wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].signs);
 #endif
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
 #if defined(__AVX512BW__) && defined(__AVX512VNNI__)
-            if (kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ1_M) {
-                is[r] = r >= rows                 ? _mm256_setzero_si256()
-                        : kind == QMM_TYPE_IQ2_XS ? qmm_iqg_iq2xs_isums512(blk, pre[r].signs, x2, nx2)
-                                                  : qmm_iqg_iq1m_isums512(blk, pre[r].idx, x2, asum2, gs_a, gs_b);
+            if (qmm_iqg_decode512(kind)) {
+                is[r] = r < rows ? qmm_iqg_isums512(kind, blk, &pre[r], x2, nx2, asum2, gs_a, gs_b) : _mm256_setzero_si256();
                 f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
                 continue;
             }
