@@ -729,6 +729,23 @@ QMM_IQG_INLINE void qmm_iqg_iq3s_indices(const uint8_t *blk, uint16_t idx[64]) {
     __asm__("" : "+m"(*(uint16_t(*)[64])idx)); /* loads read it back, not shuffles */
 }
 
+/* IQ1_S's 32 grid indices of a super-block (bits 0..7 from the index bytes,
+ * 8..10 from the block's high word, 3 per group), made in vectors. */
+QMM_IQG_INLINE void qmm_iqg_iq1s_indices(const uint8_t *blk, uint16_t idx[32]) {
+    const __m256i shift = _mm256_setr_epi16(0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9);
+    for (int t = 0; t < 2; t++) { /* blocks 4 t .. 4 t + 3 */
+        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
+        /* lane l of 16: the high word of block 4 t + l / 4 */
+        const __m128i w4 = _mm_loadl_epi64((const __m128i *)(const void *)(blk + 34 + 8 * t));
+        const __m128i w = _mm_shuffle_epi8(w4, _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3));
+        const __m128i w2 = _mm_shuffle_epi8(w4, _mm_setr_epi8(4, 5, 4, 5, 4, 5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7));
+        const __m256i h = _mm256_inserti128_si256(_mm256_castsi128_si256(w), w2, 1);
+        const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srlv_epi16(h, shift), _mm256_set1_epi16(7)), 8);
+        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t), _mm256_or_si256(q, hi));
+    }
+    __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
+}
+
 /* IQ2_S's 32 grid indices of a super-block (bits 0..7 from the index bytes,
  * 8..9 from the block's high-bit byte, 2 per group), made in vectors. */
 QMM_IQG_INLINE void qmm_iqg_iq2s_indices(const uint8_t *blk, uint16_t idx[32]) {
@@ -757,7 +774,7 @@ QMM_IQG_INLINE __m512i qmm_iqg_pair_levels(qmm_type kind, const uint8_t *blk, co
                            qmm_grid_iq2xs[(q0 >> 48) & 511u]);
         hi = qmm_iqg_join8(qmm_grid_iq2xs[q1 & 511u], qmm_grid_iq2xs[(q1 >> 16) & 511u], qmm_grid_iq2xs[(q1 >> 32) & 511u],
                            qmm_grid_iq2xs[(q1 >> 48) & 511u]);
-    } else if (kind == QMM_TYPE_IQ1_M) {
+    } else if (kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ1_S) {
         const uint16_t *ix = pre->idx + 8 * i;
         lo = qmm_iqg_join8(qmm_grid_iq1s[ix[0]], qmm_grid_iq1s[ix[1]], qmm_grid_iq1s[ix[2]], qmm_grid_iq1s[ix[3]]);
         hi = qmm_iqg_join8(qmm_grid_iq1s[ix[4]], qmm_grid_iq1s[ix[5]], qmm_grid_iq1s[ix[6]], qmm_grid_iq1s[ix[7]]);
@@ -811,8 +828,9 @@ QMM_IQG_INLINE __m256i qmm_iqg_isums512(qmm_type kind, const uint8_t *blk, const
     __m512i v[4];
 #pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
-        const __m512i xs =
-            kind == QMM_TYPE_IQ1_M ? x2[i] : _mm512_mask_blend_epi8(qmm_iqg_pair_signs(kind, blk, pre, i), x2[i], nx2[i]);
+        const __m512i xs = kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ1_S
+                               ? x2[i]
+                               : _mm512_mask_blend_epi8(qmm_iqg_pair_signs(kind, blk, pre, i), x2[i], nx2[i]);
         v[i] = _mm512_dpbusd_epi32(_mm512_setzero_si512(), qmm_iqg_pair_levels(kind, blk, pre, i), xs);
     }
     __m512i halves = qmm_iqg_halves512(v);
@@ -830,6 +848,15 @@ QMM_IQG_INLINE __m256i qmm_iqg_isums512(qmm_type kind, const uint8_t *blk, const
     }
     __m256i lo, hi;
     qmm_iqg_sb_scales(kind, blk, &lo, &hi);
+    if (kind == QMM_TYPE_IQ1_S) { /* isum = sc (8 sum g x + delta sum x), delta -1 where bit 15 of qh is set */
+        const __m256i sums = _mm512_castsi512_si256(asum2);
+        const __m256i gx =
+            _mm256_sub_epi32(_mm256_add_epi32(_mm512_castsi512_si256(halves), _mm512_extracti64x4_epi64(halves, 1)), sums);
+        const __m256i qh = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(blk + 34)));
+        const __m256i delta =
+            _mm256_sub_epi32(_mm256_set1_epi32(1), _mm256_and_si256(_mm256_srli_epi32(qh, 14), _mm256_set1_epi32(2)));
+        return _mm256_mullo_epi32(_mm256_add_epi32(_mm256_slli_epi32(gx, 3), _mm256_sign_epi32(sums, delta)), lo);
+    }
     if (qmm_iqg_scale_count(kind) == 1)
         return _mm256_mullo_epi32(_mm256_add_epi32(_mm512_castsi512_si256(halves), _mm512_extracti64x4_epi64(halves, 1)), lo);
     const __m512i p = _mm512_mullo_epi32(halves, _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
@@ -838,8 +865,8 @@ QMM_IQG_INLINE __m256i qmm_iqg_isums512(qmm_type kind, const uint8_t *blk, const
 
 /* The types the 512-bit decode runs. */
 QMM_IQG_INLINE int qmm_iqg_decode512(qmm_type kind) {
-    return kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ2_XXS || kind == QMM_TYPE_IQ3_XXS ||
-           kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S;
+    return kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ2_XXS ||
+           kind == QMM_TYPE_IQ3_XXS || kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S;
 }
 #endif
 
@@ -986,6 +1013,8 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
                                        _mm256_loadu_si256((const __m256i *)(const void *)xs[2 * i + 1].q), 1);
             nx2[i] = _mm512_sub_epi8(_mm512_setzero_si512(), x2[i]);
         }
+        if (kind == QMM_TYPE_IQ1_S) /* the blocks' sums, lane jj */
+            asum2 = _mm512_castsi256_si512(asum[0]);
         if (kind == QMM_TYPE_IQ1_M) {
             gs_a = _mm512_inserti64x4(_mm512_castsi256_si512(asum[0]), asum[2], 1);
             gs_b = _mm512_inserti64x4(_mm512_castsi256_si512(asum[1]), asum[3], 1);
@@ -1000,6 +1029,8 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
                 qmm_iqg_iq1m_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
             else if (kind == QMM_TYPE_IQ3_S)
                 qmm_iqg_iq3s_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
+            else if (kind == QMM_TYPE_IQ1_S)
+                qmm_iqg_iq1s_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
             else if (kind == QMM_TYPE_IQ2_S)
                 qmm_iqg_iq2s_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
             else if (kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ2_XXS || kind == QMM_TYPE_IQ3_XXS)
