@@ -33,6 +33,16 @@
  * panel nor a reduction: their packed words are panel vectors already
  * (qmm_iqg_tq_sb), dotted as w + 1 with the activation sum taken off.
  *
+ * The AVX-512 VNNI family decodes the grid types with 512-bit vectors, two
+ * blocks per vector (qmm_iqg_isums512): the signs go on the activations by
+ * a 64-bit mask (the stored sign bits, or sign bytes made in vectors from
+ * the 7-bit codes), IQ1_S / IQ1_M dot g + 1 and take the half sums off.
+ * What a row needs in general registers (grid indices that take several
+ * instructions to assemble, sign bytes) is made in vectors for the group's
+ * 8 rows before the rows' loop: per index one load and one table load, or
+ * shifts of a 64-bit load, split so that the load ports and integer pipes
+ * share the work; these, not the arithmetic, bound the decode.
+ *
  * The includer defines, before including this header:
  *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
  * acc plus the 8 int32 sums of 4 consecutive byte products (vpdpbusd, or
@@ -675,7 +685,8 @@ QMM_IQG_INLINE void qmm_iqg_sign_bytes(qmm_type kind, const uint8_t *blk, uint8_
 
 #if defined(__AVX512BW__) && defined(__AVX512VNNI__)
 /* What the 512-bit decode makes of a row's super-block before the rows'
- * loop: IQ1_M's grid indices, the sign bytes of IQ2_XS and the XXS types. */
+ * loop: the grid indices of IQ1_S, IQ1_M, IQ2_S, IQ3_S; the sign bytes of
+ * IQ2_XS and the XXS types. */
 typedef union qmm_iqg_row_prep {
     uint16_t idx[64];
     uint8_t signs[32];
@@ -762,6 +773,20 @@ QMM_IQG_INLINE void qmm_iqg_iq2s_indices(const uint8_t *blk, uint16_t idx[32]) {
                             _mm256_or_si256(q, _mm256_mullo_epi16(_mm256_and_si256(h, bits), scale)));
     }
     __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
+}
+
+/* A row's super-block's part made before the rows' loop. */
+QMM_IQG_INLINE void qmm_iqg_prepare(qmm_type kind, const uint8_t *blk, qmm_iqg_row_prep *pre) {
+    if (kind == QMM_TYPE_IQ1_S)
+        qmm_iqg_iq1s_indices(blk, pre->idx);
+    else if (kind == QMM_TYPE_IQ1_M)
+        qmm_iqg_iq1m_indices(blk, pre->idx);
+    else if (kind == QMM_TYPE_IQ2_S)
+        qmm_iqg_iq2s_indices(blk, pre->idx);
+    else if (kind == QMM_TYPE_IQ3_S)
+        qmm_iqg_iq3s_indices(blk, pre->idx);
+    else /* IQ2_XS, IQ2_XXS, IQ3_XXS */
+        qmm_iqg_sign_bytes(kind, blk, pre->signs);
 }
 
 /* Blocks 2 i and 2 i + 1 of a row's super-block as one 512-bit vector of
@@ -1024,17 +1049,8 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
          * reads it from L1, not from stores still in flight (IQ1_M 14.5
          * against 15.7 ns per row and super-block) */
         qmm_iqg_row_prep pre[QMM_IQG_NR];
-        for (int r = 0; r < rows; r++)
-            if (kind == QMM_TYPE_IQ1_M)
-                qmm_iqg_iq1m_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
-            else if (kind == QMM_TYPE_IQ3_S)
-                qmm_iqg_iq3s_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
-            else if (kind == QMM_TYPE_IQ1_S)
-                qmm_iqg_iq1s_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
-            else if (kind == QMM_TYPE_IQ2_S)
-                qmm_iqg_iq2s_indices(wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].idx);
-            else if (kind == QMM_TYPE_IQ2_XS || kind == QMM_TYPE_IQ2_XXS || kind == QMM_TYPE_IQ3_XXS)
-                qmm_iqg_sign_bytes(kind, wj + (size_t)r * row_bytes + (size_t)sb * bb, pre[r].signs);
+        for (int r = 0; r < rows && qmm_iqg_decode512(kind); r++)
+            qmm_iqg_prepare(kind, wj + (size_t)r * row_bytes + (size_t)sb * bb, &pre[r]);
 #endif
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
