@@ -16,6 +16,7 @@
 #   QMM_MOE_TYPE=T                          one weight type for every preset instead of its own (k % block must be 0)
 #   QMM_PEER_TIME=X                         the --time of both (default 0.5)
 #   QMM_PEER_PROBE_TIME=X                   the --time of the read probes (default 0.1)
+#   QMM_PEER_MAX_LOAD=L                     start every run below this 1-minute load average (waits up to 300 s)
 #
 # Prints a markdown table: per preset and matrix the best over the rounds of each side's median time per call,
 # GB/s of the chosen experts' GGUF bytes (decode) or GOP/s of 2 k n u t (prefill), and ggml time / qmatmul time

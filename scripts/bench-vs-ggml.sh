@@ -12,6 +12,7 @@
 #   QMM_PEER_K=K QMM_PEER_N=N             the matrix (default 4096 x 4096; gpt-oss's rows: QMM_PEER_K=2880 for
 #                                         the 32-element block types, not IQ4_XS or the K-quants, which need k % 256 == 0)
 #   QMM_PEER_PROBE_TIME=X                 the --time of the read probes (default 0.1)
+#   QMM_PEER_MAX_LOAD=L                   start every run below this 1-minute load average (waits up to 300 s)
 #
 # Prints a markdown table: per type the best over the rounds of each side's median time per call, GB/s of the
 # GGUF weight bytes (decode) or GOP/s of 2 m n k (prefill), and ggml time / qmatmul time against the target.

@@ -25,6 +25,17 @@ peer_probe() {
   "$peer_qmatmul" bench --probes --threads 2 --time "$ptime" -q | grep -E '^ *read ' >"$res/probe-$1-$2.txt" || true
 }
 
+# peer_settle: with QMM_PEER_MAX_LOAD set, waits (up to 300 s) until the 1-minute load average is below it, so that
+# every run starts on a quiet machine (a run's own two threads raise the average while it lasts).
+peer_settle() {
+  [ -n "${QMM_PEER_MAX_LOAD:-}" ] || return 0
+  local waited=0
+  while awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v m="$QMM_PEER_MAX_LOAD" 'BEGIN { exit !(l >= m) }' && [ "$waited" -lt 300 ]; do
+    sleep 5
+    waited=$((waited + 5))
+  done
+}
+
 # peer_rounds ROUNDS CASE...: every round runs each case on both sides (odd rounds qmatmul first, even rounds ggml
 # first), then its read probes; loads gets the 1-minute load average before the first case and after each.
 peer_rounds() {
@@ -34,10 +45,14 @@ peer_rounds() {
   for r in $(seq 1 "$rounds"); do
     for c in "$@"; do
       if [ $((r % 2)) = 1 ]; then
+        peer_settle
         run_qmm "$c" "$r"
+        peer_settle
         run_ggml "$c" "$r"
       else
+        peer_settle
         run_ggml "$c" "$r"
+        peer_settle
         run_qmm "$c" "$r"
       fi
       peer_probe "$c" "$r"
