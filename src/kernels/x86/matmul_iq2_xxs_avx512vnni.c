@@ -1,8 +1,8 @@
-/* IQ2_XXS x int8, AVX-512 VNNI at 256 bits (EVEX vpdpbusd; AVX-512 has no
- * vpsignb at 512 bits): plain GGUF rows (iq_grid_x86.h). Prefill expands 8
- * rows' blocks once per chunk into an 8-row panel of w + 64 and multiplies it
- * with 4 broadcast activation bytes (vpdpbusd), one lane per row; decode dots
- * each row's blocks in place and reduces 8 rows together. */
+/* IQ2_XXS x int8, AVX-512 VNNI: plain GGUF rows (iq_grid_x86.h). Prefill, at
+ * 256 bits (EVEX vpdpbusd), expands 8 rows' blocks once per chunk into an
+ * 8-row panel of w + 64 and multiplies it with 4 broadcast activation bytes,
+ * one lane per row; decode dots each row's blocks in place, two per 512-bit
+ * vector with the signs applied by mask, and reduces 8 rows together. */
 #include <immintrin.h>
 
 static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8) { return _mm256_dpbusd_epi32(acc, w_u8, x_s8); }
