@@ -793,7 +793,7 @@ QMM_IQG_INLINE void qmm_iqg_prepare(qmm_type kind, const uint8_t *blk, qmm_iqg_r
 }
 
 /* Blocks 2 i and 2 i + 1 of a row's super-block as one 512-bit vector of
- * |w| (IQ1_M: g + 1, 0..2). */
+ * |w| (IQ1_S, IQ1_M: g + 1, 0..2). */
 QMM_IQG_INLINE __m512i qmm_iqg_pair_levels(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, int i) {
     __m256i lo, hi;
     if (kind == QMM_TYPE_IQ2_XS) { /* the indices cut in general registers: a load each competed with the grid loads */
@@ -820,14 +820,14 @@ QMM_IQG_INLINE __m512i qmm_iqg_pair_levels(qmm_type kind, const uint8_t *blk, co
                              (a >> 40) & 255u, (a >> 48) & 255u, a >> 56);
         const uint8_t *b = blk + 10 + 16 * i;
         hi = qmm_iqg_grid4x8(qmm_grid_iq3xxs, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
-    } else if (kind == QMM_TYPE_IQ3_S) { /* as IQ3_XXS's, from the indices made before */
+    } else if (kind == QMM_TYPE_IQ3_S) { /* as IQ3_XXS, from the indices made before */
         const uint64_t a = qmm_get64((const uint8_t *)(pre->idx + 16 * i)),
                        a2 = qmm_get64((const uint8_t *)(pre->idx + 16 * i + 4));
         const uint16_t *b = pre->idx + 16 * i + 8;
         lo = qmm_iqg_grid4x8(qmm_grid_iq3s, a & 0xffffu, (a >> 16) & 0xffffu, (a >> 32) & 0xffffu, a >> 48, a2 & 0xffffu,
                              (a2 >> 16) & 0xffffu, (a2 >> 32) & 0xffffu, a2 >> 48);
         hi = qmm_iqg_grid4x8(qmm_grid_iq3s, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
-    } else { /* IQ2_S: as IQ3_S */
+    } else { /* IQ2_S: as IQ3_S, half the indices cut from a register, half loaded */
         const uint64_t a = qmm_get64((const uint8_t *)(pre->idx + 8 * i));
         const uint16_t *b = pre->idx + 8 * i + 4;
         lo = qmm_iqg_join8(qmm_grid_iq2s[a & 0xffffu], qmm_grid_iq2s[(a >> 16) & 0xffffu], qmm_grid_iq2s[(a >> 32) & 0xffffu],
@@ -846,11 +846,12 @@ QMM_IQG_INLINE __mmask64 qmm_iqg_pair_signs(qmm_type kind, const uint8_t *blk, c
 
 /* qmm_iqg_row_isums with 512-bit vectors, two blocks per vector (the
  * AVX-512 VNNI family): x2[i] holds activation blocks 2 i and 2 i + 1, nx2[i]
- * their negation, and the sign mask picks per byte. IQ1_M dots g + 1 with x2
- * directly, so each half carries its activation sum once more: asum2 =
- * [the first halves' sums | the second halves'] of the 8 blocks takes it off,
- * and the deltas come in from the 8-element group sums gs_a = [group 0 |
- * group 2], gs_b = [group 1 | group 3] (lane jj: block jj's). */
+ * their negation, and the sign mask picks per byte. IQ1_S and IQ1_M dot g + 1
+ * with x2 directly (w = 8 g + delta), so each block carries its activation
+ * sum once more, which asum2 takes off: IQ1_S's low half the blocks' sums
+ * (lane jj: block jj's), IQ1_M's [the first halves' sums | the second
+ * halves']; IQ1_M's deltas come in from the 8-element group sums gs_a =
+ * [group 0 | group 2], gs_b = [group 1 | group 3]. */
 QMM_IQG_INLINE __m256i qmm_iqg_isums512(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, const __m512i x2[4],
                                         const __m512i nx2[4], __m512i asum2, __m512i gs_a, __m512i gs_b) {
     __m512i v[4];
