@@ -34,9 +34,13 @@ static qmm_type type_of(const char *s) {
     static const struct {
         const char *name;
         qmm_type t;
-    } types[] = {{"Q4_0", QMM_TYPE_Q4_0}, {"Q8_0", QMM_TYPE_Q8_0},     {"Q4_K", QMM_TYPE_Q4_K},  {"Q6_K", QMM_TYPE_Q6_K},
-                 {"Q5_K", QMM_TYPE_Q5_K}, {"Q4_1", QMM_TYPE_Q4_1},     {"Q5_0", QMM_TYPE_Q5_0},  {"Q2_K", QMM_TYPE_Q2_K},
-                 {"Q3_K", QMM_TYPE_Q3_K}, {"IQ4_NL", QMM_TYPE_IQ4_NL}, {"MXFP4", QMM_TYPE_MXFP4}};
+    } types[] = {{"Q4_0", QMM_TYPE_Q4_0},     {"Q8_0", QMM_TYPE_Q8_0},   {"Q4_K", QMM_TYPE_Q4_K},
+                 {"Q6_K", QMM_TYPE_Q6_K},     {"Q5_K", QMM_TYPE_Q5_K},   {"Q4_1", QMM_TYPE_Q4_1},
+                 {"Q5_0", QMM_TYPE_Q5_0},     {"Q2_K", QMM_TYPE_Q2_K},   {"Q3_K", QMM_TYPE_Q3_K},
+                 {"IQ4_NL", QMM_TYPE_IQ4_NL}, {"MXFP4", QMM_TYPE_MXFP4}, {"IQ4_XS", QMM_TYPE_IQ4_XS},
+                 {"IQ1_S", QMM_TYPE_IQ1_S},   {"IQ1_M", QMM_TYPE_IQ1_M}, {"IQ2_XXS", QMM_TYPE_IQ2_XXS},
+                 {"IQ2_XS", QMM_TYPE_IQ2_XS}, {"IQ2_S", QMM_TYPE_IQ2_S}, {"IQ3_XXS", QMM_TYPE_IQ3_XXS},
+                 {"IQ3_S", QMM_TYPE_IQ3_S},   {"TQ1_0", QMM_TYPE_TQ1_0}, {"TQ2_0", QMM_TYPE_TQ2_0}};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (!strcmp(s, types[i].name))
             return types[i].t;
@@ -88,8 +92,15 @@ int main(int argc, char **argv) {
         f0 = 108;
     else if (t == QMM_TYPE_Q6_K)
         f0 = 208;
+    else if (t == QMM_TYPE_TQ1_0 || t == QMM_TYPE_TQ2_0)
+        f0 = (int)bb - 2;
     const uint16_t h = qmm_fp32_to_fp16(0.001f);
     for (size_t b = 0; b < qbytes / bb; b++) {
+        if (t == QMM_TYPE_IQ1_M) { /* d in the top nibbles of the 4 scale words at 48 */
+            for (int j = 0; j < 4; j++)
+                q[b * bb + 49 + 2 * j] = (uint8_t)((q[b * bb + 49 + 2 * j] & 0x0f) | ((h >> (4 * j)) & 15) << 4);
+            continue;
+        }
         memcpy(q + b * bb + f0, &h, 2);
         if (f1 >= 0)
             memcpy(q + b * bb + f1, &h, 2);
