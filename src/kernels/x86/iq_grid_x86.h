@@ -686,26 +686,13 @@ QMM_IQG_INLINE void qmm_iqg_sign_bytes(qmm_type kind, const uint8_t *blk, uint8_
     __asm__("" : "+m"(*(uint8_t(*)[32])signs));
 }
 
-#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
-/* What the 512-bit decode makes of a row's super-block before the rows'
- * loop: the grid indices of IQ1_S, IQ1_M, IQ2_S, IQ3_S; the sign bytes of
- * IQ2_XS and the XXS types. */
+/* What decode makes of a row's super-block before the rows' loop: the grid
+ * indices of IQ1_S, IQ1_M, IQ2_S, IQ3_S; for the 512-bit decode, the sign
+ * bytes of IQ2_XS and the XXS types. */
 typedef union qmm_iqg_row_prep {
     uint16_t idx[64];
     uint8_t signs[32];
 } qmm_iqg_row_prep;
-
-/* The 8 blocks' dot products of a row, 4 vectors of two blocks each (128-bit
- * lane L of v[i]: block 2 i + L / 2, elements 16 (L % 2) .. + 15, in 4 int32
- * lanes), reduced to [the first halves' sums of blocks 0..7 | the second
- * halves']. */
-QMM_IQG_INLINE __m512i qmm_iqg_halves512(const __m512i v[4]) {
-    /* element i of lane L: the sum of v[i]'s lane L */
-    const __m512i a = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
-    const __m512i b = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
-    const __m512i r = _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
-    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15), r);
-}
 
 /* IQ1_M's 32 grid indices of a super-block (index bits 0..7 from the index
  * bytes, 8..10 from the group's nibble), made in vectors: assembled in
@@ -746,7 +733,8 @@ QMM_IQG_INLINE void qmm_iqg_iq3s_indices(const uint8_t *blk, uint16_t idx[64]) {
 /* IQ1_S's 32 grid indices of a super-block (bits 0..7 from the index bytes,
  * 8..10 from the block's high word, 3 per group), made in vectors. */
 QMM_IQG_INLINE void qmm_iqg_iq1s_indices(const uint8_t *blk, uint16_t idx[32]) {
-    const __m256i shift = _mm256_setr_epi16(0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9);
+    /* times 2^(9 - 3 g): group g's 3 bits to bits 9..11 */
+    const __m256i up = _mm256_setr_epi16(512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1);
     for (int t = 0; t < 2; t++) { /* blocks 4 t .. 4 t + 3 */
         const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
         /* lane l of 16: the high word of block 4 t + l / 4 */
@@ -754,7 +742,7 @@ QMM_IQG_INLINE void qmm_iqg_iq1s_indices(const uint8_t *blk, uint16_t idx[32]) {
         const __m128i w = _mm_shuffle_epi8(w4, _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3));
         const __m128i w2 = _mm_shuffle_epi8(w4, _mm_setr_epi8(4, 5, 4, 5, 4, 5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7));
         const __m256i h = _mm256_inserti128_si256(_mm256_castsi128_si256(w), w2, 1);
-        const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srlv_epi16(h, shift), _mm256_set1_epi16(7)), 8);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(h, up), 1), _mm256_set1_epi16(0x700));
         _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t), _mm256_or_si256(q, hi));
     }
     __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
@@ -790,6 +778,32 @@ QMM_IQG_INLINE void qmm_iqg_prepare(qmm_type kind, const uint8_t *blk, qmm_iqg_r
         qmm_iqg_iq3s_indices(blk, pre->idx);
     else /* IQ2_XS, IQ2_XXS, IQ3_XXS */
         qmm_iqg_sign_bytes(kind, blk, pre->signs);
+}
+
+/* Block jj's grid entries from the prepared indices, one 256-bit vector:
+ * |w| (IQ2_S, IQ3_S) or g (IQ1_S, IQ1_M). */
+QMM_IQG_INLINE __m256i qmm_iqg_prepared_levels(qmm_type kind, const qmm_iqg_row_prep *pre, int jj) {
+    if (kind == QMM_TYPE_IQ3_S) {
+        const uint16_t *ix = pre->idx + 8 * jj;
+        return qmm_iqg_grid4x8(qmm_grid_iq3s, ix[0], ix[1], ix[2], ix[3], ix[4], ix[5], ix[6], ix[7]);
+    }
+    const uint16_t *ix = pre->idx + 4 * jj;
+    if (kind == QMM_TYPE_IQ2_S)
+        return qmm_iqg_join8(qmm_grid_iq2s[ix[0]], qmm_grid_iq2s[ix[1]], qmm_grid_iq2s[ix[2]], qmm_grid_iq2s[ix[3]]);
+    return qmm_iqg_join8(qmm_grid_iq1s[ix[0]], qmm_grid_iq1s[ix[1]], qmm_grid_iq1s[ix[2]], qmm_grid_iq1s[ix[3]]);
+}
+
+#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
+/* The 8 blocks' dot products of a row, 4 vectors of two blocks each (128-bit
+ * lane L of v[i]: block 2 i + L / 2, elements 16 (L % 2) .. + 15, in 4 int32
+ * lanes), reduced to [the first halves' sums of blocks 0..7 | the second
+ * halves']. */
+QMM_IQG_INLINE __m512i qmm_iqg_halves512(const __m512i v[4]) {
+    /* element i of lane L: the sum of v[i]'s lane L */
+    const __m512i a = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
+    const __m512i b = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
+    const __m512i r = _mm512_add_epi32(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15), r);
 }
 
 /* Blocks 2 i and 2 i + 1 of a row's super-block as one 512-bit vector of
@@ -899,24 +913,31 @@ QMM_IQG_INLINE int qmm_iqg_decode512(qmm_type kind) {
 }
 #endif
 
+/* The types whose decode prepares its rows (qmm_iqg_prepare) before the
+ * rows' loop. */
+QMM_IQG_INLINE int qmm_iqg_prepares(qmm_type kind) {
+#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
+    return qmm_iqg_decode512(kind);
+#else
+    return kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S;
+#endif
+}
+
 /* asum: the activation's sums for the types that use them, lane jj: [0]
  * whole blocks (IQ1_S); [0..3] the 8-element groups g (IQ1_M). */
-QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_act_block *x, const __m256i *asum) {
+QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, const qmm_act_block *x,
+                                         const __m256i *asum) {
     const __m256i sums = asum[0];
     __m256i v[8];
 #pragma GCC unroll 8
     for (int jj = 0; jj < 8; jj++) {
         const __m256i xq = _mm256_loadu_si256((const __m256i *)(const void *)x[jj].q);
         if (kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S) {
-            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_explicit_levels(kind, blk, jj),
+            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), qmm_iqg_prepared_levels(kind, pre, jj),
                                 iqg_negate_where(xq, qmm_iqg_explicit_signs(kind, blk, jj)));
-        } else if (kind == QMM_TYPE_IQ1_S) { /* g x; delta times the activation sum comes in below */
-            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(1), _mm256_sign_epi8(xq, qmm_iqg_iq1s_g(blk, jj)));
-        } else if (kind == QMM_TYPE_IQ1_M) { /* g x; the deltas times the group sums come in below */
-            __m256i delta;
-            const __m256i g = qmm_iqg_iq1m_g(blk, jj, &delta);
-            (void)delta;
-            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(1), _mm256_sign_epi8(xq, g));
+        } else if (kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M) { /* g x; the deltas come in below */
+            v[jj] = iqg_dot_acc(_mm256_setzero_si256(), _mm256_set1_epi8(1),
+                                _mm256_sign_epi8(xq, qmm_iqg_prepared_levels(kind, pre, jj)));
         } else {
             __m256i absw, sgn;
             int sc0, sc1;
@@ -1047,13 +1068,13 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
             gs_b = _mm512_inserti64x4(_mm512_castsi256_si512(asum[1]), asum[3], 1);
             asum2 = _mm512_add_epi32(gs_a, gs_b);
         }
+#endif
         /* every row's part made in vectors first, so that the rows' loop
          * reads it from L1, not from stores still in flight (IQ1_M 14.5
          * against 15.7 ns per row and super-block) */
         qmm_iqg_row_prep pre[QMM_IQG_NR];
-        for (int r = 0; r < rows && qmm_iqg_decode512(kind); r++)
+        for (int r = 0; r < rows && qmm_iqg_prepares(kind); r++)
             qmm_iqg_prepare(kind, wj + (size_t)r * row_bytes + (size_t)sb * bb, &pre[r]);
-#endif
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
 #if defined(__AVX512BW__) && defined(__AVX512VNNI__)
@@ -1063,7 +1084,7 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
                 continue;
             }
 #endif
-            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, xs, asum) : _mm256_setzero_si256();
+            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, &pre[r], xs, asum) : _mm256_setzero_si256();
             f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
         }
         qmm_iqg_transpose8(is, isj);
