@@ -29,7 +29,9 @@
  * float step is one vector fma per block across the rows, in ascending k.
  * Types whose levels allow it take a cheaper exact form: IQ1_S dots g
  * (w = 8 g + delta) and adds delta times the sum, IQ1_M dots g and adds its
- * deltas times 8-element activation sums. The ternary types need neither a
+ * deltas times 8-element activation sums. The grid indices that take
+ * several instructions to assemble (IQ1_S, IQ1_M, IQ2_S, IQ3_S) are made in
+ * vectors for the group's 8 rows first (qmm_iqg_prepare). The ternary types need neither a
  * panel nor a reduction: their packed words are panel vectors already
  * (qmm_iqg_tq_sb), dotted as w + 1 with the activation sum taken off.
  *
