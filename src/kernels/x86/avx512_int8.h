@@ -328,13 +328,12 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
 #define QMM_AVX512_GEMV_PF 1024
 #endif
 
-/* The x families' GEMV also prefetches, into L2, the panels it reads next
- * (NP panels ahead, the bytes matching those it reads now) when they are
- * this close:
- * short panels (small k: MoE experts) restart their streams every few KiB
- * and the hardware prefetcher follows them late (Qwen3's Q4_K experts, k =
- * 768: 29 against 20-23 GB/s cold); longer panels stream well without it
- * (k = 4096: alike, within this host's noise), and so do the other
+/* Bytes of NP panels up to which the x families' GEMV also prefetches, into
+ * L2, the panels it reads next (NP panels ahead, the bytes matching those it
+ * reads now). Short panels (small k: MoE experts) restart their streams every
+ * few KiB and the hardware prefetcher follows them late (Qwen3's Q4_K
+ * experts, k = 768: 29 against 20-23 GB/s cold); longer panels stream well
+ * without it (k = 4096: alike, within this host's noise), and so do the other
  * families' (gpt-oss's MXFP4 experts, k = 2880: 31-32 against 32-33). */
 #ifndef QMM_AVX512_GEMV_FAR_MAX
 #define QMM_AVX512_GEMV_FAR_MAX (64 * 1024)
