@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # qmatmul against ggml's CPU back end as Debian users get it (libggml from trixie-backports, its dynamically
 # loaded CPU variant, weights in ggml's repacked buffer where it has one: bench/peer/ggml_mul_mat.c), on one
-# 4096 x 4096 matrix, 2 threads, decode (m = 1, cold weights) and prefill (m = 512), for issue #11's targets
+# 4096 x 4096 matrix, 2 threads, decode (m = 1, cold weights) and prefill (m = 512, or QMM_PEER_M), for issue #11's targets
 # (decode >= 1.15 x ggml, prefill >= 1.5 x ggml). Both sides time the same way (the method of `qmatmul bench`:
 # decode rotates through copies of the matrix totalling >= 8 x LLC and >= 256 MiB). qmatmul runs
 # `qmatmul bench --model` on a GGUF file of that one matrix (bench/peer/one_matrix_gguf.py).
@@ -11,6 +11,7 @@
 #   QMM_PEER_TIME=X                       the --time of both (default 0.5)
 #   QMM_PEER_K=K QMM_PEER_N=N             the matrix (default 4096 x 4096; gpt-oss's rows: QMM_PEER_K=2880 for
 #                                         the 32-element block types, not IQ4_XS or the K-quants, which need k % 256 == 0)
+#   QMM_PEER_M=M                          the prefill batch (default 512; issue #47 also asks for m = 32)
 #   QMM_PEER_PROBE_TIME=X                 the --time of the read probes (default 0.1)
 #   QMM_PEER_MAX_LOAD=L                   start every run below this 1-minute load average (waits up to 300 s)
 #
@@ -30,6 +31,7 @@ rounds=${1:-3}
 types=${QMM_PEER_TYPES:-Q4_K Q6_K Q5_0 Q4_1 Q4_0 Q8_0 F16}
 K=${QMM_PEER_K:-4096}
 N=${QMM_PEER_N:-4096}
+M=${QMM_PEER_M:-512}
 . scripts/lib/peer-common.sh
 peer_start bench-vs-ggml bench
 
@@ -40,27 +42,27 @@ done
 llc=
 run_qmm() { # type round
   echo "bench-vs-ggml: round $2: qmatmul $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-  "$peer_qmatmul" bench --model "$res/$1.gguf" --no-ref --threads 2 --time "$tscale" --json "$res/qmm-$1-$2.json" -q >/dev/null
+  "$peer_qmatmul" bench --model "$res/$1.gguf" --no-ref --threads 2 --m "$M" --time "$tscale" --json "$res/qmm-$1-$2.json" -q >/dev/null
   # the peer rotates through as many bytes as qmatmul: the same LLC size (round 1 runs qmatmul first)
   [ -n "$llc" ] || llc=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["machine"]["llc_bytes"])' \
     "$res/qmm-$1-$2.json")
 }
 run_ggml() { # type round
   echo "bench-vs-ggml: round $2: ggml $1 (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-  bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat" bench "$1" --k "$K" --n "$N" --threads 2 --time "$tscale" \
+  bash scripts/setup-ggml-peer.sh run "$out" "$out/ggml_mul_mat" bench "$1" --k "$K" --n "$N" --m "$M" --threads 2 --time "$tscale" \
     ${llc:+--llc "$llc"} >"$res/ggml-$1-$2.jsonl"
 }
 # shellcheck disable=SC2086 # the types are words
 peer_rounds "$rounds" $types
 
-"$PY" - "$res" "$rounds" "$types" "$loads" "$(($(date +%s) - t0))" "$K" "$N" <<'PY'
+"$PY" - "$res" "$rounds" "$types" "$loads" "$(($(date +%s) - t0))" "$K" "$N" "$M" <<'PY'
 import glob, json, os, sys, time
 
 sys.path.insert(0, "scripts/lib")
 from peer_report import READ_LIMIT_NOTE, limit_cells
 
 res, rounds, types, loads, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), [float(x) for x in sys.argv[4].split()], sys.argv[5]
-K, N = int(sys.argv[6]), int(sys.argv[7])
+K, N, M = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
 first = json.load(open(glob.glob(os.path.join(res, "qmm-*.json"))[0]))
 ggml_rows = [json.loads(l) for f in glob.glob(os.path.join(res, "ggml-*.jsonl")) for l in open(f) if l.startswith("{")]
 g0 = ggml_rows[0]
@@ -74,7 +76,7 @@ print(READ_LIMIT_NOTE)
 print()
 print("| type | qmatmul kernel | ggml weights | decode qmatmul ms (GB/s) | decode ggml ms (GB/s) | decode speed-up (>= 1.15) "
       "| read limit GB/s (probe, its median) | decode % of limit: qmatmul / ggml | decode speed-up bound (limit / ggml) "
-      "| prefill m=512 qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) | prefill speed-up (>= 1.5) |")
+      f"| prefill m={M} qmatmul ms (GOP/s) | prefill ggml ms (GOP/s) | prefill speed-up (>= 1.5) |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
 
@@ -96,7 +98,7 @@ for t in types:
     cells = []
     for ph, target in (("decode", 1.15), ("prefill", 1.5)):
         tq, tg = min(q[ph]), min(g[ph])
-        rate = (lambda s: wbytes / s * 1e-9) if ph == "decode" else (lambda s: 2.0 * 512 * N * K / s * 1e-9)
+        rate = (lambda s: wbytes / s * 1e-9) if ph == "decode" else (lambda s: 2.0 * M * N * K / s * 1e-9)
         sp = tg / tq
         cells += [f"{tq * 1e3:.3f} ({rate(tq):.1f})", f"{tg * 1e3:.3f} ({rate(tg):.1f})",
                   f"{sp:.2f} {'met' if sp >= target else 'not met'}"]

@@ -37,10 +37,12 @@ peer_settle() {
 }
 
 # peer_rounds ROUNDS CASE...: every round runs each case on both sides (odd rounds qmatmul first, even rounds ggml
-# first), then its read probes; loads gets the 1-minute load average before the first case and after each.
+# first), then its read probes; loads gets the 1-minute load average as the first case starts (after peer_settle:
+# not the data files' writing) and after each.
 peer_rounds() {
   local rounds=$1 r c
   shift
+  peer_settle
   loads=$(cut -d' ' -f1 /proc/loadavg)
   for r in $(seq 1 "$rounds"); do
     for c in "$@"; do

@@ -61,21 +61,7 @@ QMM_AVX512_INLINE void qmm_avx512t_tile(qmm_avx512t_kind kind, int MR, int G, in
         qmm_avx512_load_w(QMM_AVX512_W_IQ4_NL, qb, w, table);
         for (int i = 0; i < MR; i++) {
             const uint8_t *aq = ab + 8 * G + QMM_QK * i;
-            __m512i s0 = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i)));
-            if (MR <= 2) { /* few rows: two dependency chains per block */
-                __m512i s1 = _mm512_setzero_si512();
-                for (int c = 0; c < 8; c += 2) {
-                    s0 = _mm512_dpbusd_epi32(s0, w[c],
-                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_IQ4_NL, c))));
-                    s1 = _mm512_dpbusd_epi32(
-                        s1, w[c + 1], _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_IQ4_NL, c + 1))));
-                }
-                s0 = _mm512_add_epi32(s0, s1);
-            } else {
-                for (int c = 0; c < 8; c++)
-                    s0 = _mm512_dpbusd_epi32(s0, w[c],
-                                             _mm512_set1_epi32(qmm_avx512_ld32(aq + qmm_avx512_kofs(QMM_AVX512_W_IQ4_NL, c))));
-            }
+            __m512i s0 = qmm_avx512_block_dot(w, aq, _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (G + i))));
             s0 = _mm512_mullo_epi32(ls, s0); /* |.| <= 32 * 516128 < 2^24 */
             float xd;
             memcpy(&xd, ab + 4 * i, 4);
