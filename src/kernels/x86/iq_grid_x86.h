@@ -1,5 +1,6 @@
 /* The i-quant grid and ternary types (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S,
- * IQ3_XXS, IQ3_S, TQ1_0, TQ2_0) on x86 with 256-bit integer vectors.
+ * IQ3_XXS, IQ3_S, TQ1_0, TQ2_0) on x86: the AVX2 and AVX-512 VNNI families
+ * (256-bit integer vectors; the AVX-512 decode of the grid types, 512-bit).
  *
  * Packed weights are the plain GGUF rows (qmm_ref_rows_*), except for the
  * ternary types' 8-row groups of interleaved words (below); activations are
@@ -29,9 +30,7 @@
  * float step is one vector fma per block across the rows, in ascending k.
  * Types whose levels allow it take a cheaper exact form: IQ1_S dots g
  * (w = 8 g + delta) and adds delta times the sum, IQ1_M dots g and adds its
- * deltas times 8-element activation sums. The grid indices that take
- * several instructions to assemble (IQ1_S, IQ1_M, IQ2_S, IQ3_S) are made in
- * vectors for the group's 8 rows first (qmm_iqg_prepare). The ternary types need neither a
+ * deltas times 8-element activation sums. The ternary types need neither a
  * panel nor a reduction: their packed words are panel vectors already
  * (qmm_iqg_tq_sb), dotted as w + 1 with the activation sum taken off.
  *
@@ -39,11 +38,13 @@
  * blocks per vector (qmm_iqg_isums512): the signs go on the activations by
  * a 64-bit mask (the stored sign bits, or sign bytes made in vectors from
  * the 7-bit codes), IQ1_S / IQ1_M dot g + 1 and take the half sums off.
- * What a row needs in general registers (grid indices that take several
- * instructions to assemble, sign bytes) is made in vectors for the group's
- * 8 rows before the rows' loop: per index one load and one table load, or
- * shifts of a 64-bit load, split so that the load ports and integer pipes
- * share the work; these, not the arithmetic, bound the decode.
+ *
+ * Both decodes take what a row needs in general registers from vectors made
+ * for the group's 8 rows before the rows' loop (qmm_iqg_prepare): the grid
+ * indices that take several instructions to assemble (IQ1_S, IQ1_M, IQ2_S,
+ * IQ3_S) and, for AVX-512, the sign bytes. Per index one load and one table
+ * load, or shifts of a 64-bit load, split so that the load ports and integer
+ * pipes share the work; these, not the arithmetic, bound the decode.
  *
  * The includer defines, before including this header:
  *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
@@ -159,48 +160,184 @@ static inline float qmm_iqg_factor(qmm_type kind, const uint8_t *blk) {
     return _cvtsh_ss(qmm_iq_d_bits(kind, blk)) * qmm_iq_d_multiplier(kind);
 }
 
-/* IQ1_S's grid values g (-1 / 0 / 1) of 32-block jj: w = 8 g + delta. */
-QMM_IQG_INLINE __m256i qmm_iqg_iq1s_g(const uint8_t *blk, int jj) {
-    const unsigned qh = qmm_get16(blk + 34 + 2 * jj);
-    const uint8_t *q = blk + 2 + 4 * jj;
-    return qmm_iqg_join8(qmm_grid_iq1s[q[0] | (qh & 7u) << 8], qmm_grid_iq1s[q[1] | (qh >> 3 & 7u) << 8],
-                         qmm_grid_iq1s[q[2] | (qh >> 6 & 7u) << 8], qmm_grid_iq1s[q[3] | (qh >> 9 & 7u) << 8]);
+/* Bytes of 7-bit sign codes with their parity as bit 7 (qmm_iq_sign_bits:
+ * the 8th sign makes the count of negatives even). */
+QMM_IQG_INLINE __m256i qmm_iqg_with_parity(__m256i c) {
+    /* bit 7 of entry i: the parity of nibble i */
+    const __m256i par = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128, -128, 0,
+                                         -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
+    const __m256i m15 = _mm256_set1_epi8(15);
+    return _mm256_or_si256(c, _mm256_xor_si256(_mm256_shuffle_epi8(par, _mm256_and_si256(c, m15)),
+                                               _mm256_shuffle_epi8(par, _mm256_and_si256(_mm256_srli_epi16(c, 4), m15))));
 }
 
-/* IQ1_M's grid values g (-1 / 0 / 1) of 32-block jj and its per-8 deltas
- * (+-1 bytes): w = 8 g + delta. */
-QMM_IQG_INLINE __m256i qmm_iqg_iq1m_g(const uint8_t *blk, int jj, __m256i *delta) {
-    const unsigned h = qmm_get16(blk + 32 + 2 * jj); /* a nibble per group: 3 index bits, the delta bit */
-    const uint8_t *q = blk + 4 * jj;
-    /* delta -1 where bit 4 g + 3 of h is set (group g: 64-bit lane g) */
+/* The sign bytes of a super-block for the 512-bit decode, per 8-weight group
+ * in group order, so that two blocks' 64 sign bits are one little-endian
+ * uint64 (a mask register): IQ2_XS's from the top 7 bits of its codes, the
+ * XXS types' from the four 7-bit codes of each block's sign word. Made in
+ * vectors: looked up per group, 8 table loads per block were the bottleneck
+ * (the load ports). */
+QMM_IQG_INLINE void qmm_iqg_sign_bytes(qmm_type kind, const uint8_t *blk, uint8_t signs[32]) {
+    __m256i c;
+    if (kind == QMM_TYPE_IQ2_XS) {
+        const __m256i c0 = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), 9);
+        const __m256i c1 = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)), 9);
+        /* packus interleaves the 128-bit halves: groups 0-7, 16-23, 8-15, 24-31 */
+        c = _mm256_permute4x64_epi64(_mm256_packus_epi16(c0, c1), 0xd8);
+    } else {
+        __m256i aux; /* lane jj: block jj's sign word */
+        if (kind == QMM_TYPE_IQ3_XXS) {
+            aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
+        } else { /* IQ2_XXS: the second word of each block's 8 bytes */
+            const __m256 a = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)));
+            const __m256 b = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
+            aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8);
+        }
+        /* code g (bits 7 g) to byte g */
+        c = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(aux, _mm256_set1_epi32(0x7f)),
+                                            _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_set1_epi32(0x7f00))),
+                            _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_set1_epi32(0x7f0000)),
+                                            _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_set1_epi32(0x7f000000))));
+    }
+    _mm256_storeu_si256((__m256i *)(void *)signs, qmm_iqg_with_parity(c));
+    /* read back as mask registers: left to itself GCC would forward the
+     * vector through shuffles to general registers */
+    __asm__("" : "+m"(*(uint8_t(*)[32])signs));
+}
+
+/* What a row's super-block is prepared into before its blocks are read (by
+ * the decode before the rows' loop, by the prefill's expansion): the grid
+ * indices of IQ1_S, IQ1_M, IQ2_S, IQ3_S; for the 512-bit decode, the sign
+ * bytes of IQ2_XS and the XXS types. */
+typedef union qmm_iqg_row_prep {
+    uint16_t idx[64];
+    uint8_t signs[32];
+} qmm_iqg_row_prep;
+
+/* IQ1_M's 32 grid indices of a super-block (index bits 0..7 from the index
+ * bytes, 8..10 from the group's nibble), made in vectors: assembled in
+ * general registers they took 4-5 instructions each (the integer pipes
+ * were the bottleneck). */
+QMM_IQG_INLINE void qmm_iqg_iq1m_indices(const uint8_t *blk, uint16_t idx[32]) {
+    for (int h = 0; h < 2; h++) { /* groups 16 h .. 16 h + 15 */
+        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * h)));
+        /* byte b of the nibbles in int32 lane b: its low nibble is group 2 b's, the high one group 2 b + 1's */
+        const __m256i t = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 32 + 8 * h)));
+        const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(t, 8), _mm256_set1_epi32(0x700)),
+                                           _mm256_and_si256(_mm256_slli_epi32(t, 20), _mm256_set1_epi32(0x7000000)));
+        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * h), _mm256_or_si256(q, hi));
+    }
+    __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles (GCC would forward the vectors) */
+}
+
+/* IQ3_S's 64 grid indices of a super-block (bits 0..7 from the index
+ * bytes, bit 8 from the block's high-bit byte), made in vectors. */
+QMM_IQG_INLINE void qmm_iqg_iq3s_indices(const uint8_t *blk, uint16_t idx[64]) {
+    /* lane l of 16: bit l % 8 of the high-bit byte of block 2 t + l / 8, moved to bit 8 */
+    const __m256i scale = _mm256_setr_epi16(256, 128, 64, 32, 16, 8, 4, 2, 256, 128, 64, 32, 16, 8, 4, 2);
+    const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
+    const __m128i qh = _mm_loadl_epi64((const __m128i *)(const void *)(blk + 66));
+    for (int t = 0; t < 4; t++) { /* blocks 2 t, 2 t + 1 */
+        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
+        const __m128i sel =
+            _mm_setr_epi8((char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t),
+                          (char)(2 * t), (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1),
+                          (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1));
+        const __m256i h = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, sel));
+        const __m256i b8 = _mm256_mullo_epi16(_mm256_and_si256(h, bit), scale);
+        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t), _mm256_or_si256(q, b8));
+    }
+    __asm__("" : "+m"(*(uint16_t(*)[64])idx)); /* loads read it back, not shuffles */
+}
+
+/* IQ1_S's 32 grid indices of a super-block (bits 0..7 from the index bytes,
+ * 8..10 from the block's high word, 3 per group), made in vectors. */
+QMM_IQG_INLINE void qmm_iqg_iq1s_indices(const uint8_t *blk, uint16_t idx[32]) {
+    /* times 2^(9 - 3 g): group g's 3 bits to bits 9..11 */
+    const __m256i up = _mm256_setr_epi16(512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1);
+    for (int t = 0; t < 2; t++) { /* blocks 4 t .. 4 t + 3 */
+        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
+        /* lane l of 16: the high word of block 4 t + l / 4 */
+        const __m128i w4 = _mm_loadl_epi64((const __m128i *)(const void *)(blk + 34 + 8 * t));
+        const __m128i w = _mm_shuffle_epi8(w4, _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3));
+        const __m128i w2 = _mm_shuffle_epi8(w4, _mm_setr_epi8(4, 5, 4, 5, 4, 5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7));
+        const __m256i h = _mm256_inserti128_si256(_mm256_castsi128_si256(w), w2, 1);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(h, up), 1), _mm256_set1_epi16(0x700));
+        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t), _mm256_or_si256(q, hi));
+    }
+    __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
+}
+
+/* IQ2_S's 32 grid indices of a super-block (bits 0..7 from the index bytes,
+ * 8..9 from the block's high-bit byte, 2 per group), made in vectors. */
+QMM_IQG_INLINE void qmm_iqg_iq2s_indices(const uint8_t *blk, uint16_t idx[32]) {
+    /* lane l of 16: bits 2 (l % 4) of the high-bit byte of block 4 t + l / 4, moved to bits 8..9 */
+    const __m256i scale = _mm256_setr_epi16(256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4);
+    const __m256i bits = _mm256_setr_epi16(3, 12, 48, 192, 3, 12, 48, 192, 3, 12, 48, 192, 3, 12, 48, 192);
+    const __m128i qh = _mm_loadl_epi64((const __m128i *)(const void *)(blk + 66));
+    for (int t = 0; t < 2; t++) { /* blocks 4 t .. 4 t + 3 */
+        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
+        const char b0 = (char)(4 * t), b1 = (char)(4 * t + 1), b2 = (char)(4 * t + 2), b3 = (char)(4 * t + 3);
+        const __m128i sel = _mm_setr_epi8(b0, b0, b0, b0, b1, b1, b1, b1, b2, b2, b2, b2, b3, b3, b3, b3);
+        const __m256i h = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, sel));
+        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t),
+                            _mm256_or_si256(q, _mm256_mullo_epi16(_mm256_and_si256(h, bits), scale)));
+    }
+    __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
+}
+
+/* A row's super-block's part made before the rows' loop. */
+QMM_IQG_INLINE void qmm_iqg_prepare(qmm_type kind, const uint8_t *blk, qmm_iqg_row_prep *pre) {
+    if (kind == QMM_TYPE_IQ1_S)
+        qmm_iqg_iq1s_indices(blk, pre->idx);
+    else if (kind == QMM_TYPE_IQ1_M)
+        qmm_iqg_iq1m_indices(blk, pre->idx);
+    else if (kind == QMM_TYPE_IQ2_S)
+        qmm_iqg_iq2s_indices(blk, pre->idx);
+    else if (kind == QMM_TYPE_IQ3_S)
+        qmm_iqg_iq3s_indices(blk, pre->idx);
+    else /* IQ2_XS, IQ2_XXS, IQ3_XXS */
+        qmm_iqg_sign_bytes(kind, blk, pre->signs);
+}
+
+/* The types whose grid indices take several instructions to assemble (some
+ * of their bits elsewhere in the super-block): made by qmm_iqg_prepare. */
+QMM_IQG_INLINE int qmm_iqg_has_indices(qmm_type kind) {
+    return kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S;
+}
+
+/* Block jj's grid entries from the prepared indices, one 256-bit vector:
+ * |w| (IQ2_S, IQ3_S) or g (IQ1_S, IQ1_M). */
+QMM_IQG_INLINE __m256i qmm_iqg_prepared_levels(qmm_type kind, const qmm_iqg_row_prep *pre, int jj) {
+    if (kind == QMM_TYPE_IQ3_S) {
+        const uint16_t *ix = pre->idx + 8 * jj;
+        return qmm_iqg_grid4x8(qmm_grid_iq3s, ix[0], ix[1], ix[2], ix[3], ix[4], ix[5], ix[6], ix[7]);
+    }
+    const uint16_t *ix = pre->idx + 4 * jj;
+    if (kind == QMM_TYPE_IQ2_S)
+        return qmm_iqg_join8(qmm_grid_iq2s[ix[0]], qmm_grid_iq2s[ix[1]], qmm_grid_iq2s[ix[2]], qmm_grid_iq2s[ix[3]]);
+    return qmm_iqg_join8(qmm_grid_iq1s[ix[0]], qmm_grid_iq1s[ix[1]], qmm_grid_iq1s[ix[2]], qmm_grid_iq1s[ix[3]]);
+}
+
+/* IQ1_M's per-8 deltas of 32-block jj as +-1 bytes (w = 8 g + delta): -1
+ * where bit 4 g + 3 of the block's nibble word is set (group g: 64-bit lane g). */
+QMM_IQG_INLINE __m256i qmm_iqg_iq1m_deltas(const uint8_t *blk, int jj) {
+    const unsigned h = qmm_get16(blk + 32 + 2 * jj);
     const __m256i bit =
         _mm256_setr_epi64x(0x0008000800080008ll, 0x0080008000800080ll, 0x0800080008000800ll, (int64_t)0x8000800080008000ull);
-    *delta = _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)h), bit), bit), _mm256_set1_epi8(1));
-    return qmm_iqg_join8(qmm_grid_iq1s[q[0] | (h & 7u) << 8], qmm_grid_iq1s[q[1] | (h >> 4 & 7u) << 8],
-                         qmm_grid_iq1s[q[2] | (h >> 8 & 7u) << 8], qmm_grid_iq1s[q[3] | (h >> 12 & 7u) << 8]);
+    return _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)h), bit), bit), _mm256_set1_epi8(1));
 }
 
-/* IQ2_S and IQ3_S, whose signs are 32 explicit bits per block: |w| of
- * 32-block jj, and its sign bits (bit l set: element l negative). */
-QMM_IQG_INLINE __m256i qmm_iqg_explicit_levels(qmm_type kind, const uint8_t *blk, int jj) {
-    const unsigned qh = blk[66 + jj];
-    if (kind == QMM_TYPE_IQ2_S) {
-        const uint8_t *q = blk + 2 + 4 * jj;
-        return qmm_iqg_join8(qmm_grid_iq2s[q[0] | (qh & 3u) << 8], qmm_grid_iq2s[q[1] | (qh & 12u) << 6],
-                             qmm_grid_iq2s[q[2] | (qh & 48u) << 4], qmm_grid_iq2s[q[3] | (qh & 192u) << 2]);
-    }
-    const uint8_t *q = blk + 2 + 8 * jj;
-    return qmm_iqg_grid4x8(qmm_grid_iq3s, q[0] | (qh & 1u) << 8, q[1] | (qh & 2u) << 7, q[2] | (qh & 4u) << 6,
-                           q[3] | (qh & 8u) << 5, q[4] | (qh & 16u) << 4, q[5] | (qh & 32u) << 3, q[6] | (qh & 64u) << 2,
-                           q[7] | (qh & 128u) << 1);
-}
+/* IQ2_S and IQ3_S: the sign bits of 32-block jj (bit l set: element l negative). */
 static inline uint32_t qmm_iqg_explicit_signs(qmm_type kind, const uint8_t *blk, int jj) {
     return qmm_get32(blk + (kind == QMM_TYPE_IQ2_S ? 34 : 74) + 4 * jj);
 }
 
-/* 32-block jj of a super-block: |w| (uint8), a sign source for vpsignb and
- * the two sub-scales (elements 0..15, 16..31). */
-QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __m256i *absw, __m256i *sgn, int *sc0, int *sc1) {
+/* 32-block jj of a super-block (pre: its preparation, for the types with
+ * indices to assemble): |w| (uint8), a sign source for vpsignb and the two
+ * sub-scales (elements 0..15, 16..31). */
+QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, int jj, __m256i *absw,
+                                   __m256i *sgn, int *sc0, int *sc1) {
     if (kind == QMM_TYPE_IQ2_XXS) {
         const uint8_t *q8 = blk + 2 + 8 * jj;
         const uint32_t aux = qmm_get32(q8 + 4);
@@ -219,7 +356,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
     } else if (kind == QMM_TYPE_IQ2_S) {
-        *absw = qmm_iqg_explicit_levels(kind, blk, jj);
+        *absw = qmm_iqg_prepared_levels(kind, pre, jj);
         *sgn = qmm_iqg_signs(qmm_iqg_explicit_signs(kind, blk, jj));
         const unsigned s = blk[74 + jj];
         *sc0 = 2 * (int)(s & 15u) + 1;
@@ -231,18 +368,18 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, int jj, __
         *sgn = qmm_iqg_code_signs(aux);
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ3_S) {
-        *absw = qmm_iqg_explicit_levels(kind, blk, jj);
+        *absw = qmm_iqg_prepared_levels(kind, pre, jj);
         *sgn = qmm_iqg_signs(qmm_iqg_explicit_signs(kind, blk, jj));
         *sc0 = *sc1 = 2 * (int)((blk[106 + jj / 2] >> (4 * (jj % 2))) & 15) + 1;
     } else { /* IQ1_S, IQ1_M */
-        __m256i g, delta;
+        const __m256i g = qmm_iqg_prepared_levels(kind, pre, jj);
+        __m256i delta;
         if (kind == QMM_TYPE_IQ1_S) {
             const unsigned qh = qmm_get16(blk + 34 + 2 * jj);
-            g = qmm_iqg_iq1s_g(blk, jj);
             delta = _mm256_set1_epi8(qh & 0x8000u ? -1 : 1);
             *sc0 = *sc1 = 2 * (int)((qh >> 12) & 7u) + 1;
         } else {
-            g = qmm_iqg_iq1m_g(blk, jj, &delta);
+            delta = qmm_iqg_iq1m_deltas(blk, jj);
             const unsigned sw = qmm_get16(blk + 48 + 2 * (jj / 2));
             *sc0 = 2 * (int)((sw >> (3 * (2 * (jj % 2)))) & 7u) + 1;
             *sc1 = 2 * (int)((sw >> (3 * (2 * (jj % 2) + 1))) & 7u) + 1;
@@ -275,10 +412,10 @@ QMM_IQG_INLINE void qmm_iqg_transpose8(const __m256i r[8], __m256i out[8]) {
 }
 
 /* Block b of the scratch from 32-block jj of the super-blocks at blk0 of
- * `rows` rows (QMM_IQG_NR as a constant in the common case); rows beyond are
- * zero. */
-QMM_IQG_INLINE void qmm_iqg_expand8(qmm_type kind, const uint8_t *blk0, size_t row_bytes, int rows, int jj, __m256i *panel,
-                                    __m256i *scv) {
+ * `rows` rows (QMM_IQG_NR as a constant in the common case) and their
+ * preparations; rows beyond are zero. */
+QMM_IQG_INLINE void qmm_iqg_expand8(qmm_type kind, const uint8_t *blk0, size_t row_bytes, const qmm_iqg_row_prep *pre, int rows,
+                                    int jj, __m256i *panel, __m256i *scv) {
     __m256i wr[QMM_IQG_NR];
     int sc0[QMM_IQG_NR], sc1[QMM_IQG_NR];
     for (int r = 0; r < QMM_IQG_NR; r++) {
@@ -288,7 +425,7 @@ QMM_IQG_INLINE void qmm_iqg_expand8(qmm_type kind, const uint8_t *blk0, size_t r
             continue;
         }
         __m256i aw, sg;
-        qmm_iqg_expand(kind, blk0 + (size_t)r * row_bytes, jj, &aw, &sg, &sc0[r], &sc1[r]);
+        qmm_iqg_expand(kind, blk0 + (size_t)r * row_bytes, &pre[r], jj, &aw, &sg, &sc0[r], &sc1[r]);
         wr[r] = _mm256_add_epi8(_mm256_sign_epi8(aw, sg), _mm256_set1_epi8(64));
     }
     scv[0] = _mm256_setr_epi32(sc0[0], sc0[1], sc0[2], sc0[3], sc0[4], sc0[5], sc0[6], sc0[7]);
@@ -445,16 +582,20 @@ QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_byt
         }
         return;
     }
+    qmm_iqg_row_prep pre[QMM_IQG_NR];
     for (int t = 0; t < nsb; t++) {
         const uint8_t *blk0 = w + (size_t)(sb0 + t) * bb;
         for (int r = 0; r < QMM_IQG_NR; r++)
             s->fac[t][r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
+        if (qmm_iqg_has_indices(kind))
+            for (int r = 0; r < rows; r++)
+                qmm_iqg_prepare(kind, blk0 + (size_t)r * row_bytes, &pre[r]);
         for (int jj = 0; jj < 8; jj++) {
             if (rows == QMM_IQG_NR)
-                qmm_iqg_expand8(kind, blk0, row_bytes, QMM_IQG_NR, jj, (__m256i *)(void *)s->w[8 * t + jj],
+                qmm_iqg_expand8(kind, blk0, row_bytes, pre, QMM_IQG_NR, jj, (__m256i *)(void *)s->w[8 * t + jj],
                                 (__m256i *)(void *)s->sc[8 * t + jj]);
             else
-                qmm_iqg_expand8(kind, blk0, row_bytes, rows, jj, (__m256i *)(void *)s->w[8 * t + jj],
+                qmm_iqg_expand8(kind, blk0, row_bytes, pre, rows, jj, (__m256i *)(void *)s->w[8 * t + jj],
                                 (__m256i *)(void *)s->sc[8 * t + jj]);
         }
     }
@@ -643,158 +784,6 @@ QMM_IQG_INLINE void qmm_iqg_group_sums(const qmm_act_block *x, __m256i out[4]) {
     out[3] = _mm256_sub_epi32(_mm256_permute2x128_si256(hi01, hi23, 0x31), bias);
 }
 
-/* Bytes of 7-bit sign codes with their parity as bit 7 (qmm_iq_sign_bits:
- * the 8th sign makes the count of negatives even). */
-QMM_IQG_INLINE __m256i qmm_iqg_with_parity(__m256i c) {
-    /* bit 7 of entry i: the parity of nibble i */
-    const __m256i par = _mm256_setr_epi8(0, -128, -128, 0, -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0, 0, -128, -128, 0,
-                                         -128, 0, 0, -128, -128, 0, 0, -128, 0, -128, -128, 0);
-    const __m256i m15 = _mm256_set1_epi8(15);
-    return _mm256_or_si256(c, _mm256_xor_si256(_mm256_shuffle_epi8(par, _mm256_and_si256(c, m15)),
-                                               _mm256_shuffle_epi8(par, _mm256_and_si256(_mm256_srli_epi16(c, 4), m15))));
-}
-
-/* The sign bytes of a super-block for the 512-bit decode, per 8-weight group
- * in group order, so that two blocks' 64 sign bits are one little-endian
- * uint64 (a mask register): IQ2_XS's from the top 7 bits of its codes, the
- * XXS types' from the four 7-bit codes of each block's sign word. Made in
- * vectors: looked up per group, 8 table loads per block were the bottleneck
- * (the load ports). */
-QMM_IQG_INLINE void qmm_iqg_sign_bytes(qmm_type kind, const uint8_t *blk, uint8_t signs[32]) {
-    __m256i c;
-    if (kind == QMM_TYPE_IQ2_XS) {
-        const __m256i c0 = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)), 9);
-        const __m256i c1 = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)), 9);
-        /* packus interleaves the 128-bit halves: groups 0-7, 16-23, 8-15, 24-31 */
-        c = _mm256_permute4x64_epi64(_mm256_packus_epi16(c0, c1), 0xd8);
-    } else {
-        __m256i aux; /* lane jj: block jj's sign word */
-        if (kind == QMM_TYPE_IQ3_XXS) {
-            aux = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 66));
-        } else { /* IQ2_XXS: the second word of each block's 8 bytes */
-            const __m256 a = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2)));
-            const __m256 b = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 34)));
-            aux = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8);
-        }
-        /* code g (bits 7 g) to byte g */
-        c = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(aux, _mm256_set1_epi32(0x7f)),
-                                            _mm256_and_si256(_mm256_slli_epi32(aux, 1), _mm256_set1_epi32(0x7f00))),
-                            _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(aux, 2), _mm256_set1_epi32(0x7f0000)),
-                                            _mm256_and_si256(_mm256_slli_epi32(aux, 3), _mm256_set1_epi32(0x7f000000))));
-    }
-    _mm256_storeu_si256((__m256i *)(void *)signs, qmm_iqg_with_parity(c));
-    /* read back as mask registers: left to itself GCC would forward the
-     * vector through shuffles to general registers */
-    __asm__("" : "+m"(*(uint8_t(*)[32])signs));
-}
-
-/* What decode makes of a row's super-block before the rows' loop: the grid
- * indices of IQ1_S, IQ1_M, IQ2_S, IQ3_S; for the 512-bit decode, the sign
- * bytes of IQ2_XS and the XXS types. */
-typedef union qmm_iqg_row_prep {
-    uint16_t idx[64];
-    uint8_t signs[32];
-} qmm_iqg_row_prep;
-
-/* IQ1_M's 32 grid indices of a super-block (index bits 0..7 from the index
- * bytes, 8..10 from the group's nibble), made in vectors: assembled in
- * general registers they took 4-5 instructions each (the integer pipes
- * were the bottleneck). */
-QMM_IQG_INLINE void qmm_iqg_iq1m_indices(const uint8_t *blk, uint16_t idx[32]) {
-    for (int h = 0; h < 2; h++) { /* groups 16 h .. 16 h + 15 */
-        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * h)));
-        /* byte b of the nibbles in int32 lane b: its low nibble is group 2 b's, the high one group 2 b + 1's */
-        const __m256i t = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(blk + 32 + 8 * h)));
-        const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(t, 8), _mm256_set1_epi32(0x700)),
-                                           _mm256_and_si256(_mm256_slli_epi32(t, 20), _mm256_set1_epi32(0x7000000)));
-        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * h), _mm256_or_si256(q, hi));
-    }
-    __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles (GCC would forward the vectors) */
-}
-
-/* IQ3_S's 64 grid indices of a super-block (bits 0..7 from the index
- * bytes, bit 8 from the block's high-bit byte), made in vectors. */
-QMM_IQG_INLINE void qmm_iqg_iq3s_indices(const uint8_t *blk, uint16_t idx[64]) {
-    /* lane l of 16: bit l % 8 of the high-bit byte of block 2 t + l / 8, moved to bit 8 */
-    const __m256i scale = _mm256_setr_epi16(256, 128, 64, 32, 16, 8, 4, 2, 256, 128, 64, 32, 16, 8, 4, 2);
-    const __m256i bit = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
-    const __m128i qh = _mm_loadl_epi64((const __m128i *)(const void *)(blk + 66));
-    for (int t = 0; t < 4; t++) { /* blocks 2 t, 2 t + 1 */
-        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
-        const __m128i sel =
-            _mm_setr_epi8((char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t), (char)(2 * t),
-                          (char)(2 * t), (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1),
-                          (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1), (char)(2 * t + 1));
-        const __m256i h = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, sel));
-        const __m256i b8 = _mm256_mullo_epi16(_mm256_and_si256(h, bit), scale);
-        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t), _mm256_or_si256(q, b8));
-    }
-    __asm__("" : "+m"(*(uint16_t(*)[64])idx)); /* loads read it back, not shuffles */
-}
-
-/* IQ1_S's 32 grid indices of a super-block (bits 0..7 from the index bytes,
- * 8..10 from the block's high word, 3 per group), made in vectors. */
-QMM_IQG_INLINE void qmm_iqg_iq1s_indices(const uint8_t *blk, uint16_t idx[32]) {
-    /* times 2^(9 - 3 g): group g's 3 bits to bits 9..11 */
-    const __m256i up = _mm256_setr_epi16(512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1, 512, 64, 8, 1);
-    for (int t = 0; t < 2; t++) { /* blocks 4 t .. 4 t + 3 */
-        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
-        /* lane l of 16: the high word of block 4 t + l / 4 */
-        const __m128i w4 = _mm_loadl_epi64((const __m128i *)(const void *)(blk + 34 + 8 * t));
-        const __m128i w = _mm_shuffle_epi8(w4, _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3));
-        const __m128i w2 = _mm_shuffle_epi8(w4, _mm_setr_epi8(4, 5, 4, 5, 4, 5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7));
-        const __m256i h = _mm256_inserti128_si256(_mm256_castsi128_si256(w), w2, 1);
-        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(h, up), 1), _mm256_set1_epi16(0x700));
-        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t), _mm256_or_si256(q, hi));
-    }
-    __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
-}
-
-/* IQ2_S's 32 grid indices of a super-block (bits 0..7 from the index bytes,
- * 8..9 from the block's high-bit byte, 2 per group), made in vectors. */
-QMM_IQG_INLINE void qmm_iqg_iq2s_indices(const uint8_t *blk, uint16_t idx[32]) {
-    /* lane l of 16: bits 2 (l % 4) of the high-bit byte of block 4 t + l / 4, moved to bits 8..9 */
-    const __m256i scale = _mm256_setr_epi16(256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4, 256, 64, 16, 4);
-    const __m256i bits = _mm256_setr_epi16(3, 12, 48, 192, 3, 12, 48, 192, 3, 12, 48, 192, 3, 12, 48, 192);
-    const __m128i qh = _mm_loadl_epi64((const __m128i *)(const void *)(blk + 66));
-    for (int t = 0; t < 2; t++) { /* blocks 4 t .. 4 t + 3 */
-        const __m256i q = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(blk + 2 + 16 * t)));
-        const char b0 = (char)(4 * t), b1 = (char)(4 * t + 1), b2 = (char)(4 * t + 2), b3 = (char)(4 * t + 3);
-        const __m128i sel = _mm_setr_epi8(b0, b0, b0, b0, b1, b1, b1, b1, b2, b2, b2, b2, b3, b3, b3, b3);
-        const __m256i h = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, sel));
-        _mm256_storeu_si256((__m256i *)(void *)(idx + 16 * t),
-                            _mm256_or_si256(q, _mm256_mullo_epi16(_mm256_and_si256(h, bits), scale)));
-    }
-    __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
-}
-
-/* A row's super-block's part made before the rows' loop. */
-QMM_IQG_INLINE void qmm_iqg_prepare(qmm_type kind, const uint8_t *blk, qmm_iqg_row_prep *pre) {
-    if (kind == QMM_TYPE_IQ1_S)
-        qmm_iqg_iq1s_indices(blk, pre->idx);
-    else if (kind == QMM_TYPE_IQ1_M)
-        qmm_iqg_iq1m_indices(blk, pre->idx);
-    else if (kind == QMM_TYPE_IQ2_S)
-        qmm_iqg_iq2s_indices(blk, pre->idx);
-    else if (kind == QMM_TYPE_IQ3_S)
-        qmm_iqg_iq3s_indices(blk, pre->idx);
-    else /* IQ2_XS, IQ2_XXS, IQ3_XXS */
-        qmm_iqg_sign_bytes(kind, blk, pre->signs);
-}
-
-/* Block jj's grid entries from the prepared indices, one 256-bit vector:
- * |w| (IQ2_S, IQ3_S) or g (IQ1_S, IQ1_M). */
-QMM_IQG_INLINE __m256i qmm_iqg_prepared_levels(qmm_type kind, const qmm_iqg_row_prep *pre, int jj) {
-    if (kind == QMM_TYPE_IQ3_S) {
-        const uint16_t *ix = pre->idx + 8 * jj;
-        return qmm_iqg_grid4x8(qmm_grid_iq3s, ix[0], ix[1], ix[2], ix[3], ix[4], ix[5], ix[6], ix[7]);
-    }
-    const uint16_t *ix = pre->idx + 4 * jj;
-    if (kind == QMM_TYPE_IQ2_S)
-        return qmm_iqg_join8(qmm_grid_iq2s[ix[0]], qmm_grid_iq2s[ix[1]], qmm_grid_iq2s[ix[2]], qmm_grid_iq2s[ix[3]]);
-    return qmm_iqg_join8(qmm_grid_iq1s[ix[0]], qmm_grid_iq1s[ix[1]], qmm_grid_iq1s[ix[2]], qmm_grid_iq1s[ix[3]]);
-}
-
 #if defined(__AVX512BW__) && defined(__AVX512VNNI__)
 /* The 8 blocks' dot products of a row, 4 vectors of two blocks each (128-bit
  * lane L of v[i]: block 2 i + L / 2, elements 16 (L % 2) .. + 15, in 4 int32
@@ -921,7 +910,7 @@ QMM_IQG_INLINE int qmm_iqg_prepares(qmm_type kind) {
 #if defined(__AVX512BW__) && defined(__AVX512VNNI__)
     return qmm_iqg_decode512(kind);
 #else
-    return kind == QMM_TYPE_IQ1_S || kind == QMM_TYPE_IQ1_M || kind == QMM_TYPE_IQ2_S || kind == QMM_TYPE_IQ3_S;
+    return qmm_iqg_has_indices(kind);
 #endif
 }
 
@@ -943,7 +932,7 @@ QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, cons
         } else {
             __m256i absw, sgn;
             int sc0, sc1;
-            qmm_iqg_expand(kind, blk, jj, &absw, &sgn, &sc0, &sc1);
+            qmm_iqg_expand(kind, blk, pre, jj, &absw, &sgn, &sc0, &sc1);
             (void)sc0;
             (void)sc1;
             v[jj] = iqg_dot_acc(_mm256_setzero_si256(), absw, _mm256_sign_epi8(xq, sgn));
