@@ -1068,15 +1068,18 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
             qmm_iqg_prepare(kind, wj + (size_t)r * row_bytes + (size_t)sb * bb, &pre[r]);
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
-#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
-            if (qmm_iqg_decode512(kind)) {
-                is[r] = r < rows ? qmm_iqg_isums512(kind, blk, &pre[r], x2, nx2, asum2, gs_a, gs_b) : _mm256_setzero_si256();
-                f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
+            if (r >= rows) {
+                is[r] = _mm256_setzero_si256();
+                f[r] = 0.0f;
                 continue;
             }
+#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
+            if (qmm_iqg_decode512(kind))
+                is[r] = qmm_iqg_isums512(kind, blk, &pre[r], x2, nx2, asum2, gs_a, gs_b);
+            else
 #endif
-            is[r] = r < rows ? qmm_iqg_row_isums(kind, blk, &pre[r], xs, asum) : _mm256_setzero_si256();
-            f[r] = r < rows ? qmm_iqg_factor(kind, blk) : 0.0f;
+                is[r] = qmm_iqg_row_isums(kind, blk, &pre[r], xs, asum);
+            f[r] = qmm_iqg_factor(kind, blk);
         }
         qmm_iqg_transpose8(is, isj);
         const __m256 fac = _mm256_loadu_ps(f);
