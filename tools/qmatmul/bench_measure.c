@@ -22,11 +22,10 @@ static qmm_status run_mm(qmm_context *ctx, const qmm_weights *w, float *x, float
     return st;
 }
 
-/* Seconds per output column, from two calls on a small slice (the second
- * one timed). */
-static qmm_status estimate_per_col(bench *b, qmm_context *ctx, const bench_matrix *mx, const void *src, int64_t m,
-                                   double *per_col) {
-    const int64_t n_est = mx->n < 64 ? mx->n : 64;
+/* Seconds per output column, from two calls on a slice of n_est columns
+ * (the second one timed). */
+static qmm_status per_col_of(bench *b, qmm_context *ctx, const bench_matrix *mx, const void *src, int64_t m, int64_t n_est,
+                             double *per_col) {
     qmm_weights *w = NULL;
     double t;
     qmm_status st = qmm_weights_pack(ctx, mx->type, mx->k, n_est, src, mx->row_bytes * (size_t)n_est, &w);
@@ -39,10 +38,27 @@ static qmm_status estimate_per_col(bench *b, qmm_context *ctx, const bench_matri
     return st;
 }
 
+/* Seconds per output column: from 64 columns, then, if the whole matrix
+ * takes under 4 s a call (not the reference family), from up to 512: 64
+ * columns are too few to spread over the threads (an fp family's chunks are
+ * 256 wide), and overstated a call of the whole matrix enough to time a
+ * subset of it where the whole one fitted. */
+static qmm_status estimate_per_col(bench *b, qmm_context *ctx, const bench_matrix *mx, const void *src, int64_t m,
+                                   double *per_col) {
+    qmm_status st = per_col_of(b, ctx, mx, src, m, mx->n < 64 ? mx->n : 64, per_col);
+    if (st == QMM_OK && mx->n > 64 && *per_col * (double)mx->n < 4.0)
+        st = per_col_of(b, ctx, mx, src, m, mx->n < 512 ? mx->n : 512, per_col);
+    return st;
+}
+
 /* Times y = W x for rows [0, n) of src at m activation rows within about
- * `budget` seconds. If the full matrix would not fit that many calls, the
- * first n_sub rows (a multiple of 64) are packed and timed and the times
- * scaled by n / n_sub (the work is linear in n). Weights are packed in ctx. */
+ * `budget` seconds. If a call of the full matrix would take longer than
+ * QMM_BENCH_FULL_CALL_S and not fit that many calls, the first n_sub rows (a
+ * multiple of 64) are packed and timed and the times scaled by n / n_sub (the
+ * work is linear in n, but not its spread over the threads: 640 of k / v's
+ * 1024 columns made 3 F32 chunks for 2 threads, 65-71% of the FMA limit
+ * against 83-93% for the whole matrix). Weights are packed in ctx. */
+#define QMM_BENCH_FULL_CALL_S 0.25
 static qmm_status measure_gemm(bench *b, qmm_context *ctx, const bench_matrix *mx, const void *src, int64_t m, double budget,
                                int max_reps, int allow_subset, bench_stat *out, int64_t *n_measured, char *kernel,
                                size_t kernel_size) {
@@ -54,7 +70,7 @@ static qmm_status measure_gemm(bench *b, qmm_context *ctx, const bench_matrix *m
      * uninterrupted on a shared machine, long enough to be a real GEMM */
     const double call = fmin(fmax(budget / 12, 0.03), 0.25);
     int64_t n_run = mx->n;
-    if (allow_subset && per_col * (double)mx->n > call * 1.5) {
+    if (allow_subset && per_col * (double)mx->n > fmax(call * 1.5, QMM_BENCH_FULL_CALL_S)) {
         n_run = (int64_t)(call / per_col) / 64 * 64;
         if (n_run < 64)
             n_run = 64;
