@@ -4,15 +4,15 @@
  * can an exact tile get here?" (docs/performance.md has the table and the
  * command).
  *
- *   ./build/tile_budget_avx512   (a CMake target on x86; needs AVX-512 VNNI to run)
+ *   tile_budget_avx512   (a CMake target on x86: build/tile_budget_avx512; needs AVX-512 VNNI to run)
  *
  * The tile of src/kernels/x86/avx512_int8.h multiplies 8 activation rows by a
  * 16-row weight panel, one 32-block at a time: per block it unpacks the
  * panel's 8 weight vectors once, then per row ("a row-block") runs 8 vpdpbusd
  * and the reference's exact integer and float steps. This program runs the
  * same instruction mix per type on L1-resident data, adding one part at a
- * time, and reports cycles per row-block (8 rows x 16 columns x 32 k, 8192
- * int8 operations):
+ * time, and reports cycles per row-block (one activation row x 16 columns x
+ * 32 k: 512 multiply-adds):
  *   dots     8 vpdpbusd from broadcast activation words, two chains per row
  *            (the tile's qmm_avx512_block_dot);
  *   + int    the int32 step: the zero point's bias start or vpmaddwd, the
@@ -245,7 +245,7 @@ int main(void) {
         }
     const double ghz = clock_ghz();
     float sink = 0;
-    printf("clock %.2f GHz (dependent adds). Cycles per row-block (8 rows x 16 columns x 32 k: 8 vpdpbusd); the int8 roof\n"
+    printf("clock %.2f GHz (dependent adds). Cycles per row-block (one row x 16 columns x 32 k: 8 vpdpbusd); the int8 roof\n"
            "of one 512-bit vpdpbusd a cycle is 8.0; %% = 8.0 / cycles.\n\n",
            ghz);
     printf("| type | dots | + int | + float | + weights (the tile step) | tile step %% of the roof |\n");
