@@ -286,7 +286,7 @@ QMM_IQG_INLINE void qmm_iqg_iq2s_indices(const uint8_t *blk, uint16_t idx[32]) {
     __asm__("" : "+m"(*(uint16_t(*)[32])idx)); /* loads read it back, not shuffles */
 }
 
-/* A row's super-block's part made before the rows' loop. */
+/* A row's super-block prepared (qmm_iqg_row_prep), before its blocks are read. */
 QMM_IQG_INLINE void qmm_iqg_prepare(qmm_type kind, const uint8_t *blk, qmm_iqg_row_prep *pre) {
     if (kind == QMM_TYPE_IQ1_S)
         qmm_iqg_iq1s_indices(blk, pre->idx);
