@@ -32,15 +32,18 @@
 #define QMM_AVX512FP_MR 12
 #endif
 /* k slice of the GEMM: the partial sums wait in a contiguous block between
- * slices (qmm_avx512fp_scratch). F16 / BF16: 128, so that their widened block
- * (NC16 x KC16 fp32) is 128 KiB (256 measured 1-1.5% faster, for 128 KiB more
- * per thread). Overridable (-D) only to measure other values
+ * slices (qmm_avx512fp_scratch). F16 / BF16: 256, their widened block (NC16 x
+ * KC16 fp32) 256 KiB: against 128, every F16 / BF16 prefill matrix 3% faster
+ * on Zen 4 (1-1.5% on the Xeon), and 512 another 1.5% but 644 KiB of scratch
+ * a thread, more than two SMT threads sharing a 1 MiB L2 can hold. F32 (no
+ * widened block): 512 measured 1% faster, not worth a 24 KiB activation
+ * slice in a 32 KiB L1. Overridable (-D) only to measure other values
  * (docs/performance.md). */
 #ifndef QMM_AVX512FP_KC
 #define QMM_AVX512FP_KC 256
 #endif
 #ifndef QMM_AVX512FP_KC16
-#define QMM_AVX512FP_KC16 128
+#define QMM_AVX512FP_KC16 256
 #endif
 /* The k slice of element kind esz. */
 #define QMM_AVX512FP_KC_OF(esz) ((esz) == 4 ? QMM_AVX512FP_KC : QMM_AVX512FP_KC16)
@@ -68,7 +71,7 @@
 
 /* The GEMM's per-thread scratch, one for the three families (a thread runs
  * one GEMM at a time): the block's partial sums (MB x NC fp32), then, for F16 /
- * BF16, the block's weights widened to fp32 (NC16 x KC16). Thread-local: 260
+ * BF16, the block's weights widened to fp32 (NC16 x KC16). Thread-local: 388
  * KiB is too much for the stack of a host's thread. Defined in
  * matmul_f32_avx512.c. */
 #define QMM_AVX512FP_SCRATCH_16 (QMM_AVX512FP_MB * QMM_AVX512FP_NC16 + QMM_AVX512FP_NC16 * QMM_AVX512FP_KC16)
