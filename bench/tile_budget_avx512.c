@@ -24,7 +24,12 @@
  * 8 cycles per row-block is one vpdpbusd a cycle: the int8 roof of a core
  * that retires one 512-bit vpdpbusd a cycle (Zen 4; `qmatmul bench`'s
  * vpdpbusd-zmm probe measures the roof). The clock comes from a chain of
- * dependent scalar adds (one a cycle). */
+ * dependent scalar adds (one a cycle).
+ *
+ * The mix is a copy, written from src/kernels/x86/avx512_int8.h's tiles (the
+ * block dot, each kind's unpacking and integer / float steps): bench/ sees
+ * include/ only, so nothing ties the two. Change a tile, change its mix here,
+ * and measure again before quoting the table. */
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
