@@ -925,7 +925,7 @@ QMM_AVX512_INLINE void qmm_avx512x_tile(qmm_avx512x_kind kind, int MR, int G, in
                     db = _mm512_dpbusd_epi32(db, w[c + 4], _mm512_set1_epi32(qmm_avx512_ld32(aq + 16 + 4 * c)));
                 }
             } else {
-                da = qmm_avx512_block_dot(w, aq, da);
+                da = qmm_avx512_block_dot(w, aq, _mm512_setzero_si512()); /* the whole block, from 0 */
             }
             float xd;
             memcpy(&xd, ab + 4 * i, 4);
