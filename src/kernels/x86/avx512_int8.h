@@ -1050,8 +1050,28 @@ QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, in
 typedef void (*qmm_avx512x_put_unit)(const void *src_row, int64_t u, int r, uint8_t *chunk);
 typedef void (*qmm_avx512x_get_unit)(const uint8_t *chunk, int r, void *dst);
 
-static inline void qmm_avx512x_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst,
-                                      int chunk, int ue, qmm_avx512x_put_unit put) {
+/* The GGUF type of an x kind. */
+static inline qmm_type qmm_avx512x_wtype(qmm_avx512x_kind kind) {
+    switch (kind) {
+    case QMM_AVX512X_Q4_0: return QMM_TYPE_Q4_0;
+    case QMM_AVX512X_Q8_0: return QMM_TYPE_Q8_0;
+    case QMM_AVX512X_Q4_1: return QMM_TYPE_Q4_1;
+    case QMM_AVX512X_Q5_0: return QMM_TYPE_Q5_0;
+    case QMM_AVX512X_Q5_1: return QMM_TYPE_Q5_1;
+    case QMM_AVX512X_IQ4_NL: return QMM_TYPE_IQ4_NL;
+    case QMM_AVX512X_MXFP4: return QMM_TYPE_MXFP4;
+    case QMM_AVX512X_Q2_K: return QMM_TYPE_Q2_K;
+    case QMM_AVX512X_Q4_K: return QMM_TYPE_Q4_K;
+    case QMM_AVX512X_Q5_K: return QMM_TYPE_Q5_K;
+    case QMM_AVX512X_Q6_K: return QMM_TYPE_Q6_K;
+    case QMM_AVX512X_Q3_K: return QMM_TYPE_Q3_K;
+    default: return QMM_TYPE_IQ4_XS;
+    }
+}
+
+static inline void qmm_avx512x_w_pack(qmm_avx512x_kind kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
+                                      size_t stride, void *dst, qmm_avx512x_put_unit put) {
+    const int chunk = QMM_AVX512X_CHUNK(kind), ue = QMM_AVX512X_UE(kind);
     const int64_t nu = k / ue;
     const size_t pb = qmm_avx512x_panel_bytes(k, chunk, ue);
     for (int64_t p0 = n0; p0 < n1; p0 += QMM_AVX512_NR) {
@@ -1065,27 +1085,28 @@ static inline void qmm_avx512x_w_pack(int64_t k, int64_t n, int64_t n0, int64_t 
     }
 }
 
-static inline void qmm_avx512x_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int chunk, int ue,
-                                          qmm_type wtype, qmm_avx512x_get_unit get) {
+static inline void qmm_avx512x_w_read_row(qmm_avx512x_kind kind, const void *packed, int64_t k, int64_t row, float *dst,
+                                          qmm_avx512x_get_unit get) {
+    const int chunk = QMM_AVX512X_CHUNK(kind), ue = QMM_AVX512X_UE(kind);
     const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, chunk, ue);
     for (int64_t u = 0; u < k / ue; u++) {
         qmm_x86_unit blk; /* the GGUF unit rebuilt: ggml's values exactly */
         get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR), &blk);
-        qmm_dequantize_row(wtype, &blk, dst + u * ue, ue);
+        qmm_dequantize_row(qmm_avx512x_wtype(kind), &blk, dst + u * ue, ue);
     }
 }
 
-static inline void qmm_avx512x_w_unpack_row(const void *packed, int64_t k, int64_t row, void *dst, int chunk, int ue,
-                                            qmm_type wtype, qmm_avx512x_get_unit get) {
+static inline void qmm_avx512x_w_unpack_row(qmm_avx512x_kind kind, const void *packed, int64_t k, int64_t row, void *dst,
+                                            qmm_avx512x_get_unit get) {
+    const int chunk = QMM_AVX512X_CHUNK(kind), ue = QMM_AVX512X_UE(kind);
     const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, chunk, ue);
     for (int64_t u = 0; u < k / ue; u++)
         get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR),
-            (uint8_t *)dst + (size_t)u * qmm_type_block_bytes(wtype));
+            (uint8_t *)dst + (size_t)u * qmm_type_block_bytes(qmm_avx512x_wtype(kind)));
 }
 
 /* The x panels' size and offsets (w_packed_size, w_packed_offset), shared
- * by the AVX-512 VNNI and AMX families (packing, GET_ROWS and unpacking
- * above take QMM_AVX512X_CHUNK(kind) and QMM_AVX512X_UE(kind)). */
+ * by the AVX-512 VNNI and AMX families. */
 QMM_AVX512_INLINE size_t qmm_avx512x_w_size(qmm_avx512x_kind kind, int64_t k, int64_t n) {
     return (size_t)((n + QMM_AVX512_NR - 1) / QMM_AVX512_NR) *
            qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));

@@ -6,16 +6,13 @@
 static size_t avx512vnni_q3_k_w_size(int64_t k, int64_t n) { return qmm_avx512x_w_size(QMM_AVX512X_Q3_K, k, n); }
 static size_t avx512vnni_q3_k_w_offset(int64_t n_idx, int64_t k) { return qmm_avx512x_w_offset(QMM_AVX512X_Q3_K, n_idx, k); }
 static void avx512vnni_q3_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    qmm_avx512x_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_Q3_K), QMM_AVX512X_UE(QMM_AVX512X_Q3_K),
-                       qmm_avx512x_put_q3_k);
+    qmm_avx512x_w_pack(QMM_AVX512X_Q3_K, k, n, n0, n1, src, stride, dst, qmm_avx512x_put_q3_k);
 }
 static void avx512vnni_q3_k_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_avx512x_w_read_row(packed, k, row, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_Q3_K), QMM_AVX512X_UE(QMM_AVX512X_Q3_K),
-                           QMM_TYPE_Q3_K, qmm_avx512x_get_q3_k);
+    qmm_avx512x_w_read_row(QMM_AVX512X_Q3_K, packed, k, row, dst, qmm_avx512x_get_q3_k);
 }
 static void avx512vnni_q3_k_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    qmm_avx512x_w_unpack_row(packed, k, row, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_Q3_K), QMM_AVX512X_UE(QMM_AVX512X_Q3_K),
-                             QMM_TYPE_Q3_K, qmm_avx512x_get_q3_k);
+    qmm_avx512x_w_unpack_row(QMM_AVX512X_Q3_K, packed, k, row, dst, qmm_avx512x_get_q3_k);
 }
 static void avx512vnni_q3_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_avx512_gemm(QMM_AVX512_PANELS_X, QMM_AVX512X_Q3_K, 0, m, n, k, a, w, y, ys);

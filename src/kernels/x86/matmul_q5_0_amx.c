@@ -7,16 +7,13 @@
 static size_t amx_q5_0_w_size(int64_t k, int64_t n) { return qmm_avx512x_w_size(QMM_AVX512X_Q5_0, k, n); }
 static size_t amx_q5_0_w_offset(int64_t n_idx, int64_t k) { return qmm_avx512x_w_offset(QMM_AVX512X_Q5_0, n_idx, k); }
 static void amx_q5_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
-    qmm_avx512x_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_Q5_0), QMM_AVX512X_UE(QMM_AVX512X_Q5_0),
-                       qmm_avx512x_put_q5_0);
+    qmm_avx512x_w_pack(QMM_AVX512X_Q5_0, k, n, n0, n1, src, stride, dst, qmm_avx512x_put_q5_0);
 }
 static void amx_q5_0_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_avx512x_w_read_row(packed, k, row, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_Q5_0), QMM_AVX512X_UE(QMM_AVX512X_Q5_0),
-                           QMM_TYPE_Q5_0, qmm_avx512x_get_q5_0);
+    qmm_avx512x_w_read_row(QMM_AVX512X_Q5_0, packed, k, row, dst, qmm_avx512x_get_q5_0);
 }
 static void amx_q5_0_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    qmm_avx512x_w_unpack_row(packed, k, row, dst, QMM_AVX512X_CHUNK(QMM_AVX512X_Q5_0), QMM_AVX512X_UE(QMM_AVX512X_Q5_0),
-                             QMM_TYPE_Q5_0, qmm_avx512x_get_q5_0);
+    qmm_avx512x_w_unpack_row(QMM_AVX512X_Q5_0, packed, k, row, dst, qmm_avx512x_get_q5_0);
 }
 static void amx_q5_0_gemm(int64_t m, int64_t n, int64_t k, const void *a, const void *w, float *y, size_t ys) {
     qmm_amx_x_gemm(QMM_AVX512X_Q5_0, m, n, k, a, w, y, ys);
