@@ -135,7 +135,7 @@ static void compute_expected(problem *p) {
 
 static long compare(const problem *p, const float *got) { return got ? (long)(memcmp(got, p->expect, p->ybytes) != 0) : 1; }
 
-#define NPROB 28
+#define NPROB 30
 static problem probs[NPROB];
 static int nprob;
 
@@ -163,7 +163,7 @@ static void setup(void) {
         {64, 33, 17, 1, 2}, {96, 130, 2, 1, 1}, {160, 19, 3, 1, 1},  {256, 40, 6, 1, 1}, {512, 17, 5, 2, 1},  {256, 77, 3, 1, 1},
         {256, 9, 7, 1, 1},  {512, 31, 4, 1, 1}, {2880, 33, 3, 1, 1}, {512, 21, 5, 1, 1}, {2880, 40, 4, 1, 1}, {2880, 19, 5, 2, 1},
     };
-    for (int t = 4; t < NTYPES && nprob < NPROB - 2; t++) {
+    for (int t = 4; t < NTYPES && nprob < NPROB - 4; t++) {
         const int64_t *sh = more[t - 4];
         make_problem(&probs[nprob], types[t], sh[0], sh[1], sh[2], sh[3], sh[4]);
         compute_expected(&probs[nprob++]);
@@ -172,6 +172,11 @@ static void setup(void) {
     make_problem(&probs[nprob], QMM_TYPE_Q5_1, 96, 40, 130, 1, 1);
     compute_expected(&probs[nprob++]);
     make_problem(&probs[nprob], QMM_TYPE_Q6_K, 256, 24, 129, 1, 1);
+    compute_expected(&probs[nprob++]);
+    /* several row blocks of 128 in each of two batches: the work items of a GEMM are (chunk, batch, row block) */
+    make_problem(&probs[nprob], QMM_TYPE_F32, 64, 40, 300, 2, 1);
+    compute_expected(&probs[nprob++]);
+    make_problem(&probs[nprob], QMM_TYPE_Q8_0, 64, 33, 260, 1, 2);
     compute_expected(&probs[nprob++]);
 }
 

@@ -171,10 +171,37 @@ void qmm_exec_run_rows(const qmm_family *kf, const qmm_act_layout *al, int gemv,
     }
 }
 
-/* One column chunk of one batch on one slot. */
-static void run_chunk(const mm_plan *p, const slot_plan *s, const uint8_t *act, int64_t n0, int64_t cols, float *y_batch,
-                      size_t y_nb1) {
-    qmm_exec_run_rows(s->kf, s->al, p->gemv, p->m, p->k, act, s->w + s->kf->w_packed_offset(n0, p->k), cols, y_batch + n0, y_nb1);
+/* Activation row blocks per (chunk, batch) work item. A GEMM's items are
+ * (chunk, batch, row block): a chunk of 256 columns at m = 512 is four kernel
+ * calls, and handing them out one by one keeps both threads busy to the end
+ * where a chunk a thread would leave one waiting (k / v, 4 chunks on 2
+ * threads). Hybrid plans keep whole chunks: their slots' row blocks may
+ * differ. */
+static int64_t row_blocks(const mm_plan *p) {
+    if (p->gemv || p->nslots > 1)
+        return 1;
+    const int64_t mb = qmm_exec_m_block(p->s[0].al);
+    return (p->m + mb - 1) / mb;
+}
+
+/* Item it of the plan: its chunk of columns, batch and row block. */
+static void run_item(const mm_plan *p, const slot_plan *s, const uint8_t *work, int64_t nrb, int64_t it, const qmm_tensor *y) {
+    const int64_t per_chunk = p->nbatch * nrb;
+    const int64_t c = it / per_chunk, b = it % per_chunk / nrb, rb = it % nrb;
+    const int64_t n0 = c * p->chunk_cols;
+    const int64_t cols = p->n - n0 < p->chunk_cols ? p->n - n0 : p->chunk_cols;
+    const int64_t i2 = b % p->b2, i3 = b / p->b2;
+    const uint8_t *act = work + s->act_off + s->act_batch * (size_t)b;
+    float *yb = (float *)((char *)y->data + (size_t)i2 * y->nb[2] + (size_t)i3 * y->nb[3]) + n0;
+    int64_t r0 = 0, rows = p->m;
+    if (nrb > 1) {
+        const int64_t mb = qmm_exec_m_block(s->al);
+        r0 = rb * mb;
+        rows = p->m - r0 < mb ? p->m - r0 : mb;
+        act += s->al->packed_offset(r0, p->k);
+        yb = (float *)((char *)yb + (size_t)r0 * y->nb[1]);
+    }
+    qmm_exec_run_rows(s->kf, s->al, p->gemv, rows, p->k, act, s->w + s->kf->w_packed_offset(n0, p->k), cols, yb, y->nb[1]);
 }
 
 size_t qmm_exec_mul_mat_work_size(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, int nth) {
@@ -198,13 +225,7 @@ void qmm_exec_mul_mat(const qmm_exec_config *cfg, const qmm_weights *w, const qm
         sync->counter_store(sync->user, nth);
     sync->barrier(sync->user); /* publishes the packed activations and the queue */
     const slot_plan *s = &p.s[qmm_exec_slot_of(&p, ith)];
-    for (int64_t c = ith; c < p.nchunk; c = sync->counter_fetch_add(sync->user, 1)) {
-        const int64_t n0 = c * p.chunk_cols;
-        const int64_t cols = p.n - n0 < p.chunk_cols ? p.n - n0 : p.chunk_cols;
-        for (int64_t b = 0; b < p.nbatch; b++) {
-            const int64_t i2 = b % p.b2, i3 = b / p.b2;
-            float *yb = (float *)((char *)y->data + (size_t)i2 * y->nb[2] + (size_t)i3 * y->nb[3]);
-            run_chunk(&p, s, wb + s->act_off + s->act_batch * (size_t)b, n0, cols, yb, y->nb[1]);
-        }
-    }
+    const int64_t nrb = row_blocks(&p), nitem = p.nchunk * p.nbatch * nrb;
+    for (int64_t it = ith; it < nitem; it = sync->counter_fetch_add(sync->user, 1))
+        run_item(&p, s, wb, nrb, it, y);
 }
