@@ -171,12 +171,11 @@ void qmm_exec_run_rows(const qmm_family *kf, const qmm_act_layout *al, int gemv,
     }
 }
 
-/* Activation row blocks per (chunk, batch) work item. A GEMM's items are
- * (chunk, batch, row block): a chunk of 256 columns at m = 512 is four kernel
- * calls, and handing them out one by one keeps both threads busy to the end
- * where a chunk a thread would leave one waiting (k / v, 4 chunks on 2
- * threads). Hybrid plans keep whole chunks: their slots' row blocks may
- * differ. */
+/* Activation row blocks per (chunk, batch). A GEMM's work items are (chunk,
+ * batch, row block): a chunk of 256 columns at m = 512 is four kernel calls,
+ * and handed out one call at a time they keep every thread busy to the end,
+ * where whole chunks left one idle (k / v: 4 chunks for 2 threads). Hybrid
+ * plans keep whole chunks: their slots' row blocks may differ. */
 static int64_t row_blocks(const mm_plan *p) {
     if (p->gemv || p->nslots > 1)
         return 1;
