@@ -192,15 +192,14 @@ static void run_item(const mm_plan *p, const slot_plan *s, const uint8_t *work, 
     const int64_t i2 = b % p->b2, i3 = b / p->b2;
     const uint8_t *act = work + s->act_off + s->act_batch * (size_t)b;
     float *yb = (float *)((char *)y->data + (size_t)i2 * y->nb[2] + (size_t)i3 * y->nb[3]) + n0;
-    int64_t r0 = 0, rows = p->m;
-    if (nrb > 1) {
-        const int64_t mb = qmm_exec_m_block(s->al);
-        r0 = rb * mb;
-        rows = p->m - r0 < mb ? p->m - r0 : mb;
-        act += s->al->packed_offset(r0, p->k);
-        yb = (float *)((char *)yb + (size_t)r0 * y->nb[1]);
+    const uint8_t *wp = s->w + s->kf->w_packed_offset(n0, p->k);
+    if (nrb == 1) { /* GEMV or hybrid: the whole chunk */
+        qmm_exec_run_rows(s->kf, s->al, p->gemv, p->m, p->k, act, wp, cols, yb, y->nb[1]);
+        return;
     }
-    qmm_exec_run_rows(s->kf, s->al, p->gemv, rows, p->k, act, s->w + s->kf->w_packed_offset(n0, p->k), cols, yb, y->nb[1]);
+    const int64_t mb = qmm_exec_m_block(s->al), r0 = rb * mb, rows = p->m - r0 < mb ? p->m - r0 : mb;
+    s->kf->gemm(rows, cols, p->k, act + s->al->packed_offset(r0, p->k), wp, (float *)((char *)yb + (size_t)r0 * y->nb[1]),
+                y->nb[1]);
 }
 
 size_t qmm_exec_mul_mat_work_size(const qmm_exec_config *cfg, const qmm_weights *w, const qmm_tensor *x, int nth) {

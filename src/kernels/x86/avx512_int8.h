@@ -1065,8 +1065,9 @@ static inline qmm_type qmm_avx512x_wtype(qmm_avx512x_kind kind) {
     case QMM_AVX512X_Q5_K: return QMM_TYPE_Q5_K;
     case QMM_AVX512X_Q6_K: return QMM_TYPE_Q6_K;
     case QMM_AVX512X_Q3_K: return QMM_TYPE_Q3_K;
-    default: return QMM_TYPE_IQ4_XS;
+    case QMM_AVX512X_IQ4_XS: return QMM_TYPE_IQ4_XS;
     }
+    return QMM_TYPE_IQ4_XS; /* not reached: every kind has its case */
 }
 
 static inline void qmm_avx512x_w_pack(qmm_avx512x_kind kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src,
