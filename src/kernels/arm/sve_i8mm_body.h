@@ -288,62 +288,36 @@ static inline void svei8mm_w_pack_blk(int kind, int64_t k, int64_t n, int64_t n0
     }
 }
 
-static inline void svei8mm_w_read_row_blk(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = svei8mm_blk(kind, panel, b);
-        if (qmm_svesme_is_table(kind)) { /* the GGUF block rebuilt: ggml's values exactly */
-            uint8_t qs[QMM_QK / 2];
-            for (int h = 0; h < 2; h++)
-                memcpy(qs + 8 * h, blk + svei8mm_at(kind, r, h), 8);
-            qmm_dequantize_nl_block(kind == QMM_SVESME_KIND_MXFP4, blk + QMM_SVESME_SB(kind) * r, qs, dst + b * QMM_QK);
-            continue;
-        }
-        uint16_t hbits;
-        memcpy(&hbits, blk + 2 * r, 2);
-        const float d = qmm_fp16_to_fp32(hbits);
-        if (kind == QMM_SVESME_KIND_Q4_0) {
-            for (int l = 0; l < QMM_QK / 2; l++) {
-                const uint8_t s = (uint8_t)(blk[svei8mm_at(kind, r, l / 8) + l % 8] ^ 0x88);
-                dst[b * QMM_QK + l] = (float)((s & 0x0f) - 8) * d;
-                dst[b * QMM_QK + l + QMM_QK / 2] = (float)((s >> 4) - 8) * d;
-            }
-        } else {
-            for (int l = 0; l < QMM_QK; l++)
-                dst[b * QMM_QK + l] = (float)(int8_t)blk[svei8mm_at(kind, r, l / 8) + l % 8] * d;
-        }
+/* Row r of a Q8_0 / Q4_0 / table kind's block blk as its GGUF block bytes at g (the table kinds' scale and
+ * qs bytes as they are; d kept as fp16; Q4_0's nibble bytes xor 0x88 again). */
+static inline void svei8mm_blk_get(int kind, const uint8_t *blk, int r, uint8_t *g) {
+    const size_t sb = QMM_SVESME_SB(kind);
+    memcpy(g, blk + sb * r, sb);
+    for (int h = 0; h < (kind == QMM_SVESME_KIND_Q8_0 ? 4 : 2); h++) {
+        memcpy(g + sb + 8 * h, blk + svei8mm_at(kind, r, h), 8);
+        if (kind == QMM_SVESME_KIND_Q4_0)
+            for (int t = 0; t < 8; t++)
+                g[sb + 8 * h + t] ^= 0x88;
     }
 }
 
-/* The GGUF blocks back (the table kinds' scale and qs bytes as they are; d kept as fp16; Q4_0's nibble bytes
- * xor 0x88 again). */
-static inline void svei8mm_w_unpack_row_blk(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    const size_t sb = QMM_SVESME_SB(kind);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = svei8mm_blk(kind, panel, b);
-        if (qmm_svesme_is_table(kind)) {
-            uint8_t *wb = (uint8_t *)dst + (size_t)b * (sb + QMM_QK / 2);
-            memcpy(wb, blk + sb * r, sb);
-            for (int h = 0; h < 2; h++)
-                memcpy(wb + sb + 8 * h, blk + svei8mm_at(kind, r, h), 8);
-        } else if (kind == QMM_SVESME_KIND_Q4_0) {
-            qmm_block_q4_0 wb;
-            memcpy(&wb.d, blk + 2 * r, 2);
-            for (int t = 0; t < QMM_QK / 2; t++)
-                wb.qs[t] = (uint8_t)(blk[svei8mm_at(kind, r, t / 8) + t % 8] ^ 0x88);
-            memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
-        } else {
-            qmm_block_q8_0 wb;
-            memcpy(&wb.d, blk + 2 * r, 2);
-            for (int h = 0; h < 4; h++)
-                memcpy(wb.qs + 8 * h, blk + svei8mm_at(kind, r, h), 8);
-            memcpy((uint8_t *)dst + (size_t)b * sizeof wb, &wb, sizeof wb);
-        }
+/* The i8mm layout's unit_get (qmm_svesme_unit_get_fn). */
+static inline void svei8mm_unit_get(int kind, const uint8_t *panel, int64_t u, int r, qmm_svesme_gguf_block *g) {
+    if (qmm_svesme_is_two(kind)) {
+        qmm_svesme_two_super(kind, 8, panel + (size_t)u * qmm_svesme_unit_bytes(kind), r, &g->two);
+    } else if (kind == QMM_SVESME_KIND_Q6_K) {
+        svei8mm_q6_super(panel, u, r, &g->q6_k);
+    } else if (qmm_svesme_is_leg(kind)) {
+        uint8_t q[QMM_QK];
+        uint16_t d, m;
+        svei8mm_leg_get(kind, svei8mm_blk(kind, panel, u), r, &d, &m, q);
+        qmm_svesme_leg_put(kind, d, m, q, g->bytes);
+    } else if (qmm_svesme_is_kmin(kind)) {
+        svei8mm_kmin_super(kind, panel, u, r, &g->kmin);
+    } else if (kind == QMM_SVESME_KIND_IQ4_XS) {
+        svei8mm_xs_super(panel, u, r, &g->iq4_xs);
+    } else {
+        svei8mm_blk_get(kind, svei8mm_blk(kind, panel, u), r, g->bytes);
     }
 }
 
@@ -367,80 +341,10 @@ static inline void svei8mm_w_pack(int kind, int64_t k, int64_t n, int64_t n0, in
 }
 
 static inline void svei8mm_w_read_row(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    if (qmm_svesme_is_two(kind)) {
-        qmm_svesme_w_read_row_two(kind, 8, packed, k, row, dst);
-    } else if (kind == QMM_SVESME_KIND_Q6_K) {
-        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-            qmm_block_q6_k g;
-            svei8mm_q6_super(panel, s, r, &g);
-            qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
-        }
-    } else if (qmm_svesme_is_leg(kind)) {
-        for (int64_t b = 0; b < k / QMM_QK; b++) {
-            uint8_t q[QMM_QK];
-            uint16_t d, m;
-            svei8mm_leg_get(kind, svei8mm_blk(kind, panel, b), r, &d, &m, q);
-            qmm_svesme_leg_dequantize(kind, d, m, q, dst + b * QMM_QK);
-        }
-    } else if (qmm_svesme_is_kmin(kind)) {
-        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-            qmm_svesme_kmin_block g;
-            memset(&g, 0, sizeof g);
-            svei8mm_kmin_super(kind, panel, s, r, &g);
-            if (qmm_svesme_has_five(kind))
-                qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
-            else
-                qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
-        }
-    } else if (kind == QMM_SVESME_KIND_IQ4_XS) {
-        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-            qmm_block_iq4_xs g;
-            svei8mm_xs_super(panel, s, r, &g);
-            qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
-        }
-    } else {
-        svei8mm_w_read_row_blk(kind, packed, k, row, dst);
-    }
+    qmm_svesme_row_read(svei8mm_unit_get, kind, packed, k, row, dst);
 }
-
 static inline void svei8mm_w_unpack_row(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
-    const int r = (int)(row % QMM_SVEI8MM_NP);
-    if (qmm_svesme_is_two(kind)) {
-        qmm_svesme_w_unpack_row_two(kind, 8, packed, k, row, dst);
-    } else if (kind == QMM_SVESME_KIND_Q6_K) {
-        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-            qmm_block_q6_k g;
-            svei8mm_q6_super(panel, s, r, &g);
-            memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
-        }
-    } else if (qmm_svesme_is_leg(kind)) {
-        const size_t gb_bytes = qmm_svesme_leg_gguf_bytes(kind);
-        for (int64_t b = 0; b < k / QMM_QK; b++) {
-            uint8_t q[QMM_QK];
-            uint16_t d, m;
-            svei8mm_leg_get(kind, svei8mm_blk(kind, panel, b), r, &d, &m, q);
-            qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)dst + (size_t)b * gb_bytes);
-        }
-    } else if (qmm_svesme_is_kmin(kind)) {
-        const size_t gb_bytes = qmm_svesme_has_five(kind) ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
-        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-            qmm_svesme_kmin_block g;
-            memset(&g, 0, sizeof g);
-            svei8mm_kmin_super(kind, panel, s, r, &g);
-            memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
-        }
-    } else if (kind == QMM_SVESME_KIND_IQ4_XS) {
-        for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-            qmm_block_iq4_xs g;
-            svei8mm_xs_super(panel, s, r, &g);
-            memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
-        }
-    } else {
-        svei8mm_w_unpack_row_blk(kind, packed, k, row, dst);
-    }
+    qmm_svesme_row_unpack(svei8mm_unit_get, kind, packed, k, row, dst);
 }
 
 /* The activation pairs (a zero row pads an odd m). */

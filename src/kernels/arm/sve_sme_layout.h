@@ -285,65 +285,17 @@ static inline void qmm_svesme_w_pack_q4(int64_t k, int64_t n, int64_t n0, int64_
     }
 }
 
-/* GET_ROWS: the ggml values, computed as the reference dequantizer does. */
-static inline void qmm_svesme_w_read_row_q8(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q8_0, row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q8_BLK;
-        uint16_t h;
-        memcpy(&h, blk + 2 * r, 2);
-        const float d = qmm_fp16_to_fp32(h);
-        for (int l = 0; l < QMM_QK; l++)
-            dst[b * QMM_QK + l] = (float)(int8_t)blk[QMM_SVESME_SCALES + (l / 4) * QMM_SVESME_GROUP + 4 * r + l % 4] * d;
-    }
+/* Row r of a Q8_0 / Q4_0 panel block as its GGUF block (Q4_0's nibble bytes
+ * were stored xor 0x88). */
+static inline void qmm_svesme_q8_block_get(const uint8_t *blk, int r, qmm_block_q8_0 *g) {
+    memcpy(&g->d, blk + 2 * r, 2);
+    for (int gr = 0; gr < 8; gr++)
+        memcpy(g->qs + 4 * gr, blk + QMM_SVESME_SCALES + gr * QMM_SVESME_GROUP + 4 * r, 4);
 }
-
-static inline void qmm_svesme_w_read_row_q4(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q4_0, row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q4_BLK;
-        uint16_t h;
-        memcpy(&h, blk + 2 * r, 2);
-        const float d = qmm_fp16_to_fp32(h);
-        for (int l = 0; l < QMM_QK / 2; l++) {
-            const uint8_t s = (uint8_t)(blk[QMM_SVESME_SCALES + (l / 4) * QMM_SVESME_GROUP + 4 * r + l % 4] ^ 0x88);
-            dst[b * QMM_QK + l] = (float)((s & 0x0f) - 8) * d;
-            dst[b * QMM_QK + l + QMM_QK / 2] = (float)((s >> 4) - 8) * d;
-        }
-    }
-}
-
-/* w_unpack_row: the row's GGUF blocks back (d kept as fp16; Q4_0's nibble bytes xor 0x88 again). */
-static inline void qmm_svesme_w_unpack_row_q8(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q8_0, row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q8_BLK;
-        qmm_block_q8_0 g;
-        memcpy(&g.d, blk + 2 * r, 2);
-        for (int gr = 0; gr < 8; gr++)
-            memcpy(g.qs + 4 * gr, blk + QMM_SVESME_SCALES + gr * QMM_SVESME_GROUP + 4 * r, 4);
-        memcpy((uint8_t *)dst + (size_t)b * sizeof g, &g, sizeof g);
-    }
-}
-
-static inline void qmm_svesme_w_unpack_row_q4(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q4_0, row, k);
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_SVESME_Q4_BLK;
-        qmm_block_q4_0 g;
-        memcpy(&g.d, blk + 2 * r, 2);
-        for (int t = 0; t < QMM_QK / 2; t++)
-            g.qs[t] = (uint8_t)(blk[QMM_SVESME_SCALES + (t / 4) * QMM_SVESME_GROUP + 4 * r + t % 4] ^ 0x88);
-        memcpy((uint8_t *)dst + (size_t)b * sizeof g, &g, sizeof g);
-    }
+static inline void qmm_svesme_q4_block_get(const uint8_t *blk, int r, qmm_block_q4_0 *g) {
+    memcpy(&g->d, blk + 2 * r, 2);
+    for (int t = 0; t < QMM_QK / 2; t++)
+        g->qs[t] = (uint8_t)(blk[QMM_SVESME_SCALES + (t / 4) * QMM_SVESME_GROUP + 4 * r + t % 4] ^ 0x88);
 }
 
 /* The table kinds' panels: the scale bytes of row r at SB r, the GGUF nibble
@@ -369,34 +321,13 @@ static inline void qmm_svesme_w_pack_table(int kind, int64_t k, int64_t n, int64
     }
 }
 
-/* GET_ROWS of the table kinds: the row's GGUF blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_table(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const int sb = QMM_SVESME_SB(kind), blk_bytes = QMM_SVESME_TABLE_BLK(kind);
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * (size_t)blk_bytes;
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * (size_t)blk_bytes;
-        uint8_t qs[QMM_QK / 2];
-        for (int j = 0; j < 4; j++)
-            memcpy(qs + 4 * j, blk + QMM_SVESME_NP * sb + j * QMM_SVESME_GROUP + 4 * r, 4);
-        qmm_dequantize_nl_block(kind == QMM_SVESME_KIND_MXFP4, blk + sb * r, qs, dst + b * QMM_QK);
-    }
-}
-
-/* w_unpack_row of the table kinds: the scale bytes, then the 16 qs bytes, as they are. */
-static inline void qmm_svesme_w_unpack_row_table(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
-    const int64_t nb = k / QMM_QK;
-    const int sb = QMM_SVESME_SB(kind), blk_bytes = QMM_SVESME_TABLE_BLK(kind), row_bytes = sb + QMM_QK / 2;
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * (size_t)blk_bytes;
-    const int r = (int)(row % QMM_SVESME_NP);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * (size_t)blk_bytes;
-        uint8_t *g = (uint8_t *)dst + (size_t)b * (size_t)row_bytes;
-        memcpy(g, blk + sb * r, (size_t)sb);
-        for (int j = 0; j < 4; j++)
-            memcpy(g + sb + 4 * j, blk + QMM_SVESME_NP * sb + j * QMM_SVESME_GROUP + 4 * r, 4);
-    }
+/* Row r of a table kind's panel block as its GGUF block: the scale bytes,
+ * then the 16 qs bytes, as they are. */
+static inline void qmm_svesme_table_block_get(int kind, const uint8_t *blk, int r, uint8_t *g) {
+    const int sb = QMM_SVESME_SB(kind);
+    memcpy(g, blk + sb * r, (size_t)sb);
+    for (int j = 0; j < 4; j++)
+        memcpy(g + sb + 4 * j, blk + QMM_SVESME_NP * sb + j * QMM_SVESME_GROUP + 4 * r, 4);
 }
 
 /* IQ4_XS: GGUF rows [n0, n1) (whole panels; pad rows zero). */
@@ -431,24 +362,6 @@ static inline void qmm_svesme_iq4_xs_super(const uint8_t *sup, int r, qmm_block_
         const uint8_t *blk = sup + QMM_SVESME_SCALES + j * QMM_SVESME_XS_BLK;
         for (int q = 0; q < 4; q++)
             memcpy(g->qs + 16 * j + 4 * q, blk + QMM_SVESME_NP + q * QMM_SVESME_GROUP + 4 * r, 4);
-    }
-}
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_iq4_xs(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_IQ4_XS, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_iq4_xs g;
-        qmm_svesme_iq4_xs_super(panel + (size_t)s * QMM_SVESME_XS_SUPER, (int)(row % QMM_SVESME_NP), &g);
-        qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-/* w_unpack_row: the same super-blocks, as bytes. */
-static inline void qmm_svesme_w_unpack_row_iq4_xs(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_IQ4_XS, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_iq4_xs g;
-        qmm_svesme_iq4_xs_super(panel + (size_t)s * QMM_SVESME_XS_SUPER, (int)(row % QMM_SVESME_NP), &g);
-        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
 
@@ -596,30 +509,6 @@ static inline void qmm_svesme_kmin_super(int five, const uint8_t *sup, int r, qm
         qmm_svesme_kmin_q_put(five, g, j, q);
     }
 }
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_kmin(int five, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(qmm_svesme_kmin_kind(five), row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_svesme_kmin_block g;
-        memset(&g, 0, sizeof g);
-        qmm_svesme_kmin_super(five, panel + (size_t)s * QMM_SVESME_K_SUPER(five), (int)(row % QMM_SVESME_NP), &g);
-        if (five)
-            qmm_dequantize_row_q5_k(&g.q5, dst + s * QMM_QK_K, QMM_QK_K);
-        else
-            qmm_dequantize_row_q4_k(&g.q4, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-/* w_unpack_row: the same super-blocks, as bytes. */
-static inline void qmm_svesme_w_unpack_row_kmin(int five, const void *packed, int64_t k, int64_t row, void *dst) {
-    const size_t gb_bytes = five ? sizeof(qmm_block_q5_k) : sizeof(qmm_block_q4_k);
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(qmm_svesme_kmin_kind(five), row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_svesme_kmin_block g;
-        memset(&g, 0, sizeof g);
-        qmm_svesme_kmin_super(five, panel + (size_t)s * QMM_SVESME_K_SUPER(five), (int)(row % QMM_SVESME_NP), &g);
-        memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
-    }
-}
 
 /* A legacy GGUF block's fp16 d, m (0 without) and unsigned q (0..15 / 0..31). */
 static inline void qmm_svesme_leg_get(int kind, const uint8_t *gb, uint16_t *d, uint16_t *m, uint8_t q[QMM_QK]) {
@@ -660,21 +549,6 @@ static inline void qmm_svesme_leg_put(int kind, uint16_t d, uint16_t m, const ui
         memcpy(gb, &g, sizeof g);
     }
 }
-/* ... or dequantized: ggml's values exactly. */
-static inline void qmm_svesme_leg_dequantize(int kind, uint16_t d, uint16_t m, const uint8_t q[QMM_QK], float *dst) {
-    union {
-        qmm_block_q4_1 q4_1;
-        qmm_block_q5_0 q5_0;
-        qmm_block_q5_1 q5_1;
-    } g;
-    qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)&g);
-    if (kind == QMM_SVESME_KIND_Q4_1)
-        qmm_dequantize_row_q4_1(&g.q4_1, dst, QMM_QK);
-    else if (kind == QMM_SVESME_KIND_Q5_0)
-        qmm_dequantize_row_q5_0(&g.q5_0, dst, QMM_QK);
-    else
-        qmm_dequantize_row_q5_1(&g.q5_1, dst, QMM_QK);
-}
 static inline size_t qmm_svesme_leg_gguf_bytes(int kind) {
     return kind == QMM_SVESME_KIND_Q4_1   ? sizeof(qmm_block_q4_1)
            : kind == QMM_SVESME_KIND_Q5_0 ? sizeof(qmm_block_q5_0)
@@ -709,30 +583,6 @@ static inline void qmm_svesme_leg_block_get(int kind, const uint8_t *blk, int r,
     if (QMM_SVESME_LEG_MIN(kind))
         memcpy(m, blk + QMM_SVESME_SCALES + 2 * r, 2);
     qmm_svesme_q_get(blk + QMM_SVESME_SCALES * (1 + QMM_SVESME_LEG_MIN(kind)), r, QMM_SVESME_LEG_FIVE(kind), q);
-}
-/* GET_ROWS: the row's GGUF blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_leg(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const size_t blk_bytes = QMM_SVESME_LEG_BLK(kind);
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * blk_bytes;
-    for (int64_t b = 0; b < nb; b++) {
-        uint8_t q[QMM_QK];
-        uint16_t d, m;
-        qmm_svesme_leg_block_get(kind, panel + (size_t)b * blk_bytes, (int)(row % QMM_SVESME_NP), &d, &m, q);
-        qmm_svesme_leg_dequantize(kind, d, m, q, dst + b * QMM_QK);
-    }
-}
-/* w_unpack_row: the same blocks, as bytes (every field survives packing). */
-static inline void qmm_svesme_w_unpack_row_leg(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
-    const int64_t nb = k / QMM_QK;
-    const size_t blk_bytes = QMM_SVESME_LEG_BLK(kind);
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_SVESME_NP) * (size_t)nb * blk_bytes;
-    for (int64_t b = 0; b < nb; b++) {
-        uint8_t q[QMM_QK];
-        uint16_t d, m;
-        qmm_svesme_leg_block_get(kind, panel + (size_t)b * blk_bytes, (int)(row % QMM_SVESME_NP), &d, &m, q);
-        qmm_svesme_leg_put(kind, d, m, q, (uint8_t *)dst + (size_t)b * qmm_svesme_leg_gguf_bytes(kind));
-    }
 }
 
 /* Q6_K's 32-block j as its q (0..63), and back (ORed into a zeroed block). */
@@ -806,24 +656,6 @@ static inline void qmm_svesme_q6_super(const uint8_t *sup, int r, qmm_block_q6_k
             memcpy(hi + 4 * q4, blk + 2 * QMM_SVESME_NP + (4 + q4) * QMM_SVESME_GROUP + 4 * r, 4);
         qmm_svesme_q6_join(lo, hi, 4, q);
         qmm_svesme_q6_put(g, j, q);
-    }
-}
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_q6_k(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q6_K, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_q6_k g;
-        qmm_svesme_q6_super(panel + (size_t)s * QMM_SVESME_Q6_SUPER, (int)(row % QMM_SVESME_NP), &g);
-        qmm_dequantize_row_q6_k(&g, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-/* w_unpack_row: the same super-blocks, as bytes. */
-static inline void qmm_svesme_w_unpack_row_q6_k(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(QMM_SVESME_KIND_Q6_K, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_q6_k g;
-        qmm_svesme_q6_super(panel + (size_t)s * QMM_SVESME_Q6_SUPER, (int)(row % QMM_SVESME_NP), &g);
-        memcpy((uint8_t *)dst + (size_t)s * sizeof g, &g, sizeof g);
     }
 }
 
@@ -960,32 +792,8 @@ static inline void qmm_svesme_two_super(int kind, int kr, const uint8_t *sup, in
         qmm_svesme_two_q_put(kind, g, j, q);
     }
 }
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, ggml's values exactly. */
-static inline void qmm_svesme_w_read_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_svesme_two_block g;
-        memset(&g, 0, sizeof g);
-        qmm_svesme_two_super(kind, kr, panel + (size_t)s * QMM_SVESME_TWO_SUPER(kind), (int)(row % QMM_SVESME_NP), &g);
-        if (kind == QMM_SVESME_KIND_Q3_K)
-            qmm_dequantize_row_q3_k(&g.q3, dst + s * QMM_QK_K, QMM_QK_K);
-        else
-            qmm_dequantize_row_q2_k(&g.q2, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-/* w_unpack_row: the same super-blocks, as bytes. */
-static inline void qmm_svesme_w_unpack_row_two(int kind, int kr, const void *packed, int64_t k, int64_t row, void *dst) {
-    const size_t gb_bytes = kind == QMM_SVESME_KIND_Q3_K ? sizeof(qmm_block_q3_k) : sizeof(qmm_block_q2_k);
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_svesme_two_block g;
-        memset(&g, 0, sizeof g);
-        qmm_svesme_two_super(kind, kr, panel + (size_t)s * QMM_SVESME_TWO_SUPER(kind), (int)(row % QMM_SVESME_NP), &g);
-        memcpy((uint8_t *)dst + (size_t)s * gb_bytes, &g, gb_bytes);
-    }
-}
-/* The descriptor's w_pack, w_read_row and w_unpack_row of every kind in the
- * SDOT / SME form (sve_i8mm_body.h has its own, kr = 8). */
+/* The descriptor's w_pack of every kind in the SDOT / SME form
+ * (sve_i8mm_body.h has its own, kr = 8); w_read_row and w_unpack_row below. */
 static inline void qmm_svesme_w_pack(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                      void *dst) {
     switch (kind) {
@@ -1002,35 +810,96 @@ static inline void qmm_svesme_w_pack(int kind, int64_t k, int64_t n, int64_t n0,
     default: qmm_svesme_w_pack_leg(kind, k, n, n0, n1, src, stride, dst);
     }
 }
-static inline void qmm_svesme_w_read_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+/* The GGUF type of a kind. */
+static inline qmm_type qmm_svesme_type(int kind) {
     switch (kind) {
-    case QMM_SVESME_KIND_Q8_0: qmm_svesme_w_read_row_q8(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_Q4_0: qmm_svesme_w_read_row_q4(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_IQ4_NL:
-    case QMM_SVESME_KIND_MXFP4: qmm_svesme_w_read_row_table(kind, packed, k, row, dst); break;
-    case QMM_SVESME_KIND_IQ4_XS: qmm_svesme_w_read_row_iq4_xs(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_Q4_K:
-    case QMM_SVESME_KIND_Q5_K: qmm_svesme_w_read_row_kmin(kind == QMM_SVESME_KIND_Q5_K, packed, k, row, dst); break;
-    case QMM_SVESME_KIND_Q6_K: qmm_svesme_w_read_row_q6_k(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_Q3_K:
-    case QMM_SVESME_KIND_Q2_K: qmm_svesme_w_read_row_two(kind, 4, packed, k, row, dst); break;
-    default: qmm_svesme_w_read_row_leg(kind, packed, k, row, dst);
+    case QMM_SVESME_KIND_Q8_0: return QMM_TYPE_Q8_0;
+    case QMM_SVESME_KIND_Q4_0: return QMM_TYPE_Q4_0;
+    case QMM_SVESME_KIND_IQ4_NL: return QMM_TYPE_IQ4_NL;
+    case QMM_SVESME_KIND_MXFP4: return QMM_TYPE_MXFP4;
+    case QMM_SVESME_KIND_IQ4_XS: return QMM_TYPE_IQ4_XS;
+    case QMM_SVESME_KIND_Q4_K: return QMM_TYPE_Q4_K;
+    case QMM_SVESME_KIND_Q5_K: return QMM_TYPE_Q5_K;
+    case QMM_SVESME_KIND_Q6_K: return QMM_TYPE_Q6_K;
+    case QMM_SVESME_KIND_Q4_1: return QMM_TYPE_Q4_1;
+    case QMM_SVESME_KIND_Q5_0: return QMM_TYPE_Q5_0;
+    case QMM_SVESME_KIND_Q5_1: return QMM_TYPE_Q5_1;
+    case QMM_SVESME_KIND_Q3_K: return QMM_TYPE_Q3_K;
+    case QMM_SVESME_KIND_Q2_K:
+    default: return QMM_TYPE_Q2_K;
     }
 }
-static inline void qmm_svesme_w_unpack_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
-    switch (kind) {
-    case QMM_SVESME_KIND_Q8_0: qmm_svesme_w_unpack_row_q8(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_Q4_0: qmm_svesme_w_unpack_row_q4(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_IQ4_NL:
-    case QMM_SVESME_KIND_MXFP4: qmm_svesme_w_unpack_row_table(kind, packed, k, row, dst); break;
-    case QMM_SVESME_KIND_IQ4_XS: qmm_svesme_w_unpack_row_iq4_xs(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_Q4_K:
-    case QMM_SVESME_KIND_Q5_K: qmm_svesme_w_unpack_row_kmin(kind == QMM_SVESME_KIND_Q5_K, packed, k, row, dst); break;
-    case QMM_SVESME_KIND_Q6_K: qmm_svesme_w_unpack_row_q6_k(packed, k, n, row, dst); break;
-    case QMM_SVESME_KIND_Q3_K:
-    case QMM_SVESME_KIND_Q2_K: qmm_svesme_w_unpack_row_two(kind, 4, packed, k, row, dst); break;
-    default: qmm_svesme_w_unpack_row_leg(kind, packed, k, row, dst);
+
+/* Any GGUF block or super-block of the kinds, for the readers. */
+typedef union {
+    qmm_block_q8_0 q8_0;
+    qmm_block_q4_0 q4_0;
+    qmm_block_iq4_xs iq4_xs;
+    qmm_svesme_kmin_block kmin;
+    qmm_block_q6_k q6_k;
+    qmm_svesme_two_block two;
+    uint8_t bytes[32]; /* the legacy and table kinds' blocks: 18 to 24 bytes */
+} qmm_svesme_gguf_block;
+
+/* Row r of unit u of a panel as its GGUF block at g (zeroed first): a
+ * layout's exact inverse of its pack (every bit of a block survives packing). */
+typedef void (*qmm_svesme_unit_get_fn)(int kind, const uint8_t *panel, int64_t u, int r, qmm_svesme_gguf_block *g);
+
+/* GET_ROWS: the row's GGUF blocks rebuilt by get, dequantized as the reference does. */
+static inline void qmm_svesme_row_read(qmm_svesme_unit_get_fn get, int kind, const void *packed, int64_t k, int64_t row,
+                                       float *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
+    const int64_t uk = qmm_svesme_unit_k(kind);
+    for (int64_t u = 0; u < k / uk; u++) {
+        qmm_svesme_gguf_block g;
+        memset(&g, 0, sizeof g);
+        get(kind, panel, u, (int)(row % QMM_SVESME_NP), &g);
+        qmm_dequantize_row(qmm_svesme_type(kind), &g, dst + u * uk, uk);
     }
+}
+/* w_unpack_row: the same blocks, as the row's GGUF bytes. */
+static inline void qmm_svesme_row_unpack(qmm_svesme_unit_get_fn get, int kind, const void *packed, int64_t k, int64_t row,
+                                         void *dst) {
+    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
+    const int64_t uk = qmm_svesme_unit_k(kind);
+    const size_t gb_bytes = qmm_type_block_bytes(qmm_svesme_type(kind));
+    for (int64_t u = 0; u < k / uk; u++) {
+        qmm_svesme_gguf_block g;
+        memset(&g, 0, sizeof g);
+        get(kind, panel, u, (int)(row % QMM_SVESME_NP), &g);
+        memcpy((uint8_t *)dst + (size_t)u * gb_bytes, &g, gb_bytes);
+    }
+}
+
+/* The SDOT / SME layout's unit_get. */
+static inline void qmm_svesme_unit_get(int kind, const uint8_t *panel, int64_t u, int r, qmm_svesme_gguf_block *g) {
+    const uint8_t *unit = panel + (size_t)u * qmm_svesme_unit_bytes(kind);
+    switch (kind) {
+    case QMM_SVESME_KIND_Q8_0: qmm_svesme_q8_block_get(unit, r, &g->q8_0); break;
+    case QMM_SVESME_KIND_Q4_0: qmm_svesme_q4_block_get(unit, r, &g->q4_0); break;
+    case QMM_SVESME_KIND_IQ4_NL:
+    case QMM_SVESME_KIND_MXFP4: qmm_svesme_table_block_get(kind, unit, r, g->bytes); break;
+    case QMM_SVESME_KIND_IQ4_XS: qmm_svesme_iq4_xs_super(unit, r, &g->iq4_xs); break;
+    case QMM_SVESME_KIND_Q4_K:
+    case QMM_SVESME_KIND_Q5_K: qmm_svesme_kmin_super(kind == QMM_SVESME_KIND_Q5_K, unit, r, &g->kmin); break;
+    case QMM_SVESME_KIND_Q6_K: qmm_svesme_q6_super(unit, r, &g->q6_k); break;
+    case QMM_SVESME_KIND_Q3_K:
+    case QMM_SVESME_KIND_Q2_K: qmm_svesme_two_super(kind, 4, unit, r, &g->two); break;
+    default: { /* the legacy kinds */
+        uint8_t q[QMM_QK];
+        uint16_t d, m;
+        qmm_svesme_leg_block_get(kind, unit, r, &d, &m, q);
+        qmm_svesme_leg_put(kind, d, m, q, g->bytes);
+    }
+    }
+}
+static inline void qmm_svesme_w_read_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
+    (void)n;
+    qmm_svesme_row_read(qmm_svesme_unit_get, kind, packed, k, row, dst);
+}
+static inline void qmm_svesme_w_unpack_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
+    (void)n;
+    qmm_svesme_row_unpack(qmm_svesme_unit_get, kind, packed, k, row, dst);
 }
 
 /* SME GEMM activations: groups of 16 rows (zero rows pad the last), per
