@@ -191,6 +191,10 @@ void qmm_q5_high_bits_put(const uint8_t q[QMM_QK], uint8_t qh[4]);
  * bit for bit) and the quantizers the library has (ggml's reference ones,
  * byte for byte). Return 0, or -1 when the type has none (nothing written). */
 int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k);
+/* The same, of the row's GGUF bytes held in the tail of dst itself (the last
+ * qmm_row_size(t, k) of its 4 k bytes: a family's GET_ROWS through its
+ * w_unpack_row, with no buffer), dequantized in place. */
+int qmm_dequantize_row_tail(qmm_type t, float *dst, int64_t k);
 int qmm_quantize_row(qmm_type t, const float *src, void *dst, int64_t k);
 int qmm_type_has_dequantizer(qmm_type t);
 int qmm_type_has_quantizer(qmm_type t);

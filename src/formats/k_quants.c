@@ -147,6 +147,24 @@ int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k) {
     }
 }
 
+int qmm_dequantize_row_tail(qmm_type t, float *dst, int64_t k) {
+    const int64_t be = qmm_type_block_elems(t);
+    const size_t bb = qmm_type_block_bytes(t), rb = qmm_row_size(t, k);
+    uint8_t unit[256] __attribute__((aligned(16)));
+    if (!rb || bb > sizeof unit || !qmm_type_has_dequantizer(t))
+        return -1;
+    /* Unit u's floats end at byte 4 be (u + 1); unit u + 1's bytes start at
+     * 4 k - rb + (u + 1) bb = 4 be (u + 1) + (nb - u - 1) (4 be - bb), no
+     * earlier, as no block is wider than its floats. Unit u itself is copied
+     * out before its floats are written. */
+    const uint8_t *src = (const uint8_t *)dst + (size_t)k * sizeof(float) - rb;
+    for (int64_t u = 0; u < k / be; u++) {
+        memcpy(unit, src + (size_t)u * bb, bb);
+        qmm_dequantize_row(t, unit, dst + u * be, be);
+    }
+    return 0;
+}
+
 int qmm_quantize_row(qmm_type t, const float *src, void *dst, int64_t k) {
     switch (t) {
     case QMM_TYPE_F16:

@@ -174,35 +174,6 @@ static inline void qmm_neon_pack_q4_0(int arrangement, int64_t k, int64_t n, int
     }
 }
 
-static inline void qmm_neon_read_q8_0(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q8_BLK, row, k);
-    const int r = (int)(row % QMM_NEON_NR);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_NEON_Q8_BLK;
-        float d;
-        memcpy(&d, blk + 4 * r, 4);
-        for (int t = 0; t < QMM_QK; t++)
-            dst[b * QMM_QK + t] = (float)(int8_t)blk[16 + qmm_neon_pos(arrangement, r, t)] * d;
-    }
-}
-
-static inline void qmm_neon_read_q4_0(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q4_BLK, row, k);
-    const int r = (int)(row % QMM_NEON_NR);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * QMM_NEON_Q4_BLK;
-        float d;
-        memcpy(&d, blk + 4 * r, 4);
-        for (int t = 0; t < QMM_QK / 2; t++) {
-            const unsigned v = blk[16 + qmm_neon_pos(arrangement, r, t)] ^ 0x88u;
-            dst[b * QMM_QK + t] = (float)((int)(v & 0x0fu) - 8) * d;
-            dst[b * QMM_QK + t + QMM_QK / 2] = (float)((int)(v >> 4) - 8) * d;
-        }
-    }
-}
-
 /* w_unpack_row: the row's GGUF blocks back. The panel's fp32 d is a widened fp16, so rounding it back to fp16 is
  * exact (finite d; the contract's). Q4_0 nibbles were stored as q ^ 8. */
 static inline void qmm_neon_unpack_q8_0(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {

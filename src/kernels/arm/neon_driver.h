@@ -58,24 +58,6 @@ static inline void qmm_neon_int8_w_pack(qmm_type kind, int arrangement, int64_t 
     }
 }
 
-static inline void qmm_neon_int8_w_read_row(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t n, int64_t row,
-                                            float *dst) {
-    (void)n;
-    switch (kind) {
-    case QMM_TYPE_Q8_0: qmm_neon_read_q8_0(arrangement, packed, k, row, dst); break;
-    case QMM_TYPE_Q4_0: qmm_neon_read_q4_0(arrangement, packed, k, row, dst); break;
-    case QMM_TYPE_IQ4_NL:
-    case QMM_TYPE_MXFP4: qmm_neon_table_read(kind, arrangement, packed, k, row, dst); break;
-    case QMM_TYPE_IQ4_XS: qmm_neon_read_iq4_xs(arrangement, packed, k, row, dst); break;
-    case QMM_TYPE_Q2_K:
-    case QMM_TYPE_Q3_K:
-    case QMM_TYPE_Q4_K:
-    case QMM_TYPE_Q5_K: qmm_neon_kq_read(kind, arrangement, packed, k, row, dst); break;
-    case QMM_TYPE_Q6_K: qmm_neon_q6_k_read(arrangement, packed, k, row, dst); break;
-    default: qmm_neon_legacy_read(kind, arrangement, packed, k, row, dst); break;
-    }
-}
-
 static inline void qmm_neon_int8_w_unpack_row(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t n,
                                               int64_t row, void *dst) {
     (void)n;
@@ -92,6 +74,15 @@ static inline void qmm_neon_int8_w_unpack_row(qmm_type kind, int arrangement, co
     case QMM_TYPE_Q6_K: qmm_neon_q6_k_unpack_row(arrangement, packed, k, row, dst); break;
     default: qmm_neon_legacy_unpack_row(kind, arrangement, packed, k, row, dst); break;
     }
+}
+
+/* GET_ROWS: the row's GGUF bytes unpacked into the tail of dst, then the
+ * reference's dequantizer in place: ggml's values exactly. */
+static inline void qmm_neon_int8_w_read_row(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t n, int64_t row,
+                                            float *dst) {
+    const size_t rb = qmm_row_size(kind, k);
+    qmm_neon_int8_w_unpack_row(kind, arrangement, packed, k, n, row, (uint8_t *)dst + (size_t)k * sizeof(float) - rb);
+    (void)qmm_dequantize_row_tail(kind, dst, k);
 }
 
 static inline size_t qmm_neon_int8_act_size(qmm_type kind, int64_t m, int64_t k) {

@@ -122,39 +122,6 @@ static inline void qmm_neon_kq_pack(qmm_type kind, int arrangement, int64_t k, i
     }
 }
 
-/* GET_ROWS: ggml's dequantization (src/formats/k_quants.c), the same fp32 operations on the same values. */
-static inline void qmm_neon_kq_read(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nsb = k / QMM_QK_K;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(qmm_neon_kq_blk(kind), row, k);
-    const int r = (int)(row % QMM_NEON_NR);
-    for (int64_t s = 0; s < nsb; s++, dst += QMM_QK_K) {
-        const uint8_t *sb = panel + (size_t)s * qmm_neon_kq_sb(kind), *unit0 = sb + qmm_neon_kq_hdr(kind);
-        uint16_t hd, hdmin = 0;
-        memcpy(&hd, sb + 2 * r, 2);
-        if (kind != QMM_TYPE_Q3_K)
-            memcpy(&hdmin, sb + 8 + 2 * r, 2);
-        const float d = qmm_fp16_to_fp32(hd), dmin = qmm_fp16_to_fp32(hdmin);
-        uint8_t q3_scales[12];
-        for (int i = 0; kind == QMM_TYPE_Q3_K && i < 12; i++)
-            q3_scales[i] = sb[8 + 4 * i + r];
-        for (int l = 0; l < QMM_QK_K; l++) {
-            const int j = l / 32;
-            const int u = (int)qmm_neon_kq_get(kind, arrangement, unit0 + j * qmm_neon_kq_unit(kind), r, l % 32);
-            if (kind == QMM_TYPE_Q3_K) {
-                const float dl = d * (float)qmm_q3_k_scale(q3_scales, l / 16);
-                dst[l] = dl * (float)(u - 4);
-            } else if (kind == QMM_TYPE_Q2_K) {
-                const uint8_t sc = sb[16 + 8 * j + 4 * ((l / 16) % 2) + r];
-                const float dl = d * (float)(sc & 0x0f), ml = dmin * (float)(sc >> 4);
-                dst[l] = dl * (float)u - ml;
-            } else {
-                const float dl = d * (float)sb[16 + 8 * j + r], ml = dmin * (float)sb[16 + 8 * j + 4 + r];
-                dst[l] = dl * (float)u - ml;
-            }
-        }
-    }
-}
-
 /* Element l's u (qmm_neon_kq_put's: Q3_K q + 4, else q) ORed into a zeroed GGUF super-block: the bit placement of
  * qmm_q2_k_q ... qmm_q5_k_q. */
 static inline void qmm_neon_kq_gguf_put(qmm_type kind, void *gb, int l, unsigned u) {

@@ -220,18 +220,6 @@ typedef union {
     qmm_block_q5_1 q5_1;
 } qmm_neon_legacy_gguf;
 
-/* GET_ROWS: the row's GGUF blocks rebuilt from the panel, dequantized by the reference's own function. */
-static inline void qmm_neon_legacy_read(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const size_t blk_bytes = qmm_neon_legacy_blk(kind);
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
-    for (int64_t b = 0; b < nb; b++) {
-        qmm_neon_legacy_gguf wb;
-        qmm_neon_legacy_block(kind, arrangement, panel + (size_t)b * blk_bytes, (int)(row % QMM_NEON_NR), (uint8_t *)&wb);
-        (void)qmm_dequantize_row(kind, &wb, dst + b * QMM_QK, QMM_QK);
-    }
-}
-
 /* w_unpack_row: the same blocks, as bytes. */
 static inline void qmm_neon_legacy_unpack_row(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row,
                                               void *dst) {

@@ -139,16 +139,6 @@ static inline void qmm_neon_q6_k_block(int arrangement, const uint8_t *sb, int r
     }
 }
 
-/* GET_ROWS: the row's GGUF blocks rebuilt from the panel, dequantized by the reference's own function. */
-static inline void qmm_neon_q6_k_read(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q6_K_BLK, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_q6_k wb;
-        qmm_neon_q6_k_block(arrangement, panel + (size_t)s * QMM_NEON_Q6_K_SB, (int)(row % QMM_NEON_NR), &wb);
-        qmm_dequantize_row_q6_k(&wb, dst + s * QMM_QK_K, QMM_QK_K);
-    }
-}
-
 /* w_unpack_row: the same blocks, as bytes. */
 static inline void qmm_neon_q6_k_unpack_row(int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
     const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_Q6_K_BLK, row, k);

@@ -66,21 +66,6 @@ static inline void qmm_neon_table_pack(qmm_type kind, int arrangement, int64_t k
     }
 }
 
-static inline void qmm_neon_table_read(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const size_t blk_bytes = kind == QMM_TYPE_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
-    const int hdr = kind == QMM_TYPE_MXFP4 ? 4 : 8;
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(blk_bytes, row, k);
-    const int r = (int)(row % QMM_NEON_NR);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * blk_bytes;
-        uint8_t qs[QMM_QK / 2];
-        for (int t = 0; t < QMM_QK / 2; t++)
-            qs[t] = blk[hdr + qmm_neon_pos(arrangement, r, t)];
-        qmm_dequantize_nl_block(kind == QMM_TYPE_MXFP4, blk + (kind == QMM_TYPE_MXFP4 ? r : 2 * r), qs, dst + b * QMM_QK);
-    }
-}
-
 /* w_unpack_row: the GGUF blocks back (the scale bytes and the nibble bytes are kept as they are). */
 static inline void qmm_neon_table_unpack(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t row, void *dst) {
     const size_t blk_bytes = kind == QMM_TYPE_MXFP4 ? QMM_NEON_MXFP4_BLK : QMM_NEON_IQ4_NL_BLK;
@@ -127,16 +112,6 @@ static inline void qmm_neon_iq4_xs_block(int arrangement, const uint8_t *sb, int
     for (int j = 0; j < 8; j++)
         for (int t = 0; t < QMM_QK / 2; t++)
             g->qs[16 * j + t] = sb[QMM_NEON_IQ4_XS_HDR + 64 * j + qmm_neon_pos(arrangement, r, t)];
-}
-
-/* GET_ROWS: the row's GGUF super-blocks rebuilt, then the reference's dequantizer: ggml's values exactly. */
-static inline void qmm_neon_read_iq4_xs(int arrangement, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_neon_w_offset(QMM_NEON_IQ4_XS_BLK, row, k);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        qmm_block_iq4_xs g;
-        qmm_neon_iq4_xs_block(arrangement, panel + (size_t)s * QMM_NEON_IQ4_XS_SB, (int)(row % QMM_NEON_NR), &g);
-        qmm_dequantize_row_iq4_xs(&g, dst + s * QMM_QK_K, QMM_QK_K);
-    }
 }
 
 /* w_unpack_row: the same super-blocks, as bytes. */
