@@ -626,23 +626,6 @@ static inline void qmm_avx2_int8_w_pack(qmm_type kind, int64_t k, int64_t n0, in
         qmm_avx2_table_w_pack(kind, k, n0, n1, src, stride, dst);
 }
 
-static inline void qmm_avx2_int8_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    if (kind == QMM_TYPE_Q4_0)
-        qmm_avx2_q4_0_read_row(w, k, row, dst);
-    else if (kind == QMM_TYPE_Q8_0)
-        qmm_avx2_q8_0_read_row(w, k, row, dst);
-    else if (qmm_avx2_legacy_kind(kind))
-        qmm_avx2_legacy_read_row(kind, w, k, row, dst);
-    else if (qmm_avx2_q4_k_kind(kind))
-        qmm_avx2_q4_k_read_row(kind, w, k, row, dst);
-    else if (kind == QMM_TYPE_Q6_K)
-        qmm_avx2_q6_k_read_row(w, k, row, dst);
-    else if (qmm_avx2_q23_k_kind(kind))
-        qmm_avx2_q23_k_read_row(kind, w, k, row, dst);
-    else if (qmm_avx2_table_kind(kind))
-        qmm_avx2_table_read_row(kind, w, k, row, dst);
-}
-
 static inline void qmm_avx2_int8_w_unpack_row(qmm_type kind, const void *w, int64_t k, int64_t row, void *dst) {
     const uint8_t *panel = (const uint8_t *)w + qmm_avx2_int8_w_offset(kind, row, k);
     if (kind == QMM_TYPE_Q4_0)
@@ -659,6 +642,13 @@ static inline void qmm_avx2_int8_w_unpack_row(qmm_type kind, const void *w, int6
         qmm_avx2_q23_k_w_unpack_row(kind, w, k, row, dst);
     else if (qmm_avx2_table_kind(kind))
         qmm_avx2_table_w_unpack_row(kind, w, k, row, dst);
+}
+
+/* GET_ROWS: the row's GGUF bytes unpacked into the tail of dst, then the
+ * reference's dequantizer in place: ggml's values exactly. */
+static inline void qmm_avx2_int8_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
+    qmm_avx2_int8_w_unpack_row(kind, w, k, row, (uint8_t *)dst + (size_t)k * sizeof(float) - qmm_row_size(kind, k));
+    (void)qmm_dequantize_row_tail(kind, dst, k);
 }
 
 /* ------------------------------------------------------------ descriptor */

@@ -161,41 +161,4 @@ static inline void qmm_avx2_legacy_w_unpack_row(qmm_type kind, const void *w, in
     }
 }
 
-/* The reference's dequantization: d * (q - 16), or d * q + m. */
-static inline void qmm_avx2_legacy_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / 8) * qmm_avx2_legacy_panel_bytes(kind, nb);
-    const int j = (int)(row % 8), off = qmm_avx2_legacy_offset(kind), qs_off = qmm_avx2_legacy_qs_off(kind);
-    for (int64_t b = 0; b < nb; b++) {
-        const uint8_t *blk = panel + (size_t)b * (size_t)qmm_avx2_legacy_block_bytes(kind);
-        uint16_t h;
-        memcpy(&h, blk + 2 * j, 2);
-        const float d = qmm_fp16_to_fp32(h);
-        float m = 0.0f;
-        uint32_t qh = 0;
-        if (qmm_avx2_legacy_has_min(kind)) {
-            memcpy(&h, blk + QMM_AVX2_LEGACY_M_OFF + 2 * j, 2);
-            m = qmm_fp16_to_fp32(h);
-        }
-        if (qmm_avx2_legacy_has_qh(kind)) {
-            const uint8_t *q4 = blk + qmm_avx2_legacy_qh_off(kind) + 4 * j; /* little-endian, as GGUF */
-            qh = (uint32_t)q4[0] | (uint32_t)q4[1] << 8 | (uint32_t)q4[2] << 16 | (uint32_t)q4[3] << 24;
-        }
-        for (int c = 0; c < 4; c++)
-            for (int t = 0; t < 4; t++) {
-                const uint8_t v = blk[qs_off + 32 * c + 4 * j + t];
-                const int l = 4 * c + t;
-                const int ql = (v & 0x0f) | (int)((qh >> l) & 1) << 4, qhi = (v >> 4) | (int)((qh >> (l + 16)) & 1) << 4;
-                float *y = dst + b * QMM_QK;
-                if (qmm_avx2_legacy_has_min(kind)) {
-                    y[l] = d * (float)ql + m;
-                    y[16 + l] = d * (float)qhi + m;
-                } else {
-                    y[l] = d * (float)(ql - off);
-                    y[16 + l] = d * (float)(qhi - off);
-                }
-            }
-    }
-}
-
 #endif

@@ -341,49 +341,4 @@ static inline void qmm_avx2_q23_k_w_unpack_row(qmm_type kind, const void *w, int
     }
 }
 
-/* ggml's dequantization: Q2_K (d * sc) * q - dmin * m; Q3_K (d * sc) * q. */
-static inline void qmm_avx2_q23_k_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / 8) * qmm_avx2_q23_k_panel_bytes(kind, k / QMM_QK);
-    const int j = (int)(row % 8), q3 = qmm_avx2_q23_k_q3(kind);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        const uint8_t *sb = panel + (size_t)s * (size_t)qmm_avx2_q23_k_sb_bytes(kind);
-        uint16_t h;
-        memcpy(&h, sb + 2 * j, 2);
-        const float d = qmm_fp16_to_fp32(h);
-        float dmin = 0.0f;
-        if (!q3) {
-            memcpy(&h, sb + 16 + 2 * j, 2);
-            dmin = qmm_fp16_to_fp32(h);
-        }
-        for (int i = 0; i < 8; i++) {
-            const uint8_t *q = sb + qmm_avx2_q23_k_qs_off(kind) + qmm_avx2_q23_k_qb(kind) * i;
-            float dl[2], ml[2] = {0.0f, 0.0f};
-            for (int half = 0; half < 2; half++) {
-                if (q3) {
-                    const int lo = (sb[16 + 8 * i + j] >> (4 * half)) & 0x0f;
-                    const int hi = (sb[80 + 8 * (i / 2) + j] >> (4 * (i % 2) + 2 * half)) & 3;
-                    dl[half] = d * (float)((lo | hi << 4) - 32);
-                } else {
-                    const uint8_t sc = sb[32 + 8 * (2 * i + half) + j];
-                    dl[half] = d * (float)(sc & 0x0f), ml[half] = dmin * (float)(sc >> 4);
-                }
-            }
-            float *y = dst + s * QMM_QK_K + 32 * i;
-            for (int c = 0; c < 4; c++)
-                for (int t = 0; t < 4; t++) {
-                    const int top = q3 ? q[64 + 4 * j + t] : 0;
-                    const int ul = ((q[4 * j + t] >> (2 * c)) & 3) | ((top >> c) & 1) << 2;
-                    const int uh = ((q[32 + 4 * j + t] >> (2 * c)) & 3) | ((top >> (4 + c)) & 1) << 2;
-                    if (q3) {
-                        y[4 * c + t] = dl[0] * (float)(ul - 4);
-                        y[16 + 4 * c + t] = dl[1] * (float)(uh - 4);
-                    } else {
-                        y[4 * c + t] = dl[0] * (float)ul - ml[0];
-                        y[16 + 4 * c + t] = dl[1] * (float)uh - ml[1];
-                    }
-                }
-        }
-    }
-}
-
 #endif

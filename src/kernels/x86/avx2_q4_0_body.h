@@ -42,22 +42,4 @@ QMM_AVX2_INLINE __m256 qmm_avx2_q4_0_float(__m256 acc, const qmm_avx2_iacc *is, 
     return _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, acc);
 }
 
-static inline void qmm_avx2_q4_0_read_row(const void *w, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / QMM_AVX2_D_PANEL_NR) * qmm_avx2_q4_0_panel_bytes(nb);
-    const uint8_t *qs = panel + (size_t)nb * 16;
-    const int j = (int)(row % QMM_AVX2_D_PANEL_NR);
-    for (int64_t b = 0; b < nb; b++) {
-        uint16_t h;
-        memcpy(&h, panel + b * 16 + j * 2, 2);
-        const float d = qmm_fp16_to_fp32(h);
-        for (int c = 0; c < 4; c++)
-            for (int t = 0; t < 4; t++) {
-                const uint8_t v = qs[b * 128 + c * 32 + j * 4 + t];
-                dst[b * QMM_QK + 4 * c + t] = (float)((v & 0x0f) - 8) * d;
-                dst[b * QMM_QK + 16 + 4 * c + t] = (float)((v >> 4) - 8) * d;
-            }
-    }
-}
-
 #endif

@@ -200,30 +200,4 @@ static inline void qmm_avx2_q4_k_w_unpack_row(qmm_type kind, const void *w, int6
     }
 }
 
-/* ggml's dequantization: (d * sc) * q - dmin * m, in that order. */
-static inline void qmm_avx2_q4_k_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / 8) * qmm_avx2_q4_k_panel_bytes(kind, k / QMM_QK);
-    const int j = (int)(row % 8);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        const uint8_t *sb = panel + (size_t)s * (size_t)qmm_avx2_q4_k_sb_bytes(kind);
-        uint16_t h;
-        memcpy(&h, sb + 2 * j, 2);
-        const float d = qmm_fp16_to_fp32(h);
-        memcpy(&h, sb + 16 + 2 * j, 2);
-        const float dmin = qmm_fp16_to_fp32(h);
-        for (int i = 0; i < 8; i++) {
-            const float dl = d * (float)sb[32 + 8 * i + j], ml = dmin * (float)sb[96 + 8 * i + j];
-            const uint8_t *q = sb + QMM_AVX2_Q4_K_QS_OFF + qmm_avx2_q4_k_qb(kind) * i;
-            float *y = dst + s * QMM_QK_K + 32 * i;
-            for (int c = 0; c < 4; c++)
-                for (int t = 0; t < 4; t++) {
-                    const uint8_t v = q[32 * c + 4 * j + t];
-                    const int hv = qmm_avx2_q4_k_has_qh(kind) ? q[128 + 4 * j + t] : 0;
-                    y[4 * c + t] = dl * (float)((v & 0x0f) | ((hv >> c) & 1) << 4) - ml;
-                    y[16 + 4 * c + t] = dl * (float)((v >> 4) | ((hv >> (4 + c)) & 1) << 4) - ml;
-                }
-        }
-    }
-}
-
 #endif

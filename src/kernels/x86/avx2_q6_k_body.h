@@ -157,29 +157,4 @@ static inline void qmm_avx2_q6_k_w_unpack_row(const void *w, int64_t k, int64_t 
     }
 }
 
-/* ggml's dequantization: (d * sc) * (q - 32). */
-static inline void qmm_avx2_q6_k_read_row(const void *w, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / 8) * qmm_avx2_q6_k_panel_bytes(k / QMM_QK);
-    const int j = (int)(row % 8);
-    for (int64_t s = 0; s < k / QMM_QK_K; s++) {
-        const uint8_t *sb = panel + (size_t)s * QMM_AVX2_Q6_K_SB_BYTES;
-        uint16_t h;
-        memcpy(&h, sb + 2 * j, 2);
-        const float d = qmm_fp16_to_fp32(h);
-        for (int i = 0; i < 8; i++) {
-            const uint8_t *q = sb + QMM_AVX2_Q6_K_QS_OFF + 192 * i;
-            const float dla = d * (float)(int8_t)sb[16 + 8 * (2 * i) + j], dlb = d * (float)(int8_t)sb[16 + 8 * (2 * i + 1) + j];
-            float *y = dst + s * QMM_QK_K + 32 * i;
-            for (int c = 0; c < 4; c++)
-                for (int t = 0; t < 4; t++) {
-                    const uint8_t v = q[32 * c + 4 * j + t];
-                    const int ul = (v & 0x0f) | (((q[128 + 4 * j + t] >> (2 * c)) & 3) << 4);
-                    const int uh = (v >> 4) | (((q[160 + 4 * j + t] >> (2 * c)) & 3) << 4);
-                    y[4 * c + t] = dla * (float)(ul - 32);
-                    y[16 + 4 * c + t] = dlb * (float)(uh - 32);
-                }
-        }
-    }
-}
-
 #endif

@@ -206,22 +206,6 @@ static inline void qmm_avx2_table_w_pack(qmm_type kind, int64_t k, int64_t n0, i
     }
 }
 
-static inline void qmm_avx2_table_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    const int64_t nb = k / QMM_QK;
-    const int ue = qmm_avx2_table_ue(kind), hdr = qmm_avx2_table_hdr(kind);
-    const uint8_t *panel = (const uint8_t *)w + (size_t)(row / 8) * qmm_avx2_table_panel_bytes(kind, nb);
-    for (int64_t u = 0; u < k / ue; u++) {
-        union {
-            qmm_block_iq4_nl nl;
-            qmm_block_mxfp4 mx;
-            qmm_block_iq4_xs xs;
-        } blk; /* the GGUF unit rebuilt: ggml's values exactly */
-        qmm_avx2_table_get(kind, panel + (size_t)u * (size_t)hdr,
-                           panel + qmm_avx2_table_hdrs(kind, nb) + (size_t)u * (size_t)(ue / QMM_QK) * 128, (int)(row % 8), &blk);
-        qmm_dequantize_row(kind, &blk, dst + u * ue, ue);
-    }
-}
-
 static inline void qmm_avx2_table_w_unpack_row(qmm_type kind, const void *w, int64_t k, int64_t row, void *dst) {
     const int64_t nb = k / QMM_QK;
     const int ue = qmm_avx2_table_ue(kind), hdr = qmm_avx2_table_hdr(kind);
