@@ -42,7 +42,8 @@
  * Both decodes take what a row needs in general registers from vectors made
  * for the group's 8 rows before the rows' loop (qmm_iqg_prepare): the grid
  * indices that take several instructions to assemble (IQ1_S, IQ1_M, IQ2_S,
- * IQ3_S) and, for AVX-512, the sign bytes. Per index one load and one table
+ * IQ3_S) and the sign bytes of IQ2_XS and the XXS types (one 32-bit word of
+ * them per block, spread to +-1 bytes for vpsignb by the AVX2 decode). Per index one load and one table
  * load, or shifts of a 64-bit load, split so that the load ports and integer
  * pipes share the work; these, not the arithmetic, bound the decode.
  *
@@ -126,27 +127,6 @@ QMM_IQG_INLINE __m256i qmm_iqg_signs(uint32_t bits) {
     return _mm256_or_si256(neg, _mm256_set1_epi8(1));
 }
 
-/* The +1 / -1 bytes of a 7-bit sign code (qmm_iq_sign_bits: bit l set =
- * element l negative, bit 7 the parity of bits 0..6), as a compile-time
- * table: one 8-byte load per 8 weights. */
-#define QMM_IQG_SB(c, l) ((uint64_t)((((c) >> (l)) & 1) ? 0xffu : 0x01u) << (8 * (l)))
-#define QMM_IQG_PAR(c)   ((0x6996u >> (((c) ^ ((c) >> 4)) & 15u)) & 1u)
-#define QMM_IQG_SIGN8(c)                                                                                                         \
-    (QMM_IQG_SB(c, 0) | QMM_IQG_SB(c, 1) | QMM_IQG_SB(c, 2) | QMM_IQG_SB(c, 3) | QMM_IQG_SB(c, 4) | QMM_IQG_SB(c, 5) |           \
-     QMM_IQG_SB(c, 6) | ((uint64_t)(QMM_IQG_PAR(c) ? 0xffu : 0x01u) << 56))
-#define QMM_IQG_SIGN8_4(c)  QMM_IQG_SIGN8(c), QMM_IQG_SIGN8(c + 1u), QMM_IQG_SIGN8(c + 2u), QMM_IQG_SIGN8(c + 3u)
-#define QMM_IQG_SIGN8_16(c) QMM_IQG_SIGN8_4(c), QMM_IQG_SIGN8_4(c + 4u), QMM_IQG_SIGN8_4(c + 8u), QMM_IQG_SIGN8_4(c + 12u)
-static const uint64_t qmm_iqg_sign8[128] = {
-    QMM_IQG_SIGN8_16(0u),  QMM_IQG_SIGN8_16(16u), QMM_IQG_SIGN8_16(32u), QMM_IQG_SIGN8_16(48u),
-    QMM_IQG_SIGN8_16(64u), QMM_IQG_SIGN8_16(80u), QMM_IQG_SIGN8_16(96u), QMM_IQG_SIGN8_16(112u),
-};
-
-/* The +-1 bytes of four 7-bit sign codes at bits 0, 7, 14, 21 of aux. */
-QMM_IQG_INLINE __m256i qmm_iqg_code_signs(uint32_t aux) {
-    return qmm_iqg_join8(&qmm_iqg_sign8[aux & 127u], &qmm_iqg_sign8[(aux >> 7) & 127u], &qmm_iqg_sign8[(aux >> 14) & 127u],
-                         &qmm_iqg_sign8[(aux >> 21) & 127u]);
-}
-
 /* The top base-3 digit of each byte p, (p * 3) >> 8 = [p >= 86] + [p >= 171]
  * (0..2): TQ1_0's trit of q where p = q * 3^n mod 256. */
 QMM_IQG_INLINE __m256i qmm_iqg_top_trit(__m256i p) {
@@ -171,9 +151,10 @@ QMM_IQG_INLINE __m256i qmm_iqg_with_parity(__m256i c) {
                                                _mm256_shuffle_epi8(par, _mm256_and_si256(_mm256_srli_epi16(c, 4), m15))));
 }
 
-/* The sign bytes of a super-block for the 512-bit decode, per 8-weight group
- * in group order, so that two blocks' 64 sign bits are one little-endian
- * uint64 (a mask register): IQ2_XS's from the top 7 bits of its codes, the
+/* The sign bytes of a super-block, per 8-weight group in group order, so
+ * that a block's 32 sign bits are one little-endian uint32 (the AVX2 decode
+ * spreads them to bytes) and two blocks' one uint64 (the 512-bit decode's
+ * mask register): IQ2_XS's from the top 7 bits of its codes, the
  * XXS types' from the four 7-bit codes of each block's sign word. Made in
  * vectors: looked up per group, 8 table loads per block were the bottleneck
  * (the load ports). */
@@ -207,8 +188,8 @@ QMM_IQG_INLINE void qmm_iqg_sign_bytes(qmm_type kind, const uint8_t *blk, uint8_
 
 /* What a row's super-block is prepared into before its blocks are read (by
  * the decode before the rows' loop, by the prefill's expansion): the grid
- * indices of IQ1_S, IQ1_M, IQ2_S, IQ3_S; for the 512-bit decode, the sign
- * bytes of IQ2_XS and the XXS types. */
+ * indices of IQ1_S, IQ1_M, IQ2_S, IQ3_S; the sign bytes of IQ2_XS and the
+ * XXS types. */
 typedef union qmm_iqg_row_prep {
     uint16_t idx[64];
     uint8_t signs[32];
@@ -342,7 +323,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, const qmm_
         const uint8_t *q8 = blk + 2 + 8 * jj;
         const uint32_t aux = qmm_get32(q8 + 4);
         *absw = qmm_iqg_join8(qmm_grid_iq2xxs[q8[0]], qmm_grid_iq2xxs[q8[1]], qmm_grid_iq2xxs[q8[2]], qmm_grid_iq2xxs[q8[3]]);
-        *sgn = qmm_iqg_code_signs(aux);
+        *sgn = qmm_iqg_signs(qmm_get32(pre->signs + 4 * jj));
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ2_XS) {
         const uint8_t *q = blk + 2 + 8 * jj;
@@ -351,7 +332,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, const qmm_
                        q3 = (unsigned)(qq >> 48);
         *absw = qmm_iqg_join8(qmm_grid_iq2xs[q0 & 511u], qmm_grid_iq2xs[q1 & 511u], qmm_grid_iq2xs[q2 & 511u],
                               qmm_grid_iq2xs[q3 & 511u]);
-        *sgn = qmm_iqg_join8(&qmm_iqg_sign8[q0 >> 9], &qmm_iqg_sign8[q1 >> 9], &qmm_iqg_sign8[q2 >> 9], &qmm_iqg_sign8[q3 >> 9]);
+        *sgn = qmm_iqg_signs(qmm_get32(pre->signs + 4 * jj));
         const unsigned s = blk[66 + jj];
         *sc0 = 2 * (int)(s & 15u) + 1;
         *sc1 = 2 * (int)(s >> 4) + 1;
@@ -365,7 +346,7 @@ QMM_IQG_INLINE void qmm_iqg_expand(qmm_type kind, const uint8_t *blk, const qmm_
         const uint8_t *q = blk + 2 + 8 * jj;
         const uint32_t aux = qmm_get32(blk + 66 + 4 * jj);
         *absw = qmm_iqg_grid4x8(qmm_grid_iq3xxs, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]);
-        *sgn = qmm_iqg_code_signs(aux);
+        *sgn = qmm_iqg_signs(qmm_get32(pre->signs + 4 * jj));
         *sc0 = *sc1 = 2 * (int)(aux >> 28) + 1;
     } else if (kind == QMM_TYPE_IQ3_S) {
         *absw = qmm_iqg_prepared_levels(kind, pre, jj);
@@ -587,9 +568,8 @@ QMM_IQG_INLINE void qmm_iqg_fill(qmm_type kind, const uint8_t *w, size_t row_byt
         const uint8_t *blk0 = w + (size_t)(sb0 + t) * bb;
         for (int r = 0; r < QMM_IQG_NR; r++)
             s->fac[t][r] = r < rows ? qmm_iqg_factor(kind, blk0 + (size_t)r * row_bytes) : 0.0f;
-        if (qmm_iqg_has_indices(kind))
-            for (int r = 0; r < rows; r++)
-                qmm_iqg_prepare(kind, blk0 + (size_t)r * row_bytes, &pre[r]);
+        for (int r = 0; r < rows; r++)
+            qmm_iqg_prepare(kind, blk0 + (size_t)r * row_bytes, &pre[r]);
         for (int jj = 0; jj < 8; jj++) {
             if (rows == QMM_IQG_NR)
                 qmm_iqg_expand8(kind, blk0, row_bytes, pre, QMM_IQG_NR, jj, (__m256i *)(void *)s->w[8 * t + jj],
@@ -904,16 +884,6 @@ QMM_IQG_INLINE int qmm_iqg_decode512(qmm_type kind) {
 }
 #endif
 
-/* The types whose decode prepares its rows (qmm_iqg_prepare) before the
- * rows' loop. */
-QMM_IQG_INLINE int qmm_iqg_prepares(qmm_type kind) {
-#if defined(__AVX512BW__) && defined(__AVX512VNNI__)
-    return qmm_iqg_decode512(kind);
-#else
-    return qmm_iqg_has_indices(kind);
-#endif
-}
-
 /* asum: the activation's sums for the types that use them, lane jj: [0]
  * whole blocks (IQ1_S); [0..3] the 8-element groups g (IQ1_M). */
 QMM_IQG_INLINE __m256i qmm_iqg_row_isums(qmm_type kind, const uint8_t *blk, const qmm_iqg_row_prep *pre, const qmm_act_block *x,
@@ -1064,7 +1034,7 @@ QMM_IQG_INLINE __m256 qmm_iqg_gemv_group(qmm_type kind, int rows, int64_t nsb, c
          * reads it from L1, not from stores still in flight (IQ1_M 14.5
          * against 15.7 ns per row and super-block) */
         qmm_iqg_row_prep pre[QMM_IQG_NR];
-        for (int r = 0; r < rows && qmm_iqg_prepares(kind); r++)
+        for (int r = 0; r < rows; r++)
             qmm_iqg_prepare(kind, wj + (size_t)r * row_bytes + (size_t)sb * bb, &pre[r]);
         for (int r = 0; r < QMM_IQG_NR; r++) {
             const uint8_t *blk = wj + (size_t)r * row_bytes + (size_t)sb * bb;
