@@ -838,7 +838,7 @@ typedef union {
     qmm_svesme_kmin_block kmin;
     qmm_block_q6_k q6_k;
     qmm_svesme_two_block two;
-    uint8_t bytes[32]; /* the legacy and table kinds' blocks: 18 to 24 bytes */
+    uint8_t bytes[sizeof(qmm_block_q8_0)]; /* the per-32 kinds' blocks, 17 to 34 bytes, as bytes */
 } qmm_svesme_gguf_block;
 
 /* Row r of unit u of a panel as its GGUF block at g (zeroed first): a

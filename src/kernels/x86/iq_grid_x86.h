@@ -42,10 +42,11 @@
  * Both decodes take what a row needs in general registers from vectors made
  * for the group's 8 rows before the rows' loop (qmm_iqg_prepare): the grid
  * indices that take several instructions to assemble (IQ1_S, IQ1_M, IQ2_S,
- * IQ3_S) and the sign bytes of IQ2_XS and the XXS types (one 32-bit word of
- * them per block, spread to +-1 bytes for vpsignb by the AVX2 decode). Per index one load and one table
- * load, or shifts of a 64-bit load, split so that the load ports and integer
- * pipes share the work; these, not the arithmetic, bound the decode.
+ * IQ3_S) and the sign bytes of IQ2_XS and the XXS types (a 32-bit word a
+ * block, which the AVX2 decode spreads to +-1 bytes for vpsignb). Per index
+ * one load and one table load, or shifts of a 64-bit load, split so that the
+ * load ports and integer pipes share the work; these, not the arithmetic,
+ * bound the decode.
  *
  * The includer defines, before including this header:
  *   static inline __m256i iqg_dot_acc(__m256i acc, __m256i w_u8, __m256i x_s8);
