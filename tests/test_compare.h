@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/exec.h"
 #include "kernels/family.h"
 #include "test_util.h"
 
@@ -58,12 +59,10 @@ static inline void qmm_test_compare_family(const qmm_family *kf, const qmm_famil
     CHECK(bad == 0, "%s: %ld outputs differ (m=%" PRId64 " n=%" PRId64 " k=%" PRId64 " %s)", kf->name, bad, m, n, k, what);
     float *r1 = malloc((size_t)k * sizeof(float)), *r2 = malloc((size_t)k * sizeof(float));
     for (int64_t j = 0; j < n; j++) {
-        kf->w_read_row(wp, k, n, j, r1);
-        ref->w_read_row(wr, k, n, j, r2);
-        int ok = 1;
+        int ok = qmm_exec_read_row(kf, wp, k, n, j, r1) == 0 && qmm_exec_read_row(ref, wr, k, n, j, r2) == 0;
         for (int64_t l = 0; l < k; l++)
             ok &= qmm_test_same_float(r1[l], r2[l], flags);
-        CHECK(ok, "%s: w_read_row(%" PRId64 ") differs (k=%" PRId64 " %s)", kf->name, j, k, what);
+        CHECK(ok, "%s: row %" PRId64 " read (GET_ROWS) differs (k=%" PRId64 " %s)", kf->name, j, k, what);
     }
     free(r1);
     free(r2);

@@ -2,7 +2,7 @@
  * tests/gen_known_answers.py with Debian's libggml): blocks of the i-quant grid
  * and ternary types made by ggml's own quantizers, and ggml's dequantization of
  * them. On every platform and CPU this test runs on (qemu's too):
- *  - qmm_dequantize and every family's GET_ROWS (w_read_row) give ggml's values
+ *  - qmm_dequantize and every family's GET_ROWS (its w_unpack_row, then the dequantizer) give ggml's values
  *    bit for bit;
  *  - every family the CPU runs gives the reference family's products bit for bit
  *    (m = 1, through gemv, and m = 3);
@@ -49,7 +49,7 @@ static void visit(const qmm_family *kf, void *user) {
     float *row = malloc((size_t)k * 4);
     long bad = 0;
     for (int64_t j = 0; j < n; j++) {
-        kf->w_read_row(wp, k, n, j, row);
+        CHECK(qmm_exec_read_row(kf, wp, k, n, j, row) == 0, "%s: row %" PRId64 " cannot be read", kf->name, j);
         for (int64_t l = 0; l < k; l++)
             bad += bits(row[l]) != bits(kn->deq[j * k + l]);
     }

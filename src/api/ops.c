@@ -216,6 +216,9 @@ static qmm_status get_rows_job(const qmm_context *ctx, const qmm_weights *w, con
     *j = (op_job){OP_GET_ROWS, ctx, w, ids, out, NULL, NULL};
     if (!ctx || !w)
         return qmm_fail(QMM_ERR_INVALID_ARG, "get_rows: context or weights is NULL");
+    if (!qmm_exec_rows_readable(w->kf[0]))
+        return qmm_fail(QMM_ERR_UNSUPPORTED, "get_rows: rows of %s weights (family %s) cannot be read",
+                        qmm_type_name(w->kf[0]->wtype), w->kf[0]->name);
     qmm_status st;
     if ((st = qmm_check_view(ids, "ids", QMM_TYPE_I32, 4)) || (st = qmm_check_view(out, "out", QMM_TYPE_F32, 4)) ||
         (st = qmm_check_output(out, "out")))

@@ -20,6 +20,5 @@ static inline qmm_strbuf qmm_strbuf_make(char *buf, size_t cap) {
 }
 void qmm_strbuf_put(qmm_strbuf *b, const char *s, size_t n);
 void qmm_strbuf_printf(qmm_strbuf *b, const char *fmt, ...) QMM_PRINTF(2, 3);
-static inline int qmm_strbuf_cut(const qmm_strbuf *b) { return b->len >= b->cap; }
 
 #endif

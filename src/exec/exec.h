@@ -29,6 +29,12 @@ void qmm_exec_mul_mat_id(const qmm_exec_config *cfg, const qmm_weights *w, const
 
 /* GET_ROWS; of experts weights, ids [r, n_expert, b2] (row of expert i1). */
 void qmm_exec_get_rows(const qmm_weights *w, const qmm_tensor *ids, const qmm_tensor *out, int ith, int nth);
+/* Packed row `row` of family kf's n x k weights as floats, ggml's values
+ * exactly, into dst[k]: the family's w_unpack_row into the tail of dst, then
+ * the reference's dequantizer in place. 0, or -1 (dst undefined) when the
+ * family's rows cannot be read so (qmm_exec_rows_readable). */
+int qmm_exec_read_row(const qmm_family *kf, const void *packed, int64_t k, int64_t n, int64_t row, float *dst);
+int qmm_exec_rows_readable(const qmm_family *kf);
 
 size_t qmm_exec_mul_mat_f16_work_size(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, int nth);
 void qmm_exec_mul_mat_f16(const qmm_exec_config *cfg, const qmm_tensor *w, const qmm_tensor *x, const qmm_tensor *y, int ith,

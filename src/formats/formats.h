@@ -195,6 +195,10 @@ int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k);
  * qmm_row_size(t, k) of its 4 k bytes: a family's GET_ROWS through its
  * w_unpack_row, with no buffer), dequantized in place. */
 int qmm_dequantize_row_tail(qmm_type t, float *dst, int64_t k);
+/* Whether qmm_dequantize_row_tail serves type t: it has a dequantizer, and
+ * no block is wider than its floats nor than the unit buffer. */
+#define QMM_TAIL_UNIT_MAX 256
+int qmm_type_dequantizes_in_place(qmm_type t);
 int qmm_quantize_row(qmm_type t, const float *src, void *dst, int64_t k);
 int qmm_type_has_dequantizer(qmm_type t);
 int qmm_type_has_quantizer(qmm_type t);

@@ -147,11 +147,16 @@ int qmm_dequantize_row(qmm_type t, const void *src, float *dst, int64_t k) {
     }
 }
 
+int qmm_type_dequantizes_in_place(qmm_type t) {
+    const size_t bb = qmm_type_block_bytes(t);
+    return qmm_type_has_dequantizer(t) && bb && bb <= QMM_TAIL_UNIT_MAX && bb <= (size_t)qmm_type_block_elems(t) * sizeof(float);
+}
+
 int qmm_dequantize_row_tail(qmm_type t, float *dst, int64_t k) {
     const int64_t be = qmm_type_block_elems(t);
     const size_t bb = qmm_type_block_bytes(t), rb = qmm_row_size(t, k);
-    uint8_t unit[256] __attribute__((aligned(16)));
-    if (!rb || bb > sizeof unit || !qmm_type_has_dequantizer(t))
+    uint8_t unit[QMM_TAIL_UNIT_MAX] __attribute__((aligned(16)));
+    if (!rb || !qmm_type_dequantizes_in_place(t))
         return -1;
     /* Unit u's floats end at byte 4 be (u + 1); unit u + 1's bytes start at
      * 4 k - rb + (u + 1) bb = 4 be (u + 1) + (nb - u - 1) (4 be - bb), no

@@ -99,12 +99,11 @@ typedef struct qmm_family {
      * at source row 0, rows src_row_stride bytes apart, in GGUF block layout.
      * Disjoint row ranges may be packed concurrently. */
     void (*w_pack)(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t src_row_stride, void *dst);
-    /* Dequantizes packed row `row` (ggml values exactly) into dst[k]. */
-    void (*w_read_row)(const void *packed, int64_t k, int64_t n, int64_t row, float *dst);
     /* Writes packed row `row` back as the GGUF bytes w_pack read for it
      * (qmm_row_size(wtype, k) bytes at dst): w_pack's exact inverse, for
      * every source whose fp16 / bf16 fields are finite (qmm_weights_unpack,
-     * the ggml plugin's get_tensor). */
+     * the ggml plugin's get_tensor). GET_ROWS reads rows through it too
+     * (qmm_exec_read_row): no family dequantizes by itself. */
     void (*w_unpack_row)(const void *packed, int64_t k, int64_t n, int64_t row, void *dst);
 
     /* Activation layout for GEMM (m >= 2), and for GEMV (m == 1); a GEMV

@@ -9,10 +9,6 @@ static size_t neon_bf16_w_offset(int64_t n_idx, int64_t k) { return qmm_neonfp_w
 static void neon_bf16_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_neonfp_w_pack(QMM_TYPE_BF16, k, n, n0, n1, src, stride, dst);
 }
-static void neon_bf16_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_neonfp_w_read_row(QMM_TYPE_BF16, packed, k, row, dst);
-}
 static void neon_bf16_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_neonfp_w_unpack_row(QMM_TYPE_BF16, packed, k, row, dst);
@@ -21,6 +17,5 @@ static void neon_bf16_gemm(int64_t m, int64_t n, int64_t k, const void *a, const
     qmm_neonfp_gemm(QMM_TYPE_BF16, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_neon_bf16 =
-    QMM_NEONFP_DESCRIPTOR("neon_bf16", QMM_TYPE_BF16, neon_bf16_w_size, neon_bf16_w_offset, neon_bf16_w_pack,
-                          neon_bf16_w_read_row, neon_bf16_w_unpack_row, neon_bf16_gemm);
+const qmm_family qmm_family_neon_bf16 = QMM_NEONFP_DESCRIPTOR("neon_bf16", QMM_TYPE_BF16, neon_bf16_w_size, neon_bf16_w_offset,
+                                                              neon_bf16_w_pack, neon_bf16_w_unpack_row, neon_bf16_gemm);

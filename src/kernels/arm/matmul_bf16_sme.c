@@ -12,10 +12,6 @@ static size_t sme_bf16_w_offset(int64_t n_idx, int64_t k) { return smefp_w_offse
 static void sme_bf16_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     smefp_w_pack(QMM_TYPE_BF16, k, n, n0, n1, src, stride, dst);
 }
-static void sme_bf16_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    smefp_w_read_row(QMM_TYPE_BF16, packed, k, row, dst);
-}
 static void sme_bf16_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     smefp_w_unpack_row(QMM_TYPE_BF16, packed, k, row, dst);
@@ -34,6 +30,5 @@ __arm_locally_streaming static void sme_bf16_gemv(int64_t n, int64_t k, const vo
     smefp_gemv(QMM_TYPE_BF16, n, k, (const float *)a, w, y);
 }
 
-const qmm_family qmm_family_sme_bf16 =
-    QMM_SMEFP_DESCRIPTOR("sme_bf16", QMM_TYPE_BF16, sme_bf16_w_size, sme_bf16_w_offset, sme_bf16_w_pack, sme_bf16_w_read_row,
-                         sme_bf16_w_unpack_row, sme_bf16_gemm, sme_bf16_gemv);
+const qmm_family qmm_family_sme_bf16 = QMM_SMEFP_DESCRIPTOR("sme_bf16", QMM_TYPE_BF16, sme_bf16_w_size, sme_bf16_w_offset,
+                                                            sme_bf16_w_pack, sme_bf16_w_unpack_row, sme_bf16_gemm, sme_bf16_gemv);

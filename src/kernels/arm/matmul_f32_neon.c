@@ -7,10 +7,6 @@ static size_t neon_f32_w_offset(int64_t n_idx, int64_t k) { return qmm_neonfp_w_
 static void neon_f32_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_neonfp_w_pack(QMM_TYPE_F32, k, n, n0, n1, src, stride, dst);
 }
-static void neon_f32_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_neonfp_w_read_row(QMM_TYPE_F32, packed, k, row, dst);
-}
 static void neon_f32_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_neonfp_w_unpack_row(QMM_TYPE_F32, packed, k, row, dst);
@@ -19,6 +15,5 @@ static void neon_f32_gemm(int64_t m, int64_t n, int64_t k, const void *a, const 
     qmm_neonfp_gemm(QMM_TYPE_F32, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_neon_f32 =
-    QMM_NEONFP_DESCRIPTOR("neon_f32", QMM_TYPE_F32, neon_f32_w_size, neon_f32_w_offset, neon_f32_w_pack, neon_f32_w_read_row,
-                          neon_f32_w_unpack_row, neon_f32_gemm);
+const qmm_family qmm_family_neon_f32 = QMM_NEONFP_DESCRIPTOR("neon_f32", QMM_TYPE_F32, neon_f32_w_size, neon_f32_w_offset,
+                                                             neon_f32_w_pack, neon_f32_w_unpack_row, neon_f32_gemm);

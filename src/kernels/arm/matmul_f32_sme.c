@@ -10,10 +10,6 @@ static size_t sme_f32_w_offset(int64_t n_idx, int64_t k) { return smefp_w_offset
 static void sme_f32_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     smefp_w_pack(QMM_TYPE_F32, k, n, n0, n1, src, stride, dst);
 }
-static void sme_f32_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    smefp_w_read_row(QMM_TYPE_F32, packed, k, row, dst);
-}
 static void sme_f32_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     smefp_w_unpack_row(QMM_TYPE_F32, packed, k, row, dst);
@@ -32,6 +28,5 @@ __arm_locally_streaming static void sme_f32_gemv(int64_t n, int64_t k, const voi
     smefp_gemv(QMM_TYPE_F32, n, k, (const float *)a, w, y);
 }
 
-const qmm_family qmm_family_sme_f32 =
-    QMM_SMEFP_DESCRIPTOR("sme_f32", QMM_TYPE_F32, sme_f32_w_size, sme_f32_w_offset, sme_f32_w_pack, sme_f32_w_read_row,
-                         sme_f32_w_unpack_row, sme_f32_gemm, sme_f32_gemv);
+const qmm_family qmm_family_sme_f32 = QMM_SMEFP_DESCRIPTOR("sme_f32", QMM_TYPE_F32, sme_f32_w_size, sme_f32_w_offset,
+                                                           sme_f32_w_pack, sme_f32_w_unpack_row, sme_f32_gemm, sme_f32_gemv);

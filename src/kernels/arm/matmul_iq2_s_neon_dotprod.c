@@ -9,10 +9,6 @@ static void neon_dotprod_iq2_s_w_pack(int64_t k, int64_t n, int64_t n0, int64_t 
     (void)n;
     qmm_ref_rows_pack(QMM_TYPE_IQ2_S, k, n0, n1, src, stride, dst);
 }
-static void neon_dotprod_iq2_s_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_ref_rows_read(QMM_TYPE_IQ2_S, packed, k, row, dst);
-}
 static void neon_dotprod_iq2_s_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_ref_rows_unpack(QMM_TYPE_IQ2_S, packed, k, row, dst);
@@ -26,7 +22,7 @@ static void neon_dotprod_iq2_s_gemm(int64_t m, int64_t n, int64_t k, const void 
     qmm_iqn_gemm(QMM_TYPE_IQ2_S, QMM_NEON_ROWS4, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_neon_dotprod_iq2_s = QMM_NEON_FAMILY(
-    "neon_dotprod_iq2_s", QMM_TYPE_IQ2_S, QMM_NEON_ROWS4, neon_dotprod_iq2_s_w_size, neon_dotprod_iq2_s_w_offset,
-    neon_dotprod_iq2_s_w_pack, neon_dotprod_iq2_s_w_read_row, neon_dotprod_iq2_s_w_unpack_row, neon_dotprod_iq2_s_act_size,
-    neon_dotprod_iq2_s_act_offset, neon_dotprod_iq2_s_act_pack, neon_dotprod_iq2_s_gemm);
+const qmm_family qmm_family_neon_dotprod_iq2_s =
+    QMM_NEON_FAMILY("neon_dotprod_iq2_s", QMM_TYPE_IQ2_S, QMM_NEON_ROWS4, neon_dotprod_iq2_s_w_size, neon_dotprod_iq2_s_w_offset,
+                    neon_dotprod_iq2_s_w_pack, neon_dotprod_iq2_s_w_unpack_row, neon_dotprod_iq2_s_act_size,
+                    neon_dotprod_iq2_s_act_offset, neon_dotprod_iq2_s_act_pack, neon_dotprod_iq2_s_gemm);

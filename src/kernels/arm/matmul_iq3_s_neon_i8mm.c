@@ -9,10 +9,6 @@ static void neon_i8mm_iq3_s_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1,
     (void)n;
     qmm_ref_rows_pack(QMM_TYPE_IQ3_S, k, n0, n1, src, stride, dst);
 }
-static void neon_i8mm_iq3_s_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_ref_rows_read(QMM_TYPE_IQ3_S, packed, k, row, dst);
-}
 static void neon_i8mm_iq3_s_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_ref_rows_unpack(QMM_TYPE_IQ3_S, packed, k, row, dst);
@@ -28,5 +24,5 @@ static void neon_i8mm_iq3_s_gemm(int64_t m, int64_t n, int64_t k, const void *a,
 
 const qmm_family qmm_family_neon_i8mm_iq3_s =
     QMM_NEON_FAMILY("neon_i8mm_iq3_s", QMM_TYPE_IQ3_S, QMM_NEON_PAIRS, neon_i8mm_iq3_s_w_size, neon_i8mm_iq3_s_w_offset,
-                    neon_i8mm_iq3_s_w_pack, neon_i8mm_iq3_s_w_read_row, neon_i8mm_iq3_s_w_unpack_row, neon_i8mm_iq3_s_act_size,
-                    neon_i8mm_iq3_s_act_offset, neon_i8mm_iq3_s_act_pack, neon_i8mm_iq3_s_gemm);
+                    neon_i8mm_iq3_s_w_pack, neon_i8mm_iq3_s_w_unpack_row, neon_i8mm_iq3_s_act_size, neon_i8mm_iq3_s_act_offset,
+                    neon_i8mm_iq3_s_act_pack, neon_i8mm_iq3_s_gemm);

@@ -11,9 +11,6 @@ static size_t sme_iq4_nl_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_
 static void sme_iq4_nl_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_IQ4_NL, k, n, n0, n1, src, stride, dst);
 }
-static void sme_iq4_nl_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_IQ4_NL, packed, k, n, row, dst);
-}
 static void sme_iq4_nl_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_IQ4_NL, packed, k, n, row, dst);
 }
@@ -25,7 +22,6 @@ __arm_locally_streaming static void sme_iq4_nl_gemv(int64_t n, int64_t k, const 
     svesme_dot_gemm(QMM_SVESME_KIND_IQ4_NL, 1, n, k, a, w, y, 0);
 }
 
-const qmm_family qmm_family_sme_iq4_nl =
-    QMM_SME_MOPA_FAMILY("sme_iq4_nl", QMM_TYPE_IQ4_NL, QMM_CPU_SME, qmm_svesme_act_size, qmm_svesme_act_offset,
-                        qmm_svesme_act_pack, sme_iq4_nl_w_size, sme_iq4_nl_w_offset, sme_iq4_nl_w_pack, sme_iq4_nl_w_read_row,
-                        sme_iq4_nl_w_unpack_row, sme_iq4_nl_gemm, sme_iq4_nl_gemv);
+const qmm_family qmm_family_sme_iq4_nl = QMM_SME_MOPA_FAMILY(
+    "sme_iq4_nl", QMM_TYPE_IQ4_NL, QMM_CPU_SME, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack,
+    sme_iq4_nl_w_size, sme_iq4_nl_w_offset, sme_iq4_nl_w_pack, sme_iq4_nl_w_unpack_row, sme_iq4_nl_gemm, sme_iq4_nl_gemv);

@@ -12,9 +12,6 @@ static size_t sve_dotprod_iq4_nl_w_offset(int64_t n_idx, int64_t k) {
 static void sve_dotprod_iq4_nl_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_IQ4_NL, k, n, n0, n1, src, stride, dst);
 }
-static void sve_dotprod_iq4_nl_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_IQ4_NL, packed, k, n, row, dst);
-}
 static void sve_dotprod_iq4_nl_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_IQ4_NL, packed, k, n, row, dst);
 }
@@ -22,6 +19,6 @@ static void sve_dotprod_iq4_nl_gemm(int64_t m, int64_t n, int64_t k, const void 
     svesme_dot_gemm(QMM_SVESME_KIND_IQ4_NL, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_sve_dotprod_iq4_nl = QMM_SVESME_DOT_FAMILY(
-    "sve_dotprod_iq4_nl", QMM_TYPE_IQ4_NL, sve_dotprod_iq4_nl_w_size, sve_dotprod_iq4_nl_w_offset, sve_dotprod_iq4_nl_w_pack,
-    sve_dotprod_iq4_nl_w_read_row, sve_dotprod_iq4_nl_w_unpack_row, sve_dotprod_iq4_nl_gemm);
+const qmm_family qmm_family_sve_dotprod_iq4_nl =
+    QMM_SVESME_DOT_FAMILY("sve_dotprod_iq4_nl", QMM_TYPE_IQ4_NL, sve_dotprod_iq4_nl_w_size, sve_dotprod_iq4_nl_w_offset,
+                          sve_dotprod_iq4_nl_w_pack, sve_dotprod_iq4_nl_w_unpack_row, sve_dotprod_iq4_nl_gemm);

@@ -13,9 +13,6 @@ static size_t sve_dotprod_iq4_xs_w_offset(int64_t n_idx, int64_t k) {
 static void sve_dotprod_iq4_xs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_IQ4_XS, k, n, n0, n1, src, stride, dst);
 }
-static void sve_dotprod_iq4_xs_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_IQ4_XS, packed, k, n, row, dst);
-}
 static void sve_dotprod_iq4_xs_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_IQ4_XS, packed, k, n, row, dst);
 }
@@ -23,6 +20,6 @@ static void sve_dotprod_iq4_xs_gemm(int64_t m, int64_t n, int64_t k, const void 
     svesme_dot_gemm(QMM_SVESME_KIND_IQ4_XS, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_sve_dotprod_iq4_xs = QMM_SVESME_DOT_FAMILY(
-    "sve_dotprod_iq4_xs", QMM_TYPE_IQ4_XS, sve_dotprod_iq4_xs_w_size, sve_dotprod_iq4_xs_w_offset, sve_dotprod_iq4_xs_w_pack,
-    sve_dotprod_iq4_xs_w_read_row, sve_dotprod_iq4_xs_w_unpack_row, sve_dotprod_iq4_xs_gemm);
+const qmm_family qmm_family_sve_dotprod_iq4_xs =
+    QMM_SVESME_DOT_FAMILY("sve_dotprod_iq4_xs", QMM_TYPE_IQ4_XS, sve_dotprod_iq4_xs_w_size, sve_dotprod_iq4_xs_w_offset,
+                          sve_dotprod_iq4_xs_w_pack, sve_dotprod_iq4_xs_w_unpack_row, sve_dotprod_iq4_xs_gemm);

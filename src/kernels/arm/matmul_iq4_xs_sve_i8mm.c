@@ -12,10 +12,6 @@ static size_t sve_i8mm_iq4_xs_w_offset(int64_t n_idx, int64_t k) { return qmm_sv
 static void sve_i8mm_iq4_xs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     svei8mm_w_pack(QMM_SVESME_KIND_IQ4_XS, k, n, n0, n1, src, stride, dst);
 }
-static void sve_i8mm_iq4_xs_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    svei8mm_w_read_row(QMM_SVESME_KIND_IQ4_XS, packed, k, row, dst);
-}
 static void sve_i8mm_iq4_xs_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     svei8mm_w_unpack_row(QMM_SVESME_KIND_IQ4_XS, packed, k, row, dst);
@@ -33,5 +29,5 @@ static void sve_i8mm_iq4_xs_gemm(int64_t m, int64_t n, int64_t k, const void *a,
 
 const qmm_family qmm_family_sve_i8mm_iq4_xs =
     QMM_SVEI8MM_FAMILY("sve_i8mm_iq4_xs", QMM_TYPE_IQ4_XS, sve_i8mm_iq4_xs_w_size, sve_i8mm_iq4_xs_w_offset,
-                       sve_i8mm_iq4_xs_w_pack, sve_i8mm_iq4_xs_w_read_row, sve_i8mm_iq4_xs_w_unpack_row, sve_i8mm_iq4_xs_act_size,
-                       sve_i8mm_iq4_xs_act_offset, sve_i8mm_iq4_xs_act_pack, sve_i8mm_iq4_xs_gemm);
+                       sve_i8mm_iq4_xs_w_pack, sve_i8mm_iq4_xs_w_unpack_row, sve_i8mm_iq4_xs_act_size, sve_i8mm_iq4_xs_act_offset,
+                       sve_i8mm_iq4_xs_act_pack, sve_i8mm_iq4_xs_gemm);

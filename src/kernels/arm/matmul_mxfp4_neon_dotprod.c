@@ -7,9 +7,6 @@ static size_t neon_dotprod_mxfp4_w_offset(int64_t n_idx, int64_t k) { return qmm
 static void neon_dotprod_mxfp4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_neon_int8_w_pack(QMM_TYPE_MXFP4, QMM_NEON_ROWS4, k, n, n0, n1, src, stride, dst);
 }
-static void neon_dotprod_mxfp4_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_neon_int8_w_read_row(QMM_TYPE_MXFP4, QMM_NEON_ROWS4, packed, k, n, row, dst);
-}
 static void neon_dotprod_mxfp4_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_neon_int8_w_unpack_row(QMM_TYPE_MXFP4, QMM_NEON_ROWS4, packed, k, n, row, dst);
 }
@@ -24,7 +21,7 @@ static void neon_dotprod_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void 
     qmm_neon_int8_gemm(QMM_TYPE_MXFP4, QMM_NEON_ROWS4, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_neon_dotprod_mxfp4 = QMM_NEON_FAMILY(
-    "neon_dotprod_mxfp4", QMM_TYPE_MXFP4, QMM_NEON_ROWS4, neon_dotprod_mxfp4_w_size, neon_dotprod_mxfp4_w_offset,
-    neon_dotprod_mxfp4_w_pack, neon_dotprod_mxfp4_w_read_row, neon_dotprod_mxfp4_w_unpack_row, neon_dotprod_mxfp4_act_size,
-    neon_dotprod_mxfp4_act_offset, neon_dotprod_mxfp4_act_pack, neon_dotprod_mxfp4_gemm);
+const qmm_family qmm_family_neon_dotprod_mxfp4 =
+    QMM_NEON_FAMILY("neon_dotprod_mxfp4", QMM_TYPE_MXFP4, QMM_NEON_ROWS4, neon_dotprod_mxfp4_w_size, neon_dotprod_mxfp4_w_offset,
+                    neon_dotprod_mxfp4_w_pack, neon_dotprod_mxfp4_w_unpack_row, neon_dotprod_mxfp4_act_size,
+                    neon_dotprod_mxfp4_act_offset, neon_dotprod_mxfp4_act_pack, neon_dotprod_mxfp4_gemm);

@@ -11,9 +11,6 @@ static size_t sme_mxfp4_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_w
 static void sme_mxfp4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_MXFP4, k, n, n0, n1, src, stride, dst);
 }
-static void sme_mxfp4_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_MXFP4, packed, k, n, row, dst);
-}
 static void sme_mxfp4_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_MXFP4, packed, k, n, row, dst);
 }
@@ -27,4 +24,4 @@ __arm_locally_streaming static void sme_mxfp4_gemv(int64_t n, int64_t k, const v
 
 const qmm_family qmm_family_sme_mxfp4 = QMM_SME_MOPA_FAMILY(
     "sme_mxfp4", QMM_TYPE_MXFP4, QMM_CPU_SME, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack, sme_mxfp4_w_size,
-    sme_mxfp4_w_offset, sme_mxfp4_w_pack, sme_mxfp4_w_read_row, sme_mxfp4_w_unpack_row, sme_mxfp4_gemm, sme_mxfp4_gemv);
+    sme_mxfp4_w_offset, sme_mxfp4_w_pack, sme_mxfp4_w_unpack_row, sme_mxfp4_gemm, sme_mxfp4_gemv);

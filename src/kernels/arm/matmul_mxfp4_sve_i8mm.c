@@ -11,10 +11,6 @@ static size_t sve_i8mm_mxfp4_w_offset(int64_t n_idx, int64_t k) { return qmm_sve
 static void sve_i8mm_mxfp4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     svei8mm_w_pack(QMM_SVESME_KIND_MXFP4, k, n, n0, n1, src, stride, dst);
 }
-static void sve_i8mm_mxfp4_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    svei8mm_w_read_row(QMM_SVESME_KIND_MXFP4, packed, k, row, dst);
-}
 static void sve_i8mm_mxfp4_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     svei8mm_w_unpack_row(QMM_SVESME_KIND_MXFP4, packed, k, row, dst);
@@ -30,5 +26,5 @@ static void sve_i8mm_mxfp4_gemm(int64_t m, int64_t n, int64_t k, const void *a, 
 
 const qmm_family qmm_family_sve_i8mm_mxfp4 =
     QMM_SVEI8MM_FAMILY("sve_i8mm_mxfp4", QMM_TYPE_MXFP4, sve_i8mm_mxfp4_w_size, sve_i8mm_mxfp4_w_offset, sve_i8mm_mxfp4_w_pack,
-                       sve_i8mm_mxfp4_w_read_row, sve_i8mm_mxfp4_w_unpack_row, sve_i8mm_mxfp4_act_size, sve_i8mm_mxfp4_act_offset,
-                       sve_i8mm_mxfp4_act_pack, sve_i8mm_mxfp4_gemm);
+                       sve_i8mm_mxfp4_w_unpack_row, sve_i8mm_mxfp4_act_size, sve_i8mm_mxfp4_act_offset, sve_i8mm_mxfp4_act_pack,
+                       sve_i8mm_mxfp4_gemm);

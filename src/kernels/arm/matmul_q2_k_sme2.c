@@ -9,9 +9,6 @@ static size_t sme2_q2_k_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_w
 static void sme2_q2_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_Q2_K, k, n, n0, n1, src, stride, dst);
 }
-static void sme2_q2_k_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_Q2_K, packed, k, n, row, dst);
-}
 static void sme2_q2_k_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_Q2_K, packed, k, n, row, dst);
 }
@@ -26,4 +23,4 @@ __arm_locally_streaming static void sme2_q2_k_gemv(int64_t n, int64_t k, const v
 const qmm_family qmm_family_sme2_q2_k =
     QMM_SME_MOPA_FAMILY("sme2_q2_k", QMM_TYPE_Q2_K, QMM_CPU_SME | QMM_CPU_SME2, qmm_svesme_act_size_sums2,
                         qmm_svesme_act_offset_sums2, qmm_svesme_act_pack_sums2, sme2_q2_k_w_size, sme2_q2_k_w_offset,
-                        sme2_q2_k_w_pack, sme2_q2_k_w_read_row, sme2_q2_k_w_unpack_row, sme2_q2_k_gemm, sme2_q2_k_gemv);
+                        sme2_q2_k_w_pack, sme2_q2_k_w_unpack_row, sme2_q2_k_gemm, sme2_q2_k_gemv);

@@ -12,10 +12,6 @@ static size_t sve_i8mm_q3_k_w_offset(int64_t n_idx, int64_t k) { return qmm_sves
 static void sve_i8mm_q3_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     svei8mm_w_pack(QMM_SVESME_KIND_Q3_K, k, n, n0, n1, src, stride, dst);
 }
-static void sve_i8mm_q3_k_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    svei8mm_w_read_row(QMM_SVESME_KIND_Q3_K, packed, k, row, dst);
-}
 static void sve_i8mm_q3_k_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     svei8mm_w_unpack_row(QMM_SVESME_KIND_Q3_K, packed, k, row, dst);
@@ -30,5 +26,5 @@ static void sve_i8mm_q3_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, c
 }
 
 const qmm_family qmm_family_sve_i8mm_q3_k = QMM_SVEI8MM_FAMILY(
-    "sve_i8mm_q3_k", QMM_TYPE_Q3_K, sve_i8mm_q3_k_w_size, sve_i8mm_q3_k_w_offset, sve_i8mm_q3_k_w_pack, sve_i8mm_q3_k_w_read_row,
+    "sve_i8mm_q3_k", QMM_TYPE_Q3_K, sve_i8mm_q3_k_w_size, sve_i8mm_q3_k_w_offset, sve_i8mm_q3_k_w_pack,
     sve_i8mm_q3_k_w_unpack_row, sve_i8mm_q3_k_act_size, sve_i8mm_q3_k_act_offset, sve_i8mm_q3_k_act_pack, sve_i8mm_q3_k_gemm);

@@ -13,9 +13,6 @@ static size_t sme_q4_0_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_w_
 static void sme_q4_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_Q4_0, k, n, n0, n1, src, stride, dst);
 }
-static void sme_q4_0_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_Q4_0, packed, k, n, row, dst);
-}
 static void sme_q4_0_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_Q4_0, packed, k, n, row, dst);
 }
@@ -27,6 +24,6 @@ __arm_locally_streaming static void sme_q4_0_gemv(int64_t n, int64_t k, const vo
     svesme_dot_gemm(QMM_SVESME_KIND_Q4_0, 1, n, k, a, w, y, 0);
 }
 
-const qmm_family qmm_family_sme_q4_0 = QMM_SME_MOPA_FAMILY(
-    "sme_q4_0", QMM_TYPE_Q4_0, QMM_CPU_SME, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack, sme_q4_0_w_size,
-    sme_q4_0_w_offset, sme_q4_0_w_pack, sme_q4_0_w_read_row, sme_q4_0_w_unpack_row, sme_q4_0_gemm, sme_q4_0_gemv);
+const qmm_family qmm_family_sme_q4_0 =
+    QMM_SME_MOPA_FAMILY("sme_q4_0", QMM_TYPE_Q4_0, QMM_CPU_SME, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack,
+                        sme_q4_0_w_size, sme_q4_0_w_offset, sme_q4_0_w_pack, sme_q4_0_w_unpack_row, sme_q4_0_gemm, sme_q4_0_gemv);

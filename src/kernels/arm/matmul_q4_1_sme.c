@@ -11,9 +11,6 @@ static size_t sme_q4_1_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_w_
 static void sme_q4_1_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_Q4_1, k, n, n0, n1, src, stride, dst);
 }
-static void sme_q4_1_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_Q4_1, packed, k, n, row, dst);
-}
 static void sme_q4_1_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_Q4_1, packed, k, n, row, dst);
 }
@@ -25,7 +22,6 @@ __arm_locally_streaming static void sme_q4_1_gemv(int64_t n, int64_t k, const vo
     svesme_dot_gemm(QMM_SVESME_KIND_Q4_1, 1, n, k, a, w, y, 0);
 }
 
-const qmm_family qmm_family_sme_q4_1 =
-    QMM_SME_MOPA_FAMILY("sme_q4_1", QMM_TYPE_Q4_1, QMM_CPU_SME, qmm_svesme_act_size_sums, qmm_svesme_act_offset_sums,
-                        qmm_svesme_act_pack_sums, sme_q4_1_w_size, sme_q4_1_w_offset, sme_q4_1_w_pack, sme_q4_1_w_read_row,
-                        sme_q4_1_w_unpack_row, sme_q4_1_gemm, sme_q4_1_gemv);
+const qmm_family qmm_family_sme_q4_1 = QMM_SME_MOPA_FAMILY(
+    "sme_q4_1", QMM_TYPE_Q4_1, QMM_CPU_SME, qmm_svesme_act_size_sums, qmm_svesme_act_offset_sums, qmm_svesme_act_pack_sums,
+    sme_q4_1_w_size, sme_q4_1_w_offset, sme_q4_1_w_pack, sme_q4_1_w_unpack_row, sme_q4_1_gemm, sme_q4_1_gemv);

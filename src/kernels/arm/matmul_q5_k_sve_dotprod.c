@@ -11,9 +11,6 @@ static size_t sve_dotprod_q5_k_w_offset(int64_t n_idx, int64_t k) { return qmm_s
 static void sve_dotprod_q5_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_Q5_K, k, n, n0, n1, src, stride, dst);
 }
-static void sve_dotprod_q5_k_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_Q5_K, packed, k, n, row, dst);
-}
 static void sve_dotprod_q5_k_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_Q5_K, packed, k, n, row, dst);
 }
@@ -21,6 +18,6 @@ static void sve_dotprod_q5_k_gemm(int64_t m, int64_t n, int64_t k, const void *a
     svesme_dot_gemm(QMM_SVESME_KIND_Q5_K, m, n, k, a, w, y, ys);
 }
 
-const qmm_family qmm_family_sve_dotprod_q5_k = QMM_SVESME_DOT_FAMILY(
-    "sve_dotprod_q5_k", QMM_TYPE_Q5_K, sve_dotprod_q5_k_w_size, sve_dotprod_q5_k_w_offset, sve_dotprod_q5_k_w_pack,
-    sve_dotprod_q5_k_w_read_row, sve_dotprod_q5_k_w_unpack_row, sve_dotprod_q5_k_gemm);
+const qmm_family qmm_family_sve_dotprod_q5_k =
+    QMM_SVESME_DOT_FAMILY("sve_dotprod_q5_k", QMM_TYPE_Q5_K, sve_dotprod_q5_k_w_size, sve_dotprod_q5_k_w_offset,
+                          sve_dotprod_q5_k_w_pack, sve_dotprod_q5_k_w_unpack_row, sve_dotprod_q5_k_gemm);

@@ -7,9 +7,6 @@ static size_t neon_i8mm_q6_k_w_offset(int64_t n_idx, int64_t k) { return qmm_neo
 static void neon_i8mm_q6_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_neon_int8_w_pack(QMM_TYPE_Q6_K, QMM_NEON_PAIRS, k, n, n0, n1, src, stride, dst);
 }
-static void neon_i8mm_q6_k_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_neon_int8_w_read_row(QMM_TYPE_Q6_K, QMM_NEON_PAIRS, packed, k, n, row, dst);
-}
 static void neon_i8mm_q6_k_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_neon_int8_w_unpack_row(QMM_TYPE_Q6_K, QMM_NEON_PAIRS, packed, k, n, row, dst);
 }
@@ -24,5 +21,5 @@ static void neon_i8mm_q6_k_gemm(int64_t m, int64_t n, int64_t k, const void *a, 
 
 const qmm_family qmm_family_neon_i8mm_q6_k =
     QMM_NEON_FAMILY("neon_i8mm_q6_k", QMM_TYPE_Q6_K, QMM_NEON_PAIRS, neon_i8mm_q6_k_w_size, neon_i8mm_q6_k_w_offset,
-                    neon_i8mm_q6_k_w_pack, neon_i8mm_q6_k_w_read_row, neon_i8mm_q6_k_w_unpack_row, neon_i8mm_q6_k_act_size,
-                    neon_i8mm_q6_k_act_offset, neon_i8mm_q6_k_act_pack, neon_i8mm_q6_k_gemm);
+                    neon_i8mm_q6_k_w_pack, neon_i8mm_q6_k_w_unpack_row, neon_i8mm_q6_k_act_size, neon_i8mm_q6_k_act_offset,
+                    neon_i8mm_q6_k_act_pack, neon_i8mm_q6_k_gemm);

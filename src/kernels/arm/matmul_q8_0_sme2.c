@@ -10,9 +10,6 @@ static size_t sme2_q8_0_w_offset(int64_t n_idx, int64_t k) { return qmm_svesme_w
 static void sme2_q8_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_svesme_w_pack(QMM_SVESME_KIND_Q8_0, k, n, n0, n1, src, stride, dst);
 }
-static void sme2_q8_0_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_svesme_w_read_row(QMM_SVESME_KIND_Q8_0, packed, k, n, row, dst);
-}
 static void sme2_q8_0_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_svesme_w_unpack_row(QMM_SVESME_KIND_Q8_0, packed, k, n, row, dst);
 }
@@ -24,7 +21,6 @@ __arm_locally_streaming static void sme2_q8_0_gemv(int64_t n, int64_t k, const v
     svesme_dot_gemm(QMM_SVESME_KIND_Q8_0, 1, n, k, a, w, y, 0);
 }
 
-const qmm_family qmm_family_sme2_q8_0 =
-    QMM_SME_MOPA_FAMILY("sme2_q8_0", QMM_TYPE_Q8_0, QMM_CPU_SME | QMM_CPU_SME2, qmm_svesme_act_size, qmm_svesme_act_offset,
-                        qmm_svesme_act_pack, sme2_q8_0_w_size, sme2_q8_0_w_offset, sme2_q8_0_w_pack, sme2_q8_0_w_read_row,
-                        sme2_q8_0_w_unpack_row, sme2_q8_0_gemm, sme2_q8_0_gemv);
+const qmm_family qmm_family_sme2_q8_0 = QMM_SME_MOPA_FAMILY(
+    "sme2_q8_0", QMM_TYPE_Q8_0, QMM_CPU_SME | QMM_CPU_SME2, qmm_svesme_act_size, qmm_svesme_act_offset, qmm_svesme_act_pack,
+    sme2_q8_0_w_size, sme2_q8_0_w_offset, sme2_q8_0_w_pack, sme2_q8_0_w_unpack_row, sme2_q8_0_gemm, sme2_q8_0_gemv);

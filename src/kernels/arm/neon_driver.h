@@ -76,15 +76,6 @@ static inline void qmm_neon_int8_w_unpack_row(qmm_type kind, int arrangement, co
     }
 }
 
-/* GET_ROWS: the row's GGUF bytes unpacked into the tail of dst, then the
- * reference's dequantizer in place: ggml's values exactly. */
-static inline void qmm_neon_int8_w_read_row(qmm_type kind, int arrangement, const void *packed, int64_t k, int64_t n, int64_t row,
-                                            float *dst) {
-    const size_t rb = qmm_row_size(kind, k);
-    qmm_neon_int8_w_unpack_row(kind, arrangement, packed, k, n, row, (uint8_t *)dst + (size_t)k * sizeof(float) - rb);
-    (void)qmm_dequantize_row_tail(kind, dst, k);
-}
-
 static inline size_t qmm_neon_int8_act_size(qmm_type kind, int64_t m, int64_t k) {
     return qmm_neon_act_layout_size(qmm_neon_act_with_sums(kind), m, k);
 }
@@ -148,17 +139,16 @@ static inline __attribute__((always_inline)) void qmm_neon_int8_gemm(qmm_type ki
 /* The descriptor of family name_ (its qmm_family_<name_> is what the registry refers to) for weights of type wtype_
  * in the arrangement (ROWS4: dotprod, its fallback the reference; PAIRS: i8mm, its fallback the dotprod family:
  * fallback_hides masks the feature off for QMM_CAP hybrid runs), with its entry points. */
-#define QMM_NEON_FAMILY(name_, wtype_, arrangement, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, act_size_,          \
-                        act_offset_, act_pack_, gemm_)                                                                           \
+#define QMM_NEON_FAMILY(name_, wtype_, arrangement, w_size_, w_offset_, w_pack_, w_unpack_row_, act_size_, act_offset_,          \
+                        act_pack_, gemm_)                                                                                        \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_,                                                                                          \
         .required =                                                                                                              \
             (arrangement) == QMM_NEON_PAIRS ? QMM_CPU_NEON | QMM_CPU_DOTPROD | QMM_CPU_I8MM : QMM_CPU_NEON | QMM_CPU_DOTPROD,    \
         .fallback_hides = (arrangement) == QMM_NEON_PAIRS ? QMM_CPU_I8MM : QMM_CPU_DOTPROD, .flags = 0, .layout_id = 1,          \
         .mr = QMM_NEON_MR, .nr = QMM_NEON_NR, .kr = (arrangement) == QMM_NEON_PAIRS ? 8 : 4, .sr = 1, .n_step = QMM_NEON_NR,     \
-        .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_,                    \
-        .w_unpack_row = w_unpack_row_, .act = {QMM_NEON_MR, act_size_, act_offset_, act_pack_},                                  \
-        .act_gemv = {0, NULL, NULL, NULL}, .gemm = gemm_, .gemv = NULL,                                                          \
+        .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_unpack_row = w_unpack_row_,                \
+        .act = {QMM_NEON_MR, act_size_, act_offset_, act_pack_}, .act_gemv = {0, NULL, NULL, NULL}, .gemm = gemm_, .gemv = NULL, \
     }
 
 #endif

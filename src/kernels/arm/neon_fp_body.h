@@ -80,12 +80,6 @@ static inline void qmm_neonfp_w_pack(qmm_type kind, int64_t k, int64_t n, int64_
     }
 }
 
-static inline void qmm_neonfp_w_read_row(qmm_type kind, const void *packed, int64_t k, int64_t row, float *dst) {
-    const char *panel = (const char *)packed + qmm_neonfp_w_offset(kind, row, k);
-    for (int64_t l = 0; l < k; l++)
-        dst[l] = qmm_neonfp_widen(kind, panel, (size_t)(l * NR + row % NR));
-}
-
 /* The row's elements back, bits as they are (dst need not be aligned). */
 static inline void qmm_neonfp_w_unpack_row(qmm_type kind, const void *packed, int64_t k, int64_t row, void *dst) {
     const size_t esz = qmm_neonfp_esz(kind);
@@ -169,12 +163,12 @@ QMM_NEONFP_INLINE void qmm_neonfp_gemm(qmm_type kind, int64_t m, int64_t n, int6
 }
 
 /* The descriptor of a NEON fp family from its entry points (GEMV: the GEMM). */
-#define QMM_NEONFP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, gemm_)                     \
+#define QMM_NEONFP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_unpack_row_, gemm_)                                  \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_, .required = QMM_CPU_NEON,                                                                \
         .fallback_hides = QMM_CPU_NEON, /* fallback for QMM_CAP hybrid runs: the reference */                                    \
             .flags = 0, .layout_id = 1, .mr = MR, .nr = NR, .kr = 1, .sr = 1, .n_step = NR, .w_packed_size = w_size_,            \
-        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,               \
+        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_unpack_row = w_unpack_row_,                                          \
         .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack}, .act_gemv = {0, NULL, NULL, NULL},       \
         .gemm = gemm_, .gemv = NULL,                                                                                             \
     }

@@ -55,18 +55,6 @@ static inline void smefp_w_pack(qmm_type kind, int64_t k, int64_t n, int64_t n0,
         }
     }
 }
-static inline void smefp_w_read_row(qmm_type kind, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + smefp_w_offset(kind, row, k);
-    const int r = (int)(row % QMM_SMEFP_NP);
-    for (int64_t l = 0; l < k; l++) {
-        if (kind == QMM_TYPE_F32) {
-            dst[l] = ((const float *)(const void *)panel)[l * QMM_SMEFP_NP + r];
-        } else {
-            const uint16_t e = ((const uint16_t *)(const void *)panel)[l * QMM_SMEFP_NP + r];
-            dst[l] = kind == QMM_TYPE_BF16 ? qmm_bf16_to_fp32(e) : qmm_fp16_to_fp32(e);
-        }
-    }
-}
 
 /* w_unpack_row: the row's elements back, bits as they are (dst need not be aligned). */
 static inline void smefp_w_unpack_row(qmm_type kind, const void *packed, int64_t k, int64_t row, void *dst) {
@@ -208,13 +196,12 @@ QMM_SMEFP_INLINE void smefp_gemv(qmm_type kind, int64_t n, int64_t k, const floa
 
 /* The descriptor of an SME fp family from its entry points (the GEMM and
  * the GEMV run streaming, ZA live only inside the GEMM). */
-#define QMM_SMEFP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, gemm_, gemv_)               \
+#define QMM_SMEFP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_unpack_row_, gemm_, gemv_)                            \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_, .required = QMM_CPU_SME, .fallback_hides = QMM_CPU_SME | QMM_CPU_SME2,                   \
         .flags = QMM_FAMILY_CAPPED, .layout_id = 1, .mr = QMM_SMEFP_MP, .nr = QMM_SMEFP_NP, .kr = 1, .sr = 1,                    \
         .n_step = QMM_SMEFP_NP, .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_,                       \
-        .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,                                                                \
-        .act = {QMM_SMEFP_MP, smefp_act_size, smefp_act_offset, smefp_act_pack},                                                 \
+        .w_unpack_row = w_unpack_row_, .act = {QMM_SMEFP_MP, smefp_act_size, smefp_act_offset, smefp_act_pack},                  \
         .act_gemv = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack}, .gemm = gemm_, .gemv = gemv_,       \
     }
 

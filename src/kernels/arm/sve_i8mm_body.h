@@ -103,9 +103,8 @@ static inline void svei8mm_q_get(int kind, const uint8_t *blk, int r, uint8_t q[
         qmm_svesme_bit_join(blk + qmm_svesme_qoff(kind) + 2 * QMM_SVEI8MM_GROUP + 4 * r, 4, 8, q);
 }
 
-/* The panels of rows [n0, n1) and the row's values (read_row) or GGUF
- * blocks (unpack_row) back, per group of kinds; every bit survives
- * packing. Pad rows: zero scales, never stored. */
+/* The panels of rows [n0, n1), and a row's GGUF blocks back (unpack_row),
+ * per group of kinds; every bit survives packing. Pad rows: zero scales, never stored. */
 static inline void svei8mm_w_pack_q6_k(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     const int kind = QMM_SVESME_KIND_Q6_K;
     const int64_t ns = k / QMM_QK_K;
@@ -321,9 +320,8 @@ static inline void svei8mm_unit_get(int kind, const uint8_t *panel, int64_t u, i
     }
 }
 
-/* The descriptor's w_pack, w_read_row (GET_ROWS: the row's GGUF blocks
- * rebuilt, ggml's values exactly) and w_unpack_row (the same blocks, as
- * bytes) of every kind. */
+/* The descriptor's w_pack and w_unpack_row (the row's GGUF blocks rebuilt;
+ * GET_ROWS dequantizes them) of every kind. */
 static inline void svei8mm_w_pack(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                   void *dst) {
     if (qmm_svesme_is_two(kind))
@@ -340,9 +338,6 @@ static inline void svei8mm_w_pack(int kind, int64_t k, int64_t n, int64_t n0, in
         svei8mm_w_pack_blk(kind, k, n, n0, n1, src, stride, dst);
 }
 
-static inline void svei8mm_w_read_row(int kind, const void *packed, int64_t k, int64_t row, float *dst) {
-    qmm_svesme_row_read(svei8mm_unit_get, kind, packed, k, row, dst);
-}
 static inline void svei8mm_w_unpack_row(int kind, const void *packed, int64_t k, int64_t row, void *dst) {
     qmm_svesme_row_unpack(svei8mm_unit_get, kind, packed, k, row, dst);
 }
@@ -626,13 +621,11 @@ QMM_SVEI8MM_INLINE void svei8mm_gemm(int kind, int64_t m, int64_t n, int64_t k, 
 }
 
 /* A family's descriptor from its name, type and entry points. */
-#define QMM_SVEI8MM_FAMILY(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, act_size_, act_offset_,       \
-                           act_pack_, gemm_)                                                                                     \
+#define QMM_SVEI8MM_FAMILY(name_, wtype_, w_size_, w_offset_, w_pack_, w_unpack_row_, act_size_, act_offset_, act_pack_, gemm_)  \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_, .required = QMM_CPU_SVE | QMM_CPU_SVE_I8MM,                                              \
         .fallback_hides = QMM_CPU_SVE_I8MM, /* fallback for capped (hybrid) runs: the SDOT family */                             \
             .flags = 0, .layout_id = 1, .mr = 4, .nr = QMM_SVEI8MM_NP, .kr = 8, .sr = 1, .n_step = QMM_SVEI8MM_NP,               \
-        .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_,                    \
-        .w_unpack_row = w_unpack_row_, .act = {2, act_size_, act_offset_, act_pack_}, .act_gemv = {0, NULL, NULL, NULL},         \
-        .gemm = gemm_, .gemv = NULL,                                                                                             \
+        .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_unpack_row = w_unpack_row_,                \
+        .act = {2, act_size_, act_offset_, act_pack_}, .act_gemv = {0, NULL, NULL, NULL}, .gemm = gemm_, .gemv = NULL,           \
     }

@@ -363,11 +363,11 @@ QMM_SVESME_INLINE void svesme_dot_gemm(int kind, int64_t m, int64_t n, int64_t k
 /* The descriptor of an SVE SDOT family: the GEMM on reference-layout
  * activations (4 rows at a time); fallback_hides: masked off for capped
  * (hybrid) runs, whose fallback is then a NEON family. */
-#define QMM_SVESME_DOT_FAMILY(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, gemm_)                     \
+#define QMM_SVESME_DOT_FAMILY(name_, wtype_, w_size_, w_offset_, w_pack_, w_unpack_row_, gemm_)                                  \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_, .required = QMM_CPU_SVE, .fallback_hides = QMM_CPU_SVE, .flags = 0, .layout_id = 1,      \
         .mr = 4, .nr = QMM_SVESME_NP, .kr = 4, .sr = 1, .n_step = QMM_SVESME_NP, .w_packed_size = w_size_,                       \
-        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,               \
+        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_unpack_row = w_unpack_row_,                                          \
         .act = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack}, .act_gemv = {0, NULL, NULL, NULL},          \
         .gemm = gemm_, .gemv = NULL,                                                                                             \
     }
@@ -607,12 +607,12 @@ QMM_SVESME_INLINE void sme_mopa_gemm(int kind, int64_t m, int64_t n, int64_t k, 
  * _sums2 as qmm_svesme_act_sums), and the streaming SDOT GEMV on
  * reference-layout activations, capped. */
 #define QMM_SME_MOPA_FAMILY(name_, wtype_, required_, act_size_, act_offset_, act_pack_, w_size_, w_offset_, w_pack_,            \
-                            w_read_row_, w_unpack_row_, gemm_, gemv_)                                                            \
+                            w_unpack_row_, gemm_, gemv_)                                                                         \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_, .required = required_, .fallback_hides = QMM_CPU_SME | QMM_CPU_SME2,                     \
         .flags = QMM_FAMILY_CAPPED, .layout_id = 1, .mr = QMM_SVESME_MP, .nr = QMM_SVESME_NP, .kr = 4, .sr = 1,                  \
         .n_step = QMM_SVESME_NP, .w_packed_size = w_size_, .w_packed_offset = w_offset_, .w_pack = w_pack_,                      \
-        .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_, .act = {QMM_SVESME_MP, act_size_, act_offset_, act_pack_},     \
+        .w_unpack_row = w_unpack_row_, .act = {QMM_SVESME_MP, act_size_, act_offset_, act_pack_},                                \
         .act_gemv = {1, qmm_ref_act_q8_size, qmm_ref_act_q8_offset, qmm_ref_act_q8_pack}, .gemm = gemm_, .gemv = gemv_,          \
     }
 #endif

@@ -793,7 +793,7 @@ static inline void qmm_svesme_two_super(int kind, int kr, const uint8_t *sup, in
     }
 }
 /* The descriptor's w_pack of every kind in the SDOT / SME form
- * (sve_i8mm_body.h has its own, kr = 8); w_read_row and w_unpack_row below. */
+ * (sve_i8mm_body.h has its own, kr = 8); w_unpack_row below. */
 static inline void qmm_svesme_w_pack(int kind, int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride,
                                      void *dst) {
     switch (kind) {
@@ -845,19 +845,7 @@ typedef union {
  * layout's exact inverse of its pack (every bit of a block survives packing). */
 typedef void (*qmm_svesme_unit_get_fn)(int kind, const uint8_t *panel, int64_t u, int r, qmm_svesme_gguf_block *g);
 
-/* GET_ROWS: the row's GGUF blocks rebuilt by get, dequantized as the reference does. */
-static inline void qmm_svesme_row_read(qmm_svesme_unit_get_fn get, int kind, const void *packed, int64_t k, int64_t row,
-                                       float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
-    const int64_t uk = qmm_svesme_unit_k(kind);
-    for (int64_t u = 0; u < k / uk; u++) {
-        qmm_svesme_gguf_block g;
-        memset(&g, 0, sizeof g);
-        get(kind, panel, u, (int)(row % QMM_SVESME_NP), &g);
-        qmm_dequantize_row(qmm_svesme_type(kind), &g, dst + u * uk, uk);
-    }
-}
-/* w_unpack_row: the same blocks, as the row's GGUF bytes. */
+/* w_unpack_row: the row's GGUF bytes, block by block from get. */
 static inline void qmm_svesme_row_unpack(qmm_svesme_unit_get_fn get, int kind, const void *packed, int64_t k, int64_t row,
                                          void *dst) {
     const uint8_t *panel = (const uint8_t *)packed + qmm_svesme_w_offset(kind, row, k);
@@ -892,10 +880,6 @@ static inline void qmm_svesme_unit_get(int kind, const uint8_t *panel, int64_t u
         qmm_svesme_leg_put(kind, d, m, q, g->bytes);
     }
     }
-}
-static inline void qmm_svesme_w_read_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_svesme_row_read(qmm_svesme_unit_get, kind, packed, k, row, dst);
 }
 static inline void qmm_svesme_w_unpack_row(int kind, const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;

@@ -53,14 +53,6 @@ void qmm_ref_rows_unpack(qmm_type t, const void *packed, int64_t k, int64_t row,
     memcpy(dst, (const char *)packed + qmm_ref_rows_offset(t, row, k), qmm_row_size(t, k));
 }
 
-void qmm_ref_rows_read(qmm_type t, const void *packed, int64_t k, int64_t row, float *dst) {
-    const void *src = (const char *)packed + qmm_ref_rows_offset(t, row, k);
-    if (t == QMM_TYPE_F32)
-        memcpy(dst, src, (size_t)k * sizeof(float));
-    else
-        qmm_dequantize_row(t, src, dst, k);
-}
-
 /* ------------------------------------------------------------------ compute */
 
 /* The definition of a quantized output element. */

@@ -50,7 +50,6 @@ size_t qmm_ref_rows_size(qmm_type t, int64_t k, int64_t n);
 size_t qmm_ref_rows_offset(qmm_type t, int64_t n_idx, int64_t k);
 void qmm_ref_rows_pack(qmm_type t, int64_t k, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst);
 void qmm_ref_rows_unpack(qmm_type t, const void *packed, int64_t k, int64_t row, void *dst);
-void qmm_ref_rows_read(qmm_type t, const void *packed, int64_t k, int64_t row, float *dst);
 
 /* The defining products on plain rows: Q4_0, Q8_0 and the float types
  * (ref_kernels.c); every other quantized type (ref_quant_kernels.c). */

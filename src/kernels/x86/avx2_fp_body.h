@@ -127,13 +127,6 @@ static inline void qmm_avx2fp_w_pack(qmm_type kind, int64_t k, int64_t n, int64_
     }
 }
 
-static inline void qmm_avx2fp_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    const char *panel = (const char *)w + qmm_avx2fp_w_offset(kind, row, k);
-    const int j = qmm_avx2fp_col_pos(kind, (int)(row % FP_NR));
-    for (int64_t l = 0; l < k; l++)
-        dst[l] = qmm_avx2fp_to_f32(kind, panel, (size_t)(l * FP_NR + j));
-}
-
 /* Row `row` back as its source row: both packers move the bits as they are
  * (qmm_avx2fp_col_pos: where the 16-bit ones put the row in a k step). */
 static inline void qmm_avx2fp_w_unpack_row(qmm_type kind, const void *w, int64_t k, int64_t row, void *dst) {
@@ -323,14 +316,14 @@ QMM_AVX2FP_INLINE void qmm_avx2fp_gemv(qmm_type kind, int64_t n, int64_t k, cons
 }
 
 /* The descriptor of an AVX2 fp family from its entry points. */
-#define QMM_AVX2FP_DESCRIPTOR(name_, kind_, required_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, gemm_, gemv_)    \
+#define QMM_AVX2FP_DESCRIPTOR(name_, kind_, required_, w_size_, w_offset_, w_pack_, w_unpack_row_, gemm_, gemv_)                 \
     {                                                                                                                            \
         .name = name_, .wtype = kind_, .required = required_,                                                                    \
         .fallback_hides = required_, /* masked off to choose the fallback (QMM_CAP hybrid runs): the reference */                \
             .flags = 0,                                                                                                          \
         .layout_id = (kind_) == QMM_TYPE_BF16 ? 2 : 1, /* 1: each k step's rows 0-15 in order; BF16: the pairs */                \
             .mr = FP_MR, .nr = FP_NR, .kr = 1, .sr = 1, .n_step = FP_NR, .w_packed_size = w_size_, .w_packed_offset = w_offset_, \
-        .w_pack = w_pack_, .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,                                             \
+        .w_pack = w_pack_, .w_unpack_row = w_unpack_row_,                                                                        \
         .act = {1, qmm_ref_act_f32_size, qmm_ref_act_f32_offset, qmm_ref_act_f32_pack}, .act_gemv = {0, NULL, NULL, NULL},       \
         .gemm = gemm_, .gemv = gemv_,                                                                                            \
     }

@@ -644,13 +644,6 @@ static inline void qmm_avx2_int8_w_unpack_row(qmm_type kind, const void *w, int6
         qmm_avx2_table_w_unpack_row(kind, w, k, row, dst);
 }
 
-/* GET_ROWS: the row's GGUF bytes unpacked into the tail of dst, then the
- * reference's dequantizer in place: ggml's values exactly. */
-static inline void qmm_avx2_int8_read_row(qmm_type kind, const void *w, int64_t k, int64_t row, float *dst) {
-    qmm_avx2_int8_w_unpack_row(kind, w, k, row, (uint8_t *)dst + (size_t)k * sizeof(float) - qmm_row_size(kind, k));
-    (void)qmm_dequantize_row_tail(kind, dst, k);
-}
-
 /* ------------------------------------------------------------ descriptor */
 
 #define QMM_AVX2_INT8_REQUIRED    (QMM_CPU_AVX2 | QMM_CPU_FMA | QMM_CPU_F16C)
@@ -659,13 +652,12 @@ static inline void qmm_avx2_int8_read_row(qmm_type kind, const void *w, int64_t 
 /* A family's descriptor from its name, type, features and entry points.
  * fallback_hides: masked off to choose the fallback (QMM_CAP hybrid runs):
  * AVX-VNNI falls back to AVX2, AVX2 to the reference. */
-#define QMM_AVX2_INT8_FAMILY(name_, wtype_, required_, w_size_, w_offset_, w_pack_, read_row_, w_unpack_row_, act_pack_, gemm_,  \
-                             gemv_)                                                                                              \
+#define QMM_AVX2_INT8_FAMILY(name_, wtype_, required_, w_size_, w_offset_, w_pack_, w_unpack_row_, act_pack_, gemm_, gemv_)      \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_, .required = required_,                                                                   \
         .fallback_hides = ((required_)&QMM_CPU_AVXVNNI) ? QMM_CPU_AVXVNNI : (required_), .flags = 0, .layout_id = 1,             \
         .mr = QMM_AVX2_MR, .nr = QMM_AVX2_NR, .kr = 4, .sr = 1, .n_step = QMM_AVX2_NR, .w_packed_size = w_size_,                 \
-        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = read_row_, .w_unpack_row = w_unpack_row_,                 \
+        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_unpack_row = w_unpack_row_,                                          \
         .act = {1, qmm_avx2_int8_act_size, qmm_avx2_int8_act_offset, act_pack_}, .act_gemv = {0, NULL, NULL, NULL},              \
         .gemm = gemm_, .gemv = gemv_,                                                                                            \
     }

@@ -627,21 +627,6 @@ static inline void qmm_avx512fp_w_pack(int esz, int64_t k, int64_t n, int64_t n0
     }
 }
 
-/* Packed row `row` as fp32: F16 / BF16 by the reference's conversions (NaN
- * payloads kept). */
-static inline void qmm_avx512fp_w_read_row(int esz, const void *packed, int64_t k, int64_t row, float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + qmm_avx512fp_w_offset(esz, row, k);
-    const int r = (int)(row % QMM_AVX512FP_NR);
-    for (int64_t l = 0; l < k; l++) {
-        if (esz == QMM_AVX512FP_F32) {
-            dst[l] = ((const float *)(const void *)panel)[l * QMM_AVX512FP_NR + r];
-        } else {
-            const uint16_t h = ((const uint16_t *)(const void *)panel)[l * QMM_AVX512FP_NR + r];
-            dst[l] = esz == QMM_AVX512FP_BF16 ? qmm_bf16_to_fp32(h) : qmm_fp16_to_fp32(h);
-        }
-    }
-}
-
 static inline void qmm_avx512fp_w_unpack_row(int esz, const void *packed, int64_t k, int64_t row, void *dst) {
     qmm_avx512fp_unpack_row((const uint8_t *)packed + qmm_avx512fp_w_offset(esz, row, k), k, (int)(row % QMM_AVX512FP_NR), dst,
                             esz);
@@ -650,13 +635,13 @@ static inline void qmm_avx512fp_w_unpack_row(int esz, const void *packed, int64_
 /* The descriptor of an AVX-512 fp family from its entry points. GEMM tile:
  * 12 activation rows x 2 panels (nr 32); activations: the 12-row groups
  * (GEMM), the plain row (GEMV). */
-#define QMM_AVX512FP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_read_row_, w_unpack_row_, gemm_, gemv_)            \
+#define QMM_AVX512FP_DESCRIPTOR(name_, wtype_, w_size_, w_offset_, w_pack_, w_unpack_row_, gemm_, gemv_)                         \
     {                                                                                                                            \
         .name = name_, .wtype = wtype_,                                                                                          \
         .required = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ | QMM_CPU_FMA | QMM_CPU_F16C,       \
         .fallback_hides = QMM_CPU_AVX512F | QMM_CPU_AVX512BW | QMM_CPU_AVX512VL | QMM_CPU_AVX512DQ, .flags = 0, .layout_id = 1,  \
         .mr = QMM_AVX512FP_MR, .nr = 2 * QMM_AVX512FP_NR, .kr = 1, .sr = 1, .n_step = QMM_AVX512FP_NR, .w_packed_size = w_size_, \
-        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_read_row = w_read_row_, .w_unpack_row = w_unpack_row_,               \
+        .w_packed_offset = w_offset_, .w_pack = w_pack_, .w_unpack_row = w_unpack_row_,                                          \
         .act = {QMM_AVX512FP_MR, qmm_avx512fp_act_size, qmm_avx512fp_act_offset, qmm_avx512fp_act_pack},                         \
         .act_gemv = {1, qmm_avx512fp_act1_size, qmm_avx512fp_act1_offset, qmm_avx512fp_act1_pack}, .gemm = gemm_, .gemv = gemv_, \
     }

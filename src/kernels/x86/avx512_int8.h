@@ -492,18 +492,6 @@ static inline void qmm_avx512_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n
     }
 }
 
-static inline void qmm_avx512_w_read_row(const void *packed, int64_t k, int64_t row, float *dst, int sbytes, int qbytes,
-                                         qmm_type wtype, qmm_avx512_get_block get) {
-    const int64_t nb = k / QMM_QK;
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512_panel_bytes(k, sbytes, qbytes);
-    for (int64_t b = 0; b < nb; b++) {
-        qmm_x86_unit blk;
-        get(panel + qmm_avx512_blk_scales(b, sbytes, qbytes), panel + qmm_avx512_blk_quants(nb, b, sbytes, qbytes),
-            (int)(row % QMM_AVX512_NR), &blk);
-        qmm_dequantize_row(wtype, &blk, dst + b * QMM_QK, QMM_QK);
-    }
-}
-
 /* Row `row` back as the GGUF bytes packed for it (w_unpack_row). */
 static inline void qmm_avx512_w_unpack_row(const void *packed, int64_t k, int64_t row, void *dst, int sbytes, int qbytes,
                                            qmm_type wtype, qmm_avx512_get_block get) {
@@ -1083,17 +1071,6 @@ static inline void qmm_avx512x_w_pack(qmm_avx512x_kind kind, int64_t k, int64_t 
             for (int64_t u = 0; u < nu; u++)
                 put(row, u, r, panel + (size_t)u * (size_t)chunk);
         }
-    }
-}
-
-static inline void qmm_avx512x_w_read_row(qmm_avx512x_kind kind, const void *packed, int64_t k, int64_t row, float *dst,
-                                          qmm_avx512x_get_unit get) {
-    const int chunk = QMM_AVX512X_CHUNK(kind), ue = QMM_AVX512X_UE(kind);
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512x_panel_bytes(k, chunk, ue);
-    for (int64_t u = 0; u < k / ue; u++) {
-        qmm_x86_unit blk; /* the GGUF unit rebuilt: ggml's values exactly */
-        get(panel + (size_t)u * (size_t)chunk, (int)(row % QMM_AVX512_NR), &blk);
-        qmm_dequantize_row(qmm_avx512x_wtype(kind), &blk, dst + u * ue, ue);
     }
 }
 

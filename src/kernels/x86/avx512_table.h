@@ -97,20 +97,7 @@ static inline void qmm_avx512t_get(qmm_avx512t_kind kind, const uint8_t *h, cons
     memcpy(dst, &blk, sizeof blk);
 }
 
-/* The panel walkers: row `row` dequantized (GET_ROWS) or as the GGUF bytes
- * packed for it (unpacking). */
-static inline void qmm_avx512t_w_read_row(qmm_avx512t_kind kind, qmm_type wtype, const void *packed, int64_t k, int64_t row,
-                                          float *dst) {
-    const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);
-    const size_t hb = qmm_avx512t_hdr_bytes(k, kind);
-    for (int64_t u = 0; u < k / QMM_AVX512T_UE(kind); u++) {
-        qmm_x86_unit blk; /* the GGUF unit rebuilt: ggml's values exactly */
-        qmm_avx512t_get(kind, panel + (size_t)u * QMM_AVX512T_HDR(kind),
-                        panel + hb + (size_t)u * (QMM_AVX512T_UE(kind) / QMM_QK) * 256, (int)(row % QMM_AVX512_NR), &blk);
-        qmm_dequantize_row(wtype, &blk, dst + u * QMM_AVX512T_UE(kind), QMM_AVX512T_UE(kind));
-    }
-}
-
+/* The panel walker: the GGUF bytes packed for row `row` (w_unpack_row). */
 static inline void qmm_avx512t_w_unpack_row(qmm_avx512t_kind kind, qmm_type wtype, const void *packed, int64_t k, int64_t row,
                                             void *dst) {
     const uint8_t *panel = (const uint8_t *)packed + (size_t)(row / QMM_AVX512_NR) * qmm_avx512t_panel_bytes(k, kind);

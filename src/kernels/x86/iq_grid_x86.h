@@ -503,14 +503,6 @@ static inline void qmm_iqg_tq_unpack_row(qmm_type kind, const void *packed, int6
         qmm_iqg_tq_block(kind, packed, k, n, row, sb, (uint8_t *)dst + (size_t)sb * qmm_type_block_bytes(kind));
 }
 
-static inline void qmm_iqg_tq_read_row(qmm_type kind, const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    uint8_t blk[sizeof(qmm_block_tq2_0)]; /* the larger of the two blocks */
-    for (int64_t sb = 0; sb < k / 256; sb++) {
-        qmm_iqg_tq_block(kind, packed, k, n, row, sb, blk);
-        qmm_ref_rows_read(kind, blk, 256, 0, dst + 256 * sb);
-    }
-}
-
 /* Super-block sb of a group of `rows` < QMM_IQG_NR rows, widened to the
  * layout of a full group (the missing rows zero) at dst. */
 static inline void qmm_iqg_tq_widen(qmm_type kind, const uint8_t *grp, int rows, int64_t sb, uint8_t *dst) {

@@ -10,10 +10,6 @@ static size_t avx2_bf16_w_offset(int64_t n_idx, int64_t k) { return qmm_avx2fp_w
 static void avx2_bf16_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx2fp_w_pack(QMM_TYPE_BF16, k, n, n0, n1, src, stride, dst);
 }
-static void avx2_bf16_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx2fp_read_row(QMM_TYPE_BF16, w, k, row, dst);
-}
 static void avx2_bf16_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx2fp_w_unpack_row(QMM_TYPE_BF16, w, k, row, dst);
@@ -33,7 +29,7 @@ static void avx2_bf16_gemv(int64_t n, int64_t k, const void *a, const void *w, f
 
 const qmm_family qmm_family_avx2_bf16 =
     QMM_AVX2FP_DESCRIPTOR("avx2_bf16", QMM_TYPE_BF16, QMM_CPU_AVX2 | QMM_CPU_FMA, avx2_bf16_w_size, avx2_bf16_w_offset,
-                          avx2_bf16_w_pack, avx2_bf16_read_row, avx2_bf16_w_unpack_row, avx2_bf16_gemm, avx2_bf16_gemv);
+                          avx2_bf16_w_pack, avx2_bf16_w_unpack_row, avx2_bf16_gemm, avx2_bf16_gemv);
 
 /* widen_once: the GEMM's copy of the widened panel follows dispatch's answer */
 const qmm_fp_attention qmm_fp_attention_avx2_bf16 = {

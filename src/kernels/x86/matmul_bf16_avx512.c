@@ -23,10 +23,6 @@ static size_t avx512_bf16_w_offset(int64_t n_idx, int64_t k) { return qmm_avx512
 static void avx512_bf16_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx512fp_w_pack(QMM_AVX512FP_BF16, k, n, n0, n1, src, stride, dst);
 }
-static void avx512_bf16_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx512fp_w_read_row(QMM_AVX512FP_BF16, packed, k, row, dst);
-}
 static void avx512_bf16_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx512fp_w_unpack_row(QMM_AVX512FP_BF16, packed, k, row, dst);
@@ -45,6 +41,6 @@ static void avx512_bf16_gemv(int64_t n, int64_t k, const void *a, const void *w,
 
 const qmm_family qmm_family_avx512_bf16 =
     QMM_AVX512FP_DESCRIPTOR("avx512_bf16", QMM_TYPE_BF16, avx512_bf16_w_size, avx512_bf16_w_offset, avx512_bf16_w_pack,
-                            avx512_bf16_w_read_row, avx512_bf16_w_unpack_row, avx512_bf16_gemm, avx512_bf16_gemv);
+                            avx512_bf16_w_unpack_row, avx512_bf16_gemm, avx512_bf16_gemv);
 
 const qmm_fp_attention qmm_fp_attention_avx512_bf16 = {.family = &qmm_family_avx512_bf16, .gemm_rows = avx512_bf16_gemm_rows};

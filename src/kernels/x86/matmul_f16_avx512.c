@@ -24,10 +24,6 @@ static size_t avx512_f16_w_offset(int64_t n_idx, int64_t k) { return qmm_avx512f
 static void avx512_f16_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx512fp_w_pack(QMM_AVX512FP_F16, k, n, n0, n1, src, stride, dst);
 }
-static void avx512_f16_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx512fp_w_read_row(QMM_AVX512FP_F16, packed, k, row, dst);
-}
 static void avx512_f16_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx512fp_w_unpack_row(QMM_AVX512FP_F16, packed, k, row, dst);
@@ -48,7 +44,7 @@ static void avx512_f16_w_pack_wide(int64_t k, int64_t n, int64_t n0, int64_t n1,
 
 const qmm_family qmm_family_avx512_f16 =
     QMM_AVX512FP_DESCRIPTOR("avx512_f16", QMM_TYPE_F16, avx512_f16_w_size, avx512_f16_w_offset, avx512_f16_w_pack,
-                            avx512_f16_w_read_row, avx512_f16_w_unpack_row, avx512_f16_gemm, avx512_f16_gemv);
+                            avx512_f16_w_unpack_row, avx512_f16_gemm, avx512_f16_gemv);
 
 extern const qmm_family qmm_family_avx512_f32;
 const qmm_fp_attention qmm_fp_attention_avx512_f16 = {

@@ -8,10 +8,6 @@ static size_t avx2_f32_w_offset(int64_t n_idx, int64_t k) { return qmm_avx2fp_w_
 static void avx2_f32_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx2fp_w_pack(QMM_TYPE_F32, k, n, n0, n1, src, stride, dst);
 }
-static void avx2_f32_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx2fp_read_row(QMM_TYPE_F32, w, k, row, dst);
-}
 static void avx2_f32_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx2fp_w_unpack_row(QMM_TYPE_F32, w, k, row, dst);
@@ -31,6 +27,6 @@ static void avx2_f32_gemv(int64_t n, int64_t k, const void *a, const void *w, fl
 
 const qmm_family qmm_family_avx2_f32 =
     QMM_AVX2FP_DESCRIPTOR("avx2_f32", QMM_TYPE_F32, QMM_CPU_AVX2 | QMM_CPU_FMA, avx2_f32_w_size, avx2_f32_w_offset,
-                          avx2_f32_w_pack, avx2_f32_read_row, avx2_f32_w_unpack_row, avx2_f32_gemm, avx2_f32_gemv);
+                          avx2_f32_w_pack, avx2_f32_w_unpack_row, avx2_f32_gemm, avx2_f32_gemv);
 
 const qmm_fp_attention qmm_fp_attention_avx2_f32 = {.family = &qmm_family_avx2_f32, .gemm_rows = avx2_f32_gemm_rows};

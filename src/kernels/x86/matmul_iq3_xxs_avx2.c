@@ -19,10 +19,6 @@ static void avx2_iq3_xxs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, co
     (void)n;
     qmm_ref_rows_pack(QMM_TYPE_IQ3_XXS, k, n0, n1, src, stride, dst);
 }
-static void avx2_iq3_xxs_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_ref_rows_read(QMM_TYPE_IQ3_XXS, w, k, row, dst);
-}
 static void avx2_iq3_xxs_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_ref_rows_unpack(QMM_TYPE_IQ3_XXS, w, k, row, dst);
@@ -43,7 +39,6 @@ const qmm_family qmm_family_avx2_iq3_xxs = {
     .w_packed_size = avx2_iq3_xxs_w_size,
     .w_packed_offset = avx2_iq3_xxs_w_offset,
     .w_pack = avx2_iq3_xxs_w_pack,
-    .w_read_row = avx2_iq3_xxs_read_row,
     .w_unpack_row = avx2_iq3_xxs_w_unpack_row,
     .gemm = avx2_iq3_xxs_gemm,
     .gemv = avx2_iq3_xxs_gemv,

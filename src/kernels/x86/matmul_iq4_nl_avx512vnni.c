@@ -35,10 +35,6 @@ static size_t avx512vnni_iq4_nl_w_offset(int64_t n_idx, int64_t k) {
 static void avx512vnni_iq4_nl_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx512_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512_SB(QMM_AVX512_W_IQ4_NL), QBYTES, avx512vnni_iq4_nl_put_block);
 }
-static void avx512vnni_iq4_nl_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_avx512_w_read_row(packed, k, row, dst, QMM_AVX512_SB(QMM_AVX512_W_IQ4_NL), QBYTES, QMM_TYPE_IQ4_NL,
-                          avx512vnni_iq4_nl_get_block);
-}
 static void avx512vnni_iq4_nl_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_avx512_w_unpack_row(packed, k, row, dst, QMM_AVX512_SB(QMM_AVX512_W_IQ4_NL), QBYTES, QMM_TYPE_IQ4_NL,
                             avx512vnni_iq4_nl_get_block);
@@ -58,7 +54,6 @@ const qmm_family qmm_family_avx512vnni_iq4_nl = {
     .w_packed_size = avx512vnni_iq4_nl_w_size,
     .w_packed_offset = avx512vnni_iq4_nl_w_offset,
     .w_pack = avx512vnni_iq4_nl_w_pack,
-    .w_read_row = avx512vnni_iq4_nl_w_read_row,
     .w_unpack_row = avx512vnni_iq4_nl_w_unpack_row,
     .act = QMM_AVX512_ACT8_ZP128,
     .act_gemv = QMM_AVX512_ACT1_ZP128,

@@ -9,9 +9,6 @@ static size_t avx512vnni_iq4_xs_w_offset(int64_t n_idx, int64_t k) { return qmm_
 static void avx512vnni_iq4_xs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx512t_w_pack(QMM_AVX512T_IQ4_XS, k, n, n0, n1, src, stride, dst);
 }
-static void avx512vnni_iq4_xs_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_avx512t_w_read_row(QMM_AVX512T_IQ4_XS, QMM_TYPE_IQ4_XS, packed, k, row, dst);
-}
 static void avx512vnni_iq4_xs_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_avx512t_w_unpack_row(QMM_AVX512T_IQ4_XS, QMM_TYPE_IQ4_XS, packed, k, row, dst);
 }
@@ -30,7 +27,6 @@ const qmm_family qmm_family_avx512vnni_iq4_xs = {
     .w_packed_size = avx512vnni_iq4_xs_w_size,
     .w_packed_offset = avx512vnni_iq4_xs_w_offset,
     .w_pack = avx512vnni_iq4_xs_w_pack,
-    .w_read_row = avx512vnni_iq4_xs_w_read_row,
     .w_unpack_row = avx512vnni_iq4_xs_w_unpack_row,
     .act = QMM_AVX512_ACT8_ZP128,
     .act_gemv = QMM_AVX512_ACT1_ZP128,

@@ -29,17 +29,11 @@ static void avxvnni_iq4_xs_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, 
     qmm_avx2_int8_w_pack(QMM_TYPE_IQ4_XS, k, n0, n1, src, stride, dst);
 }
 
-static void avxvnni_iq4_xs_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx2_int8_read_row(QMM_TYPE_IQ4_XS, w, k, row, dst);
-}
-
 static void avxvnni_iq4_xs_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx2_int8_w_unpack_row(QMM_TYPE_IQ4_XS, w, k, row, dst);
 }
 
-const qmm_family qmm_family_avxvnni_iq4_xs =
-    QMM_AVX2_INT8_FAMILY("avxvnni_iq4_xs", QMM_TYPE_IQ4_XS, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_iq4_xs_w_size,
-                         avxvnni_iq4_xs_w_offset, avxvnni_iq4_xs_w_pack, avxvnni_iq4_xs_read_row, avxvnni_iq4_xs_w_unpack_row,
-                         qmm_avx2_act_q8_pack, avxvnni_iq4_xs_gemm, avxvnni_iq4_xs_gemv);
+const qmm_family qmm_family_avxvnni_iq4_xs = QMM_AVX2_INT8_FAMILY(
+    "avxvnni_iq4_xs", QMM_TYPE_IQ4_XS, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_iq4_xs_w_size, avxvnni_iq4_xs_w_offset,
+    avxvnni_iq4_xs_w_pack, avxvnni_iq4_xs_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_iq4_xs_gemm, avxvnni_iq4_xs_gemv);

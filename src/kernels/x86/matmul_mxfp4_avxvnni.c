@@ -30,17 +30,11 @@ static void avxvnni_mxfp4_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, c
     qmm_avx2_int8_w_pack(QMM_TYPE_MXFP4, k, n0, n1, src, stride, dst);
 }
 
-static void avxvnni_mxfp4_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx2_int8_read_row(QMM_TYPE_MXFP4, w, k, row, dst);
-}
-
 static void avxvnni_mxfp4_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx2_int8_w_unpack_row(QMM_TYPE_MXFP4, w, k, row, dst);
 }
 
-const qmm_family qmm_family_avxvnni_mxfp4 =
-    QMM_AVX2_INT8_FAMILY("avxvnni_mxfp4", QMM_TYPE_MXFP4, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_mxfp4_w_size, avxvnni_mxfp4_w_offset,
-                         avxvnni_mxfp4_w_pack, avxvnni_mxfp4_read_row, avxvnni_mxfp4_w_unpack_row, qmm_avx2_act_q8_pack,
-                         avxvnni_mxfp4_gemm, avxvnni_mxfp4_gemv);
+const qmm_family qmm_family_avxvnni_mxfp4 = QMM_AVX2_INT8_FAMILY(
+    "avxvnni_mxfp4", QMM_TYPE_MXFP4, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_mxfp4_w_size, avxvnni_mxfp4_w_offset,
+    avxvnni_mxfp4_w_pack, avxvnni_mxfp4_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_mxfp4_gemm, avxvnni_mxfp4_gemv);

@@ -8,9 +8,6 @@ static size_t avx512vnni_q2_k_w_offset(int64_t n_idx, int64_t k) { return qmm_av
 static void avx512vnni_q2_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx512x_w_pack(QMM_AVX512X_Q2_K, k, n, n0, n1, src, stride, dst, qmm_avx512x_put_q2_k);
 }
-static void avx512vnni_q2_k_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_avx512x_w_read_row(QMM_AVX512X_Q2_K, packed, k, row, dst, qmm_avx512x_get_q2_k);
-}
 static void avx512vnni_q2_k_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_avx512x_w_unpack_row(QMM_AVX512X_Q2_K, packed, k, row, dst, qmm_avx512x_get_q2_k);
 }
@@ -29,7 +26,6 @@ const qmm_family qmm_family_avx512vnni_q2_k = {
     .w_packed_size = avx512vnni_q2_k_w_size,
     .w_packed_offset = avx512vnni_q2_k_w_offset,
     .w_pack = avx512vnni_q2_k_w_pack,
-    .w_read_row = avx512vnni_q2_k_w_read_row,
     .w_unpack_row = avx512vnni_q2_k_w_unpack_row,
     .act = QMM_AVX512X_ACT8,
     .act_gemv = QMM_AVX512X_ACT1,

@@ -39,9 +39,6 @@ static size_t avx512vnni_q4_0_w_offset(int64_t n_idx, int64_t k) {
 static void avx512vnni_q4_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx512_w_pack(k, n, n0, n1, src, stride, dst, QMM_AVX512_SB(QMM_AVX512_W_Q4), QBYTES, avx512vnni_q4_0_put_block);
 }
-static void avx512vnni_q4_0_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_avx512_w_read_row(packed, k, row, dst, QMM_AVX512_SB(QMM_AVX512_W_Q4), QBYTES, QMM_TYPE_Q4_0, avx512vnni_q4_0_get_block);
-}
 static void avx512vnni_q4_0_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_avx512_w_unpack_row(packed, k, row, dst, QMM_AVX512_SB(QMM_AVX512_W_Q4), QBYTES, QMM_TYPE_Q4_0,
                             avx512vnni_q4_0_get_block);
@@ -61,7 +58,6 @@ const qmm_family qmm_family_avx512vnni_q4_0 = {
     .w_packed_size = avx512vnni_q4_0_w_size,
     .w_packed_offset = avx512vnni_q4_0_w_offset,
     .w_pack = avx512vnni_q4_0_w_pack,
-    .w_read_row = avx512vnni_q4_0_w_read_row,
     .w_unpack_row = avx512vnni_q4_0_w_unpack_row,
     .act = QMM_AVX512_ACT8_ZP8,
     .act_gemv = QMM_AVX512_ACT1_ZP8,

@@ -29,11 +29,6 @@ static void avxvnni_q4_1_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, co
     qmm_avx2_int8_w_pack(QMM_TYPE_Q4_1, k, n0, n1, src, stride, dst);
 }
 
-static void avxvnni_q4_1_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx2_int8_read_row(QMM_TYPE_Q4_1, w, k, row, dst);
-}
-
 static void avxvnni_q4_1_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx2_int8_w_unpack_row(QMM_TYPE_Q4_1, w, k, row, dst);
@@ -41,4 +36,4 @@ static void avxvnni_q4_1_w_unpack_row(const void *w, int64_t k, int64_t n, int64
 
 const qmm_family qmm_family_avxvnni_q4_1 = QMM_AVX2_INT8_FAMILY(
     "avxvnni_q4_1", QMM_TYPE_Q4_1, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_q4_1_w_size, avxvnni_q4_1_w_offset, avxvnni_q4_1_w_pack,
-    avxvnni_q4_1_read_row, avxvnni_q4_1_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_q4_1_gemm, avxvnni_q4_1_gemv);
+    avxvnni_q4_1_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_q4_1_gemm, avxvnni_q4_1_gemv);

@@ -9,9 +9,6 @@ static size_t amx_q5_1_w_offset(int64_t n_idx, int64_t k) { return qmm_avx512x_w
 static void amx_q5_1_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_avx512x_w_pack(QMM_AVX512X_Q5_1, k, n, n0, n1, src, stride, dst, qmm_avx512x_put_q5_1);
 }
-static void amx_q5_1_w_read_row(const void *packed, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_avx512x_w_read_row(QMM_AVX512X_Q5_1, packed, k, row, dst, qmm_avx512x_get_q5_1);
-}
 static void amx_q5_1_w_unpack_row(const void *packed, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_avx512x_w_unpack_row(QMM_AVX512X_Q5_1, packed, k, row, dst, qmm_avx512x_get_q5_1);
 }
@@ -30,7 +27,6 @@ const qmm_family qmm_family_amx_q5_1 = {
     .w_packed_size = amx_q5_1_w_size,
     .w_packed_offset = amx_q5_1_w_offset,
     .w_pack = amx_q5_1_w_pack,
-    .w_read_row = amx_q5_1_w_read_row,
     .w_unpack_row = amx_q5_1_w_unpack_row,
     .act = QMM_AMX_ACT,
     .act_gemv = QMM_AVX512X_ACT1,

@@ -32,16 +32,11 @@ static void avx2_q5_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const
     qmm_avx2_int8_w_pack(QMM_TYPE_Q5_K, k, n0, n1, src, stride, dst);
 }
 
-static void avx2_q5_k_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx2_int8_read_row(QMM_TYPE_Q5_K, w, k, row, dst);
-}
-
 static void avx2_q5_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx2_int8_w_unpack_row(QMM_TYPE_Q5_K, w, k, row, dst);
 }
 
-const qmm_family qmm_family_avx2_q5_k = QMM_AVX2_INT8_FAMILY(
-    "avx2_q5_k", QMM_TYPE_Q5_K, QMM_AVX2_INT8_REQUIRED, avx2_q5_k_w_size, avx2_q5_k_w_offset, avx2_q5_k_w_pack,
-    avx2_q5_k_read_row, avx2_q5_k_w_unpack_row, qmm_avx2_act_q8_pack, avx2_q5_k_gemm, avx2_q5_k_gemv);
+const qmm_family qmm_family_avx2_q5_k =
+    QMM_AVX2_INT8_FAMILY("avx2_q5_k", QMM_TYPE_Q5_K, QMM_AVX2_INT8_REQUIRED, avx2_q5_k_w_size, avx2_q5_k_w_offset,
+                         avx2_q5_k_w_pack, avx2_q5_k_w_unpack_row, qmm_avx2_act_q8_pack, avx2_q5_k_gemm, avx2_q5_k_gemv);

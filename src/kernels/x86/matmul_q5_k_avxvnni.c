@@ -29,11 +29,6 @@ static void avxvnni_q5_k_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, co
     qmm_avx2_int8_w_pack(QMM_TYPE_Q5_K, k, n0, n1, src, stride, dst);
 }
 
-static void avxvnni_q5_k_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    (void)n;
-    qmm_avx2_int8_read_row(QMM_TYPE_Q5_K, w, k, row, dst);
-}
-
 static void avxvnni_q5_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     (void)n;
     qmm_avx2_int8_w_unpack_row(QMM_TYPE_Q5_K, w, k, row, dst);
@@ -41,4 +36,4 @@ static void avxvnni_q5_k_w_unpack_row(const void *w, int64_t k, int64_t n, int64
 
 const qmm_family qmm_family_avxvnni_q5_k = QMM_AVX2_INT8_FAMILY(
     "avxvnni_q5_k", QMM_TYPE_Q5_K, QMM_AVXVNNI_INT8_REQUIRED, avxvnni_q5_k_w_size, avxvnni_q5_k_w_offset, avxvnni_q5_k_w_pack,
-    avxvnni_q5_k_read_row, avxvnni_q5_k_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_q5_k_gemm, avxvnni_q5_k_gemv);
+    avxvnni_q5_k_w_unpack_row, qmm_avx2_act_q8_pack, avxvnni_q5_k_gemm, avxvnni_q5_k_gemv);

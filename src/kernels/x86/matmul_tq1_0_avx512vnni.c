@@ -18,9 +18,6 @@ static size_t avx512vnni_tq1_0_w_offset(int64_t n_idx, int64_t k) { return qmm_i
 static void avx512vnni_tq1_0_w_pack(int64_t k, int64_t n, int64_t n0, int64_t n1, const void *src, size_t stride, void *dst) {
     qmm_iqg_tq_pack(QMM_TYPE_TQ1_0, k, n, n0, n1, src, stride, dst);
 }
-static void avx512vnni_tq1_0_read_row(const void *w, int64_t k, int64_t n, int64_t row, float *dst) {
-    qmm_iqg_tq_read_row(QMM_TYPE_TQ1_0, w, k, n, row, dst);
-}
 static void avx512vnni_tq1_0_w_unpack_row(const void *w, int64_t k, int64_t n, int64_t row, void *dst) {
     qmm_iqg_tq_unpack_row(QMM_TYPE_TQ1_0, w, k, n, row, dst);
 }
@@ -40,7 +37,6 @@ const qmm_family qmm_family_avx512vnni_tq1_0 = {
     .w_packed_size = avx512vnni_tq1_0_w_size,
     .w_packed_offset = avx512vnni_tq1_0_w_offset,
     .w_pack = avx512vnni_tq1_0_w_pack,
-    .w_read_row = avx512vnni_tq1_0_read_row,
     .w_unpack_row = avx512vnni_tq1_0_w_unpack_row,
     .gemm = avx512vnni_tq1_0_gemm,
     .gemv = avx512vnni_tq1_0_gemv,
