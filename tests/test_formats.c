@@ -163,6 +163,42 @@ static void test_vectors(const char *path) {
     qmm_test_records_free(&file);
 }
 
+/* qmm_dequantize_row_tail (GET_ROWS of every family: the row's bytes in the
+ * tail of its output, dequantized in place) gives the bits of
+ * qmm_dequantize_row on a separate buffer, whatever the bytes (NaN and
+ * infinite scales included: both run the same dequantizer), for every type
+ * it serves; and it serves every packable type but F32, whose rows need no
+ * dequantizing, so GET_ROWS never answers UNSUPPORTED for a packed matrix. */
+static void test_dequantize_tail(void) {
+    for (int t = 0; t < QMM_TYPE_COUNT; t++) {
+        if (qmm_type_packable((qmm_type)t) && t != QMM_TYPE_F32)
+            CHECK(qmm_type_dequantizes_in_place((qmm_type)t), "%s: packable, but its rows cannot be dequantized in place",
+                  qmm_type_name((qmm_type)t));
+        if (!qmm_type_dequantizes_in_place((qmm_type)t))
+            continue;
+        const int64_t k = 5 * qmm_type_block_elems((qmm_type)t);
+        const size_t rb = qmm_row_size((qmm_type)t, k);
+        float *row = malloc((size_t)k * 4), *want = malloc((size_t)k * 4);
+        uint8_t *bytes = malloc(rb);
+        long bad = 0;
+        for (int it = 0; it < 50; it++) {
+            for (size_t b = 0; b < rb; b++)
+                bytes[b] = (uint8_t)qmm_test_rand_u64(&seed);
+            memcpy((uint8_t *)row + (size_t)k * 4 - rb, bytes, rb);
+            CHECK(qmm_dequantize_row((qmm_type)t, bytes, want, k) == 0 && qmm_dequantize_row_tail((qmm_type)t, row, k) == 0,
+                  "%s: a dequantizer failed", qmm_type_name((qmm_type)t));
+            for (int64_t l = 0; l < k; l++)
+                bad += fbits(row[l]) != fbits(want[l]);
+        }
+        CHECK(bad == 0, "%s: %ld values dequantized in place differ from a separate buffer's", qmm_type_name((qmm_type)t), bad);
+        free(row);
+        free(want);
+        free(bytes);
+    }
+    CHECK(!qmm_type_dequantizes_in_place(QMM_TYPE_F32) && !qmm_type_dequantizes_in_place(QMM_TYPE_I32),
+          "F32 / I32: no dequantizer, so not in place either");
+}
+
 /* BF16: the quantizer's special cases (ggml's ggml_compute_fp32_to_bf16),
  * by hand, and the exact widening of every bf16 bit pattern. */
 static void test_bf16(void) {
@@ -618,6 +654,7 @@ int main(int argc, char **argv) {
     else
         CHECK(0, "usage: test_formats VECTORS_FILE");
     test_bf16();
+    test_dequantize_tail();
     test_k_scale_min_put();
     test_nibbles_put();
     test_iq4_xs_scale_put();
