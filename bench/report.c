@@ -101,11 +101,11 @@ void bench_print_table(FILE *f, const bench_report *r) {
     }
     if (name_w > 40)
         name_w = 40;
-    fprintf(f, "\n%-*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, "matrix", "count", "n x k", "type",
-            "phase", "kernel", "time/call", "[min - max]", "rate", "% of limit", "vs ref");
+    fprintf(f, "\n%-*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %6s %8s\n", name_w, "matrix", "count", "n x k", "type",
+            "phase", "kernel", "time/call", "[min - max]", "rate", "% of limit", "paired", "vs ref");
     for (int i = 0; i < r->n_rows; i++) {
         const bench_row *w = &r->rows[i];
-        char shape[48], spread[96], rate[32], pct[64], sp[24], tt[24];
+        char shape[48], spread[96], rate[32], pct[64], paired[16], sp[24], tt[24];
         snprintf(shape, sizeof shape, "%lldx%lld", (long long)w->n, (long long)w->k);
         snprintf(spread, sizeof spread, "[%s - %s]%s", fmt_time_bare(w->t.min, w->t.median, b1, sizeof b1),
                  fmt_time_bare(w->t.max, w->t.median, b2, sizeof b2), w->n_measured < w->n ? "*" : "");
@@ -117,6 +117,10 @@ void bench_print_table(FILE *f, const bench_report *r) {
             snprintf(pct, sizeof pct, "%3.0f%% %s", w->pct, w->limit_name ? w->limit_name : "");
         else
             snprintf(pct, sizeof pct, "-");
+        if (w->paired_pct > 0)
+            snprintf(paired, sizeof paired, "%3.0f%%", w->paired_pct);
+        else
+            snprintf(paired, sizeof paired, "-");
         if (w->speedup > 0 && strcmp(w->kernel, w->ref_kernel) == 0)
             snprintf(sp, sizeof sp, "(is ref)");
         else if (w->speedup > 0)
@@ -125,9 +129,9 @@ void bench_print_table(FILE *f, const bench_report *r) {
             snprintf(sp, sizeof sp, "-");
         char cnt[16];
         snprintf(cnt, sizeof cnt, w->count < 0 ? "(%d)" : "%d", w->count < 0 ? -w->count : w->count);
-        fprintf(f, "%-*.*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %8s\n", name_w, name_w, w->name, cnt, shape,
+        fprintf(f, "%-*.*s %5s %-12s %-5s %-7s %-18s %10s %-21s %13s %-18s %6s %8s\n", name_w, name_w, w->name, cnt, shape,
                 qmm_type_name(w->type), w->phase == PHASE_DECODE ? "decode" : "prefill", w->kernel,
-                fmt_time(w->t.median, tt, sizeof tt), spread, rate, pct, sp);
+                fmt_time(w->t.median, tt, sizeof tt), spread, rate, pct, paired, sp);
     }
     if (r->n_layers > 1)
         fprintf(f, "\nper layer (sum of the matrices x count): decode %s, prefill (m = %lld) %s\n",
@@ -249,6 +253,8 @@ int bench_write_json(const char *path, const bench_report *r) {
         fprintf(f, ", \"limit\": %.6g, \"limit_name\": ", w->limit);
         json_str(f, w->limit_name ? w->limit_name : "");
         fprintf(f, ", \"percent_of_limit\": %.4g, \"pack_seconds\": %.6g", w->pct, w->pack_s);
+        if (w->paired_pct > 0)
+            fprintf(f, ", \"percent_of_paired_read\": %.4g", w->paired_pct);
         if (w->speedup > 0) {
             fprintf(f, ", \"reference\": {\"kernel\": ");
             json_str(f, w->ref_kernel);

@@ -34,6 +34,9 @@ typedef struct bench_row {
     double limit;        /* the matching machine limit (same unit) */
     const char *limit_name;
     double pct; /* rate / limit * 100 */
+    /* decode: the median over calls of the call's rate / the rate of a read
+     * of as many cold bytes right after it on the same pool, * 100 (0: none) */
+    double paired_pct;
     /* the portable reference family, same shape */
     char ref_kernel[48];
     bench_stat t_ref; /* scaled to the full matrix */

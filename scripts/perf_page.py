@@ -42,16 +42,17 @@ def table(path):
             rows[key] = {}
             order.append(key)
         rows[key][r["phase"]] = r
-    lines += ["| matrix | n x k | kernel | decode µs | GB/s | % of read | prefill ms | rate | % of limit |",
-              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines += ["| matrix | n x k | kernel | decode µs | GB/s | % of read | % of paired read | prefill ms | rate | % of limit |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for key in order:
         dec, pre = rows[key].get("decode"), rows[key].get("prefill")
         kern = (dec or pre)["kernel"]
         cells = [key[0], f"{key[1]} x {key[2]}", f"`{kern}`"]
         if dec:
-            cells += [fmt(dec["seconds"]["median"] * 1e6), fmt(dec["rate"]), fmt(dec.get("percent_of_limit"), 0)]
+            cells += [fmt(dec["seconds"]["median"] * 1e6), fmt(dec["rate"]), fmt(dec.get("percent_of_limit"), 0),
+                      fmt(dec.get("percent_of_paired_read"), 0)]
         else:
-            cells += ["-", "-", "-"]
+            cells += ["-", "-", "-", "-"]
         if pre:
             cells += [fmt(pre["seconds"]["median"] * 1e3, 2), f"{pre['rate']:.0f} {pre['rate_unit']}",
                       fmt(pre.get("percent_of_limit"), 0)]

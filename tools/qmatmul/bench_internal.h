@@ -77,7 +77,11 @@ double bench_rotation_bytes(const bench *b);
 const qmm_probe_result *bench_probe_get(bench *b, const qmm_probe *p);
 void bench_measure_machine_limits(bench *b, uint64_t features);
 void bench_measure_reference_limits(bench *b);
-void bench_refresh_limits(bench *b);                        /* a second round of every probe run so far */
+void bench_refresh_limits(bench *b); /* a second round of every probe run so far */
+/* GB/s of a read of up to `bytes` of w's blob from `offset` (rounded down to
+ * 4096), on the pool, by the best read probe's loop: a decode call's paired
+ * read (bench_limits.c); 0 if none ran. */
+double bench_paired_read(bench *b, const qmm_weights *w, size_t offset, size_t bytes);
 void bench_sample_read_limit(bench *b);                     /* a short round of the read probes, between decode passes */
 void bench_sample_read_limit_every(bench *b, double *last); /* ... when > 1 s since *last (then *last = now) */
 void bench_sample_compute_limits(bench *b);                 /* a short round of the int8 / FMA probes, between prefill rows */

@@ -1,5 +1,6 @@
 /* qmatmul bench: the machine limits each row is read against. Probes run
  * on demand, once each (bench/probe.h). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "bench_internal.h"
@@ -169,4 +170,42 @@ int bench_print_probes(bench *b, uint64_t features, FILE *f) {
                 qmm_probe_kind_unit((*v)->kind), p->median);
     }
     return rc;
+}
+
+/* The paired read: right after a decode call, the same pool reads as many
+ * cold bytes (the caller's choice) with the best read probe's loop, one
+ * contiguous part a thread. The call's rate over that read's is its share of
+ * what memory gave at that moment: on a shared host whose bandwidth halves
+ * and doubles within minutes (a Zen 4 guest: read probes from 38 to 74 GB/s
+ * in one run), the best probe run and the median call come from different
+ * minutes. */
+typedef struct paired_read {
+    uint64_t (*read)(const void *p, size_t bytes);
+    const uint8_t *base;
+    size_t part; /* bytes a task reads: a multiple of 4096 */
+    _Atomic uint64_t sink;
+} paired_read;
+
+static void paired_read_task(void *user, int64_t task, int ith) {
+    (void)ith;
+    paired_read *pr = user;
+    atomic_fetch_add_explicit(&pr->sink, pr->read(pr->base + (size_t)task * pr->part, pr->part), memory_order_relaxed);
+}
+
+double bench_paired_read(bench *b, const qmm_weights *w, size_t offset, size_t bytes) {
+    const qmm_probe *p = b->rep->read.probe;
+    size_t size;
+    const uint8_t *blob = qmm_weights_blob(w, &size);
+    offset &= ~(size_t)4095; /* the probe loops load aligned vectors */
+    if (!p || !p->read || !blob || offset >= size)
+        return 0;
+    const size_t n = bytes < size - offset ? bytes : size - offset;
+    paired_read pr = {p->read, blob + offset, n / (size_t)b->nth / 4096 * 4096, 0};
+    if (pr.part == 0)
+        return 0;
+    const double t0 = qmm_bench_now();
+    if (qmm_parallel_run(b->ctx, b->nth, paired_read_task, &pr) != QMM_OK)
+        return 0;
+    const double t = qmm_bench_now() - t0;
+    return t > 0 ? (double)pr.part * (double)b->nth / t * 1e-9 : 0;
 }

@@ -147,16 +147,34 @@ static qmm_status pack_decode_copies(bench *b, const bench_matrix *mats, int nm,
     return st;
 }
 
+/* One decode call of W[i] (i = copy * nm + matrix in call order, of total),
+ * then its paired read (bench_paired_read) of the call's bytes of the copy
+ * half a rotation ahead, cold; *share: the call's rate over the read's (0:
+ * none). */
+static qmm_status decode_call_paired(bench *b, qmm_weights **W, int i, int total, double *secs, double *share) {
+    qmm_status st = run_mm(b->ctx, W[i], b->x, b->y, 1, secs);
+    *share = 0;
+    if (st != QMM_OK || total < 2 || *secs <= 0)
+        return st;
+    size_t bytes;
+    qmm_weights_blob(W[i], &bytes);
+    const double read = bench_paired_read(b, W[(i + total / 2) % total], 0, bytes);
+    if (read > 0)
+        *share = (double)bytes / *secs * 1e-9 / read;
+    return st;
+}
+
 /* A warm-up pass, timed to choose the repetitions, then the timed passes:
- * samples[j * reps * copies + pass * copies + copy]. */
-static qmm_status time_decode_passes(bench *b, const bench_matrix *mats, int nm, int copies, qmm_weights **W, double **samples,
+ * samples[j * reps * copies + pass * copies + copy], and the paired shares
+ * beside them in shares[]. */
+static qmm_status time_decode_passes(bench *b, int nm, int copies, qmm_weights **W, double **samples, double **shares,
                                      int *n_samples) {
     qmm_status st = QMM_OK;
-    double t;
+    const int total = copies * nm;
+    double t, share;
     const double t0 = qmm_bench_now();
-    for (int c = 0; c < copies && st == QMM_OK; c++)
-        for (int j = 0; j < nm && st == QMM_OK; j++)
-            st = run_mm(b->ctx, W[c * nm + j], b->x, b->y, 1, &t);
+    for (int i = 0; i < total && st == QMM_OK; i++)
+        st = decode_call_paired(b, W, i, total, &t, &share);
     const double pass = qmm_bench_now() - t0;
     int reps = pass > 0 ? (int)(8.0 * b->budget_scale / pass) : 10;
     if (reps * copies > 400)
@@ -164,8 +182,8 @@ static qmm_status time_decode_passes(bench *b, const bench_matrix *mats, int nm,
     if (reps < 3)
         reps = 3;
     const int ns = reps * copies;
-    double *s = malloc(sizeof(double) * (size_t)ns * (size_t)nm);
-    if (!s)
+    double *s = malloc(sizeof(double) * (size_t)ns * (size_t)nm), *sh = malloc(sizeof(double) * (size_t)ns * (size_t)nm);
+    if (!s || !sh)
         st = QMM_ERR_NO_MEMORY;
     double sampled = 0; /* a round before the first pass, one after the last: short runs get two */
     for (int r = 0; r < reps && st == QMM_OK; r++) {
@@ -173,13 +191,14 @@ static qmm_status time_decode_passes(bench *b, const bench_matrix *mats, int nm,
         progress_line("decode (m = 1): pass %d of %d over %d copies", r + 1, reps, copies);
         for (int c = 0; c < copies && st == QMM_OK; c++)
             for (int j = 0; j < nm && st == QMM_OK; j++) {
-                st = run_mm(b->ctx, W[c * nm + j], b->x, b->y, 1, &t);
-                s[(size_t)j * (size_t)ns + (size_t)(r * copies + c)] = t;
+                const size_t at = (size_t)j * (size_t)ns + (size_t)(r * copies + c);
+                st = decode_call_paired(b, W, c * nm + j, total, &s[at], &sh[at]);
             }
     }
     if (st == QMM_OK)
         bench_sample_read_limit(b);
     *samples = s;
+    *shares = sh;
     *n_samples = ns;
     return st;
 }
@@ -195,10 +214,10 @@ qmm_status bench_decode(bench *b, bench_matrix *mats, int nm, bench_row *rows, v
     qmm_weights **W = calloc((size_t)copies * (size_t)nm, sizeof *W);
     if (!W)
         return QMM_ERR_NO_MEMORY;
-    double *samples = NULL;
+    double *samples = NULL, *shares = NULL;
     st = pack_decode_copies(b, mats, nm, copies, rows, srcs, W);
     if (st == QMM_OK)
-        st = time_decode_passes(b, mats, nm, copies, W, &samples, &ns);
+        st = time_decode_passes(b, nm, copies, W, &samples, &shares, &ns);
     for (int j = 0; j < nm && st == QMM_OK; j++) {
         bench_row *w = &rows[j];
         bench_stat_from(&w->t, samples + (size_t)j * (size_t)ns, ns);
@@ -208,8 +227,12 @@ qmm_status bench_decode(bench *b, bench_matrix *mats, int nm, bench_row *rows, v
         w->weight_bytes = (double)sz;
         w->n_measured = w->n;
         fill_rates(w);
+        bench_stat paired;
+        bench_stat_from(&paired, shares + (size_t)j * (size_t)ns, ns);
+        w->paired_pct = 100.0 * paired.median; /* 0 when no read was paired */
     }
     free(samples);
+    free(shares);
     for (int i = 0; i < copies * nm; i++)
         qmm_weights_free(W[i]);
     free(W);

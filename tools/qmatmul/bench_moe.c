@@ -207,6 +207,18 @@ static double expert_bytes(const qmm_weights *w, int64_t n_expert) {
     return (double)sz / (double)n_expert;
 }
 
+/* One decode call of token `token` on copy c, then its paired read
+ * (bench_paired_read): `chosen` bytes (its experts') of the copy half a
+ * rotation ahead, cold, part `part` of it (a group's calls read that copy's
+ * consecutive parts); *share: the call's rate over the read's (0: none). */
+static qmm_status decode_call_paired(moe_run *r, int c, int64_t token, int64_t part, size_t chosen, double *secs, double *share) {
+    qmm_status st = call(r, c, token, 1, secs);
+    const double read =
+        st == QMM_OK ? bench_paired_read(r->b, r->w[(c + r->copies / 2) % r->copies], (size_t)part * chosen, chosen) : 0;
+    *share = read > 0 && *secs > 0 ? (double)chosen / *secs * 1e-9 / read : 0;
+    return st;
+}
+
 static qmm_status decode_row(bench *b, const moe_matrix *mx, bench_row *w) {
     moe_run r = {.b = b, .mx = mx};
     const double target = bench_rotation_bytes(b);
@@ -217,19 +229,21 @@ static qmm_status decode_row(bench *b, const moe_matrix *mx, bench_row *w) {
     qmm_status st = make_inputs(&r, tokens, mx->n_expert % mx->n_used == 0 ? 0 : 1);
     if (st == QMM_OK)
         st = pack_copies(&r, copies, &w->pack_s);
+    const size_t chosen = st == QMM_OK ? (size_t)(expert_bytes(r.w[0], mx->n_expert) * (double)mx->n_used) : 0;
     const int64_t per_pass = rounds * copies * group;
-    double t, pass = 0;
+    double t, share;
+    const double t0 = qmm_bench_now();
     for (int64_t q = 0; q < rounds && st == QMM_OK; q++) /* the warm-up pass */
         for (int c = 0; c < copies && st == QMM_OK; c++)
-            for (int64_t j = 0; j < group && st == QMM_OK; j++) {
-                st = call(&r, c, q * group + j, 1, &t);
-                pass += t;
-            }
+            for (int64_t j = 0; j < group && st == QMM_OK; j++)
+                st = decode_call_paired(&r, c, q * group + j, j, chosen, &t, &share);
+    const double pass = qmm_bench_now() - t0;
     int64_t reps = pass > 0 ? (int64_t)(8.0 * b->budget_scale / pass) : 10;
     reps = reps * per_pass > 400 ? 400 / per_pass : reps;
     reps = reps < 3 ? 3 : reps;
-    double *s = st == QMM_OK ? malloc(sizeof(double) * (size_t)(reps * per_pass)) : NULL;
-    if (st == QMM_OK && !s)
+    const size_t n_max = (size_t)(reps * per_pass);
+    double *s = st == QMM_OK ? malloc(sizeof(double) * n_max) : NULL, *shares = s ? malloc(sizeof(double) * n_max) : NULL;
+    if (st == QMM_OK && !shares)
         st = QMM_ERR_NO_MEMORY;
     int ns = 0;
     double sampled = 0; /* a round before the first pass, one after the last */
@@ -238,25 +252,27 @@ static qmm_status decode_row(bench *b, const moe_matrix *mx, bench_row *w) {
         progress_line("MoE decode: %s, pass %lld of %lld over %d copies", mx->name, (long long)p + 1, (long long)reps, copies);
         for (int64_t q = 0; q < rounds && st == QMM_OK; q++)
             for (int c = 0; c < copies && st == QMM_OK; c++)
-                for (int64_t j = 0; j < group && st == QMM_OK; j++) {
-                    st = call(&r, c, q * group + j, 1, &t);
-                    s[ns++] = t;
-                }
+                for (int64_t j = 0; j < group && st == QMM_OK; j++, ns++)
+                    st = decode_call_paired(&r, c, q * group + j, j, chosen, &s[ns], &shares[ns]);
     }
     if (st == QMM_OK)
         bench_sample_read_limit(b);
     if (st == QMM_OK) {
         bench_stat_from(&w->t, s, ns);
         snprintf(w->kernel, sizeof w->kernel, "%s", qmm_weights_kernel(r.w[0]));
-        w->weight_bytes = expert_bytes(r.w[0], mx->n_expert) * (double)mx->n_used; /* the chosen experts */
+        w->weight_bytes = (double)chosen; /* the chosen experts */
         w->flops = 2.0 * (double)w->m * (double)w->n * (double)w->k;
         w->rate = w->weight_bytes / w->t.median * 1e-9;
+        bench_stat paired;
+        bench_stat_from(&paired, shares, ns);
+        w->paired_pct = 100.0 * paired.median; /* 0 when no read was paired */
         if (copies > b->rep->decode_copies) {
             b->rep->decode_copies = copies;
             b->rep->decode_rotation_bytes = (double)mx->bytes * copies;
         }
     }
     free(s);
+    free(shares);
     free_run(&r);
     return st;
 }
