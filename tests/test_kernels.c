@@ -14,6 +14,7 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(QMM_PORTABLE_ONLY)
 #include "kernels/x86/avx2_fp_widen.h"
+#include "kernels/x86/avx512_gemv_streams.h"
 #endif
 
 #define CANARY 0xA5
@@ -323,6 +324,22 @@ struct visit_ctx {
 
 static void visit_family(const qmm_family *kf, struct visit_ctx *vc);
 
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(QMM_PORTABLE_ONLY)
+/* The families whose GEMV is avx512_int8.h's (qmm_avx512_gemv, qmm_avx512x_gemv). */
+static int gemv_reads_streams(const qmm_family *kf) {
+    static const qmm_type types[] = {QMM_TYPE_Q4_0,   QMM_TYPE_Q8_0,  QMM_TYPE_Q4_1,  QMM_TYPE_Q5_0, QMM_TYPE_Q5_1,
+                                     QMM_TYPE_Q2_K,   QMM_TYPE_Q3_K,  QMM_TYPE_Q4_K,  QMM_TYPE_Q5_K, QMM_TYPE_Q6_K,
+                                     QMM_TYPE_IQ4_NL, QMM_TYPE_MXFP4, QMM_TYPE_IQ4_XS};
+    const int amx = strncmp(kf->name, "amx_", 4) == 0;
+    if (!amx && strncmp(kf->name, "avx512vnni_", 11) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (kf->wtype == types[i])
+            return types[i] != QMM_TYPE_IQ4_XS || amx; /* avx512vnni_iq4_xs has a GEMV of its own */
+    return 0;
+}
+#endif
+
 static void visit(const qmm_family *kf, void *user) {
     struct visit_ctx *vc = user;
     if (!qmm_test_family_wanted(kf->name))
@@ -339,6 +356,17 @@ static void visit(const qmm_family *kf, void *user) {
             visit_family(kf, vc);
         }
         qmm_avx2fp_force_widen_copy(-1);
+        return;
+    }
+    /* the AVX-512 int8 GEMVs read one weight stream or two, by CPU
+     * (avx512_gemv_streams.h): both ways, whatever this host's default */
+    if (gemv_reads_streams(kf) && (kf->required & ~vc->features) == 0) {
+        for (int streams = 1; streams <= 2; streams++) {
+            qmm_avx512_force_gemv_streams(streams);
+            printf("     %s reading %d weight stream%s\n", kf->name, streams, streams > 1 ? "s" : "");
+            visit_family(kf, vc);
+        }
+        qmm_avx512_force_gemv_streams(0);
         return;
     }
 #endif

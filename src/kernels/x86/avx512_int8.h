@@ -24,6 +24,7 @@
 #include "cpu/cpu.h"
 #include "formats/formats.h"
 #include "kernels/family.h"
+#include "kernels/x86/avx512_gemv_streams.h"
 
 #define QMM_AVX512_ACT_BLK 40 /* bytes per row per block in the activation layout */
 #define QMM_AVX512_NR      16 /* weight rows per panel: one zmm lane each */
@@ -318,8 +319,9 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
 }
 
 /* Bytes ahead of each weight stream that the GEMV prefetches into L1 (< 0:
- * none). On Zen 4, 0 to 16 KiB and none measured alike; on the Sapphire
- * Rapids class VM, with two streams per core (QMM_AVX512_GEMV_NP), 256 to
+ * none), with two streams (on AMD the plain layouts run without it:
+ * qmm_avx512_gemv_single_stream). On the Sapphire Rapids class VM, with two
+ * streams per core (QMM_AVX512_GEMV_NP), 256 to
  * 1024 read Q4_1 2-3% faster than 2048 and the K-quants alike, 4096 3-5%
  * slower (the history of docs/performance.md (git log -p), stop 24). -DQMM_AVX512_GEMV_PF=N to measure. */
 #ifndef QMM_AVX512_GEMV_PF
@@ -346,10 +348,17 @@ QMM_AVX512_INLINE void qmm_avx512_prefetch_l2(const uint8_t *p, size_t n) {
 /* Panels the GEMV streams at once, interleaved by block (x families: by
  * unit), one accumulator chain each: two streams per core read memory 5-10%
  * faster than one on a Sapphire Rapids class core, four measured as two
- * (the history of docs/performance.md (git log -p), stop 24). */
+ * (the history of docs/performance.md (git log -p), stop 24); on AMD one
+ * (qmm_avx512_gemv_single_stream). */
 #ifndef QMM_AVX512_GEMV_NP
 #define QMM_AVX512_GEMV_NP 2
 #endif
+
+/* One panel at a time, and the plain layouts' GEMV leaving prefetching to
+ * the hardware (qmm_avx512_gemv_streams: dispatch chooses it on AMD; Zen 4,
+ * each call against a read paired with it: Q4_0 / Q8_0 10-25% faster, Q4_K /
+ * Q6_K 4-30%, alternated in one process, docs/performance.md). */
+static inline int qmm_avx512_gemv_single_stream(void) { return QMM_AVX512_GEMV_NP == 1 || qmm_avx512_gemv_streams() == 1; }
 
 /* acc + the 16 lanes' dot products of a 32-block of nibble quants (qb: 4 x
  * 64 bytes, the low nibbles elements 0..15, the high ones 16..31) with the
@@ -368,11 +377,11 @@ QMM_AVX512_INLINE __m512i qmm_avx512_nib_dot(const uint8_t *qb, const uint8_t *a
 }
 
 /* One block of qmm_avx512_gemv_panels: ab the activation block, sb its 16
- * fp16 scales, qb its quants. */
-QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint8_t *ab, const uint8_t *sb, const uint8_t *qb,
-                                               int qbytes, __m512i table, __m512 acc) {
+ * fp16 scales, qb its quants; pf: prefetch QMM_AVX512_GEMV_PF ahead. */
+QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, int pf, const uint8_t *ab, const uint8_t *sb,
+                                               const uint8_t *qb, int qbytes, __m512i table, __m512 acc) {
     const uint8_t *aq = ab + 8;
-    for (int l = 0; QMM_AVX512_GEMV_PF >= 0 && l < qbytes; l += 64)
+    for (int l = 0; pf && QMM_AVX512_GEMV_PF >= 0 && l < qbytes; l += 64)
         _mm_prefetch((const char *)(qb + QMM_AVX512_GEMV_PF + l), _MM_HINT_T0);
     const __m512 wsc = qmm_avx512_wscale(kind, sb);
     __m512i s0 = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4)), s1 = _mm512_setzero_si512();
@@ -407,8 +416,8 @@ QMM_AVX512_INLINE __m512 qmm_avx512_gemv_block(qmm_avx512_wkind kind, const uint
  * last with ncols valid columns), all k blocks, interleaved by block. Q4_0's
  * nibbles go through qmm_avx512_nib_dot (no shifts, unlike the GEMM tile at
  * MR = 1). The int32 block sum and the float step are the tile's, bit for bit. */
-QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int64_t nb, const uint8_t *act, const uint8_t *panel,
-                                              size_t pb, int qbytes, float *y, int ncols) {
+QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int pf, int64_t nb, const uint8_t *act,
+                                              const uint8_t *panel, size_t pb, int qbytes, float *y, int ncols) {
     const int sbytes = QMM_AVX512_SB(kind);
     const __m512i table = qmm_avx512_kind_table(kind);
     __m512 acc[QMM_AVX512_GEMV_NP];
@@ -421,7 +430,7 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int
         for (int r = 0; r < gn; r++)
             for (int pi = 0; pi < NP; pi++) {
                 const uint8_t *pp = panel + (size_t)pi * pb;
-                acc[pi] = qmm_avx512_gemv_block(kind, act + (size_t)(g0 + r) * QMM_AVX512_ACT_BLK, pp + go + sbytes * r,
+                acc[pi] = qmm_avx512_gemv_block(kind, pf, act + (size_t)(g0 + r) * QMM_AVX512_ACT_BLK, pp + go + sbytes * r,
                                                 pp + qo + (size_t)r * (size_t)qbytes, qbytes, table, acc[pi]);
             }
     }
@@ -430,19 +439,26 @@ QMM_AVX512_INLINE void qmm_avx512_gemv_panels(qmm_avx512_wkind kind, int NP, int
     _mm512_mask_storeu_ps(y + (NP - 1) * QMM_AVX512_NR, (__mmask16)((1u << ncols) - 1u), acc[NP - 1]);
 }
 
-/* A family's gemv: the 16-row panels by QMM_AVX512_GEMV_NP, the rest one at
- * a time (the last one's columns masked). */
+/* A family's gemv: the 16-row panels by QMM_AVX512_GEMV_NP with software
+ * prefetch, or one at a time without (qmm_avx512_gemv_single_stream); the
+ * rest one at a time (the last one's columns masked). */
 QMM_AVX512_INLINE void qmm_avx512_gemv(qmm_avx512_wkind kind, int qbytes, int64_t n, int64_t k, const void *a, const void *w,
                                        float *y) {
     enum { NP = QMM_AVX512_GEMV_NP, NR = QMM_AVX512_NR };
     const int64_t nb = k / QMM_QK;
     const size_t pb = qmm_avx512_panel_bytes(k, QMM_AVX512_SB(kind), qbytes);
+    const uint8_t *x = (const uint8_t *)a, *p = (const uint8_t *)w;
     int64_t n0 = 0;
+    if (qmm_avx512_gemv_single_stream()) {
+        for (; n0 < n; n0 += NR)
+            qmm_avx512_gemv_panels(kind, 1, 0, nb, x, p + (size_t)(n0 / NR) * pb, pb, qbytes, y + n0,
+                                   (int)(n - n0 < NR ? n - n0 : NR));
+        return;
+    }
     for (; n - n0 >= NP * NR; n0 += NP * NR)
-        qmm_avx512_gemv_panels(kind, NP, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, qbytes, y + n0,
-                               NR);
+        qmm_avx512_gemv_panels(kind, NP, 1, nb, x, p + (size_t)(n0 / NR) * pb, pb, qbytes, y + n0, NR);
     for (; n0 < n; n0 += NR)
-        qmm_avx512_gemv_panels(kind, 1, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, qbytes, y + n0,
+        qmm_avx512_gemv_panels(kind, 1, 1, nb, x, p + (size_t)(n0 / NR) * pb, pb, qbytes, y + n0,
                                (int)(n - n0 < NR ? n - n0 : NR));
 }
 
@@ -1107,13 +1123,16 @@ static inline void qmm_avx512x_act1_pack(int64_t m, int64_t k, const float *x, s
 #define QMM_AVX512X_ACT1                                                                                                         \
     { 1, qmm_avx512_act1_size, qmm_avx512_act1_offset, qmm_avx512x_act1_pack }
 
-/* An x family's gemv (the AMX ones' too), as qmm_avx512_gemv. */
+/* An x family's gemv (the AMX ones' too), as qmm_avx512_gemv, but its
+ * software prefetch stays with one stream (Q6_K, Zen 4: 6-15% slower
+ * without it). */
 QMM_AVX512_INLINE void qmm_avx512x_gemv(qmm_avx512x_kind kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
     enum { NP = QMM_AVX512_GEMV_NP, NR = QMM_AVX512_NR };
     const int64_t nb = k / QMM_QK;
     const size_t pb = qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
+    const int np = qmm_avx512_gemv_single_stream() ? 1 : NP;
     int64_t n0 = 0;
-    for (; n - n0 >= NP * NR; n0 += NP * NR)
+    for (; np == NP && n - n0 >= NP * NR; n0 += NP * NR)
         qmm_avx512x_gemv_panels(kind, NP, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0, NR);
     for (; n0 < n; n0 += NR)
         qmm_avx512x_gemv_panels(kind, 1, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0,
