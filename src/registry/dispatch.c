@@ -45,10 +45,10 @@ static int widen_once_pays(const qmm_cpu_info *ci) {
     return strcmp(ci->vendor, "AuthenticAMD") != 0 && strcmp(ci->vendor, "HygonGenuine") != 0;
 }
 
-/* The AVX-512 int8 GEMVs read one weight stream at a time on AMD: on a Zen 4
- * guest two streams with software prefetch read 5-25% less of the memory a
- * read paired with each call got; two on the rest (the Sapphire Rapids class
- * measured them 5-10% faster than one) (avx512_gemv_streams.h). */
+/* The AVX-512 int8 GEMVs read one weight stream at a time on AMD (a Zen 4
+ * guest: Q4_0 / Q8_0 decode 4-40% faster, the K-quants -5 to +20%), two on
+ * the rest (the Sapphire Rapids class measured them 5-10% faster than one)
+ * (avx512_gemv_streams.h, avx512_int8.h). */
 static int gemv_streams(const qmm_cpu_info *ci) { return strcmp(ci->vendor, "AuthenticAMD") == 0 ? 1 : 2; }
 #endif
 

@@ -355,9 +355,10 @@ QMM_AVX512_INLINE void qmm_avx512_prefetch_l2(const uint8_t *p, size_t n) {
 #endif
 
 /* One panel at a time, and the plain layouts' GEMV leaving prefetching to
- * the hardware (qmm_avx512_gemv_streams: dispatch chooses it on AMD; Zen 4,
- * each call against a read paired with it: Q4_0 / Q8_0 10-25% faster, Q4_K /
- * Q6_K 4-30%, alternated in one process, docs/performance.md). */
+ * the hardware (qmm_avx512_gemv_streams: dispatch chooses it on AMD; a Zen 4
+ * guest, both builds alternated in one process on the same weight copies:
+ * Q4_0 4-19% and Q8_0 10-40% faster, Q4_K 0-20%, Q6_K -5 to +19%,
+ * docs/performance.md). */
 static inline int qmm_avx512_gemv_single_stream(void) { return QMM_AVX512_GEMV_NP == 1 || qmm_avx512_gemv_streams() == 1; }
 
 /* acc + the 16 lanes' dot products of a 32-block of nibble quants (qb: 4 x
@@ -1125,7 +1126,7 @@ static inline void qmm_avx512x_act1_pack(int64_t m, int64_t k, const float *x, s
 
 /* An x family's gemv (the AMX ones' too), as qmm_avx512_gemv, but its
  * software prefetch stays with one stream (Q6_K, Zen 4: 6-15% slower
- * without it). */
+ * without it, in runs whose builds read weights of their own). */
 QMM_AVX512_INLINE void qmm_avx512x_gemv(qmm_avx512x_kind kind, int64_t n, int64_t k, const void *a, const void *w, float *y) {
     enum { NP = QMM_AVX512_GEMV_NP, NR = QMM_AVX512_NR };
     const int64_t nb = k / QMM_QK;
