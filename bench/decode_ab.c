@@ -3,7 +3,7 @@
  * a measuring tool for kernel changes that only a memory-bound GEMV shows, on
  * a host whose bandwidth moves by 2x within minutes.
  *
- *   cc -O2 -mavx2 -Iinclude bench/decode_ab.c -ldl -lpthread -o decode_ab
+ *   a CMake target (x86): build/decode_ab
  *   decode_ab TYPE K N COPIES ROUNDS THREADS A/libqmatmul.so B/libqmatmul.so ...
  *
  * TYPE: Q4_0, Q8_0, Q4_K or Q6_K. One random K x N matrix is packed by the
