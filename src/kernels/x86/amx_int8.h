@@ -6,27 +6,26 @@
  * Why: the VNNI tile spends 8 vpdpbusd per activation row, 32-block and panel
  * on the same two vector ports as the ~8 instructions of the reference's float
  * steps (per 32-block: isum to float, s * x_d, fma; the same for the min).
- * TDPBSUD moves the integer dot products to the tile unit, exactly as
- * vpdpbusd sums them (signed activation bytes x unsigned weight bytes, exact
- * int32), and leaves the vector ports the float steps.
+ * TDPBSSD / TDPBSUD move the integer dot products to the tile unit, exact
+ * int32 as vpdpbusd's, and leave the vector ports the float steps.
  *
  * The GEMM walks column panels one at a time and k in chunks of QMM_AMX_KC
  * blocks: each panel's chunk is unpacked once into B tiles
  * (qmm_avx512x_load_w's vector c holds k = 4c..4c+3 of each lane, which is
- * AMX's B-tile row layout; 8 rows x 64 bytes a block) and its
- * per-block weight values computed once, for every 16-row activation group
- * (the act layout with G = 16: a block's q[16][32] is a 16 x 32-byte A tile,
- * row stride 32). Per group and block, TDPBSUD gives the 16 x 16 raw dot
- * products (split kinds Q6_K / Q2_K / Q3_K: two, of 16 elements each),
- * stored to a buffer and finished row by row by the reference's float steps
- * (qmm_amx_x_row; split kinds qmm_avx512x_row_block, the VNNI tile's): the
+ * AMX's B-tile row layout; 8 rows x 64 bytes a block), signed where the kind
+ * has a zero point (QMM_AMX_ZP), and its per-block weight values computed
+ * once, for every 16-row activation group (the act layout with G = 16: a
+ * block's q[16][32] is a 16 x 32-byte A tile, row stride 32). Per group and
+ * block, the tile unit gives the 16 x 16 dot products (split kinds Q6_K / Q2_K
+ * / Q3_K: two, of 16 elements each), stored to a buffer and finished row by
+ * row by the reference's float steps (qmm_amx_x_row, qmm_amx_split_row): the
  * same bits. The 16 rows' accumulators stay in registers through a k chunk
  * (one panel: 16 zmm; two panels per A tile, as stop 23 had, kept them in
  * memory and ran 10-16% slower); between k chunks they wait in y. The
- * tile alternates two C tile sets, block t + 1's dot products issued before
- * block t's float steps (qmm_amx_x_tile_pipe); for Q4_K and Q5_K it runs a
- * chunk's tile instructions back to back, then its float steps
- * (qmm_amx_x_tile_batch: tile and vector instructions overlap little).
+ * non-split kinds run a chunk's tile instructions back to back, then its
+ * float steps (qmm_amx_x_tile_batch: tile and vector instructions overlap
+ * little); the split kinds alternate two C tile sets, block t + 1's dot
+ * products issued before block t's float steps (qmm_amx_x_tile_pipe).
  *
  * Tiles: C set 0 = 0 (split: 0, 1 for halves a / b), set 1 = 6 (split: 6, 7);
  * A = 2 (split: 2, 3, 16 x 16 bytes each); B = 4 (8 x 64 bytes; split: 4, 5,
@@ -85,9 +84,18 @@ static inline void qmm_amx_configure(qmm_avx512x_kind kind) {
     _tile_loadconfig(&cfg);
 }
 
+/* The zero point the B tiles take off the panel's unsigned weight bytes, so
+ * that TDPBSSD (signed x signed) gives the exact isum directly: the x kinds'
+ * zero points, Q6_K's 32 and Q3_K's 4 (u = q + 4); 0 (TDPBSUD on the unsigned
+ * bytes) for the kinds with a min. Why: the VNNI tile needs unsigned weight
+ * bytes and adds -zp sum qx per row and block (a vector instruction per 16
+ * outputs); the tile unit has every sign combination, so the zero point moves
+ * to the unpacking, once per panel and block for all row groups. */
+#define QMM_AMX_ZP(kind) ((kind) == QMM_AVX512X_Q6_K ? 32 : (kind) == QMM_AVX512X_Q3_K ? 4 : QMM_AVX512X_ZP(kind))
+
 /* Blocks b0 .. b0 + nk - 1 of a panel as B tiles: 512 bytes each, row c =
- * weight vector c (split kinds: the two 256-byte halves are the B tiles of
- * elements 0..15 and 16..31). */
+ * weight vector c less QMM_AMX_ZP (split kinds: the two 256-byte halves are
+ * the B tiles of elements 0..15 and 16..31). */
 QMM_AVX512_INLINE void qmm_amx_x_unpack(qmm_avx512x_kind kind, const uint8_t *panel, int64_t b0, int nk, uint8_t *wb) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, hdr = QMM_AVX512X_HDR(kind), qbytes = QMM_AVX512X_QB(kind);
     const int chunk = QMM_AVX512X_CHUNK(kind);
@@ -98,16 +106,18 @@ QMM_AVX512_INLINE void qmm_amx_x_unpack(qmm_avx512x_kind kind, const uint8_t *pa
         __m512i w[8];
         qmm_avx512x_load_w(kind, qb, w, table);
         for (int v = 0; v < 8; v++)
-            _mm512_store_si512((void *)(wb + 512 * (size_t)t + 64 * (size_t)v), w[v]);
+            _mm512_store_si512((void *)(wb + 512 * (size_t)t + 64 * (size_t)v),
+                               QMM_AMX_ZP(kind) ? _mm512_sub_epi8(w[v], _mm512_set1_epi8((char)QMM_AMX_ZP(kind))) : w[v]);
     }
 }
 
 /* Per panel and 32-block, what the non-split kinds' float steps take from
  * the weights, the same for every row group: computed once per k chunk. */
 typedef struct {
-    __m512 s, t; /* the fp16 scales (and the min's), widened */
-    __m512 scf;  /* Q4_K / Q5_K / IQ4_XS: the sub-scale as a float (exact) */
-    __m512 mnf;  /* Q4_K / Q5_K: -m as a float (exact) */
+    __m512 s, t;       /* the fp16 scales (and the min's), widened */
+    __m512 scf;        /* Q4_K / Q5_K / IQ4_XS: the sub-scale as a float (exact) */
+    __m512 mnf;        /* Q4_K / Q5_K: -m as a float (exact) */
+    __m512 scaf, scbf; /* Q6_K / Q3_K: the halves' sub-scales as floats (exact) */
 } qmm_amx_bvals;
 
 QMM_AVX512_INLINE void qmm_amx_x_block_vals(qmm_avx512x_kind kind, const uint8_t *panel, int64_t b0, int nk, qmm_amx_bvals *bv) {
@@ -119,6 +129,8 @@ QMM_AVX512_INLINE void qmm_amx_x_block_vals(qmm_avx512x_kind kind, const uint8_t
         bv[t].t = bs.t;
         bv[t].scf = _mm512_cvtepi32_ps(bs.sc);
         bv[t].mnf = _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(bs.mpair, 16), 16)); /* the low int16 of (-m, -m) */
+        bv[t].scaf = _mm512_cvtepi32_ps(bs.sca);
+        bv[t].scbf = _mm512_cvtepi32_ps(bs.scb);
     }
 }
 
@@ -134,8 +146,28 @@ QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint
         _tile_loadd(5, wb + 256, 64);
         _tile_loadd(3, aq + 16, 32);
     }
-    /* tile numbers are immediates: one branch per C set */
-    if (set == 0) {
+    /* tile numbers are immediates: one branch per C set and signedness */
+    if (set == 0 && QMM_AMX_ZP(kind)) {
+        _tile_zero(0);
+        _tile_dpbssd(0, 2, 4);
+        if (split) {
+            _tile_zero(1);
+            _tile_dpbssd(1, 3, 5);
+        }
+        _tile_stored(0, dst, 64);
+        if (split)
+            _tile_stored(1, dst + 256, 64);
+    } else if (QMM_AMX_ZP(kind)) {
+        _tile_zero(6);
+        _tile_dpbssd(6, 2, 4);
+        if (split) {
+            _tile_zero(7);
+            _tile_dpbssd(7, 3, 5);
+        }
+        _tile_stored(6, dst, 64);
+        if (split)
+            _tile_stored(7, dst + 256, 64);
+    } else if (set == 0) {
         _tile_zero(0);
         _tile_dpbsud(0, 2, 4);
         if (split) {
@@ -158,54 +190,63 @@ QMM_AVX512_INLINE void qmm_amx_x_dots(qmm_avx512x_kind kind, int set, const uint
     }
 }
 
-/* The float steps of one row's 32-block from its raw dot da, for the
- * non-split kinds, with per-block values hoisted out of the row loop; the
- * same integers and float steps as qmm_avx512x_row_block, fewer port-0
- * instructions: an integer product sc * da or -m * sum qx (below 2^24, see
- * kernels/family.h) is exactly the product of the two exact floats, so
- * vpmulld + vcvtdq2ps become vcvtdq2ps + vmulps, and the row's block sum
- * arrives as a float (fsum) or, for a zero point (Q4_0, Q5_0, Q8_0, the table
- * kinds), as -zp sum (zsum). */
-QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512i da, float fsum, int32_t zsum, float xd,
+/* The float steps of one row's 32-block from its dot da, for the non-split
+ * kinds, with per-block values hoisted out of the row loop; the same integers
+ * and float steps as qmm_avx512x_row_block, fewer vector instructions: da is
+ * isum already for the zero point kinds (signed B tiles, QMM_AMX_ZP), and an
+ * integer product sc * da or -m * sum qx (below 2^24, see kernels/family.h)
+ * is exactly the product of the two exact floats, so vpmulld + vcvtdq2ps
+ * become vcvtdq2ps + vmulps; the row's block sum (the min kinds) arrives as a
+ * float (fsum). */
+QMM_AVX512_INLINE __m512 qmm_amx_x_row(qmm_avx512x_kind kind, __m512 acc, __m512i da, float fsum, float xd,
                                        const qmm_amx_bvals *v) {
-    const __m512 s = v->s, t = v->t, scf = v->scf, mnf = v->mnf;
     const __m512 vxd = _mm512_set1_ps(xd);
-    __m512 fi = _mm512_cvtepi32_ps(QMM_AVX512X_ZP(kind) ? _mm512_add_epi32(da, _mm512_set1_epi32(zsum)) : da);
+    __m512 fi = _mm512_cvtepi32_ps(da);
     if (QMM_AVX512X_IS_K(kind)) /* Q4_K, Q5_K, IQ4_XS: times the sub-scale */
-        fi = _mm512_mul_ps(fi, scf);
-    acc = _mm512_fmadd_ps(fi, _mm512_mul_ps(s, vxd), acc);
+        fi = _mm512_mul_ps(fi, v->scf);
+    acc = _mm512_fmadd_ps(fi, _mm512_mul_ps(v->s, vxd), acc);
     if (QMM_AVX512X_HAS_MIN(kind)) {
-        const __m512 fmin = QMM_AVX512X_IS_K(kind) ? _mm512_mul_ps(mnf, _mm512_set1_ps(fsum)) : _mm512_set1_ps(fsum);
-        acc = _mm512_fmadd_ps(fmin, _mm512_mul_ps(t, vxd), acc);
+        const __m512 fmin = QMM_AVX512X_IS_K(kind) ? _mm512_mul_ps(v->mnf, _mm512_set1_ps(fsum)) : _mm512_set1_ps(fsum);
+        acc = _mm512_fmadd_ps(fmin, _mm512_mul_ps(v->t, vxd), acc);
     }
     return acc;
 }
 
 /* The float steps of one block for the group's 16 rows (non-split kinds):
- * ab is the group's block in the act layout, dots its raw dot products (row
- * i at dots + 16 i), v the block's weight values. */
+ * ab is the group's block in the act layout, dots its dot products (row i at
+ * dots + 16 i), v the block's weight values. */
 QMM_AVX512_INLINE void qmm_amx_x_rows(qmm_avx512x_kind kind, __m512 *acc, const uint8_t *ab, const int32_t *dots,
                                       const qmm_amx_bvals *v) {
-    /* the 16 rows' block sums (int16 pairs) as floats, or -zp sum (the zero point kinds) */
-    union {
-        float f[QMM_AMX_G];
-        int32_t z[QMM_AMX_G];
-    } bsum __attribute__((aligned(64)));
-    const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
-    if (QMM_AVX512X_ZP(kind))
-        _mm512_store_si512((void *)bsum.z, _mm512_mullo_epi32(sum16, _mm512_set1_epi32(-QMM_AVX512X_ZP(kind))));
-    else
-        _mm512_store_ps(bsum.f, _mm512_cvtepi32_ps(sum16));
-    /* the rows read their sums back from memory: a broadcast load takes no
-     * vector port, a lane broadcast from the register (vpermd) one (1.5%) */
-    __asm__ volatile("" : : "m"(bsum) : "memory");
+    /* the min kinds: the 16 rows' block sums (int16 pairs) as floats */
+    float fsum[QMM_AMX_G] __attribute__((aligned(64)));
+    if (QMM_AVX512X_HAS_MIN(kind)) {
+        const __m512i sum16 = _mm512_madd_epi16(_mm512_loadu_si512((const void *)(ab + 4 * QMM_AMX_G)), _mm512_set1_epi16(1));
+        _mm512_store_ps(fsum, _mm512_cvtepi32_ps(sum16));
+        /* the rows read their sums back from memory: a broadcast load takes
+         * no vector port, a lane broadcast from the register (vpermd) one */
+        __asm__ volatile("" : : "m"(fsum) : "memory");
+    }
 #pragma GCC unroll 16
     for (int i = 0; i < QMM_AMX_G; i++) {
         float xd;
         memcpy(&xd, ab + 4 * i, 4);
         const __m512i da = _mm512_load_si512((const void *)(dots + 16 * i));
-        acc[i] = qmm_amx_x_row(kind, acc[i], da, bsum.f[i], bsum.z[i], xd, v);
+        acc[i] = qmm_amx_x_row(kind, acc[i], da, QMM_AVX512X_HAS_MIN(kind) ? fsum[i] : 0.0f, xd, v);
     }
+}
+
+/* The float steps of one block for one row of a split kind (Q6_K, Q2_K,
+ * Q3_K) from its half dots da / db: qmm_avx512x_row_block's for Q2_K; for the
+ * signed B tiles (Q6_K, Q3_K) isum = sc_a da + sc_b db in float, exactly: each
+ * product and their sum are integers below 2^24 (docs/formats.md's bounds),
+ * so vcvtdq2ps x 2, vmulps and one fma replace vpmulld x 2 (4 uops here) +
+ * vpaddd + vcvtdq2ps. */
+QMM_AVX512_INLINE __m512 qmm_amx_split_row(qmm_avx512x_kind kind, __m512 acc, __m512i da, __m512i db, __m512i sums, float xd,
+                                           const qmm_amx_bvals *v, const qmm_avx512x_bscales *bs) {
+    if (!QMM_AMX_ZP(kind))
+        return qmm_avx512x_row_block(kind, acc, da, db, sums, xd, bs);
+    const __m512 isum = _mm512_fmadd_ps(_mm512_cvtepi32_ps(da), v->scaf, _mm512_mul_ps(_mm512_cvtepi32_ps(db), v->scbf));
+    return _mm512_fmadd_ps(isum, _mm512_mul_ps(v->s, _mm512_set1_ps(xd)), acc);
 }
 
 QMM_AVX512_INLINE void qmm_amx_acc_load(__m512 *acc, int64_t b0, const float *y, size_t ys, int mr, __mmask16 cols) {
@@ -229,12 +270,11 @@ QMM_AVX512_INLINE void qmm_amx_acc_store(const __m512 *acc, float *y, size_t ys,
  * store and load are exact, so chunking k keeps the reference's fma chain).
  * The tile configuration of kind must be loaded.
  *
- * The tile of every kind but Q4_K and Q5_K: two C tile sets alternate
- * between blocks, block t + 1's dot products issued before block t's float
- * steps. */
-QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *panel,
-                                           const uint8_t *wb, const qmm_amx_bvals *bv, float *y, size_t ys, int mr, int ncols) {
-    const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
+ * The tile of the split kinds: two C tile sets alternate between blocks,
+ * block t + 1's dot products issued before block t's float steps. */
+QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *wb,
+                                           const qmm_amx_bvals *bv, const qmm_avx512x_bscales *bs, float *y, size_t ys, int mr,
+                                           int ncols) {
     const size_t ablk = (size_t)QMM_AMX_G * QMM_AVX512_ACT_BLK;
     const __mmask16 cols = (__mmask16)((1u << ncols) - 1u);
     int32_t c[2][2][256] __attribute__((aligned(64)));
@@ -243,14 +283,11 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
     const uint8_t *a0 = act + (size_t)b0 * ablk;
     qmm_amx_x_dots(kind, 0, a0, wb, c[0][0]);
     for (int t = 0; t < nk; t++) {
-        const int64_t b = b0 + t;
         const uint8_t *ab = a0 + (size_t)t * ablk;
         const int set = t & 1;
         if (t + 1 < nk) /* the next block's dots, into the other C set */
             qmm_amx_x_dots(kind, set ^ 1, ab + ablk, wb + 512 * (size_t)(t + 1), c[set ^ 1][0]);
         if (QMM_AVX512X_SPLIT(kind)) {
-            const qmm_avx512x_bscales bs =
-                qmm_avx512x_block_scales(kind, panel + (size_t)(b / per) * (size_t)chunk, (int)(b % per));
 #pragma GCC unroll 16
             for (int i = 0; i < QMM_AMX_G; i++) {
                 const __m512i da = _mm512_load_si512((const void *)(c[set][0] + 16 * i));
@@ -258,7 +295,7 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
                 const __m512i sums = _mm512_set1_epi32(qmm_avx512_ld32(ab + 4 * (QMM_AMX_G + i)));
                 float xd;
                 memcpy(&xd, ab + 4 * i, 4);
-                acc[i] = qmm_avx512x_row_block(kind, acc[i], da, db, sums, xd, &bs);
+                acc[i] = qmm_amx_split_row(kind, acc[i], da, db, sums, xd, &bv[t], &bs[t]);
             }
             continue;
         }
@@ -267,22 +304,22 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
     qmm_amx_acc_store(acc, y, ys, mr, cols);
 }
 
-/* The tile of Q4_K, Q5_K and IQ4_XS (the kinds with a sub-scale step), with
- * the per-block values bv: all the blocks' tile instructions back to back
- * (the raw dot products to c, 16 KiB, in L1 beside the B tiles), then all
- * their float steps. Why: here (Sapphire Rapids class)
- * tile instructions overlap little with the vector instructions around them
- * (a lone TILEZERO among 112 independent FMAs cost 42-52 cycles). The 16 x 16
- * x 4096 tile loop (one thread, -O3, data in L1 / L2; TSC cycles a block):
- * Q4_K 99.0 -> 86.9, Q5_K 99.8 -> 87.4 against qmm_amx_x_tile_pipe; batched,
- * Q5_0 ran 72.0 -> 77.4, Q4_1 77.2 -> 75.7, Q6_K / Q3_K 1-5% slower (split,
- * batches of 8), so they stay pipelined. Batches of 4 or 8 ran slower than
- * 16; the dots loop stays rolled (unrolled by -O3: 4% slower). See
- * the history of docs/performance.md (git log -p), stop 26. IQ4_XS (stop 39, `qmatmul bench --type IQ4_XS
- * --threads 1`, m = 512, four alternations): batched 2725-2939 against
- * pipelined 2715-2992 GFLOP/s summed over the 7 matrices, batched ahead in
- * three of four. */
-#define QMM_AMX_BATCHED(kind) (QMM_AVX512X_IS_K(kind) && !QMM_AVX512X_SPLIT(kind))
+/* The tile of the non-split kinds, with the per-block values bv: all the
+ * blocks' tile instructions back to back (the dot products to c, 16 KiB, in
+ * L1 beside the B tiles), then all their float steps. Why: here (Sapphire
+ * Rapids class) tile instructions overlap little with the vector
+ * instructions around them: TDPBSSD beside 32 independent register FMAs
+ * takes 37 cycles, the two alone 19 and 17; a block's tile instructions
+ * (loads, TDPBSSD, TILESTORED) and Q4_0's 16 rows of float steps, L1-resident,
+ * 81 cycles interleaved a block apart, 72 batched. The whole GEMM, one thread,
+ * hot (bench/gemv_hot.c, 4096 x 2048, m = 512, median GOP/s, three alternations): Q4_0 470-473 -> 470-520
+ * batched (signed B tiles both). Q4_K and Q5_K were batched first (stop 26:
+ * 99.0 -> 86.9 TSC cycles a block); the split kinds run 15-18% slower batched
+ * (Q6_K 287 -> 237: their 32 KiB of dot products crowd L1), so they stay
+ * pipelined. Storing each block's products a TDPBSSD later (a TILESTORED waits
+ * out its own product's latency: 35 -> 20 cycles a block in L1) made no
+ * difference in the whole GEMM. */
+#define QMM_AMX_BATCHED(kind) (!QMM_AVX512X_SPLIT(kind))
 
 QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *wb,
                                             const qmm_amx_bvals *bv, float *y, size_t ys, int mr, int ncols) {
@@ -328,6 +365,8 @@ QMM_AVX512_INLINE void qmm_amx_x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t 
     const int64_t m_amx = m / QMM_AMX_G * QMM_AMX_G + (m % QMM_AMX_G >= QMM_AMX_MIN_ROWS ? m % QMM_AMX_G : 0);
     uint8_t wb[QMM_AMX_KC * 512] __attribute__((aligned(64)));
     qmm_amx_bvals bv[QMM_AMX_KC];
+    qmm_avx512x_bscales bs[QMM_AMX_KC]; /* Q2_K's, for qmm_avx512x_row_block */
+    const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
     if (m_amx > 0)
         qmm_amx_configure(kind);
     for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
@@ -336,8 +375,9 @@ QMM_AVX512_INLINE void qmm_amx_x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t 
         for (int64_t b0 = 0; b0 < nb && m_amx > 0; b0 += QMM_AMX_KC) {
             const int nk = (int)(nb - b0 < QMM_AMX_KC ? nb - b0 : QMM_AMX_KC);
             qmm_amx_x_unpack(kind, p, b0, nk, wb);
-            if (!QMM_AVX512X_SPLIT(kind))
-                qmm_amx_x_block_vals(kind, p, b0, nk, bv);
+            qmm_amx_x_block_vals(kind, p, b0, nk, bv);
+            for (int t = 0; t < nk && QMM_AVX512X_SPLIT(kind) && !QMM_AMX_ZP(kind); t++)
+                bs[t] = qmm_avx512x_block_scales(kind, p + (size_t)((b0 + t) / per) * (size_t)chunk, (int)((b0 + t) % per));
             for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {
                 const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);
                 const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb;
@@ -345,7 +385,7 @@ QMM_AVX512_INLINE void qmm_amx_x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t 
                 if (QMM_AMX_BATCHED(kind))
                     qmm_amx_x_tile_batch(kind, b0, nk, ag, wb, bv, yg, ys, mr, nc);
                 else
-                    qmm_amx_x_tile_pipe(kind, b0, nk, ag, p, wb, bv, yg, ys, mr, nc);
+                    qmm_amx_x_tile_pipe(kind, b0, nk, ag, wb, bv, bs, yg, ys, mr, nc);
             }
         }
         if (m_amx < m)
