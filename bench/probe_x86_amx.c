@@ -26,6 +26,7 @@ static uint64_t int8_amx(uint64_t iters) {
     int32_t c[256] __attribute__((aligned(64)));
     memset(a, (int)(iters & 7) + 1, sizeof a);
     memset(b, 3, sizeof b);
+    __asm__ volatile("" : : "m"(cfg) : "memory"); /* GCC 12's _tile_loadconfig declares 8 bytes read: all 64 are */
     _tile_loadconfig(cfg);
     _tile_loadd(4, a, 64);
     _tile_loadd(5, a, 64);

@@ -81,6 +81,10 @@ static inline void qmm_amx_configure(qmm_avx512x_kind kind) {
         qmm_amx_set(&cfg, 2, 16, 32); /* A */
         qmm_amx_set(&cfg, 4, 8, 64);  /* B */
     }
+    /* GCC 12's _tile_loadconfig tells the compiler it reads 8 bytes of cfg,
+     * so the stores to the rest may be dropped (a #GP at -O3 in a smaller
+     * function, bench/tile_budget_amx.c): this says all 64 are read. */
+    __asm__ volatile("" : : "m"(cfg) : "memory");
     _tile_loadconfig(&cfg);
 }
 
