@@ -1,4 +1,4 @@
-/* IQ4_NL weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+/* IQ4_NL weights x int8 activations with AMX (TDPBSSD): the AMX GEMM of
  * amx_int8.h on the IQ4_NL x-family panels of avx512x_units.h (the nibbles
  * looked up into kv[q] + 128 once per k chunk; GEMV and GET_ROWS as the x
  * families'; the AVX-512 VNNI family avx512vnni_iq4_nl, its fallback, packs

@@ -1,4 +1,4 @@
-/* IQ4_XS weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+/* IQ4_XS weights x int8 activations with AMX (TDPBSSD): the AMX GEMM of
  * amx_int8.h on the IQ4_XS x-family panels of avx512x_units.h (the nibbles
  * looked up into kv[q] + 128 once per k chunk, the signed sub-scale a float
  * factor of the exact sum; GEMV and GET_ROWS as the x families'; the AVX-512

@@ -1,4 +1,4 @@
-/* MXFP4 weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+/* MXFP4 weights x int8 activations with AMX (TDPBSSD): the AMX GEMM of
  * amx_int8.h on the MXFP4 x-family panels of avx512x_units.h (the E2M1 codes
  * looked up into kv2[q] + 128 once per k chunk, the E8M0 scale widened to
  * fp32 exactly; GEMV and GET_ROWS as the x families'; the AVX-512 VNNI family

@@ -1,4 +1,4 @@
-/* Q4_0 weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+/* Q4_0 weights x int8 activations with AMX (TDPBSSD): the AMX GEMM of
  * amx_int8.h on the Q4_0 x-family panels of avx512x_units.h (GEMV and
  * GET_ROWS as the x families'; the AVX-512 VNNI family avx512vnni_q4_0, its
  * fallback, packs its own panels). */

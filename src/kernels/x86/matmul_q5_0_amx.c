@@ -1,4 +1,4 @@
-/* Q5_0 weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+/* Q5_0 weights x int8 activations with AMX (TDPBSSD): the AMX GEMM of
  * amx_int8.h on the Q5_0 panels of avx512x_units.h (GEMV and GET_ROWS as the
  * AVX-512 VNNI family's). */
 #include "kernels/x86/amx_int8.h"

@@ -1,4 +1,4 @@
-/* Q8_0 weights x int8 activations with AMX (TDPBSUD): the AMX GEMM of
+/* Q8_0 weights x int8 activations with AMX (TDPBSSD): the AMX GEMM of
  * amx_int8.h on the Q8_0 x-family panels of avx512x_units.h (weights stored
  * as q + 128; GEMV and GET_ROWS as the x families'; the AVX-512 VNNI family
  * avx512vnni_q8_0, its fallback, packs its own panels). */
