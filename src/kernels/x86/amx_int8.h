@@ -313,16 +313,16 @@ QMM_AVX512_INLINE void qmm_amx_x_tile_pipe(qmm_avx512x_kind kind, int64_t b0, in
  * L1 beside the B tiles), then all their float steps. Why: here (Sapphire
  * Rapids class) tile instructions overlap little with the vector
  * instructions around them: TDPBSSD beside 32 independent register FMAs
- * takes 37 cycles, the two alone 19 and 17; a block's tile instructions
- * (loads, TDPBSSD, TILESTORED) and Q4_0's 16 rows of float steps, L1-resident,
- * 81 cycles interleaved a block apart, 72 batched. The whole GEMM, one thread,
- * hot (bench/gemv_hot.c, 4096 x 2048, m = 512, median GOP/s, three alternations): Q4_0 470-473 -> 470-520
- * batched (signed B tiles both). Q4_K and Q5_K were batched first (stop 26:
- * 99.0 -> 86.9 TSC cycles a block); the split kinds run 15-18% slower batched
- * (Q6_K 287 -> 237: their 32 KiB of dot products crowd L1), so they stay
- * pipelined. Storing each block's products a TDPBSSD later (a TILESTORED waits
- * out its own product's latency: 35 -> 20 cycles a block in L1) made no
- * difference in the whole GEMM. */
+ * takes 38 cycles, the two alone 19 and 17 (bench/tile_budget_amx.c, which
+ * also has Q4_0's whole step in L1: 113 cycles a block interleaved with
+ * unsigned B tiles as before, 79 batched with signed ones). The whole GEMM,
+ * one thread, hot (bench/gemv_hot.c, 4096 x 2048, m = 512, median GOP/s,
+ * three alternations, signed B tiles both): Q4_0 470-473 interleaved, 470-520
+ * batched. Q4_K and Q5_K were batched first (stop 26: 99.0 -> 86.9 TSC cycles
+ * a block); the split kinds run 15-18% slower batched (Q6_K 287 -> 237: their
+ * 32 KiB of dot products crowd L1), so they stay interleaved. Storing each
+ * block's products a TDPBSSD later (in L1: 44 cycles a block with the tile
+ * loads, 49 right behind) made no difference in the whole GEMM. */
 #define QMM_AMX_BATCHED(kind) (!QMM_AVX512X_SPLIT(kind))
 
 QMM_AVX512_INLINE void qmm_amx_x_tile_batch(qmm_avx512x_kind kind, int64_t b0, int nk, const uint8_t *act, const uint8_t *wb,
