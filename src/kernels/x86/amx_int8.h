@@ -115,8 +115,9 @@ QMM_AVX512_INLINE void qmm_amx_x_unpack(qmm_avx512x_kind kind, const uint8_t *pa
     }
 }
 
-/* Per panel and 32-block, what the non-split kinds' float steps take from
- * the weights, the same for every row group: computed once per k chunk. */
+/* Per panel and 32-block, what the float steps take from the weights, the
+ * same for every row group: computed once per k chunk, each field only for
+ * the kinds that read it (Q2_K's whole scales to bs instead). */
 typedef struct {
     __m512 s, t;       /* the fp16 scales (and the min's), widened */
     __m512 scf;        /* Q4_K / Q5_K / IQ4_XS: the sub-scale as a float (exact) */
@@ -124,17 +125,25 @@ typedef struct {
     __m512 scaf, scbf; /* Q6_K / Q3_K: the halves' sub-scales as floats (exact) */
 } qmm_amx_bvals;
 
-QMM_AVX512_INLINE void qmm_amx_x_block_vals(qmm_avx512x_kind kind, const uint8_t *panel, int64_t b0, int nk, qmm_amx_bvals *bv) {
+QMM_AVX512_INLINE void qmm_amx_x_block_vals(qmm_avx512x_kind kind, const uint8_t *panel, int64_t b0, int nk, qmm_amx_bvals *bv,
+                                            qmm_avx512x_bscales *bs) {
     const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
+    const int split = QMM_AVX512X_SPLIT(kind);
     for (int t = 0; t < nk; t++) {
         const int64_t b = b0 + t;
-        const qmm_avx512x_bscales bs = qmm_avx512x_block_scales(kind, panel + (size_t)(b / per) * (size_t)chunk, (int)(b % per));
-        bv[t].s = bs.s;
-        bv[t].t = bs.t;
-        bv[t].scf = _mm512_cvtepi32_ps(bs.sc);
-        bv[t].mnf = _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(bs.mpair, 16), 16)); /* the low int16 of (-m, -m) */
-        bv[t].scaf = _mm512_cvtepi32_ps(bs.sca);
-        bv[t].scbf = _mm512_cvtepi32_ps(bs.scb);
+        const qmm_avx512x_bscales v = qmm_avx512x_block_scales(kind, panel + (size_t)(b / per) * (size_t)chunk, (int)(b % per));
+        bv[t].s = v.s;
+        bv[t].t = v.t;
+        if (QMM_AVX512X_IS_K(kind) && !split)
+            bv[t].scf = _mm512_cvtepi32_ps(v.sc);
+        if (QMM_AVX512X_IS_K(kind) && !split && QMM_AVX512X_HAS_MIN(kind)) /* the low int16 of (-m, -m) */
+            bv[t].mnf = _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(v.mpair, 16), 16));
+        if (split && QMM_AMX_ZP(kind)) {
+            bv[t].scaf = _mm512_cvtepi32_ps(v.sca);
+            bv[t].scbf = _mm512_cvtepi32_ps(v.scb);
+        }
+        if (split && !QMM_AMX_ZP(kind)) /* Q2_K: qmm_avx512x_row_block takes them whole */
+            bs[t] = v;
     }
 }
 
@@ -370,7 +379,6 @@ QMM_AVX512_INLINE void qmm_amx_x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t 
     uint8_t wb[QMM_AMX_KC * 512] __attribute__((aligned(64)));
     qmm_amx_bvals bv[QMM_AMX_KC];
     qmm_avx512x_bscales bs[QMM_AMX_KC]; /* Q2_K's, for qmm_avx512x_row_block */
-    const int per = QMM_AVX512X_UE(kind) / QMM_QK, chunk = QMM_AVX512X_CHUNK(kind);
     if (m_amx > 0)
         qmm_amx_configure(kind);
     for (int64_t n0 = 0; n0 < n; n0 += QMM_AVX512_NR) {
@@ -379,9 +387,7 @@ QMM_AVX512_INLINE void qmm_amx_x_gemm(qmm_avx512x_kind kind, int64_t m, int64_t 
         for (int64_t b0 = 0; b0 < nb && m_amx > 0; b0 += QMM_AMX_KC) {
             const int nk = (int)(nb - b0 < QMM_AMX_KC ? nb - b0 : QMM_AMX_KC);
             qmm_amx_x_unpack(kind, p, b0, nk, wb);
-            qmm_amx_x_block_vals(kind, p, b0, nk, bv);
-            for (int t = 0; t < nk && QMM_AVX512X_SPLIT(kind) && !QMM_AMX_ZP(kind); t++)
-                bs[t] = qmm_avx512x_block_scales(kind, p + (size_t)((b0 + t) / per) * (size_t)chunk, (int)((b0 + t) % per));
+            qmm_amx_x_block_vals(kind, p, b0, nk, bv, bs);
             for (int64_t m0 = 0; m0 < m_amx; m0 += QMM_AMX_G) {
                 const int mr = (int)(m_amx - m0 < QMM_AMX_G ? m_amx - m0 : QMM_AMX_G);
                 const uint8_t *ag = (const uint8_t *)a + (size_t)(m0 / QMM_AMX_G) * gb;
