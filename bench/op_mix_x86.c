@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "cycle_clock.h"
+
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -78,23 +80,9 @@ static void report(const char *name, double best_s, double ghz) {
         report(name, best, ghz);                                                                                                 \
     } while (0)
 
-/* One scalar add a cycle: 4 dependent register adds an iteration (not add
- * of an immediate, which Golden Cove folds at rename), best of 5. */
-static double clock_ghz(void) {
-    double best = 1e30;
-    for (int r = 0; r < 5; r++) {
-        long n = 100000000L, x = 0;
-        const double t0 = now_s();
-        __asm__ volatile("1:\n\tadd %1, %1\n\tadd %1, %1\n\tadd %1, %1\n\tadd %1, %1\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(x));
-        const double t = now_s() - t0;
-        best = t < best ? t : best;
-    }
-    return 4.0 * 100000000.0 / best / 1e9;
-}
-
 int main(void) {
     static int buf[16] __attribute__((aligned(64)));
-    const double ghz = clock_ghz();
+    const double ghz = cycle_clock_ghz();
     printf("clock %.2f GHz (dependent adds); per group of 32 int8 products:\n", ghz);
     RUN("vpmaddubsw + vpaddw (Q4_0: int16 accumulation)", Q4_0_DOT);
     RUN("vpmaddubsw + vpmaddwd + vpaddd", WIDEN_DOT);

@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cycle_clock.h"
+
 #define BUDGET_ISA    "avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8"
 #define BUDGET_TARGET __attribute__((target(BUDGET_ISA), always_inline)) static inline
 #define BUDGET_NB     16 /* blocks per pass: the GEMM's k chunk */
@@ -286,20 +288,6 @@ __attribute__((target(BUDGET_ISA), noinline)) static double budget_overlap(int t
 
 __attribute__((target(BUDGET_ISA))) static void budget_release(void) { _tile_release(); }
 
-/* One scalar add a cycle: 4 dependent register adds an iteration (not add
- * of an immediate, which Golden Cove folds at rename), best of 5. */
-static double clock_ghz(void) {
-    double best = 1e30;
-    for (int r = 0; r < 5; r++) {
-        long n = 100000000L, x = 0;
-        const double t0 = now_s();
-        __asm__ volatile("1:\n\tadd %1, %1\n\tadd %1, %1\n\tadd %1, %1\n\tadd %1, %1\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(x));
-        const double t = now_s() - t0;
-        best = t < best ? t : best;
-    }
-    return 4.0 * 100000000.0 / best / 1e9;
-}
-
 int main(void) {
     __builtin_cpu_init();
     /* the kernel's permission for the tile data (Linux); without AMX-INT8 it fails or the check below does */
@@ -331,7 +319,7 @@ int main(void) {
             sc_buf[t][0][l] = sc_buf[t][1][l] = 3;
         }
     }
-    const double ghz = clock_ghz();
+    const double ghz = cycle_clock_ghz();
     float sink = 0;
     const double per_block = (double)BUDGET_PASSES * BUDGET_NB / (ghz * 1e9);
     printf("clock %.2f GHz (dependent adds). Cycles per block (16 rows x 16 columns x 32 k, L1-resident); the roof, one\n"

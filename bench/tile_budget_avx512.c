@@ -36,6 +36,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cycle_clock.h"
+
 #define BUDGET_ISA    "avx512f,avx512bw,avx512vl,avx512vnni,f16c"
 #define BUDGET_TARGET __attribute__((target(BUDGET_ISA), always_inline)) static inline
 #define BUDGET_BLOCKS 24 /* 32-blocks per pass: 8 act rows x 40 B + <= 416 weight bytes each, in L1 */
@@ -208,22 +210,6 @@ __attribute__((target(BUDGET_ISA), noinline)) static double budget_time(budget_k
     }
 }
 
-/* One scalar add a cycle: 4 dependent register adds an iteration (not add
- * of an immediate, which Golden Cove folds at rename), best of 5. */
-static double clock_ghz(void) {
-    double best = 1e30;
-    for (int r = 0; r < 5; r++) {
-        long n = 100000000L, x = 0;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        __asm__ volatile("1:\n\tadd %1, %1\n\tadd %1, %1\n\tadd %1, %1\n\tadd %1, %1\n\tdec %0\n\tjnz 1b" : "+r"(n), "+r"(x));
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        const double t = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-        best = t < best ? t : best;
-    }
-    return 4.0 * 100000000.0 / best / 1e9;
-}
-
 int main(void) {
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx512vnni") || !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl")) {
@@ -249,7 +235,7 @@ int main(void) {
             w_buf[o + (size_t)l] = 0x00;
             w_buf[o + (size_t)l + 1] = 0x14;
         }
-    const double ghz = clock_ghz();
+    const double ghz = cycle_clock_ghz();
     float sink = 0;
     printf("clock %.2f GHz (dependent adds). Cycles per row-block (one row x 16 columns x 32 k: 8 vpdpbusd); the int8 roof\n"
            "of one 512-bit vpdpbusd a cycle is 8.0; %% = 8.0 / cycles.\n\n",
