@@ -1,7 +1,8 @@
 /* How many weight streams the AVX-512 int8 GEMVs (avx512_int8.h) read at once
  * per thread: 2 (QMM_AVX512_GEMV_NP panels interleaved, each prefetched by
  * software) or 1 (one panel at a time; the plain layouts leave prefetching
- * to the hardware, the x layouts keep theirs). A choice per CPU that
+ * to the hardware, the x layouts keep theirs and prefetch a short panel's
+ * successor into L2: QMM_AVX512_GEMV_FAR_MAX). A choice per CPU that
  * selection by features cannot make: dispatch tells it. */
 #ifndef QMM_KERNELS_X86_AVX512_GEMV_STREAMS_H
 #define QMM_KERNELS_X86_AVX512_GEMV_STREAMS_H

@@ -328,13 +328,16 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
 #define QMM_AVX512_GEMV_PF 1024
 #endif
 
-/* Bytes of NP panels up to which the x families' GEMV also prefetches, into
- * L2, the panels it reads next (NP panels ahead, the bytes matching those it
- * reads now). Short panels (small k: MoE experts) restart their streams every
- * few KiB and the hardware prefetcher follows them late (Qwen3's Q4_K
- * experts, k = 768: 29 against 20-23 GB/s cold); longer panels stream well
- * without it (k = 4096: alike, within this host's noise), and so do the other
- * families' (gpt-oss's MXFP4 experts, k = 2880: 31-32 against 32-33). */
+/* Bytes of a panel up to which the x families' GEMV, reading one stream
+ * (qmm_avx512_gemv_single_stream: AMD), also prefetches into L2 the panel it
+ * reads next (the bytes matching those it reads now). On a Zen 4 guest short
+ * panels (small k: MoE experts) restart their streams every few KiB and the
+ * hardware prefetcher followed them late (Qwen3's Q4_K experts, k = 768: 29
+ * against 20-23 GB/s cold); longer panels stream well without it (k = 4096:
+ * alike, within that host's noise). Not with two streams: on the Sapphire
+ * Rapids class the L2 prefetches of the next two panels made short panels
+ * 10-18% slower (bench/decode_ab.c, both builds in one process: Q4_K k = 2048
+ * and 768, Q6_K k = 2048; docs/performance.md). */
 #ifndef QMM_AVX512_GEMV_FAR_MAX
 #define QMM_AVX512_GEMV_FAR_MAX (64 * 1024)
 #endif
@@ -1022,8 +1025,9 @@ QMM_AVX512_INLINE __m512 qmm_avx512x_gemv_unit(qmm_avx512x_kind kind, const uint
 }
 
 /* NP (1..QMM_AVX512_GEMV_NP) panels pb bytes apart, all k; ncols valid
- * columns in the last one (the others are whole). */
-QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, int64_t nb, const uint8_t *act,
+ * columns in the last one (the others are whole); far: the next NP panels
+ * prefetched into L2 as these are read. */
+QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, int far, int64_t nb, const uint8_t *act,
                                                const uint8_t *panel, size_t pb, float *y, int ncols) {
     enum { NR = QMM_AVX512_NR };
     if (kind == QMM_AVX512X_Q2_K || kind == QMM_AVX512X_Q3_K) {
@@ -1036,7 +1040,6 @@ QMM_AVX512_INLINE void qmm_avx512x_gemv_panels(qmm_avx512x_kind kind, int NP, in
     __m512 acc[QMM_AVX512_GEMV_NP];
     for (int pi = 0; pi < NP; pi++)
         acc[pi] = _mm512_setzero_ps();
-    const int far = (size_t)NP * pb <= QMM_AVX512_GEMV_FAR_MAX;
     for (int64_t u = 0; u < nb / per; u++)
         for (int pi = 0; pi < NP; pi++) {
             const uint8_t *unit = panel + (size_t)pi * pb + (size_t)u * (size_t)chunk;
@@ -1131,12 +1134,14 @@ QMM_AVX512_INLINE void qmm_avx512x_gemv(qmm_avx512x_kind kind, int64_t n, int64_
     enum { NP = QMM_AVX512_GEMV_NP, NR = QMM_AVX512_NR };
     const int64_t nb = k / QMM_QK;
     const size_t pb = qmm_avx512x_panel_bytes(k, QMM_AVX512X_CHUNK(kind), QMM_AVX512X_UE(kind));
-    const int np = qmm_avx512_gemv_single_stream() ? 1 : NP;
+    const int single = qmm_avx512_gemv_single_stream();
+    const int np = single ? 1 : NP, far = single && pb <= QMM_AVX512_GEMV_FAR_MAX;
     int64_t n0 = 0;
     for (; np == NP && n - n0 >= NP * NR; n0 += NP * NR)
-        qmm_avx512x_gemv_panels(kind, NP, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0, NR);
+        qmm_avx512x_gemv_panels(kind, NP, far, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0,
+                                NR);
     for (; n0 < n; n0 += NR)
-        qmm_avx512x_gemv_panels(kind, 1, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0,
+        qmm_avx512x_gemv_panels(kind, 1, far, nb, (const uint8_t *)a, (const uint8_t *)w + (size_t)(n0 / NR) * pb, pb, y + n0,
                                 (int)(n - n0 < NR ? n - n0 : NR));
 }
 
