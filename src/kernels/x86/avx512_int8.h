@@ -336,8 +336,9 @@ QMM_AVX512_INLINE void qmm_avx512_tile(qmm_avx512_wkind kind, int MR, int G, int
  * against 20-23 GB/s cold); longer panels stream well without it (k = 4096:
  * alike, within that host's noise). Not with two streams: on the Sapphire
  * Rapids class the L2 prefetches of the next two panels made short panels
- * 10-18% slower (bench/decode_ab.c, both builds in one process: Q4_K k = 2048
- * and 768, Q6_K k = 2048; docs/performance.md). */
+ * 7-15% slower (bench/decode_ab.c, both builds in one process: Q4_K k = 2048
+ * 13-15%, k = 768 8-10%, Q6_K k = 2048 11%, Q4_0 k = 2048 7%;
+ * docs/performance.md). */
 #ifndef QMM_AVX512_GEMV_FAR_MAX
 #define QMM_AVX512_GEMV_FAR_MAX (64 * 1024)
 #endif
